@@ -1,0 +1,32 @@
+# Shared set-up for scripts/test.sh and scripts/demo.sh: find an interpreter of a
+# given minor version through pyenv (never a fixed path) and make a virtual
+# environment with depyf installed in editable mode.
+
+pyenv_root() {
+    if [ -n "${PYENV_ROOT:-}" ]; then echo "$PYENV_ROOT"; return; fi
+    if command -v pyenv >/dev/null 2>&1; then pyenv root; return; fi
+    echo "$HOME/.pyenv"
+}
+
+# find_python 3.11 -> path of a python3.11, or nothing
+find_python() {
+    local want="$1" root cand
+    root=$(pyenv_root)
+    for cand in $(ls -d "$root"/versions/"$want".* 2>/dev/null | sort -V -r); do
+        if [ -x "$cand/bin/python$want" ]; then echo "$cand/bin/python$want"; return; fi
+    done
+    if command -v "python$want" >/dev/null 2>&1; then command -v "python$want"; return; fi
+    if command -v python3 >/dev/null 2>&1 &&
+       [ "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" = "$want" ]; then
+        command -v python3
+    fi
+}
+
+# make_venv DIR PYTHON EXTRAS -> creates DIR (if needed) and installs depyf[EXTRAS]
+make_venv() {
+    local dir="$1" py="$2" extras="$3"
+    if [ ! -x "$dir/bin/python" ]; then
+        "$py" -m venv "$dir" || return 1
+    fi
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check -e ".[$extras]" || return 1
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: creates .venv (Python 3.11) with
+# depyf and its test dependencies, runs every test, then runs the suite again
+# under each other supported host interpreter (3.10, 3.12, 3.13) that pyenv has.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/_venv.sh
+
+main_py=$(find_python 3.11)
+if [ -z "$main_py" ]; then
+    echo "Python 3.11 not found under $(pyenv_root)/versions; using python3" >&2
+    main_py=$(command -v python3)
+fi
+make_venv .venv "$main_py" test
+echo "== host $(.venv/bin/python -V)"
+.venv/bin/python -m pytest -q "$@"
+
+for v in 3.10 3.12 3.13; do
+    py=$(find_python "$v")
+    if [ -z "$py" ]; then
+        echo "== host $v: skipped, no interpreter under $(pyenv_root)/versions"
+        continue
+    fi
+    make_venv ".venv-$v" "$py" test
+    echo "== host $(".venv-$v/bin/python" -V)"
+    ".venv-$v/bin/python" -m pytest -q -p no:cacheprovider -m "not torch" "$@"
+done

@@ -1,0 +1,359 @@
+"""Bytes to instructions, for any supported version, driven by its table.
+
+EXTENDED_ARG prefixes are folded into the instruction they extend, inline
+CACHE entries are skipped, each argument is resolved to a value (``argval``)
+as that version's ``dis`` would, jumps point at :class:`Instruction` objects,
+and every instruction carries its line (and, on 3.11+, its full position).
+
+Example::
+
+    >>> def f(x):
+    ...     return x + 1 if x else 0
+    >>> bc = decode(f)
+    >>> [i.opname for i in bc][-2:]                 # doctest: +SKIP
+    ['LOAD_CONST', 'RETURN_VALUE']
+    >>> jump = next(i for i in bc if i.target)
+    >>> jump.target.offset == jump.argval
+    True
+"""
+from __future__ import annotations
+
+import types
+from typing import Dict, List, Optional
+
+from .code import CodeRecord, from_live
+from .errors import BytecodeError, DecodeError
+from .exceptions import ExceptionEntry, parse_exception_table
+from .linetable import line_table, positions_table
+from .versions import VersionTable, get_table
+
+
+class Instruction:
+    """One decoded instruction.
+
+    ``offset`` is the byte offset of the opcode itself and ``start_offset`` that
+    of its first EXTENDED_ARG prefix (equal when there is none); ``arg`` is the
+    full argument with prefixes applied, ``argval`` its resolved value, and
+    ``target`` the Instruction a jump goes to.
+    """
+    __slots__ = ("offset", "start_offset", "opcode", "opname", "arg", "argval", "kind",
+                 "target", "line", "starts_line", "positions", "cache", "_bytecode")
+
+    def __init__(self, offset, start_offset, info, arg, argval, line, positions, bytecode):
+        self.offset = offset
+        self.start_offset = start_offset
+        self.opcode = info.op
+        self.opname = info.name
+        self.kind = info.kind
+        self.cache = info.cache
+        self.arg = arg
+        self.argval = argval
+        self.target: Optional[Instruction] = None
+        self.line = line
+        self.starts_line = False
+        self.positions = positions
+        self._bytecode = bytecode
+
+    @property
+    def is_jump(self) -> bool:
+        return self.kind.startswith("jump")
+
+    @property
+    def next_offset(self) -> int:
+        """Offset just past this instruction and its caches."""
+        return self.offset + 2 + 2 * self.cache
+
+    @property
+    def argrepr(self) -> str:
+        """The argument as ``dis`` prints it."""
+        from .argrepr import format_argrepr
+        return format_argrepr(self, self._bytecode.table)
+
+    def __repr__(self) -> str:
+        text = "%d %s" % (self.offset, self.opname)
+        if self.arg is not None:
+            text += " %d (%s)" % (self.arg, self.argrepr)
+        return "<Instruction %s>" % text
+
+
+class Bytecode:
+    """The decoded instructions of one code object (not its nested ones).
+
+    Iterating yields :class:`Instruction` objects; ``exception_entries`` holds
+    the 3.11+ exception table with instruction references filled in.
+    """
+
+    def __init__(self, code: CodeRecord, table: VersionTable):
+        self.code = code
+        self.table = table
+        self.instructions: List[Instruction] = []
+        self.exception_entries: List[ExceptionEntry] = []
+        self._by_offset: Dict[int, Instruction] = {}
+
+    def __iter__(self):
+        return iter(self.instructions)
+
+    def __len__(self):
+        return len(self.instructions)
+
+    def __getitem__(self, index):
+        return self.instructions[index]
+
+    def at(self, offset: int) -> Instruction:
+        """The instruction starting at ``offset`` (its own or its EXTENDED_ARG's)."""
+        return self._by_offset[offset]
+
+    def __repr__(self):
+        return "<Bytecode %s: %d instructions>" % (self.code.qualname, len(self.instructions))
+
+
+def decode(obj) -> Bytecode:
+    """Decode a :class:`CodeRecord`, a code object, or a function into instructions.
+
+    >>> bc = decode(compile("a = 1", "<s>", "exec"))
+    >>> [(i.opname, i.argval) for i in bc if i.opname.startswith("STORE")]
+    [('STORE_NAME', 'a')]
+    """
+    code = as_record(obj)
+    table = get_table(code.version)
+    bc = Bytecode(code, table)
+    try:
+        _decode_into(bc)
+    except BytecodeError as e:
+        if e.path is None and e.offset is None:
+            raise _error(code, e.reason, None) from None
+        raise
+    except (IndexError, KeyError, ValueError, TypeError) as e:
+        raise DecodeError("malformed code object %r: %s: %s"
+                          % (code.qualname, type(e).__name__, e), code.path, code.code_offset)
+    return bc
+
+
+def as_record(obj) -> CodeRecord:
+    """Accept a CodeRecord, code object, function, method, or anything with ``__code__``."""
+    if isinstance(obj, CodeRecord):
+        return obj
+    if isinstance(obj, types.CodeType):
+        return from_live(obj)
+    inner = getattr(obj, "__func__", obj)
+    code = getattr(inner, "__code__", None)
+    if isinstance(code, types.CodeType):
+        return from_live(code)
+    raise TypeError("cannot decode %r: not a code object, function or CodeRecord"
+                    % type(obj).__name__)
+
+
+def _decode_into(bc: Bytecode) -> None:
+    code = bc.code
+    table = bc.table
+    raw = code.code
+    n = len(raw)
+    if n % 2:
+        raise _error(code, "code length %d is odd" % n, n - 1)
+    units = n // 2
+    if table.exception_table:
+        positions = positions_table(code.linetable, code.firstlineno, n)
+        lines = [p[0] for p in positions]
+    else:
+        positions = None
+        lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
+    resolve = _Resolver(code, table)
+    ops = table.ops
+    extended_arg = table.extended_arg
+    cache_op = table.cache_op
+    out = bc.instructions
+    by_offset = bc._by_offset
+    jumps = []
+    ext = 0
+    start = None
+    last_line = None
+    i = 0
+    while i < n:
+        op = raw[i]
+        info = ops[op]
+        if info is None:
+            raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
+        if op == extended_arg:
+            ext = (ext | raw[i + 1]) << 8
+            if start is None:
+                start = i
+            i += 2
+            continue
+        if op == cache_op:
+            # A stray CACHE never executes; treat it like the padding it is.
+            i += 2
+            continue
+        arg = (ext | raw[i + 1]) if info.has_arg else None
+        unit = i >> 1
+        line = lines[unit]
+        try:
+            argval = resolve(info.kind, arg, i, info.cache) if arg is not None else None
+        except _BadArg as e:
+            raise _error(code, "%s: %s" % (info.name, e), i) from None
+        ins = Instruction(i, i if start is None else start, info, arg, argval,
+                          line, positions[unit] if positions is not None else None, bc)
+        if line is not None and line != last_line:
+            ins.starts_line = True
+            last_line = line
+        out.append(ins)
+        by_offset[i] = ins
+        if start is not None:
+            by_offset[start] = ins
+        if info.kind[0] == "j":
+            jumps.append(ins)
+        ext = 0
+        start = None
+        i += 2 + 2 * info.cache
+        if i > n:
+            raise _error(code, "%s's inline cache runs past the end of the code" % info.name,
+                         ins.offset)
+    if start is not None:
+        raise _error(code, "EXTENDED_ARG at the end of the code", start)
+    for ins in jumps:
+        target = by_offset.get(ins.argval)
+        if target is None:
+            raise _error(code, "%s jumps to offset %r, which starts no instruction"
+                         % (ins.opname, ins.argval), ins.offset)
+        ins.target = target
+    if table.exception_table:
+        bc.exception_entries = _exception_entries(bc, units)
+
+
+def _exception_entries(bc: Bytecode, units: int) -> List[ExceptionEntry]:
+    code = bc.code
+    try:
+        entries = parse_exception_table(code.exceptiontable)
+    except BytecodeError as e:
+        raise _error(code, e.reason, None) from None
+    by_offset = bc._by_offset
+    ordered = bc.instructions
+    for entry in entries:
+        if not (0 <= entry.start < entry.end <= units * 2):
+            raise _error(code, "exception table range %d-%d outside the code"
+                         % (entry.start, entry.end), None)
+        entry.start_instr = by_offset.get(entry.start)
+        entry.target_instr = by_offset.get(entry.target)
+        if entry.start_instr is None or entry.target_instr is None:
+            raise _error(code, "exception table entry %r does not start or land on an "
+                         "instruction" % (entry,), None)
+        entry.end_instr = by_offset.get(entry.end)
+        if entry.end_instr is None and entry.end < units * 2:
+            # The region may end inside a cache run; the next instruction follows it.
+            entry.end_instr = next((x for x in ordered if x.offset >= entry.end), None)
+    return entries
+
+
+def _error(code: CodeRecord, message: str, at: Optional[int]):
+    """A DecodeError located in the file when we know where the code bytes lie."""
+    where = "in %r" % (code.qualname or code.name)
+    if at is not None:
+        where += " at instruction offset %d" % at
+    file_offset = None
+    if code.code_offset is not None:
+        # code_offset points at the 's' type byte; the bytes start 5 later.
+        file_offset = code.code_offset + 5 + (at or 0)
+    return DecodeError("%s: %s" % (where, message), code.path, file_offset)
+
+
+class _BadArg(Exception):
+    """An argument that indexes past its table; located by the caller."""
+
+
+class _Resolver:
+    """Turns (kind, arg) into argval, one small method per argument kind."""
+
+    def __init__(self, code: CodeRecord, table: VersionTable):
+        self.code = code
+        self.table = table
+        self.consts = code.consts
+        self.names = code.names
+        if table.locals_are_localsplus:
+            self.locals = self.cells = code.localsplusnames
+        else:
+            self.locals = code.varnames
+            self.cells = code.cellvars + code.freevars
+        self.jump_unit = table.jump_unit
+        self.skip_caches = table.jump_skips_caches
+        self.methods = {kind: getattr(self, "_" + kind) for kind in _KINDS}
+
+    def __call__(self, kind, arg, offset, cache):
+        return self.methods[kind](arg, offset, cache)
+
+    @staticmethod
+    def _lookup(seq, index, what):
+        if 0 <= index < len(seq):
+            return seq[index]
+        raise _BadArg("%s index %d out of range (%d entries)" % (what, index, len(seq)))
+
+    def _none(self, arg, offset, cache):
+        return None
+
+    def _int(self, arg, offset, cache):
+        return arg
+
+    def _const(self, arg, offset, cache):
+        return self._lookup(self.consts, arg, "constant")
+
+    def _name(self, arg, offset, cache):
+        return self._lookup(self.names, arg, "name")
+
+    def _global(self, arg, offset, cache):
+        return self._lookup(self.names, arg >> 1, "name")
+
+    _attr = _global
+
+    def _super_attr(self, arg, offset, cache):
+        return self._lookup(self.names, arg >> 2, "name")
+
+    def _local(self, arg, offset, cache):
+        return self._lookup(self.locals, arg, "local variable")
+
+    def _local_pair(self, arg, offset, cache):
+        return (self._lookup(self.locals, arg >> 4, "local variable"),
+                self._lookup(self.locals, arg & 15, "local variable"))
+
+    def _free(self, arg, offset, cache):
+        return self._lookup(self.cells, arg, "cell variable")
+
+    def _jump_abs(self, arg, offset, cache):
+        return arg * self.jump_unit
+
+    def _jump_fwd(self, arg, offset, cache):
+        base = offset + 2 + (2 * cache if self.skip_caches else 0)
+        return base + arg * self.jump_unit
+
+    def _jump_back(self, arg, offset, cache):
+        base = offset + 2 + (2 * cache if self.skip_caches else 0)
+        return base - arg * self.jump_unit
+
+    def _compare(self, arg, offset, cache):
+        return self._lookup(self.table.cmp_op, arg >> self.table.compare_shift, "comparison")
+
+    def _binary_op(self, arg, offset, cache):
+        self._lookup(self.table.binary_ops, arg, "binary operator")
+        return arg
+
+    def _format_value(self, arg, offset, cache):
+        return (_CONVERSIONS[arg & 3], bool(arg & 4))
+
+    def _convert_value(self, arg, offset, cache):
+        return self._lookup(_CONVERSIONS, arg, "conversion")
+
+    def _make_function(self, arg, offset, cache):
+        return arg
+
+    def _intrinsic1(self, arg, offset, cache):
+        self._lookup(self.table.intrinsic1, arg, "intrinsic function")
+        return arg
+
+    def _intrinsic2(self, arg, offset, cache):
+        self._lookup(self.table.intrinsic2, arg, "intrinsic function")
+        return arg
+
+
+# dis reports conversions as the builtin that performs them.
+_CONVERSIONS = (None, str, repr, ascii)
+_KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local",
+          "local_pair", "free", "jump_abs", "jump_fwd", "jump_back", "compare",
+          "binary_op", "format_value", "convert_value", "make_function",
+          "intrinsic1", "intrinsic2")

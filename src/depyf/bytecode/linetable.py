@@ -1,0 +1,126 @@
+"""Line numbers and source positions of each code unit.
+
+Three on-disk formats, chosen by the version table (``linetable_format``):
+
+* ``lnotab`` (3.8, 3.9): byte pairs (address increment, signed line increment).
+* ``linetable`` (3.10): byte pairs (address delta, signed line delta), where a
+  line delta of -128 marks "no line".
+* ``locations`` (3.11+): variable-length entries covering 1-8 code units with
+  line, end line and columns (``Objects/locations.md`` in CPython).
+
+Each decoder returns one entry per 2-byte code unit, so callers index by
+``offset // 2``. Data that runs past the code is ignored, as CPython does;
+a truncated entry raises :class:`BytecodeError`.
+
+Example::
+
+    >>> line_table(b"\\x02\\x01\\x02\\x01", "lnotab", 10, 6)
+    [10, 11, 12]
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from .errors import TruncatedError
+
+Position = Tuple[Optional[int], Optional[int], Optional[int], Optional[int]]
+
+
+def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[Optional[int]]:
+    """Line number (or None) of every code unit of a code object."""
+    if fmt == "locations":
+        return [p[0] for p in positions_table(data, firstlineno, code_len)]
+    units = code_len // 2
+    lines: List[Optional[int]] = []
+    line = firstlineno
+    addr = 0    # in bytes: increments are byte counts and may be odd (255, then the rest)
+    for i in range(0, len(data) - 1, 2):
+        addr += data[i]
+        ldelta = data[i + 1]
+        if ldelta >= 0x80:
+            ldelta -= 0x100
+        if fmt == "lnotab":
+            # lnotab applies the line increment *after* the address run.
+            value = line
+            line += ldelta
+        elif ldelta == -128:
+            value = None
+        else:
+            line += ldelta
+            value = line
+        # A unit belongs to the run that holds its first byte.
+        lines.extend([value] * ((addr + 1) // 2 - len(lines)))
+        if len(lines) >= units:
+            break
+    if len(lines) < units:
+        # lnotab's final run has no entry of its own; 3.10 leaves it lineless.
+        fill = line if fmt == "lnotab" else None
+        lines.extend([fill] * (units - len(lines)))
+    return lines[:units]
+
+
+def positions_table(data: bytes, firstlineno: int, code_len: int) -> List[Position]:
+    """(line, end line, column, end column) of every code unit, from a 3.11+ location table."""
+    units = code_len // 2
+    out: List[Position] = []
+    line = firstlineno
+    n = len(data)
+    pos = 0
+    while pos < n and len(out) < units:
+        first = data[pos]
+        if not first & 0x80:
+            raise TruncatedError("location table entry at byte %d lacks its start bit" % pos)
+        pos += 1
+        code = (first >> 3) & 15
+        length = (first & 7) + 1
+        if code == 15:
+            entry = (None, None, None, None)
+        elif code == 14:
+            delta, pos = _svarint(data, pos)
+            line += delta
+            end_delta, pos = _varint(data, pos)
+            col, pos = _varint(data, pos)
+            end_col, pos = _varint(data, pos)
+            entry = (line, line + end_delta, col - 1 if col else None,
+                     end_col - 1 if end_col else None)
+        elif code == 13:
+            delta, pos = _svarint(data, pos)
+            line += delta
+            entry = (line, line, None, None)
+        elif code >= 10:
+            if pos + 2 > n:
+                raise TruncatedError("location table ends inside an entry")
+            line += code - 10
+            entry = (line, line, data[pos], data[pos + 1])
+            pos += 2
+        else:
+            if pos >= n:
+                raise TruncatedError("location table ends inside an entry")
+            second = data[pos]
+            pos += 1
+            col = code * 8 + ((second >> 4) & 7)
+            entry = (line, line, col, col + (second & 15))
+        out.extend([entry] * length)
+    if len(out) < units:
+        out.extend([(None, None, None, None)] * (units - len(out)))
+    return out[:units]
+
+
+def _varint(data: bytes, pos: int):
+    """Little-endian 6-bit groups; bit 6 says another group follows."""
+    shift = value = 0
+    n = len(data)
+    while True:
+        if pos >= n:
+            raise TruncatedError("location table ends inside a number")
+        b = data[pos]
+        pos += 1
+        value |= (b & 63) << shift
+        if not b & 64:
+            return value, pos
+        shift += 6
+
+
+def _svarint(data: bytes, pos: int):
+    value, pos = _varint(data, pos)
+    return (-(value >> 1) if value & 1 else value >> 1), pos

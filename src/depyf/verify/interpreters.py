@@ -1,0 +1,136 @@
+"""Find the CPython interpreters that pyenv installed, one per minor version.
+
+The conformance checks run each target version's own ``dis``, so they need
+that interpreter. Only pyenv's layout is searched, rooted at ``$PYENV_ROOT``
+or else at what ``pyenv root`` prints, so no machine path is written down:
+``<root>/versions/3.X.<patch>/bin/python3.X``.
+
+Example::
+
+    >>> from depyf.verify.interpreters import find_interpreter, installed_versions
+    >>> installed_versions()                      # doctest: +SKIP
+    [(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13)]
+    >>> find_interpreter("3.11")                  # doctest: +SKIP
+    '/home/me/.pyenv/versions/3.11.7/bin/python3.11'
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from typing import List, Optional, Tuple, Union
+
+Version = Tuple[int, int]
+
+#: Minor versions the checks know about (the range depyf reads).
+KNOWN_VERSIONS: Tuple[Version, ...] = ((3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13))
+
+
+def parse_version(version: Union[str, Tuple[int, ...]]) -> Version:
+    """``"3.8"``, ``"38"``... or ``(3, 8)`` -> ``(3, 8)``.
+
+    Example::
+
+        >>> parse_version("3.10"), parse_version((3, 9, 1))
+        ((3, 10), (3, 9))
+    """
+    if isinstance(version, str):
+        text = version.strip()
+        match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text)
+        if match is None:
+            raise ValueError("not a Python version: %r" % version)
+        return int(match.group(1)), int(match.group(2))
+    major, minor = version[0], version[1]
+    return int(major), int(minor)
+
+
+def format_version(version: Union[str, Tuple[int, ...]]) -> str:
+    """``(3, 8)`` -> ``"3.8"``."""
+    major, minor = parse_version(version)
+    return "%d.%d" % (major, minor)
+
+
+@functools.lru_cache(maxsize=None)
+def pyenv_root() -> Optional[str]:
+    """pyenv's root folder: ``$PYENV_ROOT``, else ``pyenv root``; None if neither.
+
+    Example::
+
+        >>> pyenv_root()                          # doctest: +SKIP
+        '/home/me/.pyenv'
+    """
+    env = os.environ.get("PYENV_ROOT")
+    if env and os.path.isdir(env):
+        return env
+    exe = shutil.which("pyenv")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "root"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    root = out.stdout.strip()
+    if out.returncode != 0 or not root or not os.path.isdir(root):
+        return None
+    return root
+
+
+def _patch_dirs(root: str, version: Version) -> List[Tuple[int, str]]:
+    """``(patch, folder)`` for each ``versions/3.X.<patch>`` under ``root``."""
+    versions = os.path.join(root, "versions")
+    try:
+        names = os.listdir(versions)
+    except OSError:
+        return []
+    # Only plain releases: "3.13.0t" (free-threaded) or "3.11-dev" builds are
+    # other interpreters with other binaries.
+    pattern = re.compile(r"%d\.%d\.(\d+)" % version)
+    found = []
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match:
+            found.append((int(match.group(1)), os.path.join(versions, name)))
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _find(version: Version) -> Optional[str]:
+    root = pyenv_root()
+    if root is None:
+        return None
+    # Newest patch release first.
+    for _patch, folder in sorted(_patch_dirs(root, version), reverse=True):
+        exe = os.path.join(folder, "bin", "python%d.%d" % version)
+        if os.path.isfile(exe) and os.access(exe, os.X_OK):
+            return exe
+    return None
+
+
+def find_interpreter(version: Union[str, Tuple[int, ...]]) -> Optional[str]:
+    """Path of pyenv's newest ``python3.X`` for that minor version, or None.
+
+    Example::
+
+        >>> find_interpreter((3, 8))              # doctest: +SKIP
+        '/home/me/.pyenv/versions/3.8.18/bin/python3.8'
+    """
+    return _find(parse_version(version))
+
+
+def installed_versions(candidates=KNOWN_VERSIONS) -> List[Version]:
+    """The versions among ``candidates`` with an interpreter, ascending.
+
+    Example::
+
+        >>> installed_versions()                  # doctest: +SKIP
+        [(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13)]
+    """
+    return sorted(v for v in map(parse_version, candidates) if find_interpreter(v))
+
+
+def clear_cache() -> None:
+    """Forget cached look-ups (after changing ``$PYENV_ROOT``, in tests)."""
+    pyenv_root.cache_clear()
+    _find.cache_clear()

@@ -26,7 +26,7 @@ def corpus():
     files = []
     for version in installed_versions():
         sized = [p for p in stdlib_pyc_files(version) if 200 < os.path.getsize(p) < 2500]
-        random.Random(version).shuffle(sized)
+        random.Random(str(version)).shuffle(sized)
         files.extend(sized[:6])
     return [open(p, "rb").read() for p in files]
 

@@ -45,10 +45,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _setup_logging(level: int) -> None:
+    """Messages go to the current stderr, whatever handlers the host program set up."""
+    for handler in [h for h in log.handlers if getattr(h, "_depyf_cli", False)]:
+        log.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("depyf: %(message)s"))
+    handler._depyf_cli = True
+    log.addHandler(handler)
+    log.setLevel(level)
+    log.propagate = False
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    level = logging.ERROR if args.quiet else logging.DEBUG if args.verbose else logging.INFO
-    logging.basicConfig(level=level, format="depyf: %(message)s", stream=sys.stderr)
+    _setup_logging(logging.ERROR if args.quiet else logging.DEBUG if args.verbose else logging.INFO)
     try:
         return args.run(args)
     except BrokenPipeError:

@@ -215,12 +215,11 @@ class _Reader:
             raise self.error("long declares %d digits but only %d bytes remain"
                              % (size, len(self.data) - self.pos), at)
         raw = self.take(size * 2)
-        value = 0
-        for i in range(size - 1, -1, -1):
-            digit = raw[2 * i] | (raw[2 * i + 1] << 8)
-            if digit >= 1 << 15:
-                raise self.error("digit out of range in long", at)
-            value = (value << 15) | digit
+        digits = [raw[2 * i] | (raw[2 * i + 1] << 8) for i in range(size)]
+        if any(d >= 1 << 15 for d in digits):
+            raise self.error("digit out of range in long", at)
+        # Joining 15-bit groups as binary text keeps huge values linear in size.
+        value = int("".join(format(d, "015b") for d in reversed(digits)), 2) if size else 0
         if size and raw[-2:] == b"\0\0":
             raise self.error("unnormalized long (leading zero digit)", at)
         return -value if n < 0 else value

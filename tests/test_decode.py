@@ -1,0 +1,120 @@
+"""Decoder behaviour beyond what the conformance comparison covers: errors on
+malformed code, jump references, and the small table decoders."""
+import sys
+import types
+
+import pytest
+
+from depyf.bytecode import DecodeError, decode, from_live, get_table
+from depyf.bytecode.exceptions import parse_exception_table
+from depyf.bytecode.linetable import line_table, positions_table
+
+HOST = sys.version_info[:2]
+TABLE = get_table(HOST)
+
+
+def op(name):
+    return TABLE.opcode_by_name[name].op
+
+
+def record_with(code_bytes, consts=(None,)):
+    rec = from_live(compile("pass", "<t>", "exec"))
+    rec.code = bytes(code_bytes)
+    rec.consts = consts
+    rec.linetable = b""
+    rec.exceptiontable = b""
+    rec.path = "t.pyc"
+    rec.code_offset = 100
+    return rec
+
+
+def test_jump_targets_are_instruction_objects():
+    def f(n):
+        total = 0
+        for i in range(n):
+            if i % 2:
+                continue
+            total += i
+        return total
+    bc = decode(f)
+    jumps = [i for i in bc if i.is_jump]
+    assert jumps
+    for ins in jumps:
+        assert ins.target is bc.at(ins.argval)
+        assert ins.target in bc.instructions
+
+
+def test_extended_arg_folded():
+    src = "def f():\n" + "".join("    x%d = %d\n" % (i, i) for i in range(400)) + "    return x399\n"
+    ns = {}
+    exec(compile(src, "<big>", "exec"), ns)
+    bc = decode(ns["f"])
+    assert all(i.opname != "EXTENDED_ARG" for i in bc)
+    big = [i for i in bc if i.arg is not None and i.arg > 255]
+    assert big and all(i.start_offset == i.offset - 2 for i in big)
+    assert bc.at(big[0].start_offset) is big[0]
+
+
+def test_unknown_opcode_names_offset():
+    unused = next(n for n in range(256) if TABLE.ops[n] is None)
+    with pytest.raises(DecodeError) as info:
+        decode(record_with([op("NOP"), 0, unused, 0]))
+    msg = str(info.value)
+    assert "t.pyc" in msg and "opcode %d" % unused in msg and "instruction offset 2" in msg
+    assert info.value.offset == 100 + 5 + 2
+
+
+def test_constant_index_out_of_range():
+    with pytest.raises(DecodeError, match="constant index 5 out of range"):
+        decode(record_with([op("LOAD_CONST"), 5, op("RETURN_VALUE"), 0]))
+
+
+def test_jump_into_nowhere():
+    with pytest.raises(DecodeError, match="starts no instruction"):
+        decode(record_with([op("JUMP_FORWARD"), 40, op("NOP"), 0]))
+
+
+def test_odd_length_and_dangling_extended_arg():
+    with pytest.raises(DecodeError, match="odd"):
+        decode(record_with([op("NOP"), 0, op("NOP")]))
+    with pytest.raises(DecodeError, match="EXTENDED_ARG at the end"):
+        decode(record_with([op("NOP"), 0, TABLE.extended_arg, 1]))
+
+
+def test_decode_accepts_functions_methods_and_code():
+    class C:
+        def m(self):
+            return 1
+    assert decode(C().m).code.name == "m"
+    assert decode(C.m.__code__).code.name == "m"
+    with pytest.raises(TypeError):
+        decode(42)
+
+
+def test_lnotab_odd_increments():
+    # 3.8 splits a 300-byte gap into 255 + 45; units must not drift.
+    lines = line_table(bytes([255, 0, 45, 1, 2, 1]), "lnotab", 10, 304)
+    assert lines[149] == 10 and lines[150] == 11 and lines[151] == 12
+
+
+def test_linetable_310_no_line_marker():
+    lines = line_table(bytes([4, 1, 2, 0x80, 2, 1]), "linetable", 1, 8)
+    assert lines == [2, 2, None, 3]
+
+
+def test_positions_all_entry_forms():
+    data = bytes([
+        0x80 | (0 << 3) | 0, 0x12,              # short form: col 1, end 3
+        0x80 | (11 << 3) | 1, 4, 9,             # one-line form, line +1, cols 4-9, 2 units
+        0x80 | (13 << 3) | 0, 0x04,             # no columns, line +2
+        0x80 | (14 << 3) | 0, 0x03, 2, 1, 0,    # long form: line -1, end +2, col 0, end None
+        0x80 | (15 << 3) | 0,                   # no location
+    ])
+    assert positions_table(data, 10, 12) == [
+        (10, 10, 1, 3), (11, 11, 4, 9), (11, 11, 4, 9), (13, 13, None, None),
+        (12, 14, 0, None), (None, None, None, None)]
+
+
+def test_exception_table_varints():
+    entries = parse_exception_table(bytes([0x82, 0x41, 0x00, 0x0a, 0x03]))
+    assert [(e.start, e.end, e.target, e.depth, e.lasti) for e in entries] == [(4, 4 + 128, 20, 1, True)]

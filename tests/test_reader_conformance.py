@@ -52,6 +52,8 @@ MUST_HAVE = (
     ("test", "test_grammar", ""),
     ("test", "test_patma", ""),
     ("test", "test_coroutines", ".opt-1"),
+    ("test", "test_except_star", ""),      # 3.11+
+    ("test", "test_type_params", ""),      # 3.12+
 )
 
 
@@ -413,3 +415,38 @@ def test_reference_script_runs_under_target(version, tmp_path):
     assert '{"float": "-0.0"}' in flat and '{"complex": "2j"}' in flat and '{"bytes": "00"}' in flat
     has_exceptions = interpreters.parse_version(version) >= (3, 11)
     assert bool(f_tree["exceptions"]) == has_exceptions
+
+
+def test_checker_catches_a_wrong_reader(monkeypatch, tmp_path):
+    """A deliberately broken reading is reported, with where and what."""
+    missing = _bytecode_available()
+    if missing:
+        pytest.skip("depyf.bytecode not importable yet: %s" % missing)
+    host = sys.version_info[:2]
+    if find_interpreter(host) is None:
+        pytest.skip("the host's Python %s is not installed under pyenv" % format_version(host))
+    from depyf.verify import reader_check
+    tag = sys.implementation.cache_tag
+    good = [f for f in stdlib_pyc_files(host)
+            if f.endswith(os.sep + "__pycache__" + os.sep + "functools.%s.pyc" % tag)]
+    assert good, "functools.%s.pyc not found" % tag
+    bad = tmp_path / "bad.pyc"
+    bad.write_bytes(b"\x00" * 20)
+    real = reader_check.our_tree
+
+    def wrong_line(path):
+        version, tree = real(path)
+        tree["instructions"][3][4] = 10**6
+        return version, tree
+    monkeypatch.setattr(reader_check, "our_tree", wrong_line)
+    report = check_files(host, good + [str(bad)])
+    assert report.count(reader_check.MISMATCH) == 1 and report.count(reader_check.THEIR_ERROR) == 1
+    diff = report.failures(reader_check.MISMATCH)[0].difference
+    assert (diff.field, diff.index, diff.ours, diff.where) == ("line", 3, 10**6, ("<module>",))
+
+    def broken(path):
+        raise ValueError("boom")
+    monkeypatch.setattr(reader_check, "our_tree", broken)
+    report = check_files(host, good)
+    assert [r.error for r in report.results] == ["ValueError: boom"]
+    assert "1 our errors" in report.format()

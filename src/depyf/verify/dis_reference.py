@@ -120,8 +120,8 @@ def code_tree(code):
     Example::
 
         >>> t = code_tree(compile("x = 1", "<s>", "exec"))
-        >>> t["instructions"][0][:3]
-        ['LOAD_CONST', 0, 1]
+        >>> t["name"], [r[:3] for r in t["instructions"] if r[0] == "STORE_NAME"]
+        ('<module>', [['STORE_NAME', 0, 'x']])
     """
     lines = line_table(code)
     positions = position_table(code)

@@ -42,7 +42,8 @@ SAMPLE_OLD = SAMPLE.replace('''    match shape:
 def compile_with(python, version, workdir):
     src = os.path.join(workdir, "shapes%s.py" % version.replace(".", ""))
     with open(src, "w") as f:
-        f.write(SAMPLE if version >= "3.10" else SAMPLE_OLD)
+        has_match = tuple(map(int, version.split("."))) >= (3, 10)
+        f.write(SAMPLE if has_match else SAMPLE_OLD)
     out = src + "c"
     subprocess.run([python, "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], sys.argv[2], doraise=True)",
                     src, out], check=True)

@@ -1,0 +1,69 @@
+"""The version-neutral instruction IR that the decompiler reads.
+
+:func:`depyf.bytecode.normalize.normalize` turns a decoded code object of any
+version into a list of :class:`Op`. An Op has a normalised name (see
+``normalize`` for the vocabulary), a resolved argument, a jump ``target``
+(another Op, never an offset), the source ``line``, and the exception
+``handler`` that covers it, if any.
+
+Example::
+
+    >>> from depyf.bytecode.normalize import normalize
+    >>> [op.name for op in normalize(lambda x: x + 1).ops]
+    ['LOAD_FAST', 'LOAD_CONST', 'BINARY_OP', 'RETURN_VALUE']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+
+@dataclass(eq=False)
+class Handler:
+    """Where an exception raised by an Op goes (3.11-style, for every version).
+
+    ``depth`` is the stack depth the handler starts from (before the exception
+    is pushed), ``lasti`` whether the raising offset is pushed too.
+    """
+    target: "Op"
+    depth: int
+    lasti: bool
+
+    def same_as(self, other: Optional["Handler"]) -> bool:
+        return (other is not None and other.target is self.target
+                and other.depth == self.depth and other.lasti == self.lasti)
+
+
+class Op:
+    __slots__ = ("name", "arg", "target", "line", "offset", "handler", "index", "extra")
+
+    def __init__(self, name, arg=None, target=None, line=None, offset=-1, handler=None,
+                 extra=None):
+        self.name: str = name
+        self.arg = arg
+        self.target: Optional[Op] = target
+        self.line: Optional[int] = line
+        self.offset: int = offset
+        self.handler: Optional[Handler] = handler
+        self.index: int = -1
+        #: facts a pass wants to keep (e.g. the original opname) without new fields
+        self.extra = extra
+
+    def __repr__(self) -> str:
+        text = "%s@%d" % (self.name, self.offset)
+        if self.target is not None:
+            text += " ->%d" % self.target.offset
+        elif self.arg is not None:
+            text += " %r" % (self.arg,)
+        return "<%s>" % text
+
+
+@dataclass
+class Function:
+    """A normalised code object: its ops plus what the decompiler needs of the record."""
+    code: object            # the CodeRecord
+    ops: List[Op]
+
+    def reindex(self) -> None:
+        for i, op in enumerate(self.ops):
+            op.index = i

@@ -1,0 +1,435 @@
+"""Small passes that turn each version's bytecode idioms into one IR.
+
+The decompiler never asks which Python wrote the code: every difference it
+would care about is rewritten here. Each pass is a small function over a
+:class:`~depyf.bytecode.ir.Function`; which passes run for which version is
+data (:data:`PASSES`). Passes keep jump targets and exception handlers valid:
+when an Op is removed, whatever pointed at it points at the next Op.
+
+Vocabulary after normalisation (differences from the 3.11 names):
+
+* ``JUMP`` for every unconditional jump; ``POP_JUMP_IF_{TRUE,FALSE,NONE,NOT_NONE}``;
+  ``JUMP_IF_{TRUE,FALSE}_OR_POP`` for short-circuit ``and``/``or`` (also 3.12+).
+* ``BINARY_OP`` with the operator text as argument (``"+"``, ``"+="``...).
+* ``COMPARE_OP`` with ``"<"``... ``"is"``, ``"is not"``, ``"in"``, ``"not in"``.
+* ``CALL`` with ``(argc, kwnames, slots)``: ``slots`` stack items below the
+  arguments hold the callable and, when 2, a self-or-NULL (``PUSH_NULL`` and
+  ``LOAD_METHOD`` push those explicitly); no PRECALL or KW_NAMES.
+* ``CALL_FUNCTION_EX`` with ``(flags, slots)`` likewise.
+* ``MAKE_FUNCTION`` with the flag bits; no qualname on the stack.
+* ``FOR_ITER`` targets the first Op after the loop (no END_FOR).
+* no NOP, RESUME, CACHE, MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, PUSH_NULL.
+
+Example::
+
+    >>> [op.name for op in normalize(lambda: f(a, b=1)).ops]     # on 3.11
+    ['PUSH_NULL', 'LOAD_GLOBAL', 'LOAD_GLOBAL', 'LOAD_CONST', 'CALL', 'RETURN_VALUE']
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, List
+
+from .decode import Bytecode, decode
+from .ir import Function, Handler, Op
+from .versions import VersionTable, get_table
+
+
+def normalize(obj) -> Function:
+    """Decode ``obj`` (CodeRecord, code object or function) and normalise it."""
+    bc = obj if isinstance(obj, Bytecode) else decode(obj)
+    func = to_ops(bc)
+    table = bc.table
+    for name in PASSES[table.version]:
+        _PASS_FUNCS[name](func, table)
+    func.reindex()
+    return func
+
+
+# -- building and editing ------------------------------------------------------
+
+def to_ops(bc: Bytecode) -> Function:
+    """One Op per decoded instruction, with targets and 3.11+ handlers as Op references."""
+    ops = []
+    by_ins = {}
+    for ins in bc:
+        op = Op(ins.opname, ins.argval, None, ins.line, ins.offset, extra=ins.arg)
+        by_ins[id(ins)] = op
+        ops.append(op)
+    for ins, op in zip(bc, ops):
+        if ins.target is not None:
+            op.target = by_ins[id(ins.target)]
+    for entry in bc.exception_entries:
+        handler = Handler(by_ins[id(entry.target_instr)], entry.depth, entry.lasti)
+        for ins, op in zip(bc, ops):
+            if entry.start <= ins.offset < entry.end:
+                op.handler = handler
+    return Function(bc.code, ops)
+
+
+def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
+    """Delete ops; jumps and handlers aimed at one move to the next survivor."""
+    doomed_ids = {id(op) for op in doomed}
+    if not doomed_ids:
+        return
+    survivors = []
+    successor: Dict[int, Op] = {}
+    pending = []
+    for op in func.ops:
+        if id(op) in doomed_ids:
+            pending.append(op)
+            continue
+        for gone in pending:
+            successor[id(gone)] = op
+        pending.clear()
+        survivors.append(op)
+    if pending:
+        # Nothing follows: keep a terminal NOP-like marker so targets stay valid.
+        end = Op("END", line=pending[-1].line, offset=pending[-1].offset)
+        for gone in pending:
+            successor[id(gone)] = end
+        survivors.append(end)
+    handlers = {}
+    for op in survivors:
+        if op.target is not None and id(op.target) in successor:
+            op.target = successor[id(op.target)]
+        h = op.handler
+        if h is not None and id(h.target) in successor:
+            if id(h) not in handlers:
+                handlers[id(h)] = Handler(successor[id(h.target)], h.depth, h.lasti)
+            op.handler = handlers[id(h)]
+    func.ops = survivors
+
+
+def replace_op(func: Function, op: Op, new: List[Op]) -> None:
+    """Put ``new`` in place of ``op``; what targeted ``op`` targets ``new[0]``."""
+    first = new[0]
+    for other in func.ops:
+        if other.target is op:
+            other.target = first
+        if other.handler is not None and other.handler.target is op:
+            other.handler.target = first
+    for n in new:
+        if n.line is None:
+            n.line = op.line
+        if n.offset < 0:
+            n.offset = op.offset
+        if n.handler is None:
+            n.handler = op.handler
+    i = func.ops.index(op)
+    func.ops[i:i + 1] = new
+
+
+def _is_target(func: Function, op: Op) -> bool:
+    return any(o.target is op or (o.handler is not None and o.handler.target is op)
+               for o in func.ops)
+
+
+# -- passes ----------------------------------------------------------------------
+
+def rename(func: Function, table: VersionTable) -> None:
+    """Give one name to ops that differ only in name or jump direction.
+
+    ``POP_JUMP_FORWARD_IF_FALSE L`` / ``POP_JUMP_BACKWARD_IF_FALSE L`` -> ``POP_JUMP_IF_FALSE L``;
+    ``JUMP_ABSOLUTE``/``JUMP_FORWARD``/``JUMP_BACKWARD``... -> ``JUMP``;
+    ``LOAD_METHOD m`` -> ``LOAD_ATTR m``; ``CALL_FUNCTION n``/``CALL_METHOD n`` -> ``CALL n``.
+    """
+    for op in func.ops:
+        new = _RENAMES.get(op.name)
+        if new is not None:
+            op.name = new
+
+
+def binary_ops(func: Function, table: VersionTable) -> None:
+    """``BINARY_ADD`` -> ``BINARY_OP "+"``, ``INPLACE_ADD`` -> ``BINARY_OP "+="``;
+    3.11+ ``BINARY_OP 13`` -> ``BINARY_OP "+="`` (its symbol from the table)."""
+    for op in func.ops:
+        if op.name == "BINARY_OP" and isinstance(op.arg, int):
+            op.arg = table.binary_ops[op.arg][1]
+        elif op.name in _OLD_BINARY:
+            op.arg = _OLD_BINARY[op.name]
+            op.name = "BINARY_OP"
+
+
+def compare_ops(func: Function, table: VersionTable) -> None:
+    """``IS_OP 1`` -> ``COMPARE_OP "is not"``; ``CONTAINS_OP 0`` -> ``COMPARE_OP "in"``."""
+    for op in func.ops:
+        if op.name == "IS_OP":
+            op.name, op.arg = "COMPARE_OP", "is not" if op.arg else "is"
+        elif op.name == "CONTAINS_OP":
+            op.name, op.arg = "COMPARE_OP", "not in" if op.arg else "in"
+        elif op.name == "COMPARE_OP" and op.arg == "exception match":
+            op.name, op.arg = "EXC_MATCH_POP", None
+
+
+def split_superinstructions(func: Function, table: VersionTable) -> None:
+    """``LOAD_FAST_LOAD_FAST (a, b)`` -> ``LOAD_FAST a; LOAD_FAST b`` (and the STORE forms);
+    ``RETURN_CONST c`` -> ``LOAD_CONST c; RETURN_VALUE``."""
+    for op in list(func.ops):
+        halves = _SUPER.get(op.name)
+        if halves is not None:
+            first, second = op.arg
+            replace_op(func, op, [Op(halves[0], first), Op(halves[1], second)])
+        elif op.name == "RETURN_CONST":
+            replace_op(func, op, [Op("LOAD_CONST", op.arg), Op("RETURN_VALUE")])
+
+
+def fold_kwnames(func: Function, table: VersionTable) -> None:
+    """Keyword names join their call, and every call says how many stack slots sit
+    below its arguments (1: the callable; 2: a callable and a self-or-NULL)::
+
+        CALL_FUNCTION 2                      -> CALL (2, (), 1)
+        LOAD_CONST ('b',); CALL_FUNCTION_KW 2 -> CALL (2, ('b',), 1)
+        CALL_METHOD 1                        -> CALL (1, (), 2)
+        KW_NAMES ('b',); CALL 2  (3.11+)     -> CALL (2, ('b',), 2)
+        LOAD_CONST ('b',); CALL_KW 2 (3.13)  -> CALL (2, ('b',), 2)
+    """
+    doomed = []
+    pending = None
+    for i, op in enumerate(func.ops):
+        if op.name == "KW_NAMES":
+            pending = op.arg
+            doomed.append(op)
+        elif op.name in ("CALL_FUNCTION_KW", "CALL_KW"):
+            names = func.ops[i - 1]
+            doomed.append(names)
+            op.arg = (op.arg, names.arg, 1 if op.name == "CALL_FUNCTION_KW" else 2)
+            op.name = "CALL"
+        elif op.name == "CALL_FUNCTION":
+            op.name, op.arg = "CALL", (op.arg, (), 1)
+        elif op.name == "CALL_METHOD":
+            op.name, op.arg = "CALL", (op.arg, (), 2)
+        elif op.name == "CALL":
+            op.arg = (op.arg, pending or (), 2)
+            pending = None
+    remove_ops(func, doomed)
+
+
+def call_ex_plain(func: Function, table: VersionTable) -> None:
+    """Up to 3.10 ``CALL_FUNCTION_EX`` has only the callable below its arguments."""
+    _call_ex_slots(func, 1)
+
+
+def call_ex_null(func: Function, table: VersionTable) -> None:
+    """3.11+ ``CALL_FUNCTION_EX`` has a NULL beside the callable."""
+    _call_ex_slots(func, 2)
+
+
+def _call_ex_slots(func, slots):
+    for op in func.ops:
+        if op.name == "CALL_FUNCTION_EX":
+            op.arg = (op.arg, slots)
+
+
+def null_before_global(func: Function, table: VersionTable) -> None:
+    """3.11/3.12: ``LOAD_GLOBAL`` with its low bit set pushes NULL first:
+    ``LOAD_GLOBAL 1 (NULL + f)`` -> ``PUSH_NULL; LOAD_GLOBAL f``."""
+    _explicit_null(func, before=True)
+
+
+def null_after_global(func: Function, table: VersionTable) -> None:
+    """3.13: the NULL comes after: ``LOAD_GLOBAL 1 (f + NULL)`` -> ``LOAD_GLOBAL f; PUSH_NULL``."""
+    _explicit_null(func, before=False)
+
+
+def _explicit_null(func, before):
+    for op in list(func.ops):
+        if op.name == "LOAD_GLOBAL" and op.extra is not None and op.extra & 1:
+            null = Op("PUSH_NULL", None, None, op.line, op.offset, op.handler)
+            if before:
+                replace_op(func, op, [null, op])
+            else:
+                i = func.ops.index(op)
+                func.ops.insert(i + 1, null)
+
+
+def method_loads(func: Function, table: VersionTable) -> None:
+    """3.12+: ``LOAD_ATTR`` with its low bit set loads a method and a self-or-NULL:
+    ``LOAD_ATTR 1 (m + NULL|self)`` -> ``LOAD_METHOD m`` (as older versions wrote it);
+    ``LOAD_SUPER_ATTR`` likewise -> ``LOAD_SUPER_METHOD``."""
+    for op in func.ops:
+        if op.extra is not None and op.extra & 1:
+            if op.name == "LOAD_ATTR":
+                op.name = "LOAD_METHOD"
+            elif op.name == "LOAD_SUPER_ATTR":
+                op.name = "LOAD_SUPER_METHOD"
+
+
+def drop_noise(func: Function, table: VersionTable) -> None:
+    """Remove ops that carry no source meaning: NOP, RESUME, PRECALL, PUSH_NULL,
+    MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, and the ``RETURN_GENERATOR;
+    POP_TOP`` prologue of 3.11+ generators."""
+    doomed = [op for op in func.ops if op.name in _NOISE]
+    ops = func.ops
+    for i, op in enumerate(ops[:-1]):
+        if op.name == "RETURN_GENERATOR" and ops[i + 1].name == "POP_TOP":
+            doomed += [op, ops[i + 1]]
+    remove_ops(func, doomed)
+
+
+def drop_qualname(func: Function, table: VersionTable) -> None:
+    """Up to 3.10: ``LOAD_CONST <code>; LOAD_CONST 'f'; MAKE_FUNCTION`` -> no qualname load."""
+    ops = func.ops
+    doomed = [ops[i - 1] for i, op in enumerate(ops)
+              if op.name == "MAKE_FUNCTION" and i >= 2 and ops[i - 1].name == "LOAD_CONST"
+              and isinstance(ops[i - 1].arg, str) and ops[i - 2].name == "LOAD_CONST"]
+    remove_ops(func, doomed)
+
+
+def fold_function_attributes(func: Function, table: VersionTable) -> None:
+    """3.13: ``MAKE_FUNCTION; SET_FUNCTION_ATTRIBUTE 8; SET_FUNCTION_ATTRIBUTE 1``
+    -> ``MAKE_FUNCTION 9`` (the values sit on the stack as older versions had them)."""
+    doomed = []
+    current = None
+    for op in func.ops:
+        if op.name == "MAKE_FUNCTION":
+            op.arg = op.arg or 0
+            current = op
+        elif op.name == "SET_FUNCTION_ATTRIBUTE" and current is not None:
+            current.arg |= op.arg
+            doomed.append(op)
+        else:
+            current = None
+    remove_ops(func, doomed)
+
+
+def make_function_flags(func: Function, table: VersionTable) -> None:
+    """3.13's argument-less ``MAKE_FUNCTION`` gets flags 0 before attributes fold in."""
+    for op in func.ops:
+        if op.name == "MAKE_FUNCTION" and op.arg is None:
+            op.arg = 0
+
+
+def drop_end_for(func: Function, table: VersionTable) -> None:
+    """3.12: ``FOR_ITER L ... L: END_FOR; x`` -> ``FOR_ITER x ... x``."""
+    _drop_loop_exit(func, ("END_FOR",))
+
+
+def drop_end_for_pop(func: Function, table: VersionTable) -> None:
+    """3.13: ``FOR_ITER L ... L: END_FOR; POP_TOP; x`` -> ``FOR_ITER x ... x``."""
+    _drop_loop_exit(func, ("END_FOR", "POP_TOP"))
+
+
+def _drop_loop_exit(func: Function, names) -> None:
+    ops = func.ops
+    doomed = []
+    for op in ops:
+        if op.name == "FOR_ITER" and op.target is not None:
+            i = ops.index(op.target)
+            if tuple(o.name for o in ops[i:i + len(names)]) == names:
+                doomed.extend(ops[i:i + len(names)])
+    remove_ops(func, doomed)
+
+
+def short_circuit_jumps(func: Function, table: VersionTable) -> None:
+    """3.12+: ``COPY 1; POP_JUMP_IF_TRUE L; POP_TOP`` -> ``JUMP_IF_TRUE_OR_POP L``
+    (the shape ``a or b`` had before)."""
+    ops = func.ops
+    doomed = []
+    i = 0
+    while i + 2 < len(ops):
+        a, b, c = ops[i], ops[i + 1], ops[i + 2]
+        if (a.name == "COPY" and a.arg == 1 and c.name == "POP_TOP"
+                and b.name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
+            b.name = "JUMP_IF_TRUE_OR_POP" if b.name.endswith("TRUE") else "JUMP_IF_FALSE_OR_POP"
+            doomed += [c]
+            # The COPY's position now belongs to the jump.
+            a.name, a.arg = "NOP", None
+            doomed.append(a)
+            i += 3
+        else:
+            i += 1
+    remove_ops(func, doomed)
+
+
+def intrinsics(func: Function, table: VersionTable) -> None:
+    """3.12+: ``CALL_INTRINSIC_1 INTRINSIC_PRINT`` -> ``PRINT_EXPR`` and friends;
+    others become ``INTRINSIC <name>``."""
+    for op in func.ops:
+        if op.name == "CALL_INTRINSIC_1":
+            name = table.intrinsic1[op.arg]
+            op.name, op.arg = _INTRINSIC1.get(name, ("INTRINSIC_1", name))
+        elif op.name == "CALL_INTRINSIC_2":
+            op.name, op.arg = "INTRINSIC_2", table.intrinsic2[op.arg]
+
+
+def class_deref(func: Function, table: VersionTable) -> None:
+    """3.12+: ``LOAD_LOCALS; LOAD_FROM_DICT_OR_DEREF x`` -> ``LOAD_CLASSDEREF x``."""
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops[:-1]):
+        if op.name == "LOAD_LOCALS" and ops[i + 1].name == "LOAD_FROM_DICT_OR_DEREF":
+            ops[i + 1].name = "LOAD_CLASSDEREF"
+            doomed.append(op)
+    remove_ops(func, doomed)
+
+
+# -- data ---------------------------------------------------------------------------
+
+_RENAMES = {
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "JUMP_ABSOLUTE": "JUMP",
+    "JUMP_FORWARD": "JUMP",
+    "JUMP_BACKWARD": "JUMP",
+    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "JUMP_NO_INTERRUPT": "JUMP",
+    "LOAD_FAST_CHECK": "LOAD_FAST",
+}
+
+_OLD_BINARY = {
+    "BINARY_POWER": "**", "BINARY_MULTIPLY": "*", "BINARY_MATRIX_MULTIPLY": "@",
+    "BINARY_FLOOR_DIVIDE": "//", "BINARY_TRUE_DIVIDE": "/", "BINARY_MODULO": "%",
+    "BINARY_ADD": "+", "BINARY_SUBTRACT": "-", "BINARY_LSHIFT": "<<", "BINARY_RSHIFT": ">>",
+    "BINARY_AND": "&", "BINARY_XOR": "^", "BINARY_OR": "|",
+    "INPLACE_POWER": "**=", "INPLACE_MULTIPLY": "*=", "INPLACE_MATRIX_MULTIPLY": "@=",
+    "INPLACE_FLOOR_DIVIDE": "//=", "INPLACE_TRUE_DIVIDE": "/=", "INPLACE_MODULO": "%=",
+    "INPLACE_ADD": "+=", "INPLACE_SUBTRACT": "-=", "INPLACE_LSHIFT": "<<=",
+    "INPLACE_RSHIFT": ">>=", "INPLACE_AND": "&=", "INPLACE_XOR": "^=", "INPLACE_OR": "|=",
+}
+
+_SUPER = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}
+
+_NOISE = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "MAKE_CELL",
+                    "COPY_FREE_VARS", "TO_BOOL", "GEN_START"})
+
+_INTRINSIC1 = {
+    "INTRINSIC_PRINT": ("PRINT_EXPR", None),
+    "INTRINSIC_IMPORT_STAR": ("IMPORT_STAR", None),
+    "INTRINSIC_UNARY_POSITIVE": ("UNARY_POSITIVE", None),
+    "INTRINSIC_LIST_TO_TUPLE": ("LIST_TO_TUPLE", None),
+    "INTRINSIC_STOPITERATION_ERROR": ("STOPITERATION_ERROR", None),
+}
+
+_PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
+    f.__name__: f for f in (
+        rename, binary_ops, compare_ops, split_superinstructions, fold_kwnames, drop_noise,
+        call_ex_plain, call_ex_null, null_before_global, null_after_global, method_loads,
+        drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
+        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref)
+}
+
+_COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
+
+#: Which passes each version needs, in order.
+PASSES = {
+    (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
+    (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
+    (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
+    (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global"],
+    (3, 12): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
+                        "null_before_global", "method_loads", "drop_end_for",
+                        "short_circuit_jumps"],
+    (3, 13): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
+                        "null_after_global", "method_loads", "make_function_flags",
+                        "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps"],
+}

@@ -1,0 +1,79 @@
+"""The public entry point of the decompiler."""
+from __future__ import annotations
+
+import ast
+import os
+import types
+
+from ..bytecode import BytecodeError, CodeRecord, as_record, read_pyc
+from .expressions import DecompileFailure
+from .functions import CodeDecompiler
+
+
+class DecompilationError(Exception):
+    """The input is not valid bytecode (a corrupt .pyc, a malformed code object)."""
+
+
+def decompile(obj, layout: str = "lines") -> str:
+    """Python source for ``obj``: a function, method, lambda, code object,
+    :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file.
+
+    >>> def f(x):
+    ...     return x + 1
+    >>> print(decompile(f).strip())     # doctest: +SKIP
+    def f(x):
+        return x + 1
+    """
+    try:
+        record, kind = _record_of(obj)
+    except BytecodeError as e:
+        raise DecompilationError(str(e)) from e
+    try:
+        tree = decompile_tree(record, kind)
+    except BytecodeError as e:
+        raise DecompilationError(str(e)) from e
+    return render_module(tree, record.version, layout)
+
+
+def decompile_tree(record: CodeRecord, kind: str) -> ast.Module:
+    decompiler = CodeDecompiler(record, "module" if kind == "module" else "function",
+                                on_failure=_unstructured)
+    if kind == "module":
+        body = decompiler.statements()
+    else:
+        from .values import FunctionValue
+        value = FunctionValue(record)
+        if record.name == "<lambda>":
+            body = [ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
+                               value=decompiler.lambda_expr(value))]
+        else:
+            body = [decompiler.function_def(value, [])]
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _record_of(obj):
+    if isinstance(obj, (str, os.PathLike)):
+        pyc = read_pyc(obj)
+        return pyc.code, "module"
+    record = as_record(obj)
+    kind = "module" if record.name == "<module>" else "function"
+    return record, kind
+
+
+def _unstructured(code, failure):
+    """Placeholder until the semantics-preserving fallback lands: says why."""
+    return [ast.Expr(value=ast.Constant(value="depyf: %s" % failure)),
+            ast.Raise(exc=ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()),
+                                   args=[ast.Constant(value="depyf could not decompile %s: %s"
+                                                      % (code.qualname, failure))],
+                                   keywords=[]), cause=None)]
+
+
+def render_module(tree: ast.Module, version, layout: str) -> str:
+    try:
+        from .render import render
+    except ImportError:
+        render = None
+    if render is not None:
+        return render(tree, layout=layout, target=tuple(version))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"

@@ -1,0 +1,87 @@
+"""Rebuilding boolean conditions from chains of conditional jumps.
+
+CPython compiles a condition in a jump context (``if``, ``while``, ``assert``)
+into segments, each an expression followed by a conditional jump. For
+``if a and not b: X`` it emits::
+
+    a; POP_JUMP_IF_FALSE else
+    b; POP_JUMP_IF_TRUE  else
+    X ...
+    else:
+
+:func:`parse_chain` inverts the compiler's ``jump_if(expr, label, cond)``
+recursion: given the segments, the label the whole chain jumps to and the
+truth value that makes it jump, it returns the expression (here
+``a and not b`` with "jump when false").
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import List
+
+from .expressions import DecompileFailure
+
+
+@dataclass
+class Segment:
+    expr: ast.expr
+    #: index of the segment's first op, and the jump op that ends it
+    start: int
+    jump: object
+    #: the segment jumps when its value is this
+    sense: bool
+
+    @property
+    def target(self) -> int:
+        return self.jump.target.index
+
+
+def parse_chain(segments: List[Segment], fallthrough: int, target: int, cond: bool) -> ast.expr:
+    """The expression E such that the chain jumps to ``target`` when E is ``cond``
+    and falls through to ``fallthrough`` otherwise."""
+    return _parse(segments, 0, len(segments), fallthrough, target, cond)
+
+
+def _label(segments, k, fallthrough):
+    return segments[k].start if k < len(segments) else fallthrough
+
+
+def _parse(segs, lo, hi, fallthrough, target, cond) -> ast.expr:
+    if hi - lo == 1:
+        seg = segs[lo]
+        if seg.target != target:
+            raise DecompileFailure("condition segment jumps elsewhere")
+        return seg.expr if seg.sense == cond else negate(seg.expr)
+    end = _label(segs, hi, fallthrough)
+    for m in range(lo + 1, hi):
+        inner = {_label(segs, k, fallthrough) for k in range(lo + 1, m + 1)}
+        jumps = {segs[k].target for k in range(lo, m)}
+        # All operands jump to `target` when they equal `cond`: `and` (cond False) / `or`.
+        if segs[m - 1].target == target and jumps <= inner | {target}:
+            first = _parse(segs, lo, m, _label(segs, m, fallthrough), target, cond)
+            rest = _parse(segs, m, hi, fallthrough, target, cond)
+            return _boolop(ast.And if not cond else ast.Or, first, rest)
+        # Operands fall out to the end when they equal `not cond`; the last one jumps.
+        if end != target and segs[m - 1].target == end and jumps <= inner | {end}:
+            first = _parse(segs, lo, m, _label(segs, m, fallthrough), end, not cond)
+            rest = _parse(segs, m, hi, fallthrough, target, cond)
+            return _boolop(ast.And if cond else ast.Or, first, rest)
+    raise DecompileFailure("condition chain has no boolean form")
+
+
+def _boolop(kind, first, rest) -> ast.BoolOp:
+    values = []
+    for part in (first, rest):
+        if isinstance(part, ast.BoolOp) and isinstance(part.op, kind) and not getattr(part, "_paren", False):
+            values.extend(part.values)
+        else:
+            values.append(part)
+    return ast.BoolOp(op=kind(), values=values)
+
+
+def negate(expr: ast.expr) -> ast.expr:
+    """``not expr``, folding a double negation."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return expr.operand
+    return ast.UnaryOp(op=ast.Not(), operand=expr)

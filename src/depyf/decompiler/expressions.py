@@ -1,0 +1,886 @@
+"""Stack simulation of straight-line ops into ``ast`` expressions and statements.
+
+:class:`StackMachine` runs the normalised ops of one basic stretch of code
+(no jumps) and turns them into expressions on a symbolic stack and, when an
+op has an effect (a store, a call whose value is dropped, a return...), into
+statements. Handlers are small functions registered per op name, grouped by
+family below; none of them knows which Python version wrote the code.
+
+Example::
+
+    >>> from depyf.bytecode.normalize import normalize
+    >>> m = StackMachine(Context.for_tests())
+    >>> for op in normalize(compile("x = a + 1", "<s>", "exec")).ops[:-2]:
+    ...     m.step(op)
+    >>> ast.unparse(m.stmts[0])
+    'x = a + 1'
+"""
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, List, Optional
+
+from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
+                     ImportValue, InPlace, Iterator, Null, Placeholder, UnpackSlot,
+                     UnpackTarget)
+
+
+class DecompileFailure(Exception):
+    """This construct has no structured form here; the caller falls back."""
+
+
+class Context:
+    """What expression building needs from the enclosing decompilation."""
+
+    def __init__(self, code, nested: Callable, kind: str = "function"):
+        self.code = code
+        #: nested(code_record, how) -> decompiled pieces of a nested code object
+        self.nested = nested
+        self.kind = kind
+
+    @classmethod
+    def for_tests(cls):
+        return cls(None, lambda code, how: None, "module")
+
+
+HANDLERS: Dict[str, Callable] = {}
+
+
+def handles(*names):
+    def register(fn):
+        for name in names:
+            HANDLERS[name] = fn
+        return fn
+    return register
+
+
+class StackMachine:
+    def __init__(self, ctx: Context, stack: Optional[list] = None):
+        self.ctx = ctx
+        self.stack: List[ast.expr] = list(stack or [])
+        self.stmts: List[ast.stmt] = []
+        #: targets of a chained assignment waiting for the last store
+        self.chain: Dict[int, List[ast.expr]] = {}
+        self.start_line: Optional[int] = None
+        #: line of the op before the current statement (tells implicit returns)
+        self.line_before: Optional[int] = None
+
+    # -- driving --------------------------------------------------------------
+
+    def step(self, op) -> None:
+        handler = HANDLERS.get(op.name)
+        if handler is None:
+            raise DecompileFailure("no expression rule for %s" % op.name)
+        if self.start_line is None:
+            self.start_line = op.line
+        handler(self, op)
+
+    def push(self, node: ast.expr, op=None) -> None:
+        if op is not None and getattr(node, "lineno", None) is None:
+            node.lineno = op.line
+        self.stack.append(node)
+
+    def pop(self) -> ast.expr:
+        if not self.stack:
+            raise DecompileFailure("stack underflow")
+        return self.stack.pop()
+
+    def popn(self, n: int) -> List[ast.expr]:
+        if n == 0:
+            return []
+        if len(self.stack) < n:
+            raise DecompileFailure("stack underflow")
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def top(self) -> ast.expr:
+        if not self.stack:
+            raise DecompileFailure("stack underflow")
+        return self.stack[-1]
+
+    def emit(self, stmt: ast.stmt, op=None) -> None:
+        line = self.start_line if self.start_line is not None else (op.line if op else None)
+        stmt.lineno = line
+        self.stmts.append(stmt)
+        self.start_line = None
+
+    def value(self, node) -> ast.expr:
+        """A stack item as a finished source expression."""
+        return finish(self, node)
+
+
+# -- finishing placeholders ---------------------------------------------------------
+
+def finish(m: StackMachine, node) -> ast.expr:
+    if isinstance(node, FunctionValue):
+        return m.ctx.nested(node, "lambda")
+    if isinstance(node, Converted):
+        raise DecompileFailure("dangling f-string conversion")
+    if isinstance(node, Iterator):
+        return ast.Call(func=ast.Name(id="iter", ctx=ast.Load()), args=[finish(m, node.iterable)],
+                        keywords=[])
+    if isinstance(node, Placeholder):
+        raise DecompileFailure("%s used as a value" % type(node).__name__)
+    return node
+
+
+def load(name: str) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Load())
+
+
+def const(value) -> ast.expr:
+    return ast.Constant(value=value)
+
+
+# -- loads ------------------------------------------------------------------------
+
+@handles("LOAD_CONST")
+def _load_const(m, op):
+    value = op.arg
+    if hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
+        m.push(_CodeConst(value), op)
+    else:
+        m.push(const(value), op)
+
+
+class _CodeConst(Placeholder):
+    def __init__(self, code):
+        super().__init__()
+        self.code = code
+
+
+@handles("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
+         "LOAD_CLOSURE", "LOAD_FAST_AND_CLEAR", "LOAD_FROM_DICT_OR_GLOBALS")
+def _load_name(m, op):
+    m.push(load(op.arg), op)
+
+
+@handles("LOAD_ATTR")
+def _load_attr(m, op):
+    obj = m.value(m.pop())
+    m.push(ast.Attribute(value=obj, attr=op.arg, ctx=ast.Load()), op)
+
+
+@handles("LOAD_SUPER_METHOD")
+def _load_super_method(m, op):
+    _load_super_attr(m, op)
+    attr = m.pop()
+    m.push(Null())
+    m.push(attr)
+
+
+@handles("LOAD_SUPER_ATTR")
+def _load_super_attr(m, op):
+    self_arg = m.pop()
+    cls_arg = m.pop()
+    m.pop()  # the global `super`
+    two_arg = bool((op.extra or 0) & 2)
+    args = [m.value(cls_arg), m.value(self_arg)] if two_arg else []
+    call = ast.Call(func=load("super"), args=args, keywords=[])
+    m.push(ast.Attribute(value=call, attr=op.arg, ctx=ast.Load()), op)
+
+
+@handles("LOAD_ASSERTION_ERROR")
+def _load_assertion_error(m, op):
+    m.push(load("AssertionError"), op)
+
+
+@handles("LOAD_BUILD_CLASS")
+def _load_build_class(m, op):
+    m.push(BuildClass(), op)
+
+
+# -- stack shuffles -------------------------------------------------------------------
+
+@handles("POP_TOP")
+def _pop_top(m, op):
+    value = m.pop()
+    if isinstance(value, ImportValue):
+        if value.fromlist is not None:
+            m.emit(_import_from_statement(value), op)
+        return
+    if isinstance(value, (ImportFromValue, Null, Iterator)):
+        # An iterator is dropped when break/return leaves its for loop.
+        return
+    if isinstance(value, UnpackSlot):
+        raise DecompileFailure("discarded unpack slot")
+    m.emit(ast.Expr(value=m.value(value)), op)
+
+
+@handles("DUP_TOP")
+def _dup_top(m, op):
+    m.push(m.top())
+
+
+@handles("DUP_TOP_TWO")
+def _dup_top_two(m, op):
+    a, b = m.stack[-2:]
+    m.push(a)
+    m.push(b)
+
+
+@handles("COPY")
+def _copy(m, op):
+    if len(m.stack) < op.arg:
+        raise DecompileFailure("COPY below the stack")
+    m.push(m.stack[-op.arg])
+
+
+@handles("SWAP")
+def _swap(m, op):
+    n = op.arg
+    if len(m.stack) < n:
+        raise DecompileFailure("SWAP below the stack")
+    m.stack[-1], m.stack[-n] = m.stack[-n], m.stack[-1]
+
+
+@handles("ROT_TWO")
+def _rot_two(m, op):
+    m.stack[-1], m.stack[-2] = m.stack[-2], m.stack[-1]
+
+
+@handles("ROT_THREE")
+def _rot_three(m, op):
+    m.stack[-3:] = [m.stack[-1], m.stack[-3], m.stack[-2]]
+
+
+@handles("ROT_FOUR")
+def _rot_four(m, op):
+    m.stack[-4:] = [m.stack[-1], m.stack[-4], m.stack[-3], m.stack[-2]]
+
+
+@handles("ROT_N")
+def _rot_n(m, op):
+    n = op.arg
+    m.stack[-n:] = [m.stack[-1]] + m.stack[-n:-1]
+
+
+# -- operators ------------------------------------------------------------------------
+
+BINARY = {
+    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv,
+    "%": ast.Mod, "**": ast.Pow, "@": ast.MatMult, "<<": ast.LShift, ">>": ast.RShift,
+    "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor,
+}
+COMPARE = {
+    "<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.Gt, ">=": ast.GtE,
+    "is": ast.Is, "is not": ast.IsNot, "in": ast.In, "not in": ast.NotIn,
+}
+UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_POSITIVE": ast.UAdd, "UNARY_NOT": ast.Not,
+         "UNARY_INVERT": ast.Invert}
+
+
+@handles("BINARY_OP")
+def _binary_op(m, op):
+    right = m.value(m.pop())
+    left_raw = m.pop()
+    symbol = op.arg
+    if symbol.endswith("=") and symbol not in ("==", "<=", ">=", "!="):
+        m.push(InPlace(m.value(left_raw), BINARY[symbol[:-1]](), right), op)
+    else:
+        m.push(ast.BinOp(left=m.value(left_raw), op=BINARY[symbol](), right=right), op)
+
+
+@handles("UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_NOT", "UNARY_INVERT")
+def _unary(m, op):
+    m.push(ast.UnaryOp(op=UNARY[op.name](), operand=m.value(m.pop())), op)
+
+
+@handles("COMPARE_OP")
+def _compare(m, op):
+    right = m.value(m.pop())
+    left = m.value(m.pop())
+    m.push(ast.Compare(left=left, ops=[COMPARE[op.arg]()], comparators=[right]), op)
+
+
+@handles("BINARY_SUBSCR")
+def _subscr(m, op):
+    index = m.value(m.pop())
+    obj = m.value(m.pop())
+    m.push(ast.Subscript(value=obj, slice=_slice_of(index), ctx=ast.Load()), op)
+
+
+def _slice_of(index):
+    return index
+
+
+@handles("BUILD_SLICE")
+def _build_slice(m, op):
+    parts = [m.value(v) for v in m.popn(op.arg)]
+    parts = [None if isinstance(p, ast.Constant) and p.value is None else p for p in parts]
+    m.push(ast.Slice(lower=parts[0], upper=parts[1], step=parts[2] if op.arg == 3 else None), op)
+
+
+@handles("BINARY_SLICE")
+def _binary_slice(m, op):
+    upper, lower = m.value(m.pop()), m.value(m.pop())
+    obj = m.value(m.pop())
+    m.push(ast.Subscript(value=obj, slice=_make_slice(lower, upper), ctx=ast.Load()), op)
+
+
+def _make_slice(lower, upper):
+    none = lambda n: None if isinstance(n, ast.Constant) and n.value is None else n
+    return ast.Slice(lower=none(lower), upper=none(upper), step=None)
+
+
+# -- builds ---------------------------------------------------------------------------
+
+@handles("BUILD_TUPLE")
+def _build_tuple(m, op):
+    m.push(ast.Tuple(elts=[m.value(v) for v in m.popn(op.arg)], ctx=ast.Load()), op)
+
+
+@handles("BUILD_LIST")
+def _build_list(m, op):
+    m.push(ast.List(elts=[m.value(v) for v in m.popn(op.arg)], ctx=ast.Load()), op)
+
+
+@handles("BUILD_SET")
+def _build_set(m, op):
+    m.push(ast.Set(elts=[m.value(v) for v in m.popn(op.arg)]), op)
+
+
+@handles("BUILD_MAP")
+def _build_map(m, op):
+    items = [m.value(v) for v in m.popn(2 * op.arg)]
+    m.push(ast.Dict(keys=items[0::2], values=items[1::2]), op)
+
+
+@handles("BUILD_CONST_KEY_MAP")
+def _build_const_key_map(m, op):
+    keys = m.pop()
+    values = [m.value(v) for v in m.popn(op.arg)]
+    if not isinstance(keys, ast.Constant) or not isinstance(keys.value, tuple):
+        raise DecompileFailure("BUILD_CONST_KEY_MAP without constant keys")
+    m.push(ast.Dict(keys=[const(k) for k in keys.value], values=values), op)
+
+
+@handles("LIST_EXTEND", "SET_UPDATE")
+def _extend(m, op):
+    value = m.value(m.pop())
+    target = m.stack[-op.arg]
+    if not isinstance(target, (ast.List, ast.Set)):
+        raise DecompileFailure("%s into a non-display" % op.name)
+    if isinstance(value, ast.Constant) and isinstance(value.value, (tuple, frozenset)):
+        target.elts.extend(const(v) for v in value.value)
+    else:
+        target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+
+
+class ComprehensionAppend(ast.stmt):
+    """``result.append(elt)`` inside a comprehension's code object."""
+    _fields = ("value", "key")
+
+    def __init__(self, value, key=None):
+        super().__init__()
+        self.value = value
+        self.key = key
+
+
+@handles("LIST_APPEND", "SET_ADD")
+def _append(m, op):
+    value = m.value(m.pop())
+    if m.ctx.kind == "comprehension":
+        m.emit(ComprehensionAppend(value), op)
+        return
+    target = m.stack[-op.arg]
+    if not isinstance(target, (ast.List, ast.Set)):
+        raise DecompileFailure("%s outside a display" % op.name)
+    target.elts.append(value)
+
+
+@handles("DICT_UPDATE", "DICT_MERGE")
+def _dict_update(m, op):
+    value = m.value(m.pop())
+    target = m.stack[-op.arg]
+    if not isinstance(target, ast.Dict):
+        raise DecompileFailure("%s into a non-dict" % op.name)
+    target.keys.append(None)
+    target.values.append(value)
+
+
+@handles("MAP_ADD")
+def _map_add(m, op):
+    value = m.value(m.pop())
+    key = m.value(m.pop())
+    if m.ctx.kind == "comprehension":
+        m.emit(ComprehensionAppend(value, key), op)
+        return
+    target = m.stack[-op.arg]
+    if not isinstance(target, ast.Dict):
+        raise DecompileFailure("MAP_ADD outside a dict display")
+    target.keys.append(key)
+    target.values.append(value)
+
+
+@handles("LIST_TO_TUPLE")
+def _list_to_tuple(m, op):
+    value = m.pop()
+    if not isinstance(value, ast.List):
+        raise DecompileFailure("LIST_TO_TUPLE of a non-list")
+    m.push(ast.Tuple(elts=value.elts, ctx=ast.Load()), op)
+
+
+@handles("BUILD_TUPLE_UNPACK", "BUILD_LIST_UNPACK", "BUILD_SET_UNPACK",
+         "BUILD_TUPLE_UNPACK_WITH_CALL")
+def _build_unpack(m, op):
+    parts = [m.value(v) for v in m.popn(op.arg)]
+    elts = []
+    for part in parts:
+        if isinstance(part, (ast.Tuple, ast.List, ast.Set)):
+            elts.extend(part.elts)
+        else:
+            elts.append(ast.Starred(value=part, ctx=ast.Load()))
+    kind = {"BUILD_LIST_UNPACK": ast.List, "BUILD_SET_UNPACK": ast.Set}.get(op.name, ast.Tuple)
+    node = kind(elts=elts) if kind is ast.Set else kind(elts=elts, ctx=ast.Load())
+    m.push(node, op)
+
+
+@handles("BUILD_MAP_UNPACK", "BUILD_MAP_UNPACK_WITH_CALL")
+def _build_map_unpack(m, op):
+    parts = [m.value(v) for v in m.popn(op.arg)]
+    keys, values = [], []
+    for part in parts:
+        if isinstance(part, ast.Dict):
+            keys.extend(part.keys)
+            values.extend(part.values)
+        else:
+            keys.append(None)
+            values.append(part)
+    m.push(ast.Dict(keys=keys, values=values), op)
+
+
+@handles("BUILD_STRING")
+def _build_string(m, op):
+    parts = m.popn(op.arg)
+    values = []
+    for part in parts:
+        part = m.value(part)
+        if isinstance(part, ast.JoinedStr):
+            values.extend(part.values)
+        else:
+            values.append(part)
+    m.push(ast.JoinedStr(values=values), op)
+
+
+@handles("FORMAT_VALUE")
+def _format_value(m, op):
+    conversion, has_spec = op.arg
+    spec = m.value(m.pop()) if has_spec else None
+    value = m.value(m.pop())
+    m.push(_formatted(value, _CONVERSION_CODES[conversion], spec), op)
+
+
+@handles("CONVERT_VALUE")
+def _convert_value(m, op):
+    m.push(Converted(m.value(m.pop()), _CONVERSION_CODES[op.arg]), op)
+
+
+@handles("FORMAT_SIMPLE")
+def _format_simple(m, op):
+    value = m.pop()
+    conversion = -1
+    if isinstance(value, Converted):
+        value, conversion = value.value, value.conversion
+    m.push(_formatted(m.value(value), conversion, None), op)
+
+
+@handles("FORMAT_WITH_SPEC")
+def _format_with_spec(m, op):
+    spec = m.value(m.pop())
+    value = m.pop()
+    conversion = -1
+    if isinstance(value, Converted):
+        value, conversion = value.value, value.conversion
+    m.push(_formatted(m.value(value), conversion, spec), op)
+
+
+_CONVERSION_CODES = {None: -1, str: ord("s"), repr: ord("r"), ascii: ord("a")}
+
+
+def _formatted(value, conversion, spec):
+    if spec is not None and not isinstance(spec, ast.JoinedStr):
+        spec = ast.JoinedStr(values=[spec])
+    node = ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+    return ast.JoinedStr(values=[node])
+
+
+# -- calls ----------------------------------------------------------------------------
+
+def _callable(m, slots, args):
+    """The callable below a call's arguments; a non-NULL second slot is a bound
+    first argument (a method's self, or a comprehension's iterator)."""
+    below = [v for v in m.popn(slots) if not isinstance(v, Null)]
+    if not below:
+        raise DecompileFailure("call without a callable")
+    return below[0], below[1:] + args
+
+
+@handles("PUSH_NULL")
+def _push_null(m, op):
+    m.push(Null())
+
+
+@handles("LOAD_METHOD")
+def _load_method(m, op):
+    obj = m.value(m.pop())
+    m.push(Null())
+    m.push(ast.Attribute(value=obj, attr=op.arg, ctx=ast.Load()), op)
+
+
+@handles("CALL")
+def _call(m, op):
+    argc, kwnames, slots = op.arg
+    func, args = _callable(m, slots, m.popn(argc))
+    positional = args[:len(args) - len(kwnames)]
+    keyword_values = args[len(args) - len(kwnames):]
+    keywords = [ast.keyword(arg=k, value=m.value(v)) for k, v in zip(kwnames, keyword_values)]
+    if isinstance(func, BuildClass):
+        m.push(_class_value(m, positional, keywords, op), op)
+        return
+    if isinstance(func, FunctionValue) and len(positional) == 1 and isinstance(positional[0], Iterator):
+        m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
+        return
+    node = ast.Call(func=m.value(func), args=[_arg(m, a) for a in positional], keywords=keywords)
+    m.push(node, op)
+
+
+def _arg(m, node):
+    if isinstance(node, FunctionValue):
+        return node          # kept so a decorator call can see the function it wraps
+    return m.value(node)
+
+
+def _class_value(m, positional, keywords, op):
+    if len(positional) < 2 or not isinstance(positional[0], FunctionValue):
+        raise DecompileFailure("__build_class__ without a class body")
+    name = positional[1]
+    if not isinstance(name, ast.Constant):
+        raise DecompileFailure("class name is not a constant")
+    bases = [m.value(b) for b in positional[2:]]
+    return ClassValue(positional[0], name.value, bases, keywords, op.line)
+
+
+@handles("CALL_FUNCTION_EX")
+def _call_ex(m, op):
+    flags, slots = op.arg
+    kwargs = m.value(m.pop()) if flags & 1 else None
+    args = m.value(m.pop())
+    func, extra = _callable(m, slots, [])
+    if extra:
+        raise DecompileFailure("CALL_FUNCTION_EX with a bound argument")
+    positional = []
+    if isinstance(args, ast.Tuple):
+        positional = list(args.elts)
+    else:
+        positional = [ast.Starred(value=args, ctx=ast.Load())]
+    keywords = []
+    if kwargs is not None:
+        if isinstance(kwargs, ast.Dict):
+            for k, v in zip(kwargs.keys, kwargs.values):
+                if k is None:
+                    keywords.append(ast.keyword(arg=None, value=v))
+                elif isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    keywords.append(ast.keyword(arg=k.value, value=v))
+                else:
+                    raise DecompileFailure("keyword name is not a string")
+        else:
+            keywords.append(ast.keyword(arg=None, value=kwargs))
+    if isinstance(func, BuildClass):
+        m.push(_class_value(m, positional, keywords, op), op)
+        return
+    m.push(ast.Call(func=m.value(func), args=positional, keywords=keywords), op)
+
+
+@handles("MAKE_FUNCTION")
+def _make_function(m, op):
+    code = m.pop()
+    if not isinstance(code, _CodeConst):
+        raise DecompileFailure("MAKE_FUNCTION without a code constant")
+    flags = op.arg or 0
+    closure = m.value(m.pop()) if flags & 8 else None
+    annotations = m.value(m.pop()) if flags & 4 else None
+    kwdefaults = m.value(m.pop()) if flags & 2 else None
+    defaults = m.value(m.pop()) if flags & 1 else None
+    m.push(FunctionValue(code.code, defaults, kwdefaults, annotations, closure, op.line), op)
+
+
+@handles("GET_ITER")
+def _get_iter(m, op):
+    m.push(Iterator(m.value(m.pop())), op)
+
+
+# -- stores -----------------------------------------------------------------------------
+
+def store(m: StackMachine, target: ast.expr, op) -> None:
+    """Assign the top of the stack to ``target``, recognising chained and
+    unpacking assignments, augmented assignments, defs, classes and imports."""
+    value = m.pop()
+    if isinstance(value, UnpackSlot):
+        _fill_slot(m, value, target, op)
+        return
+    if isinstance(value, ImportFromValue):
+        _store_import_from(m, value, target, op)
+        return
+    if m.stack and m.stack[-1] is value:
+        # `a = b = v`: the same value stays below for the next target.
+        m.chain.setdefault(id(value), []).append(target)
+        return
+    targets = m.chain.pop(id(value), []) + [target]
+    statement = _assignment(m, targets, value, op)
+    m.emit(statement, op)
+
+
+def _assignment(m, targets, value, op):
+    if len(targets) == 1:
+        target = targets[0]
+        if isinstance(value, InPlace) and _same(value.target, target):
+            return ast.AugAssign(target=target, op=value.op, value=value.value)
+        special = _definition(m, target, value)
+        if special is not None:
+            return special
+    return ast.Assign(targets=targets, value=m.value(value), lineno=op.line)
+
+
+def _definition(m, target, value):
+    if not isinstance(target, ast.Name):
+        return None
+    if isinstance(value, ImportValue):
+        return _import_statement(value, target.id)
+    if isinstance(value, ImportFromValue):
+        raise DecompileFailure("unexpected import-from store")
+    decorators = []
+    inner = value
+    while isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords \
+            and isinstance(inner.args[0], (FunctionValue, ClassValue, ast.Call)):
+        decorators.append(inner.func)
+        inner = inner.args[0]
+    if isinstance(inner, ClassValue) and inner.name == target.id:
+        return m.ctx.nested(inner, ("class", decorators))
+    if isinstance(inner, FunctionValue) and inner.code.name == target.id:
+        return m.ctx.nested(inner, ("def", decorators))
+    if decorators:
+        return None
+    return None
+
+
+def _fill_slot(m, slot: UnpackSlot, target, op):
+    owner = slot.owner
+    owner.slots[slot.index] = target
+    if not owner.complete():
+        return
+    tuple_target = owner.as_target()
+    if owner.parent is not None:
+        _fill_slot(m, owner.parent, tuple_target, op)
+        return
+    value = owner.value
+    if isinstance(value, _ForTarget):
+        value.target = tuple_target
+        return
+    if m.stack and m.stack[-1] is value:
+        m.chain.setdefault(id(value), []).append(tuple_target)
+        return
+    targets = m.chain.pop(id(value), []) + [tuple_target]
+    m.emit(ast.Assign(targets=targets, value=m.value(value)), op)
+
+
+class _ForTarget(Placeholder):
+    """The item FOR_ITER produced; the stores that follow fill ``target``."""
+
+    def __init__(self):
+        super().__init__()
+        self.target = None
+
+
+def _same(a, b) -> bool:
+    return ast.dump(a, annotate_fields=False) == ast.dump(
+        _as_load(b), annotate_fields=False)
+
+
+def _as_load(node):
+    import copy
+    node = copy.deepcopy(node)
+    for n in ast.walk(node):
+        if hasattr(n, "ctx"):
+            n.ctx = ast.Load()
+    return node
+
+
+def _store_ctx(node):
+    node.ctx = ast.Store()
+    return node
+
+
+@handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
+def _store_name(m, op):
+    if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
+        m.pop().target = ast.Name(id=op.arg, ctx=ast.Store())
+        return
+    store(m, ast.Name(id=op.arg, ctx=ast.Store()), op)
+
+
+@handles("STORE_ATTR")
+def _store_attr(m, op):
+    obj = m.value(m.pop())
+    target = ast.Attribute(value=obj, attr=op.arg, ctx=ast.Store())
+    if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
+        m.pop().target = target
+        return
+    store(m, target, op)
+
+
+@handles("STORE_SUBSCR")
+def _store_subscr(m, op):
+    index = m.value(m.pop())
+    obj = m.value(m.pop())
+    target = ast.Subscript(value=obj, slice=index, ctx=ast.Store())
+    if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
+        m.pop().target = target
+        return
+    store(m, target, op)
+
+
+@handles("STORE_SLICE")
+def _store_slice(m, op):
+    upper, lower = m.value(m.pop()), m.value(m.pop())
+    obj = m.value(m.pop())
+    store(m, ast.Subscript(value=obj, slice=_make_slice(lower, upper), ctx=ast.Store()), op)
+
+
+@handles("UNPACK_SEQUENCE")
+def _unpack_sequence(m, op):
+    value = m.pop()
+    _push_unpack(m, value, op.arg, None, op)
+
+
+@handles("UNPACK_EX")
+def _unpack_ex(m, op):
+    before, after = op.arg & 0xFF, op.arg >> 8
+    value = m.pop()
+    _push_unpack(m, value, before + 1 + after, before, op)
+
+
+def _push_unpack(m, value, n, star, op):
+    parent = value if isinstance(value, UnpackSlot) else None
+    if isinstance(value, _ForTarget):
+        owner = UnpackTarget(value, [None] * n, star, None, op.line)
+        m.push(value)    # stays until its target is complete
+    else:
+        owner = UnpackTarget(value, [None] * n, star, parent, op.line)
+    for i in reversed(range(n)):
+        m.push(UnpackSlot(owner, i))
+
+
+@handles("DELETE_NAME", "DELETE_GLOBAL", "DELETE_FAST", "DELETE_DEREF")
+def _delete_name(m, op):
+    m.emit(ast.Delete(targets=[ast.Name(id=op.arg, ctx=ast.Del())]), op)
+
+
+@handles("DELETE_ATTR")
+def _delete_attr(m, op):
+    obj = m.value(m.pop())
+    m.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=op.arg, ctx=ast.Del())]), op)
+
+
+@handles("DELETE_SUBSCR")
+def _delete_subscr(m, op):
+    index = m.value(m.pop())
+    obj = m.value(m.pop())
+    m.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=index, ctx=ast.Del())]), op)
+
+
+# -- imports ------------------------------------------------------------------------------
+
+@handles("IMPORT_NAME")
+def _import_name(m, op):
+    fromlist = m.pop()
+    level = m.pop()
+    if not (isinstance(fromlist, ast.Constant) and isinstance(level, ast.Constant)):
+        raise DecompileFailure("IMPORT_NAME with computed arguments")
+    m.push(ImportValue(op.arg, level.value, fromlist.value, op.line), op)
+
+
+@handles("IMPORT_FROM")
+def _import_from(m, op):
+    source = m.top()
+    if isinstance(source, ImportValue):
+        m.push(ImportFromValue(source, op.arg))
+    elif isinstance(source, ImportFromValue) and source.module.fromlist is None:
+        m.push(ImportFromValue(source.module, op.arg, source.path))
+    else:
+        raise DecompileFailure("IMPORT_FROM without a module")
+
+
+@handles("IMPORT_STAR")
+def _import_star(m, op):
+    module = m.pop()
+    if not isinstance(module, ImportValue):
+        raise DecompileFailure("import * without a module")
+    m.emit(ast.ImportFrom(module=module.name or None, names=[ast.alias(name="*")],
+                          level=module.level), op)
+
+
+def _import_statement(module: ImportValue, stored: str):
+    if module.fromlist is None and module.level == 0:
+        first = module.name.split(".")[0]
+        if stored == first:
+            return ast.Import(names=[ast.alias(name=module.name)])
+        if "." not in module.name:
+            return ast.Import(names=[ast.alias(name=module.name, asname=stored)])
+    raise DecompileFailure("unrecognised import form")
+
+
+def _import_from_statement(module: ImportValue):
+    if not module.aliases:
+        raise DecompileFailure("from-import with no names")
+    return ast.ImportFrom(module=module.name or None, names=module.aliases, level=module.level)
+
+
+def _store_import_from(m, value: ImportFromValue, target, op) -> None:
+    """``IMPORT_FROM x; STORE y``: one more name of a from-import, or the end of
+    ``import a.b.c as d`` (IMPORT_FROM b; IMPORT_FROM c; STORE d)."""
+    if not isinstance(target, ast.Name):
+        raise DecompileFailure("import into a non-name")
+    module = value.module
+    if module.fromlist is None:
+        if ".".join((module.name.split(".")[0],) + value.path) != module.name:
+            raise DecompileFailure("partial dotted import alias")
+        m.emit(ast.Import(names=[ast.alias(name=module.name, asname=target.id)]), op)
+        return
+    asname = None if value.name == target.id else target.id
+    module.aliases.append(ast.alias(name=value.name, asname=asname))
+
+
+# -- returns, raises, yields ------------------------------------------------------------------
+
+@handles("RETURN_VALUE")
+def _return(m, op):
+    value = m.value(m.pop())
+    node = ast.Return(value=value)
+    # The compiler's own `return None` shares the line of the statement before it.
+    node.implicit = (isinstance(value, ast.Constant) and value.value is None
+                     and (op.line is None or op.line == m.line_before))
+    m.emit(node, op)
+
+
+@handles("RAISE_VARARGS")
+def _raise(m, op):
+    cause = m.value(m.pop()) if op.arg >= 2 else None
+    exc = m.value(m.pop()) if op.arg >= 1 else None
+    m.emit(ast.Raise(exc=exc, cause=cause), op)
+
+
+@handles("YIELD_VALUE")
+def _yield(m, op):
+    m.push(ast.Yield(value=m.value(m.pop())), op)
+
+
+@handles("PRINT_EXPR")
+def _print_expr(m, op):
+    m.emit(ast.Expr(value=m.value(m.pop())), op)
+
+
+@handles("SETUP_ANNOTATIONS")
+def _setup_annotations(m, op):
+    pass

@@ -1,0 +1,291 @@
+"""Code objects to statements: modules, functions, lambdas, classes and comprehensions.
+
+:class:`CodeDecompiler` decompiles one code object (normalise, walk, tidy up)
+and supplies the expression layer with the ``nested`` callback that turns a
+MAKE_FUNCTION value into a ``def``, ``lambda``, ``class`` or comprehension by
+decompiling the nested code object in turn.
+"""
+from __future__ import annotations
+
+import ast
+from typing import List, Optional
+
+from ..bytecode.normalize import normalize
+from .expressions import Context, DecompileFailure
+from .structure import Walker
+from .values import ClassValue, FunctionValue
+
+CO_VARARGS = 0x04
+CO_VARKEYWORDS = 0x08
+CO_GENERATOR = 0x20
+CO_COROUTINE = 0x80
+CO_ASYNC_GENERATOR = 0x200
+
+#: names every class body sets up before the user's code (and 3.13 after it)
+_CLASS_PROLOGUE = {"__module__", "__qualname__", "__firstlineno__"}
+_CLASS_EPILOGUE = {"__static_attributes__", "__classcell__"}
+
+
+class CodeDecompiler:
+    def __init__(self, code, kind: str = "function", on_failure=None):
+        self.code = code
+        self.kind = kind
+        self.on_failure = on_failure
+
+    def statements(self) -> List[ast.stmt]:
+        func = normalize(self.code)
+        ctx = Context(self.code, self.nested, self.kind)
+        try:
+            stmts = Walker(func, ctx).body()
+        except DecompileFailure as e:
+            if self.on_failure is None:
+                raise
+            return self.on_failure(self.code, e)
+        stmts = _drop_implicit_return(stmts)
+        return self.declarations() + stmts
+
+    def declarations(self) -> List[ast.stmt]:
+        """``global``/``nonlocal`` statements the bytecode implies."""
+        if self.kind == "module":
+            return []
+        func = normalize(self.code)
+        globals_, nonlocals = [], []
+        for op in func.ops:
+            if op.name in ("STORE_GLOBAL", "DELETE_GLOBAL") and op.arg not in globals_:
+                globals_.append(op.arg)
+            elif op.name in ("STORE_DEREF", "DELETE_DEREF") and op.arg in self.code.freevars \
+                    and op.arg not in nonlocals and op.arg != "__class__":
+                nonlocals.append(op.arg)
+        out = []
+        if globals_:
+            out.append(ast.Global(names=globals_))
+        if nonlocals:
+            out.append(ast.Nonlocal(names=nonlocals))
+        return out
+
+    # -- nested code objects ---------------------------------------------------------------
+
+    def child(self, code, kind):
+        return CodeDecompiler(code, kind, self.on_failure)
+
+    def nested(self, value, how):
+        if how == "lambda":
+            return self.lambda_expr(value)
+        if isinstance(how, tuple) and how[0] == "def":
+            return self.function_def(value, how[1])
+        if isinstance(how, tuple) and how[0] == "class":
+            return self.class_def(value, how[1])
+        if isinstance(how, tuple) and how[0] == "comprehension":
+            return self.comprehension(value, how[1])
+        raise DecompileFailure("unknown nested form %r" % (how,))
+
+    def lambda_expr(self, value: FunctionValue) -> ast.Lambda:
+        if value.code.name != "<lambda>":
+            raise DecompileFailure("function %s used as a value" % value.code.name)
+        body = self.child(value.code, "lambda").statements()
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            if len(body) == 1 and isinstance(body[0], ast.Expr) and \
+                    isinstance(body[0].value, (ast.Yield, ast.YieldFrom)):
+                expr = body[0].value
+            else:
+                raise DecompileFailure("lambda body is not one expression")
+        else:
+            expr = body[0].value
+        return ast.Lambda(args=arguments(value), body=expr)
+
+    def function_def(self, value: FunctionValue, decorators) -> ast.stmt:
+        code = value.code
+        body = self.child(code, "function").statements()
+        doc = _docstring(code)
+        if doc is not None:
+            body.insert(0, ast.Expr(value=ast.Constant(value=doc)))
+        returns = _annotation(value, "return")
+        cls = ast.AsyncFunctionDef if code.flags & CO_COROUTINE or \
+            code.flags & CO_ASYNC_GENERATOR else ast.FunctionDef
+        node = cls(name=code.name, args=arguments(value), body=body or [ast.Pass()],
+                   decorator_list=list(decorators), returns=returns, type_comment=None)
+        node.lineno = code.firstlineno
+        return node
+
+    def class_def(self, value: ClassValue, decorators) -> ast.ClassDef:
+        code = value.function.code
+        body = self.child(code, "class").statements()
+        body = _strip_class_boilerplate(body)
+        node = ast.ClassDef(name=value.name, bases=value.bases, keywords=value.keywords,
+                            body=body or [ast.Pass()], decorator_list=list(decorators))
+        node.lineno = code.firstlineno
+        return node
+
+    def comprehension(self, value: FunctionValue, iterable) -> ast.expr:
+        code = value.code
+        body = self.child(code, "comprehension").statements()
+        return build_comprehension(code.name, body, iterable)
+
+
+# -- pieces of a function signature ------------------------------------------------------------
+
+def arguments(value: FunctionValue) -> ast.arguments:
+    code = value.code
+    names = list(code.varnames)
+    npos = code.argcount
+    posonly = names[:code.posonlyargcount]
+    regular = names[code.posonlyargcount:npos]
+    kwonly = names[npos:npos + code.kwonlyargcount]
+    rest = npos + code.kwonlyargcount
+    vararg = kwarg = None
+    if code.flags & CO_VARARGS:
+        vararg = _arg(names[rest], value)
+        rest += 1
+    if code.flags & CO_VARKEYWORDS:
+        kwarg = _arg(names[rest], value)
+    defaults = _sequence(value.defaults)
+    kw_defaults_map = _mapping(value.kwdefaults)
+    return ast.arguments(
+        posonlyargs=[_arg(n, value) for n in posonly],
+        args=[_arg(n, value) for n in regular],
+        vararg=vararg,
+        kwonlyargs=[_arg(n, value) for n in kwonly],
+        kw_defaults=[kw_defaults_map.get(n) for n in kwonly],
+        kwarg=kwarg,
+        defaults=defaults,
+    )
+
+
+def _arg(name, value):
+    return ast.arg(arg=name, annotation=_annotation(value, name), type_comment=None)
+
+
+def _sequence(node) -> List[ast.expr]:
+    if node is None:
+        return []
+    if isinstance(node, ast.Constant) and isinstance(node.value, tuple):
+        return [ast.Constant(value=v) for v in node.value]
+    if isinstance(node, ast.Tuple):
+        return list(node.elts)
+    raise DecompileFailure("defaults are not a tuple")
+
+
+def _mapping(node) -> dict:
+    if node is None:
+        return {}
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+        return {k.value: v for k, v in zip(node.keys, node.values)}
+    raise DecompileFailure("keyword defaults are not a dict")
+
+
+def _annotation(value: FunctionValue, name: str) -> Optional[ast.expr]:
+    ann = value.annotations
+    if ann is None:
+        return None
+    if isinstance(ann, ast.Dict):
+        pairs = zip(ann.keys, ann.values)
+    elif isinstance(ann, ast.Tuple):
+        pairs = zip(ann.elts[0::2], ann.elts[1::2])
+    elif isinstance(ann, ast.Constant) and isinstance(ann.value, tuple):
+        items = [ast.Constant(value=v) for v in ann.value]
+        pairs = zip(items[0::2], items[1::2])
+    else:
+        raise DecompileFailure("annotations are not a dict or tuple")
+    for key, val in pairs:
+        if isinstance(key, ast.Constant) and key.value == name:
+            return val
+    return None
+
+
+def _docstring(code) -> Optional[str]:
+    if code.consts and isinstance(code.consts[0], str):
+        return code.consts[0]
+    return None
+
+
+def _drop_implicit_return(stmts, top=True):
+    """Remove the compiler's closing ``return None`` (any ``return None`` ending the
+    body compiles the same) and its copies at the ends of the last statement's branches."""
+    if not stmts:
+        return stmts
+    last = stmts[-1]
+    if isinstance(last, ast.Return) and _is_none(last.value) and (top or last.implicit):
+        return stmts[:-1]
+    if isinstance(last, ast.If):
+        last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
+        last.orelse = _drop_implicit_return(last.orelse, False)
+    return stmts
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _strip_class_boilerplate(body):
+    out = []
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            if name in _CLASS_PROLOGUE | _CLASS_EPILOGUE:
+                continue
+            if name == "__doc__" and isinstance(stmt.value, ast.Constant) and not out:
+                out.append(ast.Expr(value=stmt.value, lineno=getattr(stmt, "lineno", None)))
+                continue
+        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) \
+                and stmt.value.id == "__classcell__":
+            continue
+        out.append(stmt)
+    return out
+
+
+# -- comprehensions ---------------------------------------------------------------------------
+
+def build_comprehension(name: str, body, iterable) -> ast.expr:
+    """Fold the statements of a ``<listcomp>``-style code object into one expression.
+
+    The body is ``[result = []]; for x in .0: [if c: ...] result.append(elt); return result``
+    as the walker rebuilt it from the loop, conditions and LIST_APPEND.
+    """
+    from .expressions import ComprehensionAppend
+    loops = [s for s in body if isinstance(s, (ast.For, ast.AsyncFor))]
+    if len(loops) != 1:
+        raise DecompileFailure("comprehension body is not one loop")
+    generators = []
+    element = None
+    node = loops[0]
+    while True:
+        gen = ast.comprehension(target=node.target, iter=node.iter, ifs=[],
+                                is_async=int(isinstance(node, ast.AsyncFor)))
+        generators.append(gen)
+        inner = list(node.body)
+        while True:
+            if len(inner) >= 1 and isinstance(inner[0], ast.If) and not inner[0].orelse:
+                first = inner[0]
+                if len(first.body) == 1 and isinstance(first.body[0], ast.Continue):
+                    from .conditions import negate
+                    gen.ifs.append(negate(first.test))
+                    inner = inner[1:]
+                    continue
+                if len(inner) == 1:
+                    gen.ifs.append(first.test)
+                    inner = first.body
+                    continue
+            break
+        if len(inner) == 1 and isinstance(inner[0], (ast.For, ast.AsyncFor)):
+            node = inner[0]
+            continue
+        if len(inner) == 1 and isinstance(inner[0], ComprehensionAppend):
+            element = inner[0]
+            break
+        if len(inner) == 1 and isinstance(inner[0], ast.Expr) and isinstance(inner[0].value, ast.Yield):
+            element = inner[0].value
+            break
+        raise DecompileFailure("comprehension loop body not understood")
+    first = generators[0]
+    if isinstance(first.iter, ast.Name) and first.iter.id == ".0":
+        first.iter = iterable
+    else:
+        raise DecompileFailure("comprehension does not iterate its argument")
+    if name == "<genexpr>":
+        return ast.GeneratorExp(elt=element.value, generators=generators)
+    if name == "<setcomp>":
+        return ast.SetComp(elt=element.value, generators=generators)
+    if name == "<dictcomp>":
+        return ast.DictComp(key=element.key, value=element.value, generators=generators)
+    return ast.ListComp(elt=element.value, generators=generators)

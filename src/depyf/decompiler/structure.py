@@ -1,0 +1,467 @@
+"""Turning a normalised op list into structured statements.
+
+:class:`Walker` reads ops in layout order. Straight-line ops go to the
+:class:`~depyf.decompiler.expressions.StackMachine`; at a control-flow op it
+recognises the construct from jump targets (a loop header is the target of a
+backward jump; an ``if`` is a chain of conditional jumps to one label) and
+recurses into the sub-ranges. Anything it cannot place raises
+:class:`~depyf.decompiler.expressions.DecompileFailure`, and the caller falls
+back to the unstructured form for that code object.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import List, Optional
+
+from .conditions import Segment, negate, parse_chain
+from .expressions import DecompileFailure, StackMachine, _ForTarget
+from .values import Iterator
+
+CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
+               "POP_JUMP_IF_NONE": None, "POP_JUMP_IF_NOT_NONE": None}
+
+
+_TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+_STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
+
+
+@dataclass
+class Loop:
+    header: int          # where `continue` goes
+    exit: int            # where `break` goes
+    extra_continue: Optional[int] = None   # 3.10+ inverted while: the body start
+    iterator: bool = False                 # a for loop keeps its iterator on the stack
+    break_target: Optional[int] = None     # past the else clause, when there is one
+
+
+class Walker:
+    def __init__(self, func, ctx):
+        self.func = func
+        self.ops = func.ops
+        self.ctx = ctx
+        self.n = len(self.ops)
+        self.back_targets = {}
+        for op in self.ops:
+            if op.target is not None and op.target.index <= op.index:
+                self.back_targets.setdefault(op.target.index, []).append(op.index)
+        self.loops: List[Loop] = []
+
+    # -- entry ---------------------------------------------------------------------------
+
+    def body(self) -> List[ast.stmt]:
+        m = StackMachine(self.ctx)
+        self.run(m, 0, self.n)
+        if m.stack:
+            raise DecompileFailure("values left on the stack at the end")
+        return m.stmts
+
+    def block(self, lo: int, hi: int, stack=None) -> List[ast.stmt]:
+        m = StackMachine(self.ctx, stack)
+        self.run(m, lo, hi)
+        # After break/return/raise nothing falls through, so the stack is moot
+        # (a for loop's iterator is already popped there).
+        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
+        if len(m.stack) != len(stack or []) and not terminal:
+            raise DecompileFailure("block leaves values on the stack")
+        return m.stmts
+
+    # -- the main loop -------------------------------------------------------------------
+
+    def run(self, m: StackMachine, lo: int, hi: int) -> None:
+        i = lo
+        while i < hi:
+            i = self.step(m, i, hi)
+        # Code after return/raise/break/continue in one block is never reached;
+        # it is a copy the compiler made of a shared tail.
+        for k, stmt in enumerate(m.stmts):
+            if isinstance(stmt, _TERMINAL):
+                del m.stmts[k + 1:]
+                break
+
+    def step(self, m: StackMachine, i: int, hi: int) -> int:
+        op = self.ops[i]
+        if m.start_line is None:
+            m.line_before = self.ops[i - 1].line if i > 0 else None
+        if i in self.back_targets and not self._is_current_header(i):
+            return self.loop(m, i, hi)
+        name = op.name
+        if name == "END":
+            return i + 1
+        if name in CONDITIONAL:
+            return self.conditional(m, i, hi)
+        if name in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+            return self.value_boolop(m, i, hi)
+        if name == "JUMP":
+            return self.jump(m, i, hi)
+        if name == "FOR_ITER":
+            raise DecompileFailure("FOR_ITER outside a loop header")
+        m.step(op)
+        return i + 1
+
+    def _is_current_header(self, i: int) -> bool:
+        return any(loop.header == i or loop.extra_continue == i for loop in self.loops)
+
+    # -- jumps that leave a block ---------------------------------------------------------
+
+    def jump(self, m: StackMachine, i: int, hi: int) -> int:
+        target = self.ops[i].target.index
+        for loop in reversed(self.loops):
+            if target == loop.header or target == loop.extra_continue:
+                m.emit(ast.Continue(), self.ops[i])
+                return i + 1
+            if target == loop.exit or self._past_loop_else(loop, target):
+                m.emit(ast.Break(), self.ops[i])
+                return i + 1
+            break
+        if target >= hi:
+            # The end of an if-branch jumping over its else; the caller handles it.
+            return i + 1
+        raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
+
+    def _past_loop_else(self, loop: Loop, target: int) -> bool:
+        return getattr(loop, "break_target", None) == target
+
+    # -- conditions --------------------------------------------------------------------------
+
+    def read_chain(self, m: StackMachine, i: int, hi: int):
+        """Segments of a condition starting at ``i``: (segments, index after the last jump)."""
+        segments = []
+        start = i
+        sub = StackMachine(self.ctx, m.stack)
+        while True:
+            seg_start = start
+            j = start
+            while j < hi and self.ops[j].name not in CONDITIONAL:
+                op = self.ops[j]
+                if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS") \
+                        or (j != seg_start and j in self.back_targets):
+                    break
+                sub.step(op)
+                if sub.stmts:
+                    break
+                j += 1
+            if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
+                    or len(sub.stack) != len(m.stack) + 1:
+                return segments, start
+            jump = self.ops[j]
+            value = sub.value(sub.pop())
+            sense = CONDITIONAL[jump.name]
+            if sense is None:
+                is_none = jump.name == "POP_JUMP_IF_NONE"
+                value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
+                                    comparators=[ast.Constant(value=None)])
+                sense = True
+            segments.append(Segment(value, seg_start, jump, sense))
+            start = j + 1
+            if segments and not self._chain_continues(segments, start, hi):
+                return segments, start
+
+    def _chain_continues(self, segments, nxt: int, hi: int) -> bool:
+        # Another segment belongs to this chain only while some earlier jump
+        # still lands inside the chain (on a later segment's start).
+        if nxt >= hi or nxt in self.back_targets:
+            return False
+        targets = {s.target for s in segments}
+        last = segments[-1].target
+        pending = {t for t in targets if nxt < t and t != last}
+        return bool(pending) or self._looks_like_segment(nxt, hi)
+
+    def _looks_like_segment(self, j: int, hi: int) -> bool:
+        """Pure loads and operators up to a conditional jump (a condition operand);
+        read_chain checks the stack effect for real."""
+        start = j
+        while j < hi:
+            op = self.ops[j]
+            if op.name in CONDITIONAL:
+                return j > start
+            if op.target is not None or op.name.startswith(("STORE", "DELETE", "RETURN", "RAISE",
+                                                           "POP_TOP", "IMPORT", "YIELD")):
+                return False
+            j += 1
+        return False
+
+    def conditional(self, m: StackMachine, i: int, hi: int) -> int:
+        # The first segment's expression is already on the machine's stack.
+        first_value = m.value(m.pop())
+        jump = self.ops[i]
+        sense = CONDITIONAL[jump.name]
+        if sense is None:
+            first_value = ast.Compare(left=first_value,
+                                      ops=[ast.Is() if jump.name == "POP_JUMP_IF_NONE" else ast.IsNot()],
+                                      comparators=[ast.Constant(value=None)])
+            sense = True
+        segments = [Segment(first_value, i, jump, sense)]
+        if self._chain_continues(segments, i + 1, hi):
+            more, after = self.read_chain(m, i + 1, hi)
+            segments += more
+        else:
+            after = i + 1
+        last = segments[-1]
+        target = last.target
+        line = m.start_line if m.start_line is not None else jump.line
+        m.start_line = None
+        test = parse_chain(segments, after, target, last.sense)
+        # jump-when-false means the fall-through is the true branch
+        test = test if not last.sense else negate(test)
+        return self.if_statement(m, test, after, target, hi, line)
+
+    def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
+        for loop in reversed(self.loops):
+            if else_start in (loop.header, loop.extra_continue) and else_start < then_start:
+                # `if not test: continue` folded into one backward jump
+                stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
+                m.stmts.append(_at(stmt, line))
+                return then_start
+            if else_start == loop.exit and else_start > hi:
+                stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
+                m.stmts.append(_at(stmt, line))
+                return then_start
+            break
+        if else_start <= then_start:
+            raise DecompileFailure("backward conditional jump outside a loop")
+        if then_start in self.back_targets:
+            end = self.inverted_while(m, test, then_start, else_start, line)
+            if end is not None:
+                return end
+        if else_start > hi:
+            raise DecompileFailure("conditional jump out of the block")
+        then_end = else_start
+        else_end = else_start
+        last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
+        if last is not None and last.name == "JUMP" and last.target.index > else_start \
+                and not self._is_loop_jump(last):
+            else_end = min(last.target.index, hi)
+        elif last is not None and last.name == "RETURN_VALUE" and self._implicit_return(else_start - 1):
+            # 3.10+ copies the function's closing `return None` into each branch,
+            # so the branch that follows is the else, up to the block's end.
+            else_end = hi
+        # A conditional expression leaves one value in each branch.
+        value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
+        if value is not None:
+            m.push(value)
+            return else_end if last is not None and last.name == "JUMP" else else_start
+        body = self.block(then_start, then_end, m.stack)
+        orelse = self.block(else_start, else_end, m.stack) if else_end > else_start else []
+        node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
+        m.stmts.append(_at(node, line))
+        return else_end
+
+    def _implicit_return(self, k: int) -> bool:
+        """``LOAD_CONST None; RETURN_VALUE`` on the line of the statement before it."""
+        if k < 2 or self.ops[k - 1].name != "LOAD_CONST" or self.ops[k - 1].arg is not None:
+            return False
+        return self.ops[k].line is None or self.ops[k].line == self.ops[k - 2].line
+
+    def _is_loop_jump(self, op) -> bool:
+        t = op.target.index
+        return any(t in (loop.header, loop.exit, loop.extra_continue, loop.break_target)
+                   for loop in self.loops)
+
+    def _try_ifexp(self, m, test, then_start, then_end, else_start, else_end):
+        if else_end == else_start:
+            return None
+        try:
+            a = StackMachine(self.ctx, m.stack)
+            self.run(a, then_start, then_end)
+            b = StackMachine(self.ctx, m.stack)
+            self.run(b, else_start, else_end)
+        except DecompileFailure:
+            return None
+        if a.stmts or b.stmts or len(a.stack) != len(m.stack) + 1 or len(b.stack) != len(m.stack) + 1:
+            return None
+        return ast.IfExp(test=test, body=a.value(a.stack[-1]), orelse=b.value(b.stack[-1]))
+
+    def value_boolop(self, m: StackMachine, i: int, hi: int) -> int:
+        op = self.ops[i]
+        end = op.target.index
+        if end <= i or end > hi:
+            raise DecompileFailure("and/or jumps out of its block")
+        left = m.value(m.pop())
+        sub = StackMachine(self.ctx, m.stack)
+        self.run(sub, i + 1, end)
+        if sub.stmts or len(sub.stack) != len(m.stack) + 1:
+            raise DecompileFailure("and/or operand is not an expression")
+        right = sub.value(sub.stack[-1])
+        kind = ast.Or if op.name == "JUMP_IF_TRUE_OR_POP" else ast.And
+        values = [left]
+        if isinstance(right, ast.BoolOp) and isinstance(right.op, kind):
+            values += right.values
+        else:
+            values.append(right)
+        m.push(ast.BoolOp(op=kind(), values=values))
+        return end
+
+    # -- loops ------------------------------------------------------------------------------------
+
+    def loop(self, m: StackMachine, i: int, hi: int) -> int:
+        latch = max(self.back_targets[i])
+        header = self.ops[i]
+        line = m.start_line if m.start_line is not None else header.line
+        if header.name == "FOR_ITER":
+            return self.for_loop(m, i, latch, hi)
+        return self.while_loop(m, i, latch, hi, line)
+
+    def for_loop(self, m, i, latch, hi) -> int:
+        header = self.ops[i]
+        iterator = m.pop()
+        if not isinstance(iterator, Iterator):
+            # A comprehension's `.0` argument is already an iterator.
+            iterator = Iterator(m.value(iterator))
+        exit_ = header.target.index
+        line = header.line
+        loop = Loop(header=i, exit=exit_, iterator=True)
+        break_target = self._break_target(i, latch, exit_)
+        loop.break_target = break_target
+        self.loops.append(loop)
+        try:
+            body_m = StackMachine(self.ctx, m.stack + [iterator])
+            item = _ForTarget()
+            body_m.push(item)
+            j = i + 1
+            while item.target is None:
+                if j > latch:
+                    raise DecompileFailure("for loop without a target")
+                body_m.step(self.ops[j])
+                j += 1
+            if body_m.stmts:
+                raise DecompileFailure("statements inside a for target")
+            body_m.start_line = None
+            self.run(body_m, j, latch + 1 if self.ops[latch].name != "JUMP" else latch)
+            body = body_m.stmts
+        finally:
+            self.loops.pop()
+        orelse = []
+        end = exit_
+        if break_target is not None and break_target > exit_:
+            orelse = self.block(exit_, break_target, m.stack)
+            end = break_target
+        node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
+                       orelse=orelse)
+        m.stmts.append(_at(node, line))
+        return end
+
+    def _break_target(self, lo, latch, exit_):
+        """Where breaks go; beyond ``exit_`` when the loop has an else clause."""
+        targets = set()
+        for k in range(lo, latch + 1):
+            op = self.ops[k]
+            if op.name == "JUMP" and op.target.index > latch:
+                targets.add(op.target.index)
+        beyond = sorted(t for t in targets if t > exit_)
+        return beyond[0] if beyond else None
+
+    def while_loop(self, m, i, latch, hi, line) -> int:
+        latch_op = self.ops[latch]
+        exit_ = latch + 1
+        if latch_op.name == "JUMP":
+            # `while cond:` tested at the top (3.8/3.9), or `while True:`.
+            segments, after = self._top_test(m, i, latch)
+            if segments:
+                last = segments[-1]
+                exit_ = last.target
+                test = parse_chain(segments, after, exit_, last.sense)
+                test = test if not last.sense else negate(test)
+                body_start = after
+            else:
+                test = ast.Constant(value=True)
+                body_start = i
+                exit_ = self._loop_exit(i, latch)
+            loop = Loop(header=i, exit=exit_)
+            loop.break_target = self._break_target(i, latch, exit_)
+            self.loops.append(loop)
+            try:
+                body = self.block(body_start, latch, m.stack)
+            finally:
+                self.loops.pop()
+            end = exit_
+            orelse = []
+            if loop.break_target is not None and loop.break_target > exit_:
+                orelse = self.block(exit_, loop.break_target, m.stack)
+                end = loop.break_target
+            m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+            m.start_line = None
+            return max(end, latch + 1)
+        raise DecompileFailure("loop shape not recognised")
+
+    def inverted_while(self, m, test, body_start, exit_, line):
+        """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
+        latch = max(self.back_targets[body_start])
+        latch_op = self.ops[latch]
+        # The top test may jump to a copy of the code after the loop (3.10+
+        # duplicates small exit blocks), so the loop ends at the latch.
+        if latch_op.name not in CONDITIONAL or latch + 1 > exit_:
+            return None
+        bottom_start = self._bottom_test_start(body_start, latch)
+        if bottom_start is None:
+            return None
+        loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start)
+        loop.break_target = self._break_target(body_start, latch, exit_)
+        self.loops.append(loop)
+        try:
+            body = self.block(body_start, bottom_start, m.stack)
+        finally:
+            self.loops.pop()
+        end = latch + 1
+        orelse = []
+        if loop.break_target is not None and loop.break_target > exit_:
+            orelse = self.block(exit_, loop.break_target, m.stack)
+            end = loop.break_target
+        m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+        return end
+
+    def _bottom_test_start(self, body_start, latch):
+        """Where the repeated loop test begins: the longest run of ops before the
+        latch that repeats the ops before the loop body (the top test)."""
+        # The final jumps differ (false-to-exit above, true-to-body below); the
+        # ops before them repeat. Inner jumps of an and/or test repeat too.
+        k = 0
+        while True:
+            top = body_start - 2 - k
+            bottom = latch - 1 - k
+            if top < 0 or bottom < body_start:
+                break
+            a, b = self.ops[top], self.ops[bottom]
+            if a.name != b.name or (a.target is None and a.arg != b.arg) \
+                    or a.name in _STATEMENT_END or a.name.startswith(("STORE", "DELETE")):
+                break
+            k += 1
+        return latch - k if k else None
+
+    def _top_test(self, m, i, latch):
+        try:
+            sub = StackMachine(self.ctx, m.stack)
+            j = i
+            while j < latch and self.ops[j].name not in CONDITIONAL:
+                if self.ops[j].target is not None:
+                    return [], i
+                sub.step(self.ops[j])
+                if sub.stmts:
+                    return [], i
+                j += 1
+            if j >= latch or len(sub.stack) != len(m.stack) + 1:
+                return [], i
+            first = Segment(sub.value(sub.pop()), i, self.ops[j], CONDITIONAL[self.ops[j].name])
+            if first.sense is None or first.target <= latch:
+                if first.sense is None:
+                    return [], i
+            segments = [first]
+            after = j + 1
+            if self._chain_continues(segments, after, latch):
+                more, after = self.read_chain(m, after, latch)
+                segments += more
+            if segments[-1].target <= latch:
+                return [], i
+            return segments, after
+        except DecompileFailure:
+            return [], i
+
+    def _loop_exit(self, i, latch):
+        targets = [self.ops[k].target.index for k in range(i, latch)
+                   if self.ops[k].target is not None and self.ops[k].target.index > latch]
+        return min(targets) if targets else latch + 1
+
+
+def _at(node, line):
+    node.lineno = line
+    return node

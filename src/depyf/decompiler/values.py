@@ -1,0 +1,137 @@
+"""Intermediate stack values that are not yet source expressions.
+
+While simulating the stack, some values only become source once we see how
+they are used: a function object becomes a ``def`` when stored under its own
+name and a ``lambda`` otherwise; an imported module becomes ``import`` or
+``from ... import`` depending on the ops that follow. These placeholders hold
+what is known until then. They are never left in the final tree.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, List, Optional
+
+
+class Placeholder(ast.expr):
+    """Base of stack values that are not source yet (subclasses ast.expr so the
+    stack holds one kind of thing)."""
+    _fields = ()
+
+
+class FunctionValue(Placeholder):
+    """The result of MAKE_FUNCTION."""
+
+    def __init__(self, code, defaults=None, kwdefaults=None, annotations=None, closure=None,
+                 lineno=None):
+        super().__init__()
+        self.code = code
+        self.defaults = defaults
+        self.kwdefaults = kwdefaults
+        self.annotations = annotations
+        self.closure = closure
+        self.lineno = lineno
+
+
+class ClassValue(Placeholder):
+    """``__build_class__(func, name, *bases, **keywords)`` on its way to a class statement."""
+
+    def __init__(self, function: FunctionValue, name: str, bases, keywords, lineno=None):
+        super().__init__()
+        self.function = function
+        self.name = name
+        self.bases = bases
+        self.keywords = keywords
+        self.lineno = lineno
+
+
+class BuildClass(Placeholder):
+    """``__build_class__`` itself, loaded by LOAD_BUILD_CLASS."""
+
+
+class ImportValue(Placeholder):
+    """A module object from IMPORT_NAME."""
+
+    def __init__(self, name: str, level: int, fromlist, lineno=None):
+        super().__init__()
+        self.name = name
+        self.level = level
+        self.fromlist = fromlist
+        self.aliases: List[ast.alias] = []
+        self.lineno = lineno
+
+
+class ImportFromValue(Placeholder):
+    """One attribute pulled from an imported module by IMPORT_FROM."""
+
+    def __init__(self, module: ImportValue, name: str, path=()):
+        super().__init__()
+        self.module = module
+        self.name = name
+        #: attribute path from the top package, for ``import a.b.c as d``
+        self.path = tuple(path) + (name,)
+
+
+class InPlace(Placeholder):
+    """The result of an in-place operator; a store back to ``target`` makes it ``target op= value``."""
+
+    def __init__(self, target: ast.expr, op: ast.operator, value: ast.expr):
+        super().__init__()
+        self.target = target
+        self.op = op
+        self.value = value
+
+
+class UnpackSlot(Placeholder):
+    """Element ``index`` of an unpacking; a store into it fills that place of ``owner``."""
+
+    def __init__(self, owner: "UnpackTarget", index: int):
+        super().__init__()
+        self.owner = owner
+        self.index = index
+
+
+@dataclass
+class UnpackTarget:
+    """A tuple target being filled by the stores that follow UNPACK_SEQUENCE / UNPACK_EX."""
+    value: Any
+    slots: List[Optional[ast.expr]]
+    star_index: Optional[int] = None
+    parent: Optional[UnpackSlot] = None
+    lineno: Optional[int] = None
+
+    def complete(self) -> bool:
+        return all(s is not None for s in self.slots)
+
+    def as_target(self) -> ast.Tuple:
+        elts = []
+        for i, slot in enumerate(self.slots):
+            if i == self.star_index:
+                slot = ast.Starred(value=slot, ctx=ast.Store())
+            elts.append(slot)
+        return ast.Tuple(elts=elts, ctx=ast.Store())
+
+
+class Converted(Placeholder):
+    """3.13 CONVERT_VALUE: a value with its f-string conversion, awaiting FORMAT_*."""
+
+    def __init__(self, value, conversion: int):
+        super().__init__()
+        self.value = value
+        self.conversion = conversion
+
+
+class ExceptionValue(Placeholder):
+    """The exception object pushed when a handler starts."""
+
+
+class Iterator(Placeholder):
+    """``iter(x)`` from GET_ITER, consumed by FOR_ITER or a comprehension call."""
+
+    def __init__(self, iterable):
+        super().__init__()
+        self.iterable = iterable
+
+
+class Null(Placeholder):
+    """A value that only balances the stack (the NULL of call sequences, etc.)."""

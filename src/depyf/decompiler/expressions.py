@@ -21,7 +21,7 @@ import ast
 from typing import Callable, Dict, List, Optional
 
 from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
-                     ImportValue, InPlace, Iterator, Null, Placeholder, UnpackSlot,
+                     ImportValue, InPlace, Iterator, Null, Placeholder, SavedLocal, UnpackSlot,
                      UnpackTarget)
 
 
@@ -37,6 +37,9 @@ class Context:
         #: nested(code_record, how) -> decompiled pieces of a nested code object
         self.nested = nested
         self.kind = kind
+
+    def with_kind(self, kind: str) -> "Context":
+        return Context(self.code, self.nested, kind)
 
     @classmethod
     def for_tests(cls):
@@ -150,8 +153,13 @@ class _CodeConst(Placeholder):
         self.code = code
 
 
+@handles("LOAD_FAST_AND_CLEAR")
+def _load_fast_and_clear(m, op):
+    m.push(SavedLocal(op.arg), op)
+
+
 @handles("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
-         "LOAD_CLOSURE", "LOAD_FAST_AND_CLEAR", "LOAD_FROM_DICT_OR_GLOBALS")
+         "LOAD_CLOSURE", "LOAD_FROM_DICT_OR_GLOBALS")
 def _load_name(m, op):
     m.push(load(op.arg), op)
 
@@ -622,6 +630,10 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
         return
     if isinstance(value, ImportFromValue):
         _store_import_from(m, value, target, op)
+        return
+    if isinstance(value, SavedLocal):
+        if not (isinstance(target, ast.Name) and target.id == value.name):
+            raise DecompileFailure("saved comprehension local stored elsewhere")
         return
     if m.stack and m.stack[-1] is value:
         # `a = b = v`: the same value stays below for the next target.

@@ -13,6 +13,7 @@ from typing import List, Optional
 from ..bytecode.normalize import normalize
 from .expressions import Context, DecompileFailure
 from .structure import Walker
+from .comprehensions import build_comprehension
 from .values import ClassValue, FunctionValue
 
 CO_VARARGS = 0x04
@@ -232,60 +233,3 @@ def _strip_class_boilerplate(body):
             continue
         out.append(stmt)
     return out
-
-
-# -- comprehensions ---------------------------------------------------------------------------
-
-def build_comprehension(name: str, body, iterable) -> ast.expr:
-    """Fold the statements of a ``<listcomp>``-style code object into one expression.
-
-    The body is ``[result = []]; for x in .0: [if c: ...] result.append(elt); return result``
-    as the walker rebuilt it from the loop, conditions and LIST_APPEND.
-    """
-    from .expressions import ComprehensionAppend
-    loops = [s for s in body if isinstance(s, (ast.For, ast.AsyncFor))]
-    if len(loops) != 1:
-        raise DecompileFailure("comprehension body is not one loop")
-    generators = []
-    element = None
-    node = loops[0]
-    while True:
-        gen = ast.comprehension(target=node.target, iter=node.iter, ifs=[],
-                                is_async=int(isinstance(node, ast.AsyncFor)))
-        generators.append(gen)
-        inner = list(node.body)
-        while True:
-            if len(inner) >= 1 and isinstance(inner[0], ast.If) and not inner[0].orelse:
-                first = inner[0]
-                if len(first.body) == 1 and isinstance(first.body[0], ast.Continue):
-                    from .conditions import negate
-                    gen.ifs.append(negate(first.test))
-                    inner = inner[1:]
-                    continue
-                if len(inner) == 1:
-                    gen.ifs.append(first.test)
-                    inner = first.body
-                    continue
-            break
-        if len(inner) == 1 and isinstance(inner[0], (ast.For, ast.AsyncFor)):
-            node = inner[0]
-            continue
-        if len(inner) == 1 and isinstance(inner[0], ComprehensionAppend):
-            element = inner[0]
-            break
-        if len(inner) == 1 and isinstance(inner[0], ast.Expr) and isinstance(inner[0].value, ast.Yield):
-            element = inner[0].value
-            break
-        raise DecompileFailure("comprehension loop body not understood")
-    first = generators[0]
-    if isinstance(first.iter, ast.Name) and first.iter.id == ".0":
-        first.iter = iterable
-    else:
-        raise DecompileFailure("comprehension does not iterate its argument")
-    if name == "<genexpr>":
-        return ast.GeneratorExp(elt=element.value, generators=generators)
-    if name == "<setcomp>":
-        return ast.SetComp(elt=element.value, generators=generators)
-    if name == "<dictcomp>":
-        return ast.DictComp(key=element.key, value=element.value, generators=generators)
-    return ast.ListComp(elt=element.value, generators=generators)

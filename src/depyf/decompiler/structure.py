@@ -16,12 +16,16 @@ from typing import List, Optional
 
 from .conditions import Segment, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
+from .comprehensions import build_comprehension
 from .values import Iterator
+
+_COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
 CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
                "POP_JUMP_IF_NONE": None, "POP_JUMP_IF_NOT_NONE": None}
 
 
+_NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 
@@ -46,6 +50,23 @@ class Walker:
             if op.target is not None and op.target.index <= op.index:
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
         self.loops: List[Loop] = []
+        self.reachable = self._reachable()
+
+    def _reachable(self):
+        """Ops that normal control flow reaches (exception handlers aside)."""
+        seen = set()
+        work = [0] if self.ops else []
+        while work:
+            i = work.pop()
+            while i < self.n and i not in seen:
+                seen.add(i)
+                op = self.ops[i]
+                if op.target is not None:
+                    work.append(op.target.index)
+                if op.name in _NO_FALLTHROUGH:
+                    break
+                i += 1
+        return seen
 
     # -- entry ---------------------------------------------------------------------------
 
@@ -81,6 +102,8 @@ class Walker:
 
     def step(self, m: StackMachine, i: int, hi: int) -> int:
         op = self.ops[i]
+        if i not in self.reachable:
+            return i + 1
         if m.start_line is None:
             m.line_before = self.ops[i - 1].line if i > 0 else None
         if i in self.back_targets and not self._is_current_header(i):
@@ -313,9 +336,11 @@ class Walker:
         loop = Loop(header=i, exit=exit_, iterator=True)
         break_target = self._break_target(i, latch, exit_)
         loop.break_target = break_target
+        inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
+        ctx = self.ctx.with_kind("comprehension") if inlined else self.ctx
         try:
-            body_m = StackMachine(self.ctx, m.stack + [iterator])
+            body_m = StackMachine(ctx, m.stack + [iterator])
             item = _ForTarget()
             body_m.push(item)
             j = i + 1
@@ -338,8 +363,26 @@ class Walker:
             end = break_target
         node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
                        orelse=orelse)
+        if inlined:
+            display = m.pop()
+            m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
+            return end
         m.stmts.append(_at(node, line))
         return end
+
+    def _inlined_comprehension(self, m, i, latch, iterator) -> bool:
+        """3.12+ inlines comprehensions: an empty display sits under the iterator
+        and the loop appends to it. (A ``<listcomp>`` code object's own loop over
+        ``.0`` looks the same but is the comprehension itself.)"""
+        it = iterator.iterable
+        if isinstance(it, ast.Name) and it.id == ".0":
+            return False
+        if not m.stack or not isinstance(m.stack[-1], tuple(_COMPREHENSION_NAMES)):
+            return False
+        display = m.stack[-1]
+        if getattr(display, "elts", None) or getattr(display, "keys", None):
+            return False
+        return any(op.name in ("LIST_APPEND", "SET_ADD", "MAP_ADD") for op in self.ops[i:latch + 1])
 
     def _break_target(self, lo, latch, exit_):
         """Where breaks go; beyond ``exit_`` when the loop has an else clause."""

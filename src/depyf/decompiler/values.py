@@ -135,3 +135,12 @@ class Iterator(Placeholder):
 
 class Null(Placeholder):
     """A value that only balances the stack (the NULL of call sequences, etc.)."""
+
+
+class SavedLocal(Placeholder):
+    """3.12+ inlined comprehensions save a local with LOAD_FAST_AND_CLEAR and
+    store it back afterwards; that store is not source."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name

@@ -1,0 +1,199 @@
+"""AST nodes for the newest syntax, usable on every host Python (3.10-3.13).
+
+The decompiler must build 3.12/3.13 trees (``type X = ...``, ``def f[T]()``,
+``except*``) even when it runs on a 3.10 or 3.11 interpreter whose ``ast``
+module lacks those classes. This module gives one spelling for all hosts:
+
+* :class:`TypeAlias`, :class:`TypeVar`, :class:`ParamSpec`,
+  :class:`TypeVarTuple` (each type parameter with 3.13's ``default_value``),
+  :class:`TryStar` -- ``ast``'s own classes where the host has them with the
+  right fields, else ``ast.AST`` subclasses with the same name and ``_fields``;
+* :func:`with_type_params` -- give a ``FunctionDef``/``AsyncFunctionDef``/
+  ``ClassDef`` its ``type_params`` on any host;
+* :func:`make` -- build any node with every missing optional field filled in
+  (``None``, ``[]``, ``Load()``...), so consumers never meet a missing
+  attribute, and with ``lineno`` and friends set when given.
+
+The renderer dispatches on class *names*, so host classes and ours render
+the same.
+
+Example::
+
+    >>> import ast
+    >>> from depyf.decompiler.astcompat import make, TypeVar, with_type_params
+    >>> fn = make(ast.FunctionDef, name="f", body=[make(ast.Pass)], lineno=1)
+    >>> fn = with_type_params(fn, [make(TypeVar, name="T")])
+    >>> fn.args.args, fn.returns, fn.type_params[0].bound
+    ([], None, None)
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from typing import Iterable
+
+__all__ = [
+    "HOST",
+    "TypeAlias",
+    "TypeVar",
+    "ParamSpec",
+    "TypeVarTuple",
+    "TryStar",
+    "type_param",
+    "with_type_params",
+    "make",
+]
+
+#: The running interpreter's (major, minor).
+HOST = sys.version_info[:2]
+
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _native(name: str):
+    return getattr(ast, name, None)
+
+
+# -- type parameters -----------------------------------------------------------------------
+
+if _native("type_param") is not None:
+    type_param = ast.type_param
+else:
+    class type_param(ast.AST):  # noqa: N801 - ast's own spelling
+        """Base of the type parameter nodes (``ast.type_param`` from 3.12)."""
+
+        _fields = ()
+        _attributes = _POSITIONS
+
+
+def _type_param_class(name: str, fields: tuple):
+    """``ast.<name>`` when it already has ``fields``; else a class of that name
+    (a subclass of the host's class when there is one) with those fields."""
+    native = _native(name)
+    if native is not None and tuple(native._fields) == fields:
+        return native
+    base = native if native is not None else type_param
+    namespace = {
+        "_fields": fields,
+        "__doc__": "%s(%s), usable on every host." % (name, ", ".join(fields)),
+        "__module__": __name__,
+    }
+    # Class-level defaults, so a node built without them still reads None.
+    for field in fields[1:]:
+        namespace[field] = None
+    return type(name, (base,), namespace)
+
+
+TypeVar = _type_param_class("TypeVar", ("name", "bound", "default_value"))
+ParamSpec = _type_param_class("ParamSpec", ("name", "default_value"))
+TypeVarTuple = _type_param_class("TypeVarTuple", ("name", "default_value"))
+
+if _native("TypeAlias") is not None:
+    TypeAlias = ast.TypeAlias
+else:
+    class TypeAlias(ast.stmt):
+        """``type name[type_params] = value`` (``ast.TypeAlias`` from 3.12)."""
+
+        _fields = ("name", "type_params", "value")
+
+if _native("TryStar") is not None:
+    TryStar = ast.TryStar
+else:
+    class TryStar(ast.stmt):
+        """``try: ... except* E: ...`` (``ast.TryStar`` from 3.11)."""
+
+        _fields = ("body", "handlers", "orelse", "finalbody")
+
+
+def with_type_params(node: ast.AST, params: Iterable[ast.AST]) -> ast.AST:
+    """Set ``node.type_params`` (a def or class) on any host; returns ``node``.
+
+    Example::
+
+        >>> import ast
+        >>> cls = make(ast.ClassDef, name="C", body=[make(ast.Pass)])
+        >>> len(with_type_params(cls, [make(ParamSpec, name="P")]).type_params)
+        1
+    """
+    node.type_params = list(params)
+    return node
+
+
+# -- make ----------------------------------------------------------------------------------
+
+# Fields that hold lists, whatever the node.
+_LIST_FIELDS = frozenset({
+    "body", "orelse", "finalbody", "handlers", "names", "targets", "decorator_list",
+    "type_params", "elts", "keys", "values", "ops", "comparators", "keywords", "bases",
+    "generators", "ifs", "items", "cases", "patterns", "kwd_attrs", "kwd_patterns",
+    "posonlyargs", "kwonlyargs", "kw_defaults", "defaults", "type_ignores", "argtypes",
+    "dims",
+})
+# Fields that hold an ``arguments`` node.
+_ARGUMENTS_OWNERS = frozenset({"FunctionDef", "AsyncFunctionDef", "Lambda"})
+# Fields every host may lack, that ``make`` still accepts and fills.
+_EXTRA_FIELDS = {
+    "FunctionDef": ("type_params",),
+    "AsyncFunctionDef": ("type_params",),
+    "ClassDef": ("type_params",),
+}
+
+
+def _default(cls_name: str, field: str, given: dict):
+    if field == "args":
+        if cls_name in _ARGUMENTS_OWNERS:
+            return make(ast.arguments)
+        return []
+    if field in _LIST_FIELDS:
+        return []
+    if field == "ctx":
+        return ast.Load()
+    if field == "conversion":
+        return -1
+    if field in ("level", "is_async"):
+        return 0
+    if field == "simple":
+        return 1 if isinstance(given.get("target"), ast.Name) else 0
+    return None
+
+
+def make(nodecls, **fields):
+    """Build ``nodecls(**fields)`` with every missing field at its default.
+
+    Lists default to ``[]``, ``ctx`` to ``Load()``, ``FunctionDef.args`` and
+    ``Lambda.args`` to an empty ``arguments``, ``conversion`` to -1,
+    ``level``/``is_async`` to 0, ``AnnAssign.simple`` to 1 for a plain name
+    target, everything else to None. ``lineno``, ``col_offset``,
+    ``end_lineno``, ``end_col_offset`` are set when given. ``type_params`` is
+    accepted for defs and classes on every host. Unknown names raise
+    ``TypeError``.
+
+    Example::
+
+        >>> import ast
+        >>> node = make(ast.ImportFrom, module="os", names=[make(ast.alias, name="path")], lineno=3)
+        >>> node.level, node.lineno, node.names[0].asname
+        (0, 3, None)
+    """
+    name = nodecls.__name__
+    own = tuple(nodecls._fields) + tuple(
+        f for f in _EXTRA_FIELDS.get(name, ()) if f not in nodecls._fields)
+    attributes = tuple(getattr(nodecls, "_attributes", ())) or _POSITIONS
+    unknown = [k for k in fields if k not in own and k not in attributes]
+    if unknown:
+        raise TypeError("%s has no field %s" % (name, ", ".join(sorted(unknown))))
+    values = {}
+    for field in own:
+        if field in fields:
+            values[field] = fields[field]
+        else:
+            values[field] = _default(name, field, fields)
+    native_fields = set(nodecls._fields)
+    node = nodecls(**{k: v for k, v in values.items() if k in native_fields})
+    for field, value in values.items():
+        if field not in native_fields:
+            setattr(node, field, value)
+    for attr in attributes:
+        if attr in fields:
+            setattr(node, attr, fields[attr])
+    return node

@@ -1,7 +1,15 @@
 """depyf: decompile Python bytecode and explain what torch.compile did.
 
 Importing depyf never imports torch; the torch layer loads on first use.
+
+Example::
+
+    >>> import depyf
+    >>> print(depyf.decompile(lambda x: x + 1))     # doctest: +SKIP
+    _lambda = lambda x: x + 1
 """
+from .decompiler.api import DecompilationError, decompile
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["DecompilationError", "__version__", "decompile"]

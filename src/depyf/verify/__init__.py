@@ -9,4 +9,15 @@
 Example::
 
     $ PYTHONPATH=src python tools/check_reader.py --versions 3.9,3.12 --limit 200
+
+The strict round trip (DESIGN.md, "Measuring the decompiler"):
+:mod:`depyf.verify.compare_code` is a standalone script the target
+interpreter runs to compile sources and compare their code objects by the
+strict rule; :mod:`depyf.verify.roundtrip` drives it (one long-running
+process per version: compile there, decompile here, compare there) and sums
+the results; :mod:`depyf.verify.corpus` lists the stdlib yardstick modules,
+further stdlib modules and the construct cases in ``tests/cases``::
+
+    $ PYTHONPATH=src python tools/roundtrip.py --versions 3.8,3.13 --jobs 2
+    $ PYTHONPATH=src python tools/roundtrip.py --identity     # harness self-test: 100%
 """

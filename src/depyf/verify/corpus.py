@@ -1,0 +1,214 @@
+"""The round-trip corpora: the stdlib yardstick list, more stdlib, construct cases.
+
+* :func:`stdlib_modules` resolves the 65 entries of the shared
+  ``corpus/stdlib-modules.txt`` against one interpreter's own ``lib/python3.X``
+  (each version is measured on its own copy of the standard library).
+* :func:`more_stdlib_modules` adds further pure-Python modules of that
+  interpreter, in a fixed order, so the corpus can grow past the yardstick.
+* :func:`case_files` lists ``tests/cases/*.py`` that a version can compile
+  (by their ``# min-version: 3.X`` first line).
+
+Example::
+
+    >>> from depyf.verify.corpus import corpus_modules
+    >>> paths = corpus_modules("3.12", 100)          # doctest: +SKIP
+    >>> len(paths), paths[0].endswith("json/decoder.py")  # doctest: +SKIP
+    (100, True)
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import List, Optional, Sequence, Tuple
+
+from depyf.verify.interpreters import Version, format_version, parse_version
+
+#: The repository root (``src/depyf/verify`` -> three folders up).
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+#: Names the shared list by, relative to a ``shared/`` folder.
+CORPUS_LIST_NAME = os.path.join("corpus", "stdlib-modules.txt")
+
+CASES_DIR = os.path.join(REPO_ROOT, "tests", "cases")
+
+#: Folders never taken into the extra stdlib corpus: tests and their data
+#: (lib2to3's grammar test data is Python 2), third-party code, IDLE.
+SKIPPED_DIRS = frozenset(["test", "tests", "idle_test", "site-packages", "dist-packages",
+                          "idlelib", "lib2to3", "__pycache__", "_bundled"])
+
+_MIN_VERSION = re.compile(r"#\s*min-version:\s*(\d+\.\d+)")
+
+
+def corpus_list_path() -> str:
+    """Where the yardstick list is: ``$DEPYF_CORPUS_LIST``, else ``shared/`` in
+    the repository or beside it.
+
+    Example::
+
+        >>> corpus_list_path().endswith("stdlib-modules.txt")   # doctest: +SKIP
+        True
+    """
+    env = os.environ.get("DEPYF_CORPUS_LIST")
+    if env:
+        return env
+    for base in (REPO_ROOT, os.path.dirname(REPO_ROOT)):
+        path = os.path.join(base, "shared", CORPUS_LIST_NAME)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError("no shared/%s beside %s; set $DEPYF_CORPUS_LIST"
+                            % (CORPUS_LIST_NAME, REPO_ROOT))
+
+
+def read_corpus_list(path: Optional[str] = None) -> List[Tuple[str, ...]]:
+    """The list's entries in order, each a tuple of alternatives.
+
+    Example::
+
+        >>> read_corpus_list()[28]                     # doctest: +SKIP
+        ('pathlib/__init__.py', 'pathlib.py')
+    """
+    with open(path or corpus_list_path(), encoding="utf-8") as f:
+        lines = [line.split("#", 1)[0].strip() for line in f]
+    return [tuple(a.strip() for a in line.split("|")) for line in lines if line]
+
+
+@functools.lru_cache(maxsize=None)
+def stdlib_root(version) -> str:
+    """The target interpreter's ``lib/python3.X`` folder.
+
+    Example::
+
+        >>> stdlib_root("3.8")                          # doctest: +SKIP
+        '/home/me/.pyenv/versions/3.8.18/lib/python3.8'
+    """
+    from depyf.verify.reader_check import stdlib_dir
+    root = stdlib_dir(parse_version(version))
+    if root is None:
+        raise FileNotFoundError("no interpreter (or its lib folder) for Python %s"
+                                % format_version(version))
+    return root
+
+
+def stdlib_modules(version, list_path: Optional[str] = None) -> List[str]:
+    """Absolute paths of the yardstick modules for ``version``, in list order.
+
+    An "a|b" entry takes the first alternative present in that version's lib
+    folder; an entry with none raises FileNotFoundError (the yardstick must
+    be complete).
+
+    Example::
+
+        >>> [os.path.basename(p) for p in stdlib_modules("3.8")[-2:]]   # doctest: +SKIP
+        ['sre_parse.py', 'wave.py']
+    """
+    root = stdlib_root(version)
+    out = []
+    for alternatives in read_corpus_list(list_path):
+        for rel in alternatives:
+            path = os.path.join(root, rel)
+            if os.path.isfile(path):
+                out.append(path)
+                break
+        else:
+            raise FileNotFoundError("Python %s has none of %s" % (
+                format_version(version), " | ".join(alternatives)))
+    return out
+
+
+def _candidate_files(root: str) -> List[str]:
+    """Every .py under ``root`` outside SKIPPED_DIRS, relative, in a fixed order:
+    top-level modules first, then packages, codec tables (encodings/) last."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("config-")]
+        rel_folder = os.path.relpath(folder, root)
+        for name in files:
+            if name.endswith(".py"):
+                found.append(os.path.normpath(os.path.join(rel_folder, name)).replace(os.sep, "/"))
+
+    def key(rel):
+        return (rel.startswith("encodings/"), "/" in rel, rel)
+    return sorted(found, key=key)
+
+
+def more_stdlib_modules(version, n: int, exclude: Sequence[str] = ()) -> List[str]:
+    """Up to ``n`` further stdlib modules of ``version`` beyond the yardstick.
+
+    Deterministic: top-level modules by name, then package modules, then
+    ``encodings/``; skips tests, site-packages, idlelib, lib2to3 and any file
+    that interpreter cannot compile (checked in the target).
+
+    Example::
+
+        >>> [os.path.basename(p) for p in more_stdlib_modules("3.11", 2)]  # doctest: +SKIP
+        ['__future__.py', '__hello__.py']
+    """
+    from depyf.verify.roundtrip import get_session, read_source
+    if n <= 0:
+        return []
+    root = stdlib_root(version)
+    taken = set(os.path.realpath(p) for p in stdlib_modules(version)) | set(
+        os.path.realpath(p) for p in exclude)
+    session = get_session(version)
+    out = []
+    for rel in _candidate_files(root):
+        path = os.path.join(root, rel)
+        if os.path.realpath(path) in taken:
+            continue
+        try:
+            source = read_source(path)
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        if session.check(source, path) is None:
+            out.append(path)
+            if len(out) >= n:
+                break
+    return out
+
+
+def corpus_modules(version, count: Optional[int] = None) -> List[str]:
+    """The first ``count`` modules of the corpus: the yardstick, then more.
+
+    ``None`` means the yardstick list alone (65 modules).
+
+    Example::
+
+        >>> len(corpus_modules("3.9")), len(corpus_modules("3.9", 80))   # doctest: +SKIP
+        (65, 80)
+    """
+    base = stdlib_modules(version)
+    if count is None:
+        return base
+    if count <= len(base):
+        return base[:count]
+    return base + more_stdlib_modules(version, count - len(base))
+
+
+def min_version(path: str) -> Version:
+    """A case file's ``# min-version: 3.X`` (first line), default 3.8.
+
+    Example::
+
+        >>> min_version(os.path.join(CASES_DIR, "match_stmt.py"))   # doctest: +SKIP
+        (3, 10)
+    """
+    with open(path, encoding="utf-8") as f:
+        first = f.readline()
+    match = _MIN_VERSION.search(first)
+    return parse_version(match.group(1)) if match else (3, 8)
+
+
+def case_files(version=None, cases_dir: str = CASES_DIR) -> List[str]:
+    """``tests/cases/*.py``, sorted; with ``version``, only those it can compile.
+
+    Example::
+
+        >>> [os.path.basename(p) for p in case_files("3.8")][:2]   # doctest: +SKIP
+        ['classes.py', 'closures.py']
+    """
+    paths = sorted(os.path.join(cases_dir, n) for n in os.listdir(cases_dir) if n.endswith(".py"))
+    if version is None:
+        return paths
+    version = parse_version(version)
+    return [p for p in paths if min_version(p) <= version]

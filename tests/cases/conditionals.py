@@ -1,0 +1,185 @@
+"""Conditionals: if/elif/else, nesting, conditional expressions, boolean logic."""
+
+
+def if_only(x):
+    if x:
+        print("x")
+
+
+def if_else(x):
+    if x:
+        return 1
+    else:
+        return 2
+
+
+def if_elif_else(x):
+    if x < 0:
+        sign = -1
+    elif x == 0:
+        sign = 0
+    elif x < 10:
+        sign = 1
+    else:
+        sign = 2
+    return sign
+
+
+def elif_without_else(x):
+    if x == 1:
+        print("one")
+    elif x == 2:
+        print("two")
+    return x
+
+
+def nested_ifs(a, b):
+    if a:
+        if b:
+            return "ab"
+        else:
+            return "a"
+    elif b:
+        return "b"
+    return ""
+
+
+def nested_if_fallthrough(a, b, c):
+    result = 0
+    if a:
+        if b:
+            result = 1
+        if c:
+            result += 2
+    return result
+
+
+def conditional_expression(x):
+    return "pos" if x > 0 else "neg" if x < 0 else "zero"
+
+
+def conditional_expression_in_call(f, x):
+    return f(x if x else None)
+
+
+def and_chain(a, b, c):
+    return a and b and c
+
+
+def or_chain(a, b, c):
+    return a or b or c
+
+
+def mixed_bool(a, b, c, d):
+    return a and b or c and d
+
+
+def bool_with_parens(a, b, c):
+    return a and (b or c)
+
+
+def not_operator(a, b):
+    return not a, not (a and b), not a or b
+
+
+def if_with_and(a, b):
+    if a and b:
+        return 1
+    return 0
+
+
+def if_with_or(a, b):
+    if a or b:
+        return 1
+    return 0
+
+
+def if_with_not(a):
+    if not a:
+        return 1
+    return 0
+
+
+def if_complex_condition(a, b, c):
+    if (a and not b) or (c and a):
+        return True
+    return False
+
+
+def chained_comparison(a, b, c):
+    return a < b < c
+
+
+def chained_comparison_in_if(a, b, c, d):
+    if a <= b == c != d:
+        return 1
+    return 0
+
+
+def identity_and_membership(a, b):
+    return a is b, a is not b, a in b, a not in b
+
+
+def walrus(data):
+    if (n := len(data)) > 10:
+        return n
+    return 0
+
+
+def walrus_in_while(stream):
+    chunks = []
+    while (chunk := stream.read()):
+        chunks.append(chunk)
+    return chunks
+
+
+def walrus_in_comprehension(xs):
+    return [y for x in xs if (y := x * 2) > 3]
+
+
+def if_pass_else(x):
+    if x:
+        pass
+    else:
+        x = 1
+    return x
+
+
+def if_constant_true():
+    if True:
+        return 1
+
+
+def assert_statements(x):
+    assert x
+    assert x > 0, "positive"
+    return x
+
+
+def compare_with_none(x):
+    if x is None:
+        return 0
+    if x is not None and x == 0:
+        return 1
+    return 2
+
+
+def condition_with_call(items):
+    if len(items) > 3 and items[0]:
+        return items[0]
+    return None
+
+
+def return_bool_expression(a, b):
+    return bool(a) and not b
+
+
+def if_in_else_chain(a, b):
+    if a:
+        x = 1
+    else:
+        if b:
+            x = 2
+        else:
+            x = 3
+    return x

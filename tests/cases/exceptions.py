@@ -1,0 +1,218 @@
+"""Exceptions: try/except/else/finally, nesting, control flow through finally."""
+
+
+def try_except(f):
+    try:
+        f()
+    except Exception:
+        print("failed")
+
+
+def try_except_as(f):
+    try:
+        return f()
+    except ValueError as exc:
+        return exc
+
+
+def bare_except(f):
+    try:
+        f()
+    except:
+        pass
+
+
+def several_handlers(f):
+    try:
+        f()
+    except KeyError:
+        return 1
+    except (TypeError, ValueError) as exc:
+        return exc
+    except Exception:
+        return 3
+
+
+def try_else(f):
+    try:
+        value = f()
+    except ValueError:
+        value = None
+    else:
+        value += 1
+    return value
+
+
+def try_finally(f):
+    try:
+        f()
+    finally:
+        print("cleanup")
+
+
+def try_except_else_finally(f):
+    try:
+        value = f()
+    except ValueError:
+        value = 0
+    else:
+        value *= 2
+    finally:
+        print("done")
+    return value
+
+
+def nested_try(f, g):
+    try:
+        try:
+            f()
+        except ValueError:
+            g()
+    except Exception as outer:
+        return outer
+    finally:
+        print("outer")
+
+
+def return_in_finally_block(f):
+    try:
+        return f()
+    finally:
+        print("finally runs")
+
+
+def return_in_try_and_except(f):
+    try:
+        return f()
+    except ValueError:
+        return None
+
+
+def break_in_try_finally(items):
+    for item in items:
+        try:
+            if item:
+                break
+        finally:
+            print(item)
+
+
+def continue_in_try_finally(items):
+    for item in items:
+        try:
+            if item:
+                continue
+            print(item)
+        finally:
+            print("next")
+
+
+def break_in_except(items, f):
+    for item in items:
+        try:
+            f(item)
+        except ValueError:
+            break
+
+
+def raise_simple():
+    raise ValueError
+
+
+def raise_instance(message):
+    raise ValueError(message)
+
+
+def raise_from(f):
+    try:
+        f()
+    except KeyError as exc:
+        raise LookupError("missing") from exc
+
+
+def raise_from_none(f):
+    try:
+        f()
+    except KeyError:
+        raise ValueError from None
+
+
+def reraise(f):
+    try:
+        f()
+    except Exception:
+        print("logging")
+        raise
+
+
+def handler_uses_exception(f):
+    try:
+        f()
+    except OSError as err:
+        if err.errno == 2:
+            return None
+        raise
+
+
+def except_in_loop_with_else(items, f):
+    for item in items:
+        try:
+            f(item)
+        except ValueError:
+            continue
+        else:
+            return item
+    return None
+
+
+def try_in_except(f, g):
+    try:
+        f()
+    except ValueError:
+        try:
+            g()
+        except TypeError:
+            pass
+
+
+def try_in_finally(f, g):
+    try:
+        f()
+    finally:
+        try:
+            g()
+        except Exception:
+            pass
+
+
+def finally_with_assignment(f):
+    result = None
+    try:
+        result = f()
+    finally:
+        result = result or 0
+    return result
+
+
+def exception_variable_reused(f):
+    exc = None
+    try:
+        f()
+    except Exception as exc:
+        print(exc)
+    return 1
+
+
+def return_in_finally_overrides(f):
+    try:
+        return f()
+    finally:
+        print("ending")
+
+
+def try_except_pass_then_code(f):
+    try:
+        f()
+    except Exception:
+        pass
+    return 2

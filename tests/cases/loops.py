@@ -1,0 +1,186 @@
+"""Loops: while and for, break/continue/else, nesting, loops inside try."""
+
+
+def for_loop(items):
+    total = 0
+    for item in items:
+        total += item
+    return total
+
+
+def for_with_unpacking(pairs):
+    for key, value in pairs:
+        print(key, value)
+
+
+def for_with_star_unpacking(rows):
+    for first, *rest in rows:
+        print(first, rest)
+
+
+def for_break(items):
+    for item in items:
+        if item is None:
+            break
+        print(item)
+
+
+def for_continue(items):
+    for item in items:
+        if not item:
+            continue
+        print(item)
+
+
+def for_else(items, target):
+    for item in items:
+        if item == target:
+            print("found")
+            break
+    else:
+        print("not found")
+
+
+def for_else_return(items, target):
+    for index, item in enumerate(items):
+        if item == target:
+            return index
+    else:
+        return -1
+
+
+def while_loop(n):
+    i = 0
+    while i < n:
+        i += 1
+    return i
+
+
+def while_true(stream):
+    while True:
+        line = stream.readline()
+        if not line:
+            break
+        print(line)
+
+
+def while_true_return(stream):
+    while True:
+        value = stream.read()
+        if value:
+            return value
+
+
+def while_else(n):
+    while n > 0:
+        n -= 1
+        if n == 5:
+            break
+    else:
+        n = -1
+    return n
+
+
+def while_continue(n):
+    while n:
+        n -= 1
+        if n % 2:
+            continue
+        print(n)
+
+
+def nested_loops(rows):
+    for row in rows:
+        for cell in row:
+            if cell:
+                break
+        else:
+            continue
+        print(row)
+
+
+def nested_while_for(n, items):
+    while n:
+        for item in items:
+            if item == n:
+                n -= 1
+                break
+        n -= 1
+
+
+def loop_with_complex_condition(a, b):
+    while a and not b:
+        a -= 1
+    return a
+
+
+def loop_in_try(items):
+    try:
+        for item in items:
+            print(item)
+    except ValueError:
+        pass
+
+
+def try_in_loop(items):
+    for item in items:
+        try:
+            print(item)
+        except ValueError:
+            continue
+        except KeyError:
+            break
+        else:
+            print("ok")
+
+
+def loop_in_finally(items):
+    try:
+        return len(items)
+    finally:
+        for item in items:
+            print(item)
+
+
+def for_over_range(n):
+    squares = []
+    for i in range(n):
+        squares.append(i * i)
+    return squares
+
+
+def for_with_attribute_target(obj, items):
+    for obj.value in items:
+        pass
+
+
+def for_with_subscript_target(d, items):
+    for d["key"] in items:
+        pass
+
+
+def empty_loop_bodies(items, n):
+    for _ in items:
+        pass
+    while n:
+        n -= 1
+
+
+def loop_and_return_inside(items):
+    for item in items:
+        for other in item:
+            if other:
+                return other
+    return None
+
+
+def while_with_else_and_continue(queue):
+    while queue:
+        item = queue.pop()
+        if item is None:
+            continue
+        if item == "stop":
+            break
+    else:
+        return "drained"
+    return "stopped"

@@ -1,0 +1,116 @@
+"""With statements: several items, nesting, async with, control flow inside."""
+
+
+def simple_with(path):
+    with open(path) as f:
+        return f.read()
+
+
+def with_no_target(lock):
+    with lock:
+        print("locked")
+
+
+def with_two_items(a, b):
+    with open(a) as fa, open(b) as fb:
+        return fa.read() + fb.read()
+
+
+def with_mixed_targets(lock, path):
+    with lock, open(path) as f:
+        print(f)
+
+
+def nested_with(a, b):
+    with open(a) as fa:
+        with open(b) as fb:
+            print(fa, fb)
+        print("after inner")
+
+
+def with_tuple_target(manager):
+    with manager as (first, second):
+        return first, second
+
+
+def with_attribute_target(manager, obj):
+    with manager as obj.attr:
+        pass
+
+
+def with_in_loop_break(managers):
+    for manager in managers:
+        with manager:
+            if manager.done:
+                break
+
+
+def with_in_loop_continue(managers):
+    for manager in managers:
+        with manager as value:
+            if not value:
+                continue
+            print(value)
+
+
+def with_return_inside(manager):
+    with manager:
+        return 1
+
+
+def with_try_inside(manager, f):
+    with manager:
+        try:
+            f()
+        except ValueError:
+            pass
+
+
+def try_around_with(manager):
+    try:
+        with manager as m:
+            m.run()
+    except OSError:
+        return None
+    return True
+
+
+def with_then_code(manager):
+    with manager:
+        x = 1
+    return x
+
+
+def with_in_while(manager, n):
+    while n:
+        with manager:
+            n -= 1
+
+
+async def async_with(manager):
+    async with manager as value:
+        print(value)
+
+
+async def async_with_two(a, b):
+    async with a, b as y:
+        return y
+
+
+async def nested_async_with(a, b):
+    async with a:
+        async with b as y:
+            await y
+
+
+async def async_with_in_loop(managers):
+    for manager in managers:
+        async with manager:
+            if manager:
+                break
+
+
+async def with_and_async_with(lock, manager):
+    with lock:
+        async with manager:
+            pass

@@ -125,6 +125,9 @@ def finish(m: StackMachine, node) -> ast.expr:
                         keywords=[])
     if isinstance(node, Placeholder):
         raise DecompileFailure("%s used as a value" % type(node).__name__)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        # Displays may hold a class body function until a class call claims it.
+        node.elts = [finish(m, e) if isinstance(e, Placeholder) else e for e in node.elts]
     return node
 
 
@@ -336,12 +339,12 @@ def _make_slice(lower, upper):
 
 @handles("BUILD_TUPLE")
 def _build_tuple(m, op):
-    m.push(ast.Tuple(elts=[m.value(v) for v in m.popn(op.arg)], ctx=ast.Load()), op)
+    m.push(ast.Tuple(elts=[_arg(m, v) for v in m.popn(op.arg)], ctx=ast.Load()), op)
 
 
 @handles("BUILD_LIST")
 def _build_list(m, op):
-    m.push(ast.List(elts=[m.value(v) for v in m.popn(op.arg)], ctx=ast.Load()), op)
+    m.push(ast.List(elts=[_arg(m, v) for v in m.popn(op.arg)], ctx=ast.Load()), op)
 
 
 @handles("BUILD_SET")
@@ -555,8 +558,8 @@ def _call(m, op):
 
 
 def _arg(m, node):
-    if isinstance(node, FunctionValue):
-        return node          # kept so a decorator call can see the function it wraps
+    if isinstance(node, (FunctionValue, ClassValue)):
+        return node          # kept so a decorator call can see what it wraps
     return m.value(node)
 
 
@@ -574,15 +577,16 @@ def _class_value(m, positional, keywords, op):
 def _call_ex(m, op):
     flags, slots = op.arg
     kwargs = m.value(m.pop()) if flags & 1 else None
-    args = m.value(m.pop())
+    args = m.pop()
     func, extra = _callable(m, slots, [])
     if extra:
         raise DecompileFailure("CALL_FUNCTION_EX with a bound argument")
-    positional = []
     if isinstance(args, ast.Tuple):
         positional = list(args.elts)
+    elif isinstance(args, ast.Constant) and isinstance(args.value, tuple):
+        positional = [const(v) for v in args.value]
     else:
-        positional = [ast.Starred(value=args, ctx=ast.Load())]
+        positional = [ast.Starred(value=m.value(args), ctx=ast.Load())]
     keywords = []
     if kwargs is not None:
         if isinstance(kwargs, ast.Dict):
@@ -598,6 +602,7 @@ def _call_ex(m, op):
     if isinstance(func, BuildClass):
         m.push(_class_value(m, positional, keywords, op), op)
         return
+    positional = [m.value(a) for a in positional]
     m.push(ast.Call(func=m.value(func), args=positional, keywords=keywords), op)
 
 

@@ -43,6 +43,8 @@ class CodeDecompiler:
                 raise
             return self.on_failure(self.code, e)
         stmts = _drop_implicit_return(stmts)
+        if self.kind == "module":
+            stmts = _module_docstring(stmts)
         return self.declarations() + stmts
 
     def declarations(self) -> List[ast.stmt]:
@@ -213,6 +215,17 @@ def _drop_implicit_return(stmts, top=True):
     return stmts
 
 
+def _module_docstring(stmts):
+    first = stmts[0] if stmts else None
+    if isinstance(first, ast.Assign) and len(first.targets) == 1 and \
+            isinstance(first.targets[0], ast.Name) and first.targets[0].id == "__doc__" and \
+            isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        doc = ast.Expr(value=first.value)
+        doc.lineno = getattr(first, "lineno", None)
+        return [doc] + stmts[1:]
+    return stmts
+
+
 def _is_none(node):
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -228,8 +241,7 @@ def _strip_class_boilerplate(body):
             if name == "__doc__" and isinstance(stmt.value, ast.Constant) and not out:
                 out.append(ast.Expr(value=stmt.value, lineno=getattr(stmt, "lineno", None)))
                 continue
-        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) \
-                and stmt.value.id == "__classcell__":
-            continue
+        if isinstance(stmt, ast.Return) and i == len(body) - 1:
+            continue     # a class body returns None or its __class__ cell
         out.append(stmt)
     return out

@@ -159,25 +159,32 @@ def _std_literal(value, prefix: str = "") -> str:
     return prefix + quote + _quote_body(value, quote) + quote
 
 
-def _raw_body(value, quote: str, forbidden, newline_ok: bool) -> Optional[str]:
-    """``value`` written raw (no backslash) between ``quote``s, avoiding the
-    ``forbidden`` characters; None when impossible. For a replacement field of
-    a pre-3.12 f-string."""
+def _raw_body(value, quote: str) -> Optional[str]:
+    """``value`` written raw (no backslash) between ``quote``s; None when that
+    is impossible. For text inside a pre-3.12 f-string replacement field."""
     if isinstance(value, bytes):
         try:
             value = value.decode("ascii")
         except UnicodeDecodeError:
             return None
     for ch in value:
-        if ch in "\\\0\r" or ch in forbidden or "\ud800" <= ch <= "\udfff":
+        if ch in "\\\0\r" or "\ud800" <= ch <= "\udfff":
             return None
-    if "\n" in value and (len(quote) == 1 or not newline_ok):
-        return None
-    if len(quote) == 1 and quote in value:
+    if len(quote) == 1 and (quote in value or "\n" in value):
         return None
     if len(quote) == 3 and (quote in value or value.endswith(quote[0])):
         return None
     return value
+
+
+def _fits(token: str, enclosing: Tuple[str, ...]) -> bool:
+    """Can ``token`` (a whole string literal) sit in the replacement field of
+    pre-3.12 f-strings delimited by ``enclosing``? The old tokenizer reads the
+    outer f-string as one plain string first, so no enclosing delimiter may
+    appear in it, and a line break only inside triple quotes."""
+    if any(quote in token for quote in enclosing):
+        return False
+    return "\n" not in token or all(len(quote) == 3 for quote in enclosing)
 
 
 def _int_text(value: int) -> Tuple[str, int]:
@@ -897,13 +904,9 @@ class _Renderer:
             prefix = "b"
         if not self._fq:
             return _std_literal(value, prefix)
-        forbidden = {q[0] for q in self._fq}
-        newline_ok = all(len(q) == 3 for q in self._fq)
         for quote in _QUOTES:
-            if quote[0] in forbidden:
-                continue
-            body = _raw_body(value, quote, forbidden, newline_ok)
-            if body is not None:
+            body = _raw_body(value, quote)
+            if body is not None and _fits(prefix + quote + body + quote, self._fq):
                 return prefix + quote + body + quote
         raise _Impossible()
 
@@ -929,12 +932,14 @@ class _Renderer:
         enclosing = self._fq
         order = self._quote_order(values)
         for quote in order:
-            if any(quote[0] == q[0] for q in enclosing):
-                continue
+            if any(q in quote for q in enclosing):
+                continue  # cannot even open
             try:
-                return self._fstring_as(values, quote, enclosing + (quote,))
+                text = self._fstring_as(values, quote, enclosing + (quote,))
             except _Impossible:
-                pass
+                continue
+            if _fits(text, enclosing):
+                return text
         if enclosing:
             raise _Impossible()
         if self.target >= (3, 12):
@@ -974,9 +979,7 @@ class _Renderer:
             if inner is None or len(inner) == 1:
                 body = _quote_body(text, quote)
             else:  # inside an outer replacement field: raw text only
-                forbidden = {q[0] for q in inner}
-                body = _raw_body(text, quote, forbidden,
-                                 all(len(q) == 3 for q in inner))
+                body = _raw_body(text, quote)
                 if body is None:
                     raise _Impossible()
             return body.replace("{", "{{").replace("}", "}}")

@@ -128,6 +128,9 @@ def finish(m: StackMachine, node) -> ast.expr:
     if isinstance(node, (ast.Tuple, ast.List)):
         # Displays may hold a class body function until a class call claims it.
         node.elts = [finish(m, e) if isinstance(e, Placeholder) else e for e in node.elts]
+    elif isinstance(node, ast.Call):
+        # ...and calls their function argument until a decorator use claims it.
+        node.args = [finish(m, a) if isinstance(a, Placeholder) else a for a in node.args]
     return node
 
 
@@ -436,7 +439,7 @@ def _list_to_tuple(m, op):
 @handles("BUILD_TUPLE_UNPACK", "BUILD_LIST_UNPACK", "BUILD_SET_UNPACK",
          "BUILD_TUPLE_UNPACK_WITH_CALL")
 def _build_unpack(m, op):
-    parts = [m.value(v) for v in m.popn(op.arg)]
+    parts = [v if isinstance(v, (ast.Tuple, ast.List)) else m.value(v) for v in m.popn(op.arg)]
     elts = []
     for part in parts:
         if isinstance(part, (ast.Tuple, ast.List, ast.Set)):

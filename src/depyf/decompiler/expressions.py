@@ -39,7 +39,9 @@ class Context:
         self.kind = kind
 
     def with_kind(self, kind: str) -> "Context":
-        return Context(self.code, self.nested, kind)
+        ctx = Context(self.code, self.nested, kind)
+        ctx.implicit_returns = getattr(self, "implicit_returns", set())
+        return ctx
 
     @classmethod
     def for_tests(cls):
@@ -65,8 +67,6 @@ class StackMachine:
         #: targets of a chained assignment waiting for the last store
         self.chain: Dict[int, List[ast.expr]] = {}
         self.start_line: Optional[int] = None
-        #: line of the op before the current statement (tells implicit returns)
-        self.line_before: Optional[int] = None
 
     # -- driving --------------------------------------------------------------
 
@@ -879,8 +879,7 @@ def _return(m, op):
     value = m.value(m.pop())
     node = ast.Return(value=value)
     # The compiler's own `return None` shares the line of the statement before it.
-    node.implicit = (isinstance(value, ast.Constant) and value.value is None
-                     and (op.line is None or op.line == m.line_before))
+    node.implicit = op.index in getattr(m.ctx, "implicit_returns", ())
     m.emit(node, op)
 
 

@@ -42,7 +42,11 @@ class CodeDecompiler:
             if self.on_failure is None:
                 raise
             return self.on_failure(self.code, e)
-        stmts = _drop_implicit_return(stmts)
+        if self.kind in ("module", "class"):
+            # Neither can hold a return statement: every one is the compiler's.
+            stmts = _without_returns(stmts)
+        else:
+            stmts = _drop_implicit_return(stmts)
         if self.kind == "module":
             stmts = _module_docstring(stmts)
         return self.declarations() + stmts
@@ -215,6 +219,19 @@ def _drop_implicit_return(stmts, top=True):
     return stmts
 
 
+def _without_returns(stmts):
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                setattr(stmt, field, _without_returns(inner) or ([ast.Pass()] if field == "body" else []))
+        out.append(stmt)
+    return out
+
+
 def _module_docstring(stmts):
     first = stmts[0] if stmts else None
     if isinstance(first, ast.Assign) and len(first.targets) == 1 and \
@@ -241,7 +258,7 @@ def _strip_class_boilerplate(body):
             if name == "__doc__" and isinstance(stmt.value, ast.Constant) and not out:
                 out.append(ast.Expr(value=stmt.value, lineno=getattr(stmt, "lineno", None)))
                 continue
-        if isinstance(stmt, ast.Return) and i == len(body) - 1:
-            continue     # a class body returns None or its __class__ cell
+        if isinstance(stmt, ast.Return):
+            continue     # a class body only returns None or its __class__ cell
         out.append(stmt)
     return out

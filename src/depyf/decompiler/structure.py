@@ -25,6 +25,8 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
                "POP_JUMP_IF_NONE": None, "POP_JUMP_IF_NOT_NONE": None}
 
 
+_BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT",
+                          "BEFORE_WITH", "BEFORE_ASYNC_WITH", "PUSH_EXC_INFO"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
@@ -51,6 +53,28 @@ class Walker:
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
         self.loops: List[Loop] = []
         self.reachable = self._reachable()
+        self._check_handlers()
+        ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
+
+    def _check_handlers(self):
+        """try statements are not structured yet: refuse code with exception
+        handlers rather than drop them (3.12+ comprehension clean-ups aside)."""
+        for i in self.reachable:
+            h = self.ops[i].handler
+            if h is not None and not self._is_cleanup_handler(h.target.index):
+                raise DecompileFailure("exception handling is not structured yet")
+            if self.ops[i].name in _BLOCK_SETUP:
+                raise DecompileFailure("exception handling is not structured yet")
+
+    def _is_cleanup_handler(self, k: int) -> bool:
+        """``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE``: an inlined comprehension
+        putting back the locals it hid."""
+        names = []
+        while k < self.n and self.ops[k].name != "RERAISE":
+            names.append(self.ops[k].name)
+            k += 1
+        return (len(names) >= 4 and names[:3] == ["SWAP", "POP_TOP", "SWAP"]
+                and all(n == "STORE_FAST" for n in names[3:]))
 
     def _reachable(self):
         """Ops that normal control flow reaches (exception handlers aside)."""
@@ -104,8 +128,6 @@ class Walker:
         op = self.ops[i]
         if i not in self.reachable:
             return i + 1
-        if m.start_line is None:
-            m.line_before = self.ops[i - 1].line if i > 0 else None
         if i in self.back_targets and not self._is_current_header(i):
             return self.loop(m, i, hi)
         name = op.name
@@ -255,7 +277,7 @@ class Walker:
         if last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)
-        elif last is not None and last.name == "RETURN_VALUE" and self._implicit_return(else_start - 1):
+        elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.
             else_end = hi
@@ -271,10 +293,19 @@ class Walker:
         return else_end
 
     def _implicit_return(self, k: int) -> bool:
-        """``LOAD_CONST None; RETURN_VALUE`` on the line of the statement before it."""
-        if k < 2 or self.ops[k - 1].name != "LOAD_CONST" or self.ops[k - 1].arg is not None:
+        """``LOAD_CONST None; RETURN_VALUE`` on the line of a statement that leads to
+        it (the compiler's own return, or a copy of it), not a line of its own."""
+        op = self.ops[k]
+        if op.name != "RETURN_VALUE" or k < 1 or self.ops[k - 1].name != "LOAD_CONST" \
+                or self.ops[k - 1].arg is not None:
             return False
-        return self.ops[k].line is None or self.ops[k].line == self.ops[k - 2].line
+        if op.line is None:
+            return True
+        load = self.ops[k - 1]
+        preds = [o for o in self.ops if o.target is load]
+        if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
+            preds.append(self.ops[k - 2])
+        return any(p.line == op.line for p in preds)
 
     def _is_loop_jump(self, op) -> bool:
         t = op.target.index

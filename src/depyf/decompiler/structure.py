@@ -369,9 +369,12 @@ class Walker:
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
-        ctx = self.ctx.with_kind("comprehension") if inlined else self.ctx
+        outer_ctx = self.ctx
+        if inlined:
+            # Appends anywhere inside (nested loops too) build the comprehension.
+            self.ctx = self.ctx.with_kind("comprehension")
         try:
-            body_m = StackMachine(ctx, m.stack + [iterator])
+            body_m = StackMachine(self.ctx, m.stack + [iterator])
             item = _ForTarget()
             body_m.push(item)
             j = i + 1
@@ -387,6 +390,7 @@ class Walker:
             body = body_m.stmts
         finally:
             self.loops.pop()
+            self.ctx = outer_ctx
         orelse = []
         end = exit_
         if break_target is not None and break_target > exit_:
@@ -464,9 +468,17 @@ class Walker:
         latch_op = self.ops[latch]
         # The top test may jump to a copy of the code after the loop (3.10+
         # duplicates small exit blocks), so the loop ends at the latch.
-        if latch_op.name not in CONDITIONAL or latch + 1 > exit_:
+        if latch + 1 > exit_:
             return None
-        bottom_start = self._bottom_test_start(body_start, latch)
+        if latch_op.name in CONDITIONAL:
+            test_end = latch
+        elif latch_op.name == "JUMP" and self.ops[latch - 1].name in CONDITIONAL \
+                and self.ops[latch - 1].target.index > latch:
+            # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
+            test_end = latch - 1
+        else:
+            return None
+        bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
             return None
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start)
@@ -484,7 +496,7 @@ class Walker:
         m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
         return end
 
-    def _bottom_test_start(self, body_start, latch):
+    def _bottom_test_start(self, body_start, test_end):
         """Where the repeated loop test begins: the longest run of ops before the
         latch that repeats the ops before the loop body (the top test)."""
         # The final jumps differ (false-to-exit above, true-to-body below); the
@@ -492,7 +504,7 @@ class Walker:
         k = 0
         while True:
             top = body_start - 2 - k
-            bottom = latch - 1 - k
+            bottom = test_end - 1 - k
             if top < 0 or bottom < body_start:
                 break
             a, b = self.ops[top], self.ops[bottom]
@@ -500,7 +512,7 @@ class Walker:
                     or a.name in _STATEMENT_END or a.name.startswith(("STORE", "DELETE")):
                 break
             k += 1
-        return latch - k if k else None
+        return test_end - k if k else None
 
     def _top_test(self, m, i, latch):
         try:

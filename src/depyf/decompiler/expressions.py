@@ -20,9 +20,9 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional
 
-from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
-                     ImportValue, InPlace, Iterator, Null, Placeholder, SavedLocal, UnpackSlot,
-                     UnpackTarget)
+from .values import (BuildClass, ClassValue, Converted, Entered, ExcInfo, FunctionValue,
+                     ImportFromValue, ImportValue, InPlace, Iterator, Null, Placeholder,
+                     SavedLocal, UnpackSlot, UnpackTarget)
 
 
 class DecompileFailure(Exception):
@@ -67,6 +67,8 @@ class StackMachine:
         #: targets of a chained assignment waiting for the last store
         self.chain: Dict[int, List[ast.expr]] = {}
         self.start_line: Optional[int] = None
+        #: the target of the last store of a ``with`` item's entered value
+        self.last_target = None
 
     # -- driving --------------------------------------------------------------
 
@@ -639,6 +641,9 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
     if isinstance(value, ImportFromValue):
         _store_import_from(m, value, target, op)
         return
+    if isinstance(value, Entered):
+        m.last_target = target
+        return
     if isinstance(value, SavedLocal):
         if not (isinstance(target, ast.Name) and target.id == value.name):
             raise DecompileFailure("saved comprehension local stored elsewhere")
@@ -898,6 +903,17 @@ def _yield(m, op):
 @handles("PRINT_EXPR")
 def _print_expr(m, op):
     m.emit(ast.Expr(value=m.value(m.pop())), op)
+
+
+@handles("POP_EXCEPT")
+def _pop_except(m, op):
+    # Leaving an except clause: drop the saved exception state wherever the
+    # clause's own values left it.
+    for k in range(len(m.stack) - 1, -1, -1):
+        if isinstance(m.stack[k], ExcInfo):
+            del m.stack[k]
+            return
+    raise DecompileFailure("POP_EXCEPT without a saved exception")
 
 
 @handles("SETUP_ANNOTATIONS")

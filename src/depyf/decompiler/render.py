@@ -942,11 +942,16 @@ class _Renderer:
                 return text
         if enclosing:
             raise _Impossible()
+        # Adjacent literals concatenate into one f-string: each piece may pick
+        # its own quotes. Valid everywhere, so preferred to the 3.12 spelling.
+        pieces = self._fstring_pieces(values, best_effort=False)
+        if pieces is not None:
+            return pieces
         if self.target >= (3, 12):
             return self._fstring_as(values, order[0], None)
-        return self._fstring_split(values)
+        return self._fstring_pieces(values, best_effort=True)
 
-    def _fstring_split(self, values) -> str:
+    def _fstring_pieces(self, values, best_effort: bool) -> Optional[str]:
         pieces, run = [], []
         for value in values + [None]:
             if isinstance(value, ast.Constant):
@@ -963,8 +968,10 @@ class _Renderer:
                     break
                 except _Impossible:
                     pass
-            else:  # not expressible before 3.12: best effort
-                pieces.append(self._fstring_as([value], "'", None))
+            else:
+                if not best_effort:
+                    return None
+                pieces.append(self._fstring_as([value], "'", None))  # 3.12+ only
         return " ".join(pieces) if pieces else "f''"
 
     def _fstring_as(self, values, quote: str, inner: Optional[Tuple[str, ...]]) -> str:

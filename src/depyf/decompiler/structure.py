@@ -17,6 +17,7 @@ from typing import List, Optional
 from .conditions import Segment, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
+from .exceptions import Regions, names, try_statement, with_statement
 from .values import Iterator
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
@@ -25,8 +26,7 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
                "POP_JUMP_IF_NONE": None, "POP_JUMP_IF_NOT_NONE": None}
 
 
-_BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT",
-                          "BEFORE_WITH", "BEFORE_ASYNC_WITH", "PUSH_EXC_INFO"})
+_BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
@@ -47,24 +47,30 @@ class Walker:
         self.ops = func.ops
         self.ctx = ctx
         self.n = len(self.ops)
+        self.loops: List[Loop] = []
+        self.regions = Regions(self.ops)
+        #: handlers whose regions are being structured (their ops are not a new try)
+        self.active = []
+        #: > 0 while walking an except clause or finally body
+        self.in_handler = 0
+        #: op-name sequences of finally bodies (and with exits) copied onto every exit
+        self.finally_copies = []
+        self.normal = self._reachable(with_handlers=False)
+        self.reachable = self._reachable(with_handlers=True)
+        # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in self.ops:
-            if op.target is not None and op.target.index <= op.index:
+            if op.target is not None and op.target.index <= op.index and \
+                    (op.index in self.normal) == (op.target.index in self.normal):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
-        self.loops: List[Loop] = []
-        self.reachable = self._reachable()
         self._check_handlers()
         ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
 
     def _check_handlers(self):
-        """try statements are not structured yet: refuse code with exception
-        handlers rather than drop them (3.12+ comprehension clean-ups aside)."""
+        """Block-stack exception handling (up to 3.10) is not structured yet."""
         for i in self.reachable:
-            h = self.ops[i].handler
-            if h is not None and not self._is_cleanup_handler(h.target.index):
-                raise DecompileFailure("exception handling is not structured yet")
             if self.ops[i].name in _BLOCK_SETUP:
-                raise DecompileFailure("exception handling is not structured yet")
+                raise DecompileFailure("exception handling before 3.11 is not structured yet")
 
     def _is_cleanup_handler(self, k: int) -> bool:
         """``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE``: an inlined comprehension
@@ -76,8 +82,8 @@ class Walker:
         return (len(names) >= 4 and names[:3] == ["SWAP", "POP_TOP", "SWAP"]
                 and all(n == "STORE_FAST" for n in names[3:]))
 
-    def _reachable(self):
-        """Ops that normal control flow reaches (exception handlers aside)."""
+    def _reachable(self, with_handlers: bool):
+        """Ops control flow reaches from the entry (through handlers, if asked)."""
         seen = set()
         work = [0] if self.ops else []
         while work:
@@ -87,6 +93,8 @@ class Walker:
                 op = self.ops[i]
                 if op.target is not None:
                     work.append(op.target.index)
+                if with_handlers and op.handler is not None:
+                    work.append(op.handler.target.index)
                 if op.name in _NO_FALLTHROUGH:
                     break
                 i += 1
@@ -126,8 +134,17 @@ class Walker:
 
     def step(self, m: StackMachine, i: int, hi: int) -> int:
         op = self.ops[i]
-        if i not in self.reachable:
+        if i not in self.reachable or (i not in self.normal and not self.in_handler):
+            # Handler code is walked only as part of its try statement.
             return i + 1
+        copy = self._finally_copy_at(i)
+        if copy:
+            return i + copy
+        if op.name == "BEFORE_WITH":
+            return with_statement(self, m, i, hi)
+        h = op.handler
+        if h is not None and not self._handled(h):
+            return try_statement(self, m, i, hi, h)
         if i in self.back_targets and not self._is_current_header(i):
             return self.loop(m, i, hi)
         name = op.name
@@ -143,6 +160,45 @@ class Walker:
             raise DecompileFailure("FOR_ITER outside a loop header")
         m.step(op)
         return i + 1
+
+    # -- exception regions ------------------------------------------------------------------
+
+    def _handled(self, h) -> bool:
+        # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
+        # clean-ups (`except ... as name`, inlined comprehensions, generators).
+        if h.target.name != "PUSH_EXC_INFO":
+            return True
+        return any(a is h or (a.target is h.target and a.depth == h.depth) for a in self.active)
+
+    def _finally_copy_at(self, i: int) -> int:
+        """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
+        for seq in reversed(self.finally_copies):
+            if seq and names(self.ops, i, i + len(seq)) == seq:
+                return len(seq)
+        return 0
+
+    def run_guarded(self, m, lo, hi, handler, handler_code=False):
+        """Walk ``[lo, hi)`` as the region of ``handler`` (its ops are no new try);
+        ``handler_code`` when the range is a handler's own code."""
+        pushed = [handler]
+        cleanup = self.regions.cleanup_of(handler) if handler is not None else None
+        if cleanup is not None:
+            pushed.append(cleanup)
+        self.active.extend(pushed)
+        self.in_handler += handler_code
+        try:
+            self.run(m, lo, hi)
+        finally:
+            del self.active[-len(pushed):]
+            self.in_handler -= handler_code
+
+    def guarded_block(self, lo, hi, stack, handler, handler_code=False):
+        m = StackMachine(self.ctx, stack)
+        self.run_guarded(m, lo, hi, handler, handler_code)
+        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
+        if len(m.stack) != len(stack or []) and not terminal:
+            raise DecompileFailure("guarded block leaves values on the stack")
+        return m.stmts
 
     def _is_current_header(self, i: int) -> bool:
         return any(loop.header == i or loop.extra_continue == i for loop in self.loops)

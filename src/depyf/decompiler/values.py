@@ -144,3 +144,23 @@ class SavedLocal(Placeholder):
     def __init__(self, name: str):
         super().__init__()
         self.name = name
+
+
+class ExcInfo(Placeholder):
+    """The previous exception state PUSH_EXC_INFO saves under the new one."""
+
+
+class CaughtException(Placeholder):
+    """The exception object a handler starts with."""
+
+
+class WithExit(Placeholder):
+    """The bound ``__exit__`` BEFORE_WITH leaves under the ``__enter__`` result."""
+
+    def __init__(self, manager):
+        super().__init__()
+        self.manager = manager
+
+
+class Entered(Placeholder):
+    """The ``__enter__`` result; storing it gives the ``as`` target."""

@@ -1,0 +1,369 @@
+"""try/except/else/finally and with statements, from explicit handler regions.
+
+Every Op carries the exception handler that covers it (3.11-style; see
+``bytecode.ir.Handler``). A handler's own code is covered by a clean-up
+handler (``COPY 3; POP_EXCEPT; RERAISE 1``) whose handler is the enclosing
+one, so "op is inside the try body of H" is a walk up that chain
+(:meth:`Regions.covered`).
+
+Shapes recognised (3.11+ layout; handlers may sit inline or at the end)::
+
+    try body (handler H) ; [else body] ; [JUMP end]
+    H: PUSH_EXC_INFO
+       [type; CHECK_EXC_MATCH; POP_JUMP_IF_FALSE next]   one clause each
+       STORE name | POP_TOP
+       clause body ; POP_EXCEPT ; [name = None; del name] ; JUMP end | copy of the tail
+       ... RERAISE 0                                      no clause matched
+    -- or, for finally --
+    H: PUSH_EXC_INFO ; finally body ; RERAISE 0
+       and a copy of the finally body on every normal way out of the try body
+
+    with: cm ; BEFORE_WITH ; STORE name | POP_TOP ; body (handler W)
+          LOAD_CONST None x3 ; CALL 2 ; POP_TOP
+"""
+from __future__ import annotations
+
+import ast
+from typing import List, Optional
+
+from .expressions import DecompileFailure, StackMachine
+from .values import CaughtException, Entered, ExcInfo, WithExit
+
+
+class Regions:
+    """Questions about handler coverage for one code object."""
+
+    def __init__(self, ops):
+        self.ops = ops
+
+    def parent(self, handler):
+        """The handler that covers ``handler``'s own code."""
+        return self.ops[handler.target.index].handler
+
+    def covered(self, op, handler) -> bool:
+        h = op.handler
+        seen = 0
+        while h is not None and seen < 64:
+            if h is handler or (h.target is handler.target and h.depth == handler.depth):
+                return True
+            h = self.parent(h)
+            seen += 1
+        return False
+
+    def cleanup_of(self, handler):
+        """The clean-up handler covering a handler's code (COPY 3; POP_EXCEPT; RERAISE 1)."""
+        return self.ops[handler.target.index].handler
+
+
+def names(ops, lo, hi):
+    return [(o.name, o.arg if o.target is None else None) for o in ops[lo:hi]]
+
+
+# -- try statements ------------------------------------------------------------------
+
+def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
+    ops = w.ops
+    regions = w.regions
+    start = ops[handler.target.index]
+    if start.name != "PUSH_EXC_INFO":
+        raise DecompileFailure("handler does not start with PUSH_EXC_INFO")
+    hs = handler.target.index
+    cleanup = regions.cleanup_of(handler)
+    he = cleanup.target.index if cleanup is not None else w.n
+    line = ops[i].line
+    if _is_finally(w, hs, he):
+        return _try_finally(w, m, i, hi, handler, hs, he, line)
+    return _try_except(w, m, i, hi, handler, hs, he, line)
+
+
+def _body_end(w, i, hi, handler, limit=None):
+    """Last op of the try body: the last op in layout covered by ``handler``
+    before its handler code (finally copies inside are skipped by the walker)."""
+    end = i
+    stop = min(hi, limit if limit is not None else hi)
+    normal = i in w.normal
+    for j in range(i, stop):
+        # Handler code of nested statements is covered too but lies elsewhere.
+        if (j in w.normal) == normal and w.regions.covered(w.ops[j], handler):
+            end = j + 1
+    return end
+
+
+def _is_finally(w, hs, he) -> bool:
+    ops = w.ops
+    j = hs + 1
+    if ops[j].name in ("POP_TOP",) or ops[j].name.startswith("STORE"):
+        return False            # bare except
+    while j < he and ops[j].target is None and ops[j].name not in ("CHECK_EXC_MATCH", "RERAISE",
+                                                                     "POP_TOP", "CHECK_EG_MATCH"):
+        j += 1
+    return not (j < he and ops[j].name in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"))
+
+
+def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
+    ops = w.ops
+    inline = hs > i and any(k in w.normal for k in range(he, w.n))
+    limit = hs if inline else hi
+    body_end = _body_end(w, i, hi, handler, limit)
+    body = w.guarded_block(i, body_end, m.stack, handler)
+    clauses, exits, tails = _clauses(w, m, hs, he, handler)
+    end = _join(w, body_end, hs, he, hi, exits, tails, inline)
+    orelse: List[ast.stmt] = []
+    if end is None:
+        k = body_end
+    else:
+        stop = min(end, hs) if inline else end
+        if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and ops[stop - 1].target.index == end:
+            stop -= 1
+        orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
+        k = end
+    node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+    node.lineno = line
+    m.stmts.append(node)
+    return k
+
+
+def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
+    """Where the normal path and the except clauses meet again (None: nowhere)."""
+    ops = w.ops
+    targets = sorted({t for t in exits if t is not None})
+    if targets:
+        return targets[-1]
+    if inline and ops[hs - 1].name == "JUMP" and ops[hs - 1].target.index >= he:
+        return ops[hs - 1].target.index
+    for tail in tails:
+        # A clause ended in a copy of the code after the try; find the original.
+        for j in range(body_end, hi):
+            if j < hs <= j + len(tail) and inline:
+                break
+            if names(ops, j, j + len(tail)) == tail:
+                return j
+    if inline:
+        return he_after_handlers(w, hs, he)
+    return None
+
+
+def he_after_handlers(w, hs, he):
+    """First op after a handler's code and its clean-up block (inline layout)."""
+    k = he
+    while k < w.n and w.ops[k].handler is not None and w.ops[k].name in ("COPY", "POP_EXCEPT", "RERAISE"):
+        k += 1
+    return k
+
+
+def _clauses(w, m, hs, he, handler):
+    """Parse the except clauses of a handler; returns (ExceptHandler nodes, exit targets)."""
+    ops = w.ops
+    cleanup = w.regions.cleanup_of(handler)
+    clauses = []
+    exits = []
+    tails = []
+    p = hs + 1
+    base = list(m.stack) + [ExcInfo()]
+    while p < he:
+        op = ops[p]
+        if op.name == "RERAISE":
+            break
+        type_expr = None
+        next_clause = None
+        if op.name not in ("POP_TOP",) and not op.name.startswith("STORE"):
+            sub = StackMachine(w.ctx, base + [CaughtException()])
+            j = p
+            while j < he and ops[j].name != "CHECK_EXC_MATCH":
+                if ops[j].target is not None:
+                    raise DecompileFailure("jump inside an except type")
+                sub.step(ops[j])
+                j += 1
+            if j >= he or ops[j + 1].name != "POP_JUMP_IF_FALSE":
+                raise DecompileFailure("except clause without a type test")
+            type_expr = sub.value(sub.pop())
+            next_clause = ops[j + 1].target.index
+            p = j + 2
+        bind = ops[p]
+        name = None
+        if bind.name.startswith("STORE"):
+            name = bind.arg
+        elif bind.name != "POP_TOP":
+            raise DecompileFailure("except clause does not bind or drop the exception")
+        p += 1
+        clause_end = next_clause if next_clause is not None else he
+        body, exit_target, k = _clause_body(w, p, clause_end, base, cleanup, name)
+        exits.append(exit_target)
+        if exit_target is None and not (body and isinstance(body[-1], _TERMINALS)) and k < clause_end:
+            tails.append(_tail_signature(ops, k, clause_end))
+        node = ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
+        node.lineno = ops[p - 1].line
+        clauses.append(node)
+        if next_clause is None:
+            break
+        p = next_clause
+    if not clauses:
+        raise DecompileFailure("try without except clauses")
+    return clauses, exits, tails
+
+
+def _clause_body(w, p, clause_end, base, cleanup, name):
+    """Walk one clause's body; return (statements, JUMP target or None, end index)."""
+    ops = w.ops
+    body_end = p
+    while body_end < clause_end and w.regions.covered(ops[body_end], cleanup):
+        body_end += 1
+    sub = StackMachine(w.ctx, base)
+    w.run_guarded(sub, p, body_end, cleanup, handler_code=True)
+    k = body_end
+    exit_target = None
+    if k < clause_end and ops[k].name == "POP_EXCEPT":
+        sub.step(ops[k])
+        k += 1
+        # `return value` inside the clause finishes after POP_EXCEPT.
+        w.in_handler += 1
+        try:
+            while k < clause_end and len(sub.stack) > len(base) - 1 and not _terminal(sub):
+                k = w.step(sub, k, clause_end)
+        finally:
+            w.in_handler -= 1
+        if name is not None and _name_epilogue(ops, k, name):
+            k += 3
+        if not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
+            exit_target = ops[k].target.index
+    return sub.stmts, exit_target, k
+
+
+def _tail_signature(ops, k, end):
+    """The first ops of a copied tail, up to its first jump or exit."""
+    j = k
+    while j < end and j < k + 6:
+        j += 1
+        if ops[j - 1].name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP") \
+                or ops[j - 1].target is not None:
+            break
+    return names(ops, k, j)
+
+
+_TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _terminal(m):
+    return m.stmts and isinstance(m.stmts[-1], _TERMINALS)
+
+
+def _name_epilogue(ops, k, name) -> bool:
+    """``LOAD_CONST None; STORE name; DELETE name`` that ends ``except E as name``."""
+    return (k + 2 < len(ops) and ops[k].name == "LOAD_CONST" and ops[k].arg is None
+            and ops[k + 1].name.startswith("STORE") and ops[k + 1].arg == name
+            and ops[k + 2].name.startswith("DELETE") and ops[k + 2].arg == name)
+
+
+# -- finally -----------------------------------------------------------------------------
+
+def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
+    ops = w.ops
+    r = he - 1
+    while r > hs and ops[r].name != "RERAISE":
+        r -= 1
+    fin_lo, fin_hi = hs + 1, r
+    fin_ops = names(ops, fin_lo, fin_hi)
+    finalbody = w.guarded_block(fin_lo, fin_hi, list(m.stack) + [ExcInfo(), CaughtException()],
+                                w.regions.cleanup_of(handler), handler_code=True)
+    limit = hs if hs > i else hi
+    body_end = _body_end(w, i, hi, handler, limit)
+    w.finally_copies.append(fin_ops)
+    try:
+        sub = StackMachine(w.ctx, m.stack)
+        w.run_guarded(sub, i, body_end, handler)
+    finally:
+        w.finally_copies.pop()
+    body = sub.stmts
+    k = body_end
+    # The normal way out runs a copy of the finally body.
+    if not _terminal(sub) or len(sub.stack) > len(m.stack):
+        if names(ops, k, k + len(fin_ops)) != fin_ops:
+            raise DecompileFailure("no finally copy after the try body")
+        k += len(fin_ops)
+        if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
+            w.step(sub, k, k + 1)
+            body = sub.stmts
+            k += 1
+    if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+        inner = body[0]
+        inner.finalbody = finalbody or [ast.Pass()]
+        inner.lineno = line
+        m.stmts.append(inner)
+    else:
+        node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
+                       finalbody=finalbody or [ast.Pass()])
+        node.lineno = line
+        m.stmts.append(node)
+    if k < w.n and ops[k].name == "JUMP" and ops[k].target.index >= he > k:
+        k = ops[k].target.index          # over an inline handler
+    elif k == hs:
+        k = he_after_handlers(w, hs, he)
+    return k
+
+
+# -- with ----------------------------------------------------------------------------------
+
+def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
+    ops = w.ops
+    manager = m.value(m.pop())
+    line = m.start_line if m.start_line is not None else ops[i].line
+    m.start_line = None
+    j = i + 1
+    handler = ops[j].handler
+    if handler is None:
+        raise DecompileFailure("with body without a handler")
+    bind = ops[j]
+    target = None
+    if bind.name.startswith("STORE") or bind.name == "UNPACK_SEQUENCE":
+        sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager), Entered()])
+        while sub.stack and isinstance(sub.stack[-1], Entered):
+            sub.step(ops[j])
+            j += 1
+        target = sub.last_target
+    elif bind.name == "POP_TOP":
+        j += 1
+    else:
+        raise DecompileFailure("with without a target store or POP_TOP")
+    body_end = _body_end(w, j, hi, handler)
+    exit_seq = [("LOAD_CONST", None)] * 3
+    sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager)])
+    w.finally_copies.append(exit_seq + [("CALL", (2, (), 2)), ("POP_TOP", None)])
+    try:
+        w.run_guarded(sub, j, body_end, handler)
+    finally:
+        w.finally_copies.pop()
+    k = body_end
+    if not _terminal(sub) or len(sub.stack) > len(m.stack) + 1:
+        k = _skip_exit_call(ops, k, sub)
+        if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
+            w.step(sub, k, k + 1)
+            k += 1
+    item = ast.withitem(context_expr=manager, optional_vars=target)
+    body = sub.stmts
+    node = ast.With(items=[item], body=body or [ast.Pass()])
+    # `with a, b:` is one statement with two items.
+    if len(body) == 1 and isinstance(body[0], ast.With) and getattr(body[0], "lineno", None) == line:
+        node.items += body[0].items
+        node.body = body[0].body
+    node.lineno = line
+    m.stmts.append(node)
+    return k
+
+
+def _skip_exit_call(ops, k, sub):
+    """``LOAD_CONST None x3; CALL 2; POP_TOP`` (the normal ``__exit__`` call), maybe
+    after a SWAP that moves a return value under it."""
+    if k < len(ops) and ops[k].name == "SWAP" and ops[k].arg == 2:
+        k += 1
+        ret = sub.pop()
+        sub.pop()          # the exit function
+        sub.push(ret)
+        skip_exit = True
+    else:
+        skip_exit = False
+    seq = [o.name for o in ops[k:k + 5]]
+    if seq[:3] != ["LOAD_CONST"] * 3 or seq[3] != "CALL" or seq[4] != "POP_TOP":
+        raise DecompileFailure("with statement without its __exit__ call")
+    if not skip_exit:
+        sub.pop()          # the exit function
+    return k + 5

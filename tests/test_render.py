@@ -626,3 +626,70 @@ def test_same_text_on_every_host(version):
                                      check=True).stdout)
     there = run_python(version, DETERMINISM, sources)
     assert there == here
+
+
+DOCS_313 = r"""
+import json, sys
+out = []
+for text in json.loads(sys.stdin.read()):
+    ns = {}
+    exec(compile(text, "<doc>", "exec", dont_inherit=True), ns)
+    out.append([ns["f"].__doc__, ns["C"].__doc__, ns["C"].g.__doc__])
+print(json.dumps(out))
+"""
+
+
+def test_docstrings_match_313_cleaning():
+    """``_cleandoc_313`` is what 3.13 compiles, and text rendered for 3.13 with
+    indented docstrings compiles back to the same docstrings."""
+    raw = []
+    for name_ in ("argparse.py", "inspect.py", "typing.py"):
+        with open(os.path.join(STDLIB, name_), encoding="utf-8") as f:
+            tree = parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc and "\n" in doc:
+                    raw.append(doc)
+    raw = raw[:150] + ["\tTab.\n\t  more", "  lead\n\n  x\n   y\n", "a\n \n  b"]
+
+    def program(doc):
+        def docnode():
+            return stmt(ast.Expr, value=const(doc))
+        g = stmt(ast.FunctionDef, name="g", body=[docnode()])
+        return module(stmt(ast.FunctionDef, name="f", body=[docnode()]),
+                      stmt(ast.ClassDef, name="C", body=[docnode(), g]))
+
+    texts = [render(program(doc), layout="compact", target=(3, 12)) for doc in raw]
+    got = run_python("3.13", DOCS_313, texts)
+    assert got == [[_cleandoc_313(d)] * 3 for d in raw]
+    cleaned = [_cleandoc_313(d) for d in raw]
+    texts = [render(program(doc), layout="compact", target=(3, 13)) for doc in cleaned]
+    assert sum('\n    ' in t.split('"""')[1] for t in texts) > 20  # indented ones
+    assert run_python("3.13", DOCS_313, texts) == [[d] * 3 for d in cleaned]
+
+
+def test_any_line_numbers_give_valid_text():
+    """Scrambled line numbers (larger, smaller, missing) never break the syntax."""
+    import random
+    rng = random.Random(1)
+    for name_ in ("argparse.py", "dataclasses.py", os.path.join("test", "test_patma.py")):
+        path = os.path.join(STDLIB, name_)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            tree = parse(f.read())
+        want = dump(tree)
+        for node in ast.walk(tree):
+            if getattr(node, "lineno", None) is not None:
+                roll = rng.random()
+                if roll < 0.1:
+                    node.lineno = None
+                elif roll < 0.3:
+                    node.lineno += rng.randint(-3, 3)
+                elif roll < 0.4:
+                    node.lineno += rng.randint(0, 40)
+                if rng.random() < 0.5:
+                    node.end_lineno = None
+        for target in ((3, 8), HOST):
+            assert dump(parse(render(tree, target=target))) == want, name_

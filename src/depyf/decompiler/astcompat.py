@@ -12,7 +12,8 @@ module lacks those classes. This module gives one spelling for all hosts:
   ``ClassDef`` its ``type_params`` on any host;
 * :func:`make` -- build any node with every missing optional field filled in
   (``None``, ``[]``, ``Load()``...), so consumers never meet a missing
-  attribute, and with ``lineno`` and friends set when given.
+  attribute, and with ``lineno`` and friends set when given;
+* :func:`fill_missing` -- the same defaults for a whole tree built otherwise.
 
 The renderer dispatches on class *names*, so host classes and ours render
 the same.
@@ -42,6 +43,7 @@ __all__ = [
     "type_param",
     "with_type_params",
     "make",
+    "fill_missing",
 ]
 
 #: The running interpreter's (major, minor).
@@ -197,3 +199,38 @@ def make(nodecls, **fields):
         if attr in fields:
             setattr(node, attr, fields[attr])
     return node
+
+
+def fill_missing(tree: ast.AST) -> ast.AST:
+    """Give every node of ``tree`` the fields it lacks, with :func:`make`'s
+    defaults, in place; returns ``tree``. Fields already set are untouched.
+
+    Example::
+
+        >>> import ast
+        >>> fn = fill_missing(ast.FunctionDef(name="f", body=[ast.Pass()]))
+        >>> fn.decorator_list, fn.returns, fn.type_params, fn.args.args
+        ([], None, [], [])
+    """
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        name = type(node).__name__
+        fields = tuple(node._fields) + tuple(
+            f for f in _EXTRA_FIELDS.get(name, ()) if f not in node._fields)
+        given = {}
+        for field in fields:
+            try:
+                given[field] = getattr(node, field)
+            except AttributeError:
+                pass
+        for field in fields:
+            if field not in given:
+                given[field] = _default(name, field, given)
+                setattr(node, field, given[field])
+        for value in given.values():
+            if isinstance(value, ast.AST):
+                pending.append(value)
+            elif isinstance(value, list):
+                pending.extend(v for v in value if isinstance(v, ast.AST))
+    return tree

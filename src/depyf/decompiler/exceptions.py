@@ -329,15 +329,16 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager)])
     w.finally_copies.append(exit_seq + [("CALL", (2, (), 2)), ("POP_TOP", None)])
     try:
-        w.run_guarded(sub, j, body_end, handler)
+        k = max(body_end, w.run_guarded(sub, j, body_end, handler))
     finally:
         w.finally_copies.pop()
-    k = body_end
     if not _terminal(sub) or len(sub.stack) > len(m.stack) + 1:
         k = _skip_exit_call(ops, k, sub)
         if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             k += 1
+        elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
+            k = ops[k].target.index      # over the inline handler
     item = ast.withitem(context_expr=manager, optional_vars=target)
     body = sub.stmts
     node = ast.With(items=[item], body=body or [ast.Pass()])

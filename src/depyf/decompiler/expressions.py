@@ -69,6 +69,11 @@ class StackMachine:
         self.start_line: Optional[int] = None
         #: the target of the last store of a ``with`` item's entered value
         self.last_target = None
+        #: stack depth when the current statement began
+        self.stmt_base = len(self.stack)
+        #: (target, value) of `a, b = x, y` stores waiting for the last one
+        self.parallel: List[tuple] = []
+        self.pushes = 0
 
     # -- driving --------------------------------------------------------------
 
@@ -78,11 +83,14 @@ class StackMachine:
             raise DecompileFailure("no expression rule for %s" % op.name)
         if self.start_line is None:
             self.start_line = op.line
+            self.stmt_base = len(self.stack)
         handler(self, op)
 
     def push(self, node: ast.expr, op=None) -> None:
         if op is not None and getattr(node, "lineno", None) is None:
             node.lineno = op.line
+        self.pushes += 1
+        node.push_order = self.pushes
         self.stack.append(node)
 
     def pop(self) -> ast.expr:
@@ -652,9 +660,29 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
         # `a = b = v`: the same value stays below for the next target.
         m.chain.setdefault(id(value), []).append(target)
         return
+    if m.parallel or (len(m.stack) > m.stmt_base and _plain(m.stack[-1]) and _plain(value)
+                      and id(value) not in m.chain):
+        # `a, b = x, y` evaluates both values first, then stores (SWAP/ROT between).
+        m.parallel.append((getattr(value, "push_order", 0), target, value))
+        if len(m.stack) > m.stmt_base:
+            return
+        # Source order is the order the values were pushed in; the stores may
+        # come in another (ROTs and SWAPs, or SWAPs the compiler removed).
+        m.parallel.sort(key=lambda item: item[0])
+        targets = [t for _, t, _ in m.parallel]
+        values = [m.value(v) for _, _, v in m.parallel]
+        m.parallel = []
+        m.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
+                          value=ast.Tuple(elts=values, ctx=ast.Load())), op)
+        return
     targets = m.chain.pop(id(value), []) + [target]
     statement = _assignment(m, targets, value, op)
     m.emit(statement, op)
+
+
+def _plain(node) -> bool:
+    """An ordinary expression (not an iterator, exception state, or the like)."""
+    return not isinstance(node, Placeholder) or isinstance(node, (FunctionValue, InPlace))
 
 
 def _assignment(m, targets, value, op):

@@ -42,6 +42,8 @@ import unicodedata
 from contextlib import contextmanager
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from .astcompat import fill_missing
+
 __all__ = ["render", "LAYOUTS", "DEFAULT_TARGET"]
 
 LAYOUTS = ("lines", "compact")
@@ -374,11 +376,16 @@ class _Renderer:
                in_class: bool = False) -> None:
         key = object()
         outer_limit = self._limit
-        starts = [_first_line(s) for s in body]
+        # For each statement, the first known line of what follows it.
+        limits, following = [], outer_limit
+        for stmt in reversed(body):
+            limits.append(following)
+            start = _first_line(stmt)
+            following = start if start is not None else following
+        limits.reverse()
         previous_def = False
         for i, stmt in enumerate(body):
-            later = [n for n in starts[i + 1:] if n is not None]
-            self._limit = later[0] if later else outer_limit
+            self._limit = limits[i]
             is_def = type(stmt).__name__ in _DEFS
             if not self.faithful and i and (is_def or previous_def) \
                     and (self._level == 0 or in_class):
@@ -684,7 +691,7 @@ class _Renderer:
     def s_ImportFrom(self, node) -> None:
         self._w("from " + "." * (node.level or 0) + (node.module or "") + " import ")
         names = node.names
-        wrap = any(self._wants_break(a) for a in names)
+        wrap = any(self._wants_break(a) for a in names) and names[0].name != "*"
         with self._delim("(", ")", wrap):
             self._items(names, None)
 
@@ -910,9 +917,11 @@ class _Renderer:
                 return prefix + quote + body + quote
         raise _Impossible()
 
-    # f-strings: a pre-3.12-compatible spelling is tried first (on any target);
-    # a 3.12 spelling when the target allows and that fails; else the string is
-    # split into implicitly concatenated pieces, which parse to the same tree.
+    # f-strings, in order of preference, on any target: one literal in pre-3.12
+    # style (no enclosing quote and no backslash in a replacement field); the
+    # same split into adjacent literals (they parse to the one JoinedStr), each
+    # with its own quotes; for 3.12+ targets the PEP 701 spelling; else (before
+    # 3.12, nothing else works) adjacent literals, a field in 3.12 style.
 
     def x_JoinedStr(self, node, ctx) -> None:
         self._w(self._fstring(list(node.values)))
@@ -1315,7 +1324,9 @@ def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) 
     ``node``: an ``ast.Module`` (or ``Interactive``), a statement or a list of
     statements (text ending in a newline); an ``ast.Expression`` or any
     expression, pattern, ``arguments``, ``keyword``... (a single line, no
-    newline at the end). ``layout``: ``"lines"`` keeps line numbers,
+    newline at the end); fields a node lacks are filled in with
+    :func:`~depyf.decompiler.astcompat.make`'s defaults. ``layout``:
+    ``"lines"`` keeps line numbers,
     ``"compact"`` ignores them. ``target``: the ``(3, minor)`` version the
     text must be valid for.
 
@@ -1328,6 +1339,8 @@ def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) 
         '(a + b) * -c ** 2'
     """
     renderer = _Renderer(layout, target)
+    for tree in node if isinstance(node, (list, tuple)) else [node]:
+        fill_missing(tree)  # nodes built without make(): absent fields read as defaults
     if isinstance(node, (list, tuple)):
         renderer.module(list(node), doc=False)
         return renderer.text()

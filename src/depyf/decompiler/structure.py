@@ -121,7 +121,9 @@ class Walker:
 
     # -- the main loop -------------------------------------------------------------------
 
-    def run(self, m: StackMachine, lo: int, hi: int) -> None:
+    def run(self, m: StackMachine, lo: int, hi: int) -> int:
+        """Walk ``[lo, hi)``; returns where the walk ended (past ``hi`` when the last
+        statement's code runs on, e.g. over an inline handler)."""
         i = lo
         while i < hi:
             i = self.step(m, i, hi)
@@ -131,6 +133,7 @@ class Walker:
             if isinstance(stmt, _TERMINAL):
                 del m.stmts[k + 1:]
                 break
+        return i
 
     def step(self, m: StackMachine, i: int, hi: int) -> int:
         op = self.ops[i]
@@ -187,7 +190,7 @@ class Walker:
         self.active.extend(pushed)
         self.in_handler += handler_code
         try:
-            self.run(m, lo, hi)
+            return self.run(m, lo, hi)
         finally:
             del self.active[-len(pushed):]
             self.in_handler -= handler_code

@@ -234,8 +234,11 @@ def stdlib_results():
             got = dump(clean_docstrings(again)) if HOST >= (3, 13) else dump(again)
             assert got == expected, "%s (%s) does not round-trip" % (name, layout)
             if layout == "lines":
-                want, have = stmt_lines(tree), stmt_lines(parse(text))
-                results[name] = (len(want), sum(a == b for a, b in zip(want, have)))
+                want, have = stmt_lines(tree), stmt_lines(again)
+                exprs = [(a.lineno, b.lineno) for a, b in zip(ast.walk(tree), ast.walk(again))
+                         if isinstance(a, ast.expr)]
+                results[name] = (len(want), sum(a == b for a, b in zip(want, have)),
+                                 len(exprs), sum(a == b for a, b in exprs))
     return results
 
 
@@ -244,10 +247,12 @@ def test_stdlib_round_trip(stdlib_results):
 
 
 def test_stdlib_line_fidelity(stdlib_results):
-    total = sum(t for t, _ in stdlib_results.values())
-    same = sum(s for _, s in stdlib_results.values())
+    total, same, exprs, exprs_same = (sum(r[i] for r in stdlib_results.values())
+                                      for i in range(4))
     assert total > 10000
     assert same / total >= 0.99, "%d of %d statements on their line" % (same, total)
+    # Expressions too (those inside f-strings cannot move, the rest can).
+    assert exprs_same / exprs >= 0.99, "%d of %d expressions" % (exprs_same, exprs)
 
 
 # -- layout rules --------------------------------------------------------------------------

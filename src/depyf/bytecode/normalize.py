@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List
 
+from .blockstack import block_stack_handlers
 from .decode import Bytecode, decode
 from .ir import Function, Handler, Op
 from .versions import VersionTable, get_table
@@ -415,7 +416,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         rename, binary_ops, compare_ops, split_superinstructions, fold_kwnames, drop_noise,
         call_ex_plain, call_ex_null, null_before_global, null_after_global, method_loads,
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
-        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref)
+        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, block_stack_handlers)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
@@ -423,8 +424,8 @@ _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "dr
 #: Which passes each version needs, in order.
 PASSES = {
     (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
-    (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
-    (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
+    (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers"],
+    (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers"],
     (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global"],
     (3, 12): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
                         "null_before_global", "method_loads", "drop_end_for",

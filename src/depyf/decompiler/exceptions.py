@@ -102,20 +102,29 @@ def _is_finally(w, hs, he) -> bool:
 
 def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     ops = w.ops
-    inline = hs > i and any(k in w.normal for k in range(he, w.n))
+    inline = hs > i and any(k in w.normal for k in range(hs, w.n))
     limit = hs if inline else hi
     body_end = _body_end(w, i, hi, handler, limit)
     body = w.guarded_block(i, body_end, m.stack, handler)
     clauses, exits, tails = _clauses(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, tails, inline)
     orelse: List[ast.stmt] = []
-    if end is None:
-        k = body_end
-    else:
+    k = body_end
+    if end is not None:
         stop = min(end, hs) if inline else end
-        if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and ops[stop - 1].target.index == end:
-            stop -= 1
-        orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
+        jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
+                     and ops[j].index in w.normal), None)
+        if jump is not None and ops[jump].target.index > stop:
+            # 3.9/3.10 jump over the handlers to an else placed after them.
+            orelse = w.block(body_end, jump, m.stack)
+            target = ops[jump].target.index
+            if target < end:
+                orelse += w.block(target, end, m.stack)
+        else:
+            if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
+                    ops[stop - 1].target.index == end:
+                stop -= 1
+            orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
         k = end
     node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
     node.lineno = line
@@ -131,12 +140,15 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
         return targets[-1]
     if inline and ops[hs - 1].name == "JUMP" and ops[hs - 1].target.index >= he:
         return ops[hs - 1].target.index
+    start = body_end
+    if inline and ops[hs - 1].name == "JUMP" and ops[hs - 1].target.index > hs:
+        start = ops[hs - 1].target.index        # 3.10: the else sits after the handlers
     for tail in tails:
         # A clause ended in a copy of the code after the try; find the original.
-        for j in range(body_end, hi):
-            if j < hs <= j + len(tail) and inline:
+        for j in range(start, hi):
+            if inline and j < hs <= j + len(tail):
                 break
-            if names(ops, j, j + len(tail)) == tail:
+            if names(ops, j, j + len(tail)) == tail and j in w.normal:
                 return j
     if inline:
         return he_after_handlers(w, hs, he)
@@ -196,6 +208,8 @@ def _clauses(w, m, hs, he, handler):
         clauses.append(node)
         if next_clause is None:
             break
+        if next_clause <= p:
+            raise DecompileFailure("except clauses out of order")
         p = next_clause
     if not clauses:
         raise DecompileFailure("try without except clauses")

@@ -237,8 +237,14 @@ def _dup_top(m, op):
     m.push(m.top())
 
 
+def _need(m, n):
+    if len(m.stack) < n:
+        raise DecompileFailure("stack shuffle below the stack")
+
+
 @handles("DUP_TOP_TWO")
 def _dup_top_two(m, op):
+    _need(m, 2)
     a, b = m.stack[-2:]
     m.push(a)
     m.push(b)
@@ -261,22 +267,26 @@ def _swap(m, op):
 
 @handles("ROT_TWO")
 def _rot_two(m, op):
+    _need(m, 2)
     m.stack[-1], m.stack[-2] = m.stack[-2], m.stack[-1]
 
 
 @handles("ROT_THREE")
 def _rot_three(m, op):
+    _need(m, 3)
     m.stack[-3:] = [m.stack[-1], m.stack[-3], m.stack[-2]]
 
 
 @handles("ROT_FOUR")
 def _rot_four(m, op):
+    _need(m, 4)
     m.stack[-4:] = [m.stack[-1], m.stack[-4], m.stack[-3], m.stack[-2]]
 
 
 @handles("ROT_N")
 def _rot_n(m, op):
     n = op.arg
+    _need(m, n)
     m.stack[-n:] = [m.stack[-1]] + m.stack[-n:-1]
 
 

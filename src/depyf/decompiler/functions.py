@@ -16,6 +16,9 @@ from .structure import Walker
 from .comprehensions import build_comprehension
 from .values import ClassValue, FunctionValue
 
+_RECOVERABLE = (DecompileFailure, IndexError, KeyError, AttributeError, TypeError, ValueError,
+                AssertionError, RecursionError)
+
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
 CO_GENERATOR = 0x20
@@ -38,7 +41,9 @@ class CodeDecompiler:
         ctx = Context(self.code, self.nested, self.kind)
         try:
             stmts = Walker(func, ctx).body()
-        except DecompileFailure as e:
+        except _RECOVERABLE as e:
+            # Anything unexpected in structuring one code object sends just that
+            # object to the fallback; valid bytecode never makes decompile() raise.
             if self.on_failure is None:
                 raise
             return self.on_failure(self.code, e)

@@ -1029,7 +1029,9 @@ class _Renderer:
         return "{" + text + "}"
 
     def x_Tuple(self, node, ctx) -> None:
-        with self._delim("(", ")", not node.elts or ctx > TUPLE):
+        # Parenthesised too when its items start below it: it had brackets.
+        spread = self._wants_break(node.elts[0]) if node.elts else False
+        with self._delim("(", ")", not node.elts or ctx > TUPLE or spread):
             self._items(node.elts, TEST)
             if len(node.elts) == 1:
                 self._w(",")

@@ -126,7 +126,10 @@ class Walker:
         statement's code runs on, e.g. over an inline handler)."""
         i = lo
         while i < hi:
-            i = self.step(m, i, hi)
+            nxt = self.step(m, i, hi)
+            if nxt <= i:
+                raise DecompileFailure("no progress at offset %d" % self.ops[i].offset)
+            i = nxt
         # Code after return/raise/break/continue in one block is never reached;
         # it is a copy the compiler made of a shared tail.
         for k, stmt in enumerate(m.stmts):

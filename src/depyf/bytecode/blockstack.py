@@ -1,0 +1,242 @@
+"""3.9/3.10 block-stack exception handling, rewritten into 3.11's handler form.
+
+Up to 3.10, ``SETUP_FINALLY L`` / ``SETUP_WITH L`` push a block that sends an
+exception to ``L`` and ``POP_BLOCK`` pops it; entering a handler pushes an
+"except handler" block that ``POP_EXCEPT`` pops. From 3.11 every instruction
+instead names its handler in a static table. This pass runs the block stack
+over the control flow once, gives every Op the handler 3.11 would give it,
+and rewrites the handler prologues, so the decompiler sees one shape::
+
+    SETUP_FINALLY H                     body            (handler H)
+    body                                JUMP end
+    POP_BLOCK                        H: PUSH_EXC_INFO   (handler C)
+    JUMP end                   ->       LOAD_GLOBAL E
+    H: DUP_TOP                          CHECK_EXC_MATCH
+       LOAD_GLOBAL E                    POP_JUMP_IF_FALSE next
+       JUMP_IF_NOT_EXC_MATCH next       STORE_FAST e
+       POP_TOP; STORE_FAST e; POP_TOP   ...
+       ...                           C: COPY 3; POP_EXCEPT; RERAISE 1   (added)
+
+    cm; SETUP_WITH W; ...; POP_BLOCK              cm; BEFORE_WITH; ...
+    LOAD_CONST None; DUP_TOP; DUP_TOP       ->    LOAD_CONST None x3
+    CALL (3, (), 1); POP_TOP                      CALL (2, (), 2); POP_TOP
+    W: WITH_EXCEPT_START ...                      W: PUSH_EXC_INFO; WITH_EXCEPT_START ...
+
+(``C`` is the clean-up block 3.11 emits for a handler's own code; adding it
+keeps "which ops belong to this handler" answerable the same way.)
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from .errors import DecodeError
+from .ir import Function, Handler, Op
+
+_SETUPS = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+_ENDS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+Block = Tuple[str, int]      # ("setup", handler op id) or ("except", handler op id)
+
+
+def block_stack_handlers(func: Function, table) -> None:
+    """The pass: handlers per op, rewritten prologues, explicit clean-up blocks."""
+    if not any(op.name in _SETUPS for op in func.ops):
+        return
+    try:
+        stacks = _block_stacks(func)
+    except DecodeError:
+        return          # not compiler-shaped; the decompiler falls back on it
+    kinds = {id(op.target): op.name for op in func.ops if op.name in _SETUPS}
+    entries = [op for op in func.ops if op.name in _SETUPS]
+    cleanups = _add_cleanups(func, entries)
+    # Handlers, from the block stack each op runs under.
+    for op in func.ops:
+        stack = stacks.get(id(op))
+        if stack is not None:
+            if op.name == "POP_EXCEPT" and stack:
+                stack = stack[:-1]      # it leaves the handler it ends
+            op.handler = _handler_for(stack, cleanups, func)
+    for target_id, first in cleanups.items():
+        # A clean-up block is covered by whatever covered the try statement.
+        outer = _handler_for(stacks.get(target_id, ())[:-1], cleanups, func)
+        i = func.ops.index(first)
+        for op in func.ops[i:i + 3]:
+            op.handler = outer
+    _rewrite_prologues(func, entries, kinds)
+    _rewrite_with_exits(func)
+    for op in func.ops:
+        if op.name in ("SETUP_WITH", "SETUP_ASYNC_WITH"):
+            op.name = "BEFORE_WITH" if op.name == "SETUP_WITH" else "BEFORE_ASYNC_WITH"
+            op.target = None
+        elif op.name == "RERAISE" and op.arg is None:
+            op.arg = 0
+    from .normalize import remove_ops
+    remove_ops(func, [op for op in func.ops if op.name in ("SETUP_FINALLY", "POP_BLOCK")])
+
+
+def _is_name_cleanup(op_list, i) -> bool:
+    """``LOAD_CONST None; STORE x; DELETE x; RERAISE``: ``except E as x`` unbinding x."""
+    names = [o.name for o in op_list[i:i + 4]]
+    return (len(names) == 4 and names[0] == "LOAD_CONST" and op_list[i].arg is None
+            and names[1].startswith("STORE") and names[2].startswith("DELETE")
+            and names[3] == "RERAISE")
+
+
+def _block_stacks(func: Function) -> Dict[int, Tuple[Block, ...]]:
+    """The block stack each reachable op runs under (a forward data-flow walk)."""
+    ops = func.ops
+    index = {id(op): i for i, op in enumerate(ops)}
+    state: Dict[int, Tuple[Block, ...]] = {}
+    work: List[Tuple[int, Tuple[Block, ...]]] = [(0, ())] if ops else []
+    while work:
+        i, stack = work.pop()
+        while i < len(ops):
+            op = ops[i]
+            seen = state.get(id(op))
+            if seen is not None:
+                if seen != stack:
+                    raise DecodeError("inconsistent block stack at offset %d" % op.offset)
+                break
+            state[id(op)] = stack
+            if op.name in _SETUPS:
+                handler_stack = stack + (("except", id(op.target)),)
+                work.append((index[id(op.target)], handler_stack))
+                stack = stack + (("setup", id(op.target)),)
+            elif op.name == "POP_BLOCK":
+                stack = _pop(stack, "setup", op)
+            elif op.name == "POP_EXCEPT":
+                stack = _pop(stack, "except", op)
+            if op.target is not None and op.name not in _SETUPS:
+                work.append((index[id(op.target)], stack))
+            if op.name in _ENDS:
+                break
+            i += 1
+    return state
+
+
+def _pop(stack, kind, op):
+    if not stack or stack[-1][0] != kind:
+        raise DecodeError("%s without a matching block at offset %d" % (op.name, op.offset))
+    return stack[:-1]
+
+
+def _add_cleanups(func: Function, entries: List[Op]) -> Dict[int, Op]:
+    """One ``COPY 3; POP_EXCEPT; RERAISE 1`` block per handler, at the end."""
+    cleanups = {}
+    for setup in entries:
+        target = setup.target
+        if id(target) in cleanups:
+            continue
+        block = [Op("COPY", 3, line=None, offset=target.offset),
+                 Op("POP_EXCEPT", line=None, offset=target.offset),
+                 Op("RERAISE", 1, line=None, offset=target.offset)]
+        func.ops.extend(block)
+        cleanups[id(target)] = block[0]
+    return cleanups
+
+
+def _handler_for(stack, cleanups, func) -> Optional[Handler]:
+    """3.11's handler for an op under ``stack``: the innermost block decides."""
+    if not stack:
+        return None
+    kind, target_id = stack[-1]
+    depth = len(stack) - 1
+    if kind == "except":
+        target = cleanups[target_id]
+        return _handler(func, target, depth, True)
+    target = next(op for op in func.ops if id(op) == target_id)
+    return _handler(func, target, depth, False)
+
+
+def _handler(func, target, depth, lasti):
+    key = (id(target), depth, lasti)
+    cache = func.__dict__.setdefault("_handlers", {})
+    h = cache.get(key)
+    if h is None:
+        h = cache[key] = Handler(target, depth, lasti)
+    return h
+
+
+def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> None:
+    """Handler starts get PUSH_EXC_INFO; except clauses get 3.11's type test."""
+    from .normalize import replace_op
+    done = set()
+    for setup in entries:
+        target = setup.target
+        if id(target) in done:
+            continue
+        done.add(id(target))
+        if _is_name_cleanup(func.ops, func.ops.index(target)):
+            continue            # 3.11 has no PUSH_EXC_INFO there either
+        handler = target.handler
+        push = Op("PUSH_EXC_INFO", line=target.line, offset=target.offset, handler=handler)
+        replace_op(func, target, [push, target])
+        setup.target = push
+        _retarget_handlers(func, target, push)
+        if kinds[id(target)] == "SETUP_FINALLY":
+            _rewrite_clauses(func, target)
+
+
+def _retarget_handlers(func, old, new):
+    for h in func.__dict__.get("_handlers", {}).values():
+        if h.target is old:
+            h.target = new
+
+
+def _rewrite_clauses(func: Function, first: Op) -> None:
+    """``DUP_TOP; type; JUMP_IF_NOT_EXC_MATCH next; POP_TOP; STORE e; POP_TOP``
+    -> ``type; CHECK_EXC_MATCH; POP_JUMP_IF_FALSE next; STORE e``, and a bare
+    clause's ``POP_TOP x3`` -> ``POP_TOP``; clause after clause."""
+    from .normalize import remove_ops
+    ops = func.ops
+    doomed = []
+    op = first
+    seen = set()
+    while op is not None and id(op) not in seen:
+        seen.add(id(op))
+        i = ops.index(op)
+        if op.name == "DUP_TOP":
+            j = i + 1
+            while j < len(ops) and ops[j].name != "JUMP_IF_NOT_EXC_MATCH":
+                if ops[j].target is not None:
+                    return
+                j += 1
+            if j >= len(ops):
+                return
+            test = ops[j]
+            doomed.append(op)
+            test.name = "POP_JUMP_IF_FALSE"
+            check = Op("CHECK_EXC_MATCH", line=test.line, offset=test.offset, handler=test.handler)
+            ops.insert(j, check)
+            _bind(ops, j + 2, doomed)
+            op = test.target
+        elif [o.name for o in ops[i:i + 3]] == ["POP_TOP"] * 3:
+            doomed += ops[i + 1:i + 3]          # bare except keeps one POP_TOP
+            op = None
+        else:
+            op = None                            # a finally body
+    remove_ops(func, doomed)
+
+
+def _bind(ops, k, doomed):
+    """After the type test: ``POP_TOP; STORE e; POP_TOP`` or ``POP_TOP x3``."""
+    names = [o.name for o in ops[k:k + 3]]
+    if len(names) == 3 and names[0] == "POP_TOP" and names[2] == "POP_TOP":
+        doomed.append(ops[k])
+        if names[1] == "POP_TOP":
+            doomed.append(ops[k + 2])       # keep one POP_TOP for the exception
+        else:
+            doomed.append(ops[k + 2])
+
+
+def _rewrite_with_exits(func: Function) -> None:
+    """``LOAD_CONST None; DUP_TOP; DUP_TOP; CALL (3, (), 1)`` -> 3.11's
+    ``LOAD_CONST None x3; CALL (2, (), 2)``."""
+    ops = func.ops
+    for i in range(len(ops) - 3):
+        a, b, c, d = ops[i:i + 4]
+        if (a.name == "LOAD_CONST" and a.arg is None and b.name == "DUP_TOP"
+                and c.name == "DUP_TOP" and d.name == "CALL" and d.arg == (3, (), 1)):
+            b.name = c.name = "LOAD_CONST"
+            b.arg = c.arg = None
+            d.arg = (2, (), 2)

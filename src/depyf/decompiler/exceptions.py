@@ -156,9 +156,9 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
 
 
 def he_after_handlers(w, hs, he):
-    """First op after a handler's code and its clean-up block (inline layout)."""
-    k = he
-    while k < w.n and w.ops[k].handler is not None and w.ops[k].name in ("COPY", "POP_EXCEPT", "RERAISE"):
+    """First op after an inline handler's code (and its clean-up block)."""
+    k = hs
+    while k < w.n and k not in w.normal:
         k += 1
     return k
 
@@ -272,9 +272,15 @@ def _name_epilogue(ops, k, name) -> bool:
 
 def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     ops = w.ops
-    r = he - 1
+    cleanup = w.regions.cleanup_of(handler)
+    j = hs + 1
+    while j < w.n and cleanup is not None and w.regions.covered(ops[j], cleanup):
+        j += 1
+    r = j - 1
     while r > hs and ops[r].name != "RERAISE":
         r -= 1
+    if r <= hs:
+        raise DecompileFailure("finally handler without its RERAISE")
     fin_lo, fin_hi = hs + 1, r
     fin_ops = names(ops, fin_lo, fin_hi)
     finalbody = w.guarded_block(fin_lo, fin_hi, list(m.stack) + [ExcInfo(), CaughtException()],
@@ -308,7 +314,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
                        finalbody=finalbody or [ast.Pass()])
         node.lineno = line
         m.stmts.append(node)
-    if k < w.n and ops[k].name == "JUMP" and ops[k].target.index >= he > k:
+    if k < w.n and ops[k].name == "JUMP" and k < hs < ops[k].target.index:
         k = ops[k].target.index          # over an inline handler
     elif k == hs:
         k = he_after_handlers(w, hs, he)

@@ -221,6 +221,7 @@ class Names:
     def __init__(self, code):
         self.taken = set(code.varnames) | set(code.cellvars) | set(code.freevars) | set(code.names)
         self.mine: List[str] = []
+        self.taken_by_me = set()
         self.memo: Dict[object, str] = {}
         self.count = 0
         self.prologue: List[ast.stmt] = []
@@ -231,6 +232,7 @@ class Names:
             name += "_"
         self.taken.add(name)
         self.mine.append(name)
+        self.taken_by_me.add(name)
         return name
 
     def named(self, key, base: str) -> str:
@@ -417,3 +419,575 @@ class Goto(ast.stmt):
 class Exit(ast.stmt):
     """Leave the dispatch loop (a module or class body's return)."""
     _fields = ()
+
+
+class ImportAttr(Placeholder):
+    """IMPORT_FROM on a module that is already a plain value."""
+
+    def __init__(self, module: ast.expr, name: str):
+        super().__init__()
+        self.module = module
+        self.name = name
+
+
+_UNSET = object()
+
+
+class Translator:
+    """Discovers the nodes of one code object and lays them out as statements."""
+
+    def __init__(self, code, kind: str, nested):
+        self.code = code
+        self.kind = kind
+        self.func = prepare_ops(code)
+        self.ops = self.func.ops
+        self.ctx = Context(code, nested, "function")
+        self.ctx.implicit_returns = set()
+        self.names = Names(code)
+        self.leaders = leaders(self.ops)
+        self.nodes: Dict[tuple, Node] = {}
+        self.order: List[Node] = []
+        self.statics: Dict[tuple, object] = {}
+        cells = set(code.cellvars) | set(code.freevars)
+        self.fast_locals = set(code.varnames) - cells if kind == "function" else set()
+        self.legacy_match = tuple(code.version) < (3, 11)
+        self.async_generator = bool(code.flags & CO_ASYNC_GENERATOR)
+        self.wrappers = {i for i, op in enumerate(self.ops[:-1])
+                         if op.name == "STOPITERATION_ERROR" and self.ops[i + 1].name == "RERAISE"}
+
+    def body(self) -> List[ast.stmt]:
+        self.node((0, (), (), None))
+        k = 0
+        while k < len(self.order):
+            NodeBuilder(self, self.order[k]).build()
+            k += 1
+        out = Layout(self).statements()
+        for stmt in out:
+            _sanitize_names(stmt)
+        return out
+
+    def node(self, key: tuple) -> Node:
+        node = self.nodes.get(key)
+        if node is None:
+            if len(self.order) >= NODE_LIMIT:
+                raise DecompileFailure("stack shapes do not settle (more than %d nodes)"
+                                       % NODE_LIMIT)
+            node = Node(key, len(self.order), body_exc=key[3])
+            self.nodes[key] = node
+            self.order.append(node)
+        return node
+
+    # -- stack values ---------------------------------------------------------------
+
+    def static_key(self, item) -> Optional[tuple]:
+        """The shape entry of a statically known stack value, else None."""
+        if isinstance(item, Mark):
+            return item.key
+        if isinstance(item, Null):
+            return ("null",)
+        if isinstance(item, BuildClass):
+            return ("buildclass",)
+        if isinstance(item, _CodeConst) or (isinstance(item, FunctionValue)
+                                            and not item.code.flags & CO_NEWLOCALS):
+            # a code constant, or a class body waiting for __build_class__
+            key = ("static", id(item))
+            self.statics[key] = item
+            return key
+        return None
+
+    def entry_item(self, k: int, desc):
+        if desc == "v":
+            return load(self.names.slot(k))
+        if desc[0] == "mark":
+            return Mark(desc[1], desc[2], desc[3])
+        if desc[0] == "null":
+            return Null()
+        if desc[0] == "buildclass":
+            return BuildClass()
+        return self.statics[desc]
+
+    def is_pure(self, item) -> bool:
+        """Evaluating ``item`` later, or twice, gives the same value and no effects."""
+        if isinstance(item, (Mark, Null, BuildClass, _CodeConst, ast.Constant, CellName)):
+            return True
+        if isinstance(item, FunctionValue):
+            return not item.code.flags & CO_NEWLOCALS
+        if type(item) is ast.Name:
+            return item.id in self.names.taken_by_me or item.id in self.fast_locals
+        return False
+
+
+def _sanitize_names(tree) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            node.id = sanitize(node.id)
+        elif isinstance(node, ast.arg):
+            node.arg = sanitize(node.arg)
+
+
+# -- building one node ------------------------------------------------------------------
+
+#: ops that cannot raise: they never decide which handler covers a node
+NEUTRAL = frozenset({
+    "JUMP", "NOP", "POP_TOP", "LOAD_CONST", "PUSH_NULL", "SWAP", "COPY", "ROT_TWO",
+    "ROT_THREE", "ROT_FOUR", "ROT_N", "DUP_TOP", "DUP_TOP_TWO", "POP_EXCEPT", "POP_BLOCK",
+    "SETUP_FINALLY", "BEGIN_FINALLY", "LOAD_CLOSURE", "STORE_FAST"})
+
+HANDLERS: Dict[str, object] = {}
+
+
+def handles(*names):
+    """Register a rule ``fn(builder, op) -> ended`` for op names (unlisted ops go
+    to the StackMachine)."""
+    def register(fn):
+        for name in names:
+            HANDLERS[name] = fn
+        return fn
+    return register
+
+
+class NodeBuilder:
+    """Runs the ops of one node from its entry shape, writing its statements."""
+
+    def __init__(self, t: Translator, node: Node):
+        self.t = t
+        self.node = node
+        self.names = t.names
+        start, shape, blocks, cur_exc = node.key
+        self.m = StackMachine(t.ctx, [t.entry_item(k, d) for k, d in enumerate(shape)])
+        self.blocks = [Block(*b) for b in blocks]
+        self.cur_exc = cur_exc
+        self.out = node.body
+        self.i = start
+        self.op = None
+        self.guard = _UNSET
+        self.guard_prefix: list = []
+
+    @property
+    def stack(self) -> list:
+        return self.m.stack
+
+    # -- the loop -------------------------------------------------------------------
+
+    def build(self) -> None:
+        ops = self.t.ops
+        start = self.i
+        while True:
+            if self.i >= len(ops):
+                raise DecompileFailure("control runs past the last op")
+            op = ops[self.i]
+            if self.i != start and self.i in self.t.leaders:
+                self.fall(self.i)
+                break
+            if op.name not in NEUTRAL and not self.same_guard(op, start):
+                self.fall(self.i)
+                break
+            self.op = op
+            if self.step(op):
+                break
+            if self.i == start and op.name == "PUSH_EXC_INFO":
+                self.node.body_exc = self.cur_exc
+            if self.guard_moved():
+                self.fall(self.i + 1)
+                break
+            self.i += 1
+        self.close_guard()
+
+    def same_guard(self, op, start) -> bool:
+        """Whether ``op`` may join this node: same handler (the first such op sets it)."""
+        state = self.handler_state(op)
+        if self.guard is _UNSET:
+            if not self.stable(state):
+                if self.i == start:
+                    raise DecompileFailure("handler depth above the stack at offset %d"
+                                           % op.offset)
+                return False
+            self.open_guard(state)
+            return True
+        return state == self.guard_state
+
+    def step(self, op) -> bool:
+        """Run one op; True when it ends the node."""
+        rule = HANDLERS.get(op.name)
+        if rule is None:
+            self.delegate(op)
+            return False
+        return bool(rule(self, op))
+
+    # -- handlers covering the node ----------------------------------------------------
+
+    def handler_state(self, op):
+        """Where an exception raised by ``op`` goes, in this state (None: nowhere)."""
+        h = op.handler
+        if h is not None:
+            if h.target.index in self.t.wrappers:
+                return None     # 3.12+'s StopIteration guard: Python adds it itself
+            return ("table", h.target.index, h.depth, h.lasti, self.cur_exc)
+        for j in range(len(self.blocks) - 1, -1, -1):
+            block = self.blocks[j]
+            if block.kind == "F":
+                restored = [b.prev for b in self.blocks[j + 1:] if b.kind == "X"]
+                prev = restored[0] if restored else self.cur_exc
+                return ("legacy", block.target, block.level, prev,
+                        tuple(b.key for b in self.blocks[:j]))
+        return None
+
+    def stable(self, state) -> bool:
+        """The slots a handler keeps must hold their entry values (named by depth)."""
+        if state is None:
+            return True
+        depth = state[2]
+        if len(self.stack) < depth:
+            return False
+        return all(self.is_settled(k, item) for k, item in enumerate(self.stack[:depth]))
+
+    def open_guard(self, state) -> None:
+        self.guard_state = state
+        if state is None:
+            self.guard = None
+            return
+        kind, target, depth = state[:3]
+        self.guard_prefix = list(self.stack[:depth])
+        shape = tuple(self.desc(k, x) for k, x in enumerate(self.guard_prefix))
+        holder = self.names.holder(target)
+        if kind == "table":
+            lasti = (Mark("lasti").key,) if state[3] else ()
+            key = (target, shape + lasti + (Mark("exc", holder).key,), (), state[4])
+        else:
+            prev, below = state[3], state[4]
+            saved = tuple(Mark("old", prev, k).key for k in range(3))
+            caught = (Mark("exctb", holder).key, Mark("exc", holder).key,
+                      Mark("exctype", holder).key)
+            key = (target, shape + saved + caught, below + (Block("X", depth, None, prev).key,),
+                   holder)
+        self.guard = key
+        self.guard_holder = holder
+
+    def guard_moved(self) -> bool:
+        """Whether the last op changed a slot the handler keeps (then the node ends)."""
+        if not self.guard:
+            return False
+        prefix = self.guard_prefix
+        return len(self.stack) < len(prefix) or any(
+            a is not b for a, b in zip(self.stack, prefix))
+
+    def close_guard(self) -> None:
+        if self.guard is _UNSET or self.guard is None:
+            self.node.guard = None
+            return
+        self.node.guard = self.guard
+        self.node.guard_holder = self.guard_holder
+        target = self.t.node(self.guard)
+        target.preds.append((self.node, "exception"))
+        caught = self.names.named(("caught",), "e")
+        self.node.handler_body = [assign(self.guard_holder, load(caught)),
+                                  Goto(target, "exception")]
+
+    # -- stack values -------------------------------------------------------------------
+
+    def pop(self):
+        if not self.stack:
+            raise DecompileFailure("stack underflow at offset %d" % self.op.offset)
+        return self.stack.pop()
+
+    def push(self, item) -> None:
+        self.stack.append(item)
+
+    def need(self, n: int) -> None:
+        if len(self.stack) < n:
+            raise DecompileFailure("stack underflow at offset %d" % self.op.offset)
+
+    def is_static(self, item) -> bool:
+        return isinstance(item, (Mark, Null, BuildClass, _CodeConst)) or (
+            isinstance(item, FunctionValue) and not item.code.flags & CO_NEWLOCALS)
+
+    def is_settled(self, k: int, item) -> bool:
+        """In the form a node boundary needs: static, or named by its depth."""
+        return self.is_static(item) or (type(item) is ast.Name
+                                        and item.id == self.names.slot(k))
+
+    def desc(self, k: int, item):
+        if self.is_static(item):
+            return self.t.static_key(item)
+        if not self.is_settled(k, item):
+            raise DecompileFailure("internal: unsettled slot %d" % k)
+        return "v"
+
+    def emit(self, stmt: ast.stmt) -> None:
+        if self.op is not None and getattr(stmt, "lineno", None) is None:
+            stmt.lineno = self.op.line
+        self.out.append(stmt)
+
+    def protected_depth(self) -> int:
+        return len(self.guard_prefix) if self.guard else 0
+
+    def home(self, k: int, keep=()) -> str:
+        """Where to put the value of slot ``k``: its depth name when nothing else
+        still reads that name, else a fresh temporary."""
+        name = self.names.slot(k)
+        if k < self.protected_depth():
+            return self.names.temp()
+        others = [x for j, x in enumerate(self.stack) if j != k] + list(keep)
+        if mentions(others, name):
+            return self.names.temp()
+        return name
+
+    def materialize(self, k: int, keep=()) -> None:
+        """Evaluate slot ``k`` now into a name (its effects happen here)."""
+        name = self.home(k, keep)
+        self.evaluate(self.stack[k], name)
+        self.stack[k] = load(name)
+
+    def flush(self, keep=(), writes=(), upto: Optional[int] = None) -> None:
+        """Evaluate, in stack order, every waiting value with possible effects (and
+        reads of names about to be written), so a statement can run after them."""
+        upto = len(self.stack) if upto is None else upto
+        for k in range(upto):
+            item = self.stack[k]
+            if not self.t.is_pure(item) or (type(item) is ast.Name and item.id in writes):
+                self.materialize(k, keep)
+
+    def discard_stack(self, keep=()) -> None:
+        """Run the effects of values a return or raise leaves behind."""
+        for item in self.stack:
+            if not self.t.is_pure(item):
+                self.emit(ast.Expr(value=self.expr_of(item)))
+        self.stack.clear()
+
+    def ensure_pure(self, k: int) -> None:
+        """Make stack item ``k`` (negative: from the top) safe to read twice."""
+        index = len(self.stack) + k if k < 0 else k
+        if not self.t.is_pure(self.stack[index]):
+            self.flush(upto=index + 1)
+
+    # -- turning stack values into expressions ---------------------------------------------
+
+    def expr_of(self, item) -> ast.expr:
+        """``item`` as an expression (placeholders that need statements get a temporary)."""
+        if isinstance(item, Mark):
+            return item.as_expr(self.names)
+        if isinstance(item, FunctionValue):
+            try:
+                return self.m.value(item)
+            except DecompileFailure:
+                pass
+        if isinstance(item, (InPlace, ClassValue, FunctionValue, ImportFromValue, ImportAttr)):
+            name = self.names.temp()
+            self.evaluate(item, name)
+            return load(name)
+        if isinstance(item, ImportValue):
+            return self.import_call(item)
+        if isinstance(item, Converted):
+            func = {ord("s"): "str", ord("r"): "repr", ord("a"): "ascii"}[item.conversion]
+            return call(self.names.builtin(func), self.expr_of(item.value))
+        if isinstance(item, Null) or isinstance(item, BuildClass):
+            raise DecompileFailure("%s used as a value" % type(item).__name__)
+        if isinstance(item, (ast.Tuple, ast.List)):
+            item.elts = [self.expr_of(e) if isinstance(e, Placeholder) else e for e in item.elts]
+        elif isinstance(item, ast.Call):
+            item.args = [self.expr_of(a) if isinstance(a, Placeholder) else a for a in item.args]
+        return self.m.value(item)
+
+    def evaluate(self, item, name: str) -> None:
+        """Statements that leave the value of ``item`` in ``name``."""
+        if isinstance(item, InPlace):
+            # `t = a; t += b` is exactly the in-place operator, on a plain name
+            self.emit(assign(name, item.target))
+            self.emit(ast.AugAssign(target=store_name(name), op=item.op, value=item.value))
+        elif isinstance(item, FunctionValue):
+            try:
+                self.emit(assign(name, self.m.value(item)))
+            except DecompileFailure:
+                self.define(item, name)
+        elif isinstance(item, ClassValue):
+            self.define_class(item, name)
+        elif isinstance(item, ImportFromValue):
+            self.import_attr(self.module_expr(item.module), item.name, name)
+        elif isinstance(item, ImportAttr):
+            self.import_attr(item.module, item.name, name)
+        else:
+            self.emit(assign(name, self.expr_of(item)))
+
+    def define(self, value: FunctionValue, name: str) -> None:
+        """A function that is not a lambda, as a ``def`` under a temporary name."""
+        node = self.t.ctx.nested(value, ("def", []))
+        node.name = name
+        self.emit(node)
+        self.emit(_set_attr(name, "__name__", const(value.code.name)))
+        qualname = getattr(value.code, "qualname", "") or ""
+        if qualname:
+            self.emit(_set_attr(name, "__qualname__", const(qualname)))
+
+    def define_class(self, value: ClassValue, name: str) -> None:
+        node = self.t.ctx.nested(value, ("class", []))
+        node.name = name
+        self.emit(node)
+        self.emit(_set_attr(name, "__name__", const(value.name)))
+
+    # -- imports ------------------------------------------------------------------------
+
+    def import_call(self, module: ImportValue) -> ast.expr:
+        """``__import__(...)`` as IMPORT_NAME calls it (after any names a pending
+        ``from`` import already bound)."""
+        if module.aliases:
+            self.emit(ast.ImportFrom(module=module.name or None, names=module.aliases,
+                                     level=module.level))
+            module.aliases = []
+        fromlist = module.fromlist
+        return call(self.names.builtin("__import__"), const(module.name),
+                    call(self.names.builtin("globals")), const(None),
+                    const(fromlist), const(module.level))
+
+    def module_expr(self, module: ImportValue) -> ast.expr:
+        held = getattr(module, "fallback_name", None)
+        if held is None:
+            held = self.names.temp()
+            self.emit(assign(held, self.import_call(module)))
+            module.fallback_name = held
+        return load(held)
+
+    def import_attr(self, module: ast.expr, attr_name: str, name: str) -> None:
+        """IMPORT_FROM: the attribute, else the submodule ``sys.modules`` holds, else ImportError."""
+        sys_mod = call(self.names.builtin("__import__"), const("sys"))
+        full = ast.BinOp(left=ast.BinOp(left=attr(module, "__name__"), op=ast.Add(),
+                                        right=const(".")), op=ast.Add(), right=const(attr_name))
+        submodule = ast.Subscript(value=attr(sys_mod, "modules"), slice=full, ctx=ast.Load())
+        error = ast.Raise(exc=call(self.names.builtin("ImportError"),
+                                   const("cannot import name %r" % attr_name)),
+                          cause=const(None))
+        inner = ast.Try(body=[assign(name, submodule)],
+                        handlers=[_handler(ast.Tuple(elts=[self.names.builtin("AttributeError"),
+                                                           self.names.builtin("KeyError")],
+                                                     ctx=ast.Load()), None, [error])],
+                        orelse=[], finalbody=[])
+        self.emit(ast.Try(body=[assign(name, attr(module, attr_name))],
+                          handlers=[_handler(self.names.builtin("AttributeError"), None, [inner])],
+                          orelse=[], finalbody=[]))
+
+    # -- delegation to the expression builder ------------------------------------------------
+
+    def delegate(self, op) -> None:
+        """Ops that only build an expression: the StackMachine's rules, with marks as
+        values; if its rule refuses (a placeholder it cannot use), again on plain values."""
+        n = _pops(op)
+        if n is None:
+            raise DecompileFailure("no fallback rule for %s" % op.name)
+        self.need(n)
+        self.unmark(n)
+        snapshot = list(self.stack)
+        try:
+            self.m.step(op)
+        except DecompileFailure:
+            self.stack[:] = snapshot
+            self.flush()
+            self.unmark(n)
+            self.m.step(op)
+        if self.m.stmts:
+            raise DecompileFailure("internal: %s wrote a statement" % op.name)
+
+    def unmark(self, n: int) -> None:
+        """The top ``n`` items as values: marks become the expressions they stand for."""
+        for k in range(len(self.stack) - n, len(self.stack)):
+            if isinstance(self.stack[k], Mark):
+                self.stack[k] = self.stack[k].as_expr(self.names)
+
+    # -- leaving the node ------------------------------------------------------------------
+
+    def settle(self, test: Optional[ast.expr] = None) -> Optional[ast.expr]:
+        """Put every non-static slot into its depth name (values already evaluated).
+        ``test`` (evaluated after) is saved first if it reads a name being reassigned."""
+        assigns = [(k, item) for k, item in enumerate(self.stack)
+                   if not self.is_settled(k, item)]
+        if not assigns:
+            return test
+        targets = [self.names.slot(k) for k, _ in assigns]
+        if test is not None and any(mentions(test, t) for t in targets):
+            saved = self.names.temp()
+            self.emit(assign(saved, test))
+            test = load(saved)
+        values = [self.expr_of(item) for _, item in assigns]
+        clash = any(mentions(values[j], targets[i])
+                    for i in range(len(targets)) for j in range(i + 1, len(targets)))
+        if len(assigns) == 1 or not (clash or self.guard):
+            for target, value in zip(targets, values):
+                self.emit(assign(target, value))
+        else:
+            self.emit(ast.Assign(targets=[ast.Tuple(elts=[store_name(t) for t in targets],
+                                                    ctx=ast.Store())],
+                                 value=ast.Tuple(elts=values, ctx=ast.Load())))
+        for k, _ in assigns:
+            self.stack[k] = load(self.names.slot(k))
+        return test
+
+    def goto(self, index: int, items=None, blocks=None, cur_exc=_UNSET) -> Goto:
+        """A transfer to the node at op ``index`` entered with ``items`` (settled)."""
+        items = self.stack if items is None else items
+        blocks = self.blocks if blocks is None else blocks
+        cur_exc = self.cur_exc if cur_exc is _UNSET else cur_exc
+        shape = tuple(self.desc(k, x) for k, x in enumerate(items))
+        key = (index, shape, tuple(b.key for b in blocks), cur_exc)
+        target = self.t.node(key)
+        target.preds.append((self.node, "normal"))
+        return Goto(target, "normal")
+
+    def fall(self, index: int) -> bool:
+        self.flush()
+        self.settle()
+        self.emit(self.goto(index))
+        return True
+
+    def fork(self, test: ast.expr, if_true: Goto, if_false: Goto) -> bool:
+        self.emit(ast.If(test=test, body=[if_true], orelse=[if_false]))
+        return True
+
+    def branch(self, test: ast.expr, true_index: int, false_index: int) -> bool:
+        """End with a two-way jump on ``test`` (already popped; evaluated last)."""
+        self.flush(keep=[test])
+        test = self.settle(test)
+        return self.fork(test, self.goto(true_index), self.goto(false_index))
+
+
+def _handler(type_expr, name, body) -> ast.ExceptHandler:
+    return ast.ExceptHandler(type=type_expr, name=name, body=body)
+
+
+def _set_attr(name: str, attr_name: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign(targets=[ast.Attribute(value=load(name), attr=attr_name, ctx=ast.Store())],
+                      value=value)
+
+
+def _pops(op) -> Optional[int]:
+    """How many stack items an op the StackMachine handles consumes (None: not one)."""
+    name, arg = op.name, op.arg
+    if name in _POPS:
+        return _POPS[name]
+    if name in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_STRING", "BUILD_SLICE",
+                "BUILD_TUPLE_UNPACK", "BUILD_LIST_UNPACK", "BUILD_SET_UNPACK",
+                "BUILD_TUPLE_UNPACK_WITH_CALL", "BUILD_MAP_UNPACK",
+                "BUILD_MAP_UNPACK_WITH_CALL"):
+        return arg
+    if name == "BUILD_MAP":
+        return 2 * arg
+    if name == "BUILD_CONST_KEY_MAP":
+        return arg + 1
+    if name == "FORMAT_VALUE":
+        return 2 if arg[1] else 1
+    if name == "CALL":
+        return arg[0] + arg[2]
+    if name == "CALL_FUNCTION_EX":
+        return 1 + (arg[0] & 1) + arg[1]
+    if name == "MAKE_FUNCTION":
+        return 1 + bin((arg or 0) & 0xF).count("1")
+    return None
+
+
+_POPS = {
+    "LOAD_CONST": 0, "LOAD_NAME": 0, "LOAD_GLOBAL": 0, "LOAD_FAST": 0, "LOAD_DEREF": 0,
+    "LOAD_CLASSDEREF": 0, "PUSH_NULL": 0, "LOAD_BUILD_CLASS": 0,
+    "LOAD_ATTR": 1, "LOAD_METHOD": 1, "UNARY_NEGATIVE": 1, "UNARY_POSITIVE": 1,
+    "UNARY_NOT": 1, "UNARY_INVERT": 1, "GET_ITER": 1, "FORMAT_SIMPLE": 1,
+    "CONVERT_VALUE": 1, "YIELD_VALUE": 1,
+    "BINARY_OP": 2, "COMPARE_OP": 2, "BINARY_SUBSCR": 2, "FORMAT_WITH_SPEC": 2,
+    "IMPORT_NAME": 2, "LOAD_SUPER_ATTR": 3, "LOAD_SUPER_METHOD": 3, "BINARY_SLICE": 3,
+    "IMPORT_FROM": 0,
+}

@@ -59,10 +59,14 @@ def to_ops(bc: Bytecode) -> Function:
     for ins, op in zip(bc, ops):
         if ins.target is not None:
             op.target = by_ins[id(ins.target)]
-    for entry in bc.exception_entries:
-        handler = Handler(by_ins[id(entry.target_instr)], entry.depth, entry.lasti)
-        for ins, op in zip(bc, ops):
-            if entry.start <= ins.offset < entry.end:
+    if bc.exception_entries:
+        import bisect
+        offsets = [ins.offset for ins in bc]
+        for entry in bc.exception_entries:
+            handler = Handler(by_ins[id(entry.target_instr)], entry.depth, entry.lasti)
+            lo = bisect.bisect_left(offsets, entry.start)
+            hi = bisect.bisect_left(offsets, entry.end)
+            for op in ops[lo:hi]:
                 op.handler = handler
     return Function(bc.code, ops)
 

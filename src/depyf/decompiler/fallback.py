@@ -506,6 +506,13 @@ class Translator:
             return BuildClass()
         return self.statics[desc]
 
+    def null_name(self) -> str:
+        """A sentinel object: "no value" (exhausted iterator, unbound local)."""
+        if ("null",) not in self.names.memo:
+            name = self.names.named(("null",), "null")
+            self.names.prologue.append(assign(name, call(self.names.builtin("object"))))
+        return self.names.memo[("null",)]
+
     def is_pure(self, item) -> bool:
         """Evaluating ``item`` later, or twice, gives the same value and no effects."""
         if isinstance(item, (Mark, Null, BuildClass, _CodeConst, ast.Constant, CellName)):
@@ -991,3 +998,778 @@ _POPS = {
     "IMPORT_NAME": 2, "LOAD_SUPER_ATTR": 3, "LOAD_SUPER_METHOD": 3, "BINARY_SLICE": 3,
     "IMPORT_FROM": 0,
 }
+
+
+# -- rules: stack shuffles ------------------------------------------------------------------
+
+def _shuffled(name: str, arg, items: list) -> list:
+    """The stack after a shuffle op (items are not copied)."""
+    n = {"DUP_TOP": 1, "DUP_TOP_TWO": 2, "ROT_TWO": 2, "ROT_THREE": 3,
+         "ROT_FOUR": 4}.get(name, arg)
+    if n is None or n < 1 or len(items) < n:
+        raise DecompileFailure("%s below the stack" % name)
+    if name == "DUP_TOP":
+        return items + items[-1:]
+    if name == "DUP_TOP_TWO":
+        return items + items[-2:]
+    if name == "COPY":
+        return items + [items[-n]]
+    if name == "SWAP":
+        out = list(items)
+        out[-1], out[-n] = out[-n], out[-1]
+        return out
+    # ROT_TWO/THREE/FOUR/N: the top moves down n-1 places
+    return items[:-n] + [items[-1]] + items[-n:-1]
+
+
+@handles("DUP_TOP", "DUP_TOP_TWO", "COPY", "SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N")
+def _shuffle(b, op):
+    new = _shuffled(op.name, op.arg, b.stack)
+    if _waiting(b, new) != _waiting(b, b.stack):
+        # a value with effects would be reordered or copied: evaluate them all first
+        b.flush()
+        new = _shuffled(op.name, op.arg, b.stack)
+    b.stack[:] = new
+
+
+def _waiting(b, items) -> list:
+    """Identities of the values whose evaluation is still pending, in stack order
+    (an import and the names taken from it travel together)."""
+    return [id(x) for x in items
+            if not b.t.is_pure(x) and not isinstance(x, (ImportValue, ImportFromValue))]
+
+
+# -- rules: loads -------------------------------------------------------------------------
+
+@handles("LOAD_CLOSURE")
+def _load_closure(b, op):
+    b.push(CellName(id=op.arg, ctx=ast.Load()))
+
+
+@handles("LOAD_ASSERTION_ERROR")
+def _load_assertion_error(b, op):
+    b.push(b.names.builtin("AssertionError"))
+
+
+@handles("LOAD_LOCALS")
+def _load_locals(b, op):
+    b.push(call(b.names.builtin("locals")))
+
+
+@handles("LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF")
+def _load_from_dict(b, op):
+    b.need(1)
+    b.ensure_pure(-1)
+    mapping = b.expr_of(b.pop())
+    key = const(op.arg)
+    found = ast.Compare(left=key, ops=[ast.In()], comparators=[mapping])
+    b.push(ast.IfExp(test=found, body=ast.Subscript(value=mapping, slice=const(op.arg),
+                                                    ctx=ast.Load()), orelse=load(op.arg)))
+
+
+@handles("IMPORT_NAME")
+def _import_name(b, op):
+    b.need(2)
+    if all(isinstance(x, ast.Constant) for x in b.stack[-2:]):
+        b.delegate(op)
+        return
+    b.unmark(2)
+    fromlist = b.pop()
+    level = b.pop()
+    b.push(call(b.names.builtin("__import__"), const(op.arg), call(b.names.builtin("globals")),
+                const(None), b.expr_of(fromlist), b.expr_of(level)))
+
+
+@handles("IMPORT_FROM")
+def _import_from(b, op):
+    b.need(1)
+    top = b.stack[-1]
+    if isinstance(top, ImportValue) or (isinstance(top, ImportFromValue)
+                                        and top.module.fromlist is None):
+        module = top if isinstance(top, ImportValue) else top.module
+        module.used = True
+        b.delegate(op)
+        return
+    b.ensure_pure(-1)
+    b.push(ImportAttr(b.expr_of(b.stack[-1]), op.arg))
+
+
+@handles("LOAD_FAST_AND_CLEAR")
+def _load_fast_and_clear(b, op):
+    """3.12+ inlined comprehensions hide a local: save it (or "unbound") and unbind it."""
+    saved = b.names.temp()
+    name = op.arg
+    b.emit(ast.Try(body=[assign(saved, load(name)),
+                         ast.Delete(targets=[ast.Name(id=name, ctx=ast.Del())])],
+                   handlers=[_handler(b.names.builtin("NameError"), None,
+                                      [assign(saved, load(b.t.null_name()))])],
+                   orelse=[], finalbody=[]))
+    b.push(Mark("saved", saved, name))
+
+
+# -- rules: statements ------------------------------------------------------------------
+
+@handles("POP_TOP")
+def _pop_top(b, op):
+    item = b.pop()
+    if isinstance(item, ImportValue) and (item.aliases or getattr(item, "used", False)):
+        if item.aliases:
+            b.flush()
+            b.emit(ast.ImportFrom(module=item.name or None, names=item.aliases,
+                                  level=item.level))
+            item.aliases = []
+        return
+    if b.t.is_pure(item) and not (type(item) is ast.Name and item.id in b.t.fast_locals):
+        return
+    b.flush(keep=[item])
+    b.emit(ast.Expr(value=b.expr_of(item)))
+
+
+@handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
+def _store_name(b, op):
+    _store(b, op, 0, lambda parts: ast.Name(id=op.arg, ctx=ast.Store()), op.arg)
+
+
+@handles("STORE_ATTR")
+def _store_attr(b, op):
+    _store(b, op, 1, lambda parts: ast.Attribute(value=parts[0], attr=op.arg, ctx=ast.Store()))
+
+
+@handles("STORE_SUBSCR")
+def _store_subscr(b, op):
+    _store(b, op, 2, lambda parts: ast.Subscript(value=parts[0], slice=parts[1],
+                                                 ctx=ast.Store()))
+
+
+@handles("STORE_SLICE")
+def _store_slice(b, op):
+    def target(parts):
+        obj, lower, upper = parts
+        return ast.Subscript(value=obj, slice=_slice(lower, upper), ctx=ast.Store())
+    _store(b, op, 3, target)
+
+
+def _slice(lower, upper) -> ast.Slice:
+    def none(n):
+        return None if isinstance(n, ast.Constant) and n.value is None else n
+    return ast.Slice(lower=none(lower), upper=none(upper), step=None)
+
+
+def _store(b, op, nparts: int, make_target, name: Optional[str] = None) -> None:
+    """``target = value`` where the target's own operands sit above the value
+    (they are evaluated after it, as in the bytecode)."""
+    b.need(nparts + 1)
+    b.unmark(nparts)
+    if any(isinstance(p, Placeholder) and not b.t.is_pure(p) for p in b.stack[-nparts:]
+           if nparts):
+        b.flush()
+    parts = b.stack[len(b.stack) - nparts:]
+    del b.stack[len(b.stack) - nparts:]
+    value = b.pop()
+    if name is not None and _store_without_statement(b, op, name, value):
+        return
+    b.flush(keep=[value] + parts, writes={name} if name else ())
+    target = make_target([b.expr_of(p) for p in parts])
+    b.emit(_assignment(b, target, value, name))
+
+
+def _store_without_statement(b, op, name: str, value) -> bool:
+    """Stores that are not an assignment here: a class cell, the end of an
+    inlined comprehension's saved local, one name of a ``from`` import."""
+    if name in ("__classcell__", "__classdictcell__") and isinstance(value, CellName):
+        return True     # the compiler sets the cell up again for the class we write
+    if isinstance(value, Mark) and value.kind == "saved" and value.index == name:
+        b.flush(writes={name})
+        b.emit(assign(name, load(value.name)))
+        b.emit(ast.If(test=ast.Compare(left=load(name), ops=[ast.Is()],
+                                       comparators=[load(b.t.null_name())]),
+                      body=[ast.Delete(targets=[ast.Name(id=name, ctx=ast.Del())])], orelse=[]))
+        return True
+    if isinstance(value, ImportFromValue) and not getattr(value.module, "fallback_name", None):
+        from .expressions import _store_import_from
+        try:
+            _store_import_from(b.m, value, ast.Name(id=name, ctx=ast.Store()), op)
+        except DecompileFailure:
+            return False
+        for stmt in b.m.stmts:
+            b.emit(stmt)
+        b.m.stmts.clear()
+        return True
+    return False
+
+
+def _assignment(b, target, value, name) -> ast.stmt:
+    if isinstance(value, InPlace) and _same(value.target, target):
+        return ast.AugAssign(target=target, op=value.op, value=value.value)
+    if name is not None and isinstance(value, (FunctionValue, ClassValue, ImportValue, ast.Call)):
+        try:
+            stmt = _definition(b.m, target, value)
+        except DecompileFailure:
+            stmt = None
+        if stmt is not None:
+            return stmt
+    return ast.Assign(targets=[target], value=b.expr_of(value))
+
+
+@handles("DELETE_NAME", "DELETE_GLOBAL", "DELETE_FAST", "DELETE_DEREF")
+def _delete_name(b, op):
+    b.flush(writes={op.arg})
+    b.emit(ast.Delete(targets=[ast.Name(id=op.arg, ctx=ast.Del())]))
+
+
+@handles("DELETE_ATTR")
+def _delete_attr(b, op):
+    obj, = _operands(b, 1)
+    b.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=op.arg, ctx=ast.Del())]))
+
+
+@handles("DELETE_SUBSCR")
+def _delete_subscr(b, op):
+    obj, key = _operands(b, 2)
+    b.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=key, ctx=ast.Del())]))
+
+
+def _operands(b, n: int) -> list:
+    """Pop the top ``n`` values for a statement, evaluating what waits below first."""
+    b.need(n)
+    b.unmark(n)
+    if any(isinstance(p, Placeholder) for p in b.stack[-n:]):
+        b.flush()
+    items = b.stack[len(b.stack) - n:]
+    del b.stack[len(b.stack) - n:]
+    b.flush(keep=items)
+    return [b.expr_of(x) for x in items]
+
+
+@handles("UNPACK_SEQUENCE", "UNPACK_EX")
+def _unpack(b, op):
+    if op.name == "UNPACK_SEQUENCE":
+        n, star = op.arg, None
+    else:
+        before, after = op.arg & 0xFF, op.arg >> 8
+        n, star = before + 1 + after, before
+    b.need(1)
+    b.unmark(1)
+    seq = b.pop()
+    names = _following_stores(b, n)
+    b.flush(keep=[seq], writes=set(names or ()))
+    base = len(b.stack)
+    if names:
+        homes = names
+    else:
+        homes = [b.home(base + n - 1 - j, keep=[seq] + [load(x) for x in []]) for j in range(n)]
+        homes = _distinct(b, homes)
+    elts = [store_name(h) for h in homes]
+    if star is not None:
+        elts[star] = ast.Starred(value=elts[star], ctx=ast.Store())
+    b.emit(ast.Assign(targets=[ast.Tuple(elts=elts, ctx=ast.Store())], value=b.expr_of(seq)))
+    if names:
+        b.i += n            # the stores are written above
+        return
+    for h in reversed(homes):
+        b.push(load(h))
+
+
+def _distinct(b, homes):
+    seen = set()
+    out = []
+    for h in homes:
+        if h in seen:
+            h = b.names.temp()
+        seen.add(h)
+        out.append(h)
+    return out
+
+
+def _following_stores(b, n: int) -> Optional[List[str]]:
+    """The names of ``n`` plain name stores right after the current op, if so
+    (then ``a, b = x`` is exactly the unpack and the stores)."""
+    ops = b.t.ops
+    names = []
+    for k in range(b.i + 1, b.i + 1 + n):
+        if k >= len(ops) or k in b.t.leaders:
+            return None
+        op = ops[k]
+        if op.name not in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
+            return None
+        if op.name not in NEUTRAL and b.handler_state(op) != b.guard_state:
+            return None
+        if op.arg in ("__classcell__", "__classdictcell__"):
+            return None
+        names.append(op.arg)
+    return names
+
+
+# -- rules: building containers in place ------------------------------------------------------
+
+_ADD_METHODS = {"LIST_APPEND": (ast.List, "append"), "SET_ADD": (ast.Set, "add"),
+                "LIST_EXTEND": (ast.List, "extend"), "SET_UPDATE": (ast.Set, "update"),
+                "DICT_UPDATE": (ast.Dict, "update"), "DICT_MERGE": (ast.Dict, "update")}
+
+
+@handles("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE")
+def _add_to(b, op):
+    display, method = _ADD_METHODS[op.name]
+    b.need(op.arg + 1)
+    b.unmark(1)
+    target = b.stack[-op.arg - 1]
+    if type(target) is display and all(b.t.is_pure(x) for x in b.stack[-op.arg:-1]):
+        b.m.step(op)    # still a display being written: the value joins it
+        return
+    value = b.pop()
+    b.flush(keep=[value])
+    holder = b.expr_of(b.stack[-op.arg])
+    b.emit(ast.Expr(value=call(attr(holder, method), b.expr_of(value))))
+
+
+@handles("MAP_ADD")
+def _map_add(b, op):
+    b.need(op.arg + 2)
+    b.unmark(2)
+    target = b.stack[-op.arg - 2]
+    if type(target) is ast.Dict and all(b.t.is_pure(x) for x in b.stack[-op.arg - 1:-2]):
+        b.m.step(op)
+        return
+    value = b.pop()
+    key = b.pop()
+    b.flush(keep=[key, value])
+    if not b.t.is_pure(key):
+        # `d[k] = v` evaluates v first; the key was computed first
+        saved = b.names.temp()
+        b.evaluate(key, saved)
+        key = load(saved)
+    holder = b.expr_of(b.stack[-op.arg])
+    b.emit(ast.Assign(targets=[ast.Subscript(value=holder, slice=b.expr_of(key),
+                                             ctx=ast.Store())], value=b.expr_of(value)))
+
+
+@handles("LIST_TO_TUPLE")
+def _list_to_tuple(b, op):
+    b.need(1)
+    if type(b.stack[-1]) is ast.List:
+        b.m.step(op)
+        return
+    b.unmark(1)
+    b.push(call(b.names.builtin("tuple"), b.expr_of(b.pop())))
+
+
+# -- rules: control flow ------------------------------------------------------------------------
+
+@handles("JUMP")
+def _jump(b, op):
+    return b.fall(op.target.index)
+
+
+@handles("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")
+def _pop_jump(b, op):
+    b.need(1)
+    b.unmark(1)
+    b.flush(upto=len(b.stack) - 1)
+    test = b.expr_of(b.pop())
+    if op.name.endswith("NONE"):
+        compare = ast.IsNot() if op.name.endswith("NOT_NONE") else ast.Is()
+        test = ast.Compare(left=test, ops=[compare], comparators=[const(None)])
+    target, nxt = op.target.index, b.i + 1
+    if op.name == "POP_JUMP_IF_FALSE":
+        return b.branch(test, nxt, target)
+    return b.branch(test, target, nxt)
+
+
+@handles("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP")
+def _jump_or_pop(b, op):
+    b.need(1)
+    b.flush()
+    b.settle()
+    test = b.expr_of(b.stack[-1])
+    stay = b.goto(op.target.index)
+    go_on = b.goto(b.i + 1, items=b.stack[:-1])
+    if op.name == "JUMP_IF_TRUE_OR_POP":
+        return b.fork(test, stay, go_on)
+    return b.fork(test, go_on, stay)
+
+
+@handles("FOR_ITER")
+def _for_iter(b, op):
+    b.need(1)
+    b.flush()
+    b.settle()
+    n = len(b.stack)
+    item = b.names.slot(n)
+    end = load(b.t.null_name())
+    b.emit(assign(item, call(b.names.builtin("next"), b.expr_of(b.stack[-1]), end)))
+    done = b.goto(op.target.index, items=b.stack[:-1])
+    more = b.goto(b.i + 1, items=b.stack + [load(item)])
+    is_end = ast.Compare(left=load(item), ops=[ast.Is()], comparators=[load(b.t.null_name())])
+    return b.fork(is_end, done, more)
+
+
+@handles("RETURN_VALUE")
+def _return(b, op):
+    value = b.pop()
+    b.discard_stack()
+    if b.t.kind in ("module", "class"):
+        if not b.t.is_pure(value):
+            b.emit(ast.Expr(value=b.expr_of(value)))
+        b.emit(Exit())
+    elif b.t.async_generator:
+        if not b.t.is_pure(value):
+            b.emit(ast.Expr(value=b.expr_of(value)))
+        b.emit(ast.Return(value=None))
+    else:
+        b.emit(ast.Return(value=b.expr_of(value)))
+    return True
+
+
+@handles("RAISE_VARARGS")
+def _raise(b, op):
+    b.need(op.arg)
+    b.unmark(op.arg)
+    args = b.stack[len(b.stack) - op.arg:]
+    del b.stack[len(b.stack) - op.arg:]
+    b.discard_stack()
+    exprs = [b.expr_of(a) for a in args]
+    if op.arg == 0:
+        exc = load(b.cur_exc) if b.cur_exc else None
+        b.emit(ast.Raise(exc=exc, cause=None))
+    else:
+        b.emit(ast.Raise(exc=exprs[0], cause=exprs[1] if op.arg == 2 else None))
+    return True
+
+
+@handles("END", "SEND", "YIELD_FROM", "GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT",
+         "CLEANUP_THROW", "END_SEND", "RETURN_GENERATOR", "EXTENDED_ARG")
+def _unsupported(b, op):
+    raise DecompileFailure("%s outside the shape it has in compiled code (offset %d)"
+                           % (op.name, op.offset))
+
+
+@handles("NOP", "STOPITERATION_ERROR", "ASYNC_GEN_WRAP", "SETUP_ANNOTATIONS_DONE")
+def _identity(b, op):
+    """No effect here: 3.12's StopIteration guard is Python's own for generators;
+    async generators wrap what they yield themselves."""
+
+
+# -- rules: generators and coroutines ------------------------------------------------------------
+
+@handles("AWAIT")
+def _await(b, op):
+    b.need(1)
+    b.unmark(1)
+    b.push(ast.Await(value=b.expr_of(b.pop())))
+
+
+@handles("YIELD_FROM_ITER")
+def _yield_from(b, op):
+    b.need(1)
+    b.unmark(1)
+    b.push(ast.YieldFrom(value=b.expr_of(b.pop())))
+
+
+@handles("ANEXT_AWAIT")
+def _anext_await(b, op):
+    b.need(1)
+    b.ensure_pure(-1)
+    aiter = b.expr_of(b.stack[-1])
+    anext = call(attr(call(b.names.builtin("type"), aiter), "__anext__"), copy.copy(aiter))
+    b.push(ast.Await(value=anext))
+
+
+@handles("GET_AITER")
+def _get_aiter(b, op):
+    b.need(1)
+    b.ensure_pure(-1)
+    obj = b.expr_of(b.pop())
+    b.push(call(attr(call(b.names.builtin("type"), obj), "__aiter__"), copy.copy(obj)))
+
+
+@handles("INTRINSIC_1")
+def _intrinsic_1(b, op):
+    b.need(1)
+    b.unmark(1)
+    name = op.arg
+    if name == "INTRINSIC_ASYNC_GEN_WRAP":
+        return
+    typing = call(b.names.builtin("__import__"), const("typing"))
+    value = b.expr_of(b.pop())
+    if name in ("INTRINSIC_TYPEVAR", "INTRINSIC_PARAMSPEC"):
+        kind = "TypeVar" if name == "INTRINSIC_TYPEVAR" else "ParamSpec"
+        node = call(attr(typing, kind), value)
+        node.keywords = [ast.keyword(arg="infer_variance", value=const(True))]
+        b.push(node)
+    elif name == "INTRINSIC_TYPEVARTUPLE":
+        b.push(call(attr(typing, "TypeVarTuple"), value))
+    elif name == "INTRINSIC_SUBSCRIPT_GENERIC":
+        b.push(ast.Subscript(value=attr(typing, "Generic"),
+                             slice=ast.Tuple(elts=[ast.Starred(value=value, ctx=ast.Load())],
+                                             ctx=ast.Load()), ctx=ast.Load()))
+    else:
+        raise DecompileFailure("intrinsic %s has no fallback form" % name)
+
+
+@handles("INTRINSIC_2")
+def _intrinsic_2(b, op):
+    if op.arg == "INTRINSIC_PREP_RERAISE_STAR":
+        return _prep_reraise_star(b, op)
+    if op.arg != "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
+        raise DecompileFailure("intrinsic %s has no fallback form" % op.arg)
+    b.need(2)
+    b.unmark(2)
+    params = b.pop()
+    b.flush(keep=[params])
+    b.ensure_pure(-1)
+    func = b.expr_of(b.stack[-1])
+    if isinstance(b.stack[-1], Placeholder):
+        b.materialize(len(b.stack) - 1)
+        func = b.expr_of(b.stack[-1])
+    b.emit(ast.Assign(targets=[ast.Attribute(value=func, attr="__type_params__",
+                                             ctx=ast.Store())], value=b.expr_of(params)))
+
+
+@handles("SETUP_ANNOTATIONS")
+def _setup_annotations(b, op):
+    b.flush()
+    missing = ast.Compare(left=const("__annotations__"), ops=[ast.NotIn()],
+                          comparators=[call(b.names.builtin("locals"))])
+    b.emit(ast.If(test=missing, body=[assign("__annotations__", ast.Dict(keys=[], values=[]))],
+                  orelse=[]))
+
+
+@handles("PRINT_EXPR")
+def _print_expr(b, op):
+    value, = _operands(b, 1)
+    hook = attr(call(b.names.builtin("__import__"), const("sys")), "displayhook")
+    b.emit(ast.Expr(value=call(hook, value)))
+
+
+@handles("IMPORT_STAR")
+def _import_star(b, op):
+    b.need(1)
+    if not isinstance(b.stack[-1], ImportValue):
+        raise DecompileFailure("import * from a computed module")
+    b.flush(upto=len(b.stack) - 1)
+    b.m.step(op)
+    for stmt in b.m.stmts:
+        b.emit(stmt)
+    b.m.stmts.clear()
+
+
+# -- rules: exceptions, 3.11 style (also the shape every version's handlers enter with) ----------
+
+@handles("PUSH_EXC_INFO")
+def _push_exc_info(b, op):
+    b.need(1)
+    exc = b.pop()
+    if isinstance(exc, Mark) and exc.kind == "exc":
+        holder = exc.name
+    else:
+        holder = b.names.temp()
+        b.evaluate(exc, holder)
+        exc = load(holder)
+    b.push(Mark("prev", b.cur_exc))
+    b.push(exc)
+    b.cur_exc = holder
+
+
+@handles("POP_EXCEPT")
+def _pop_except(b, op):
+    b.need(1)
+    top = b.pop()
+    if isinstance(top, Mark) and top.kind == "prev":
+        b.cur_exc = top.name
+        return
+    if isinstance(top, Mark) and top.kind == "old":
+        b.need(2)
+        del b.stack[-2:]
+        if not b.blocks or b.blocks[-1].kind != "X":
+            raise DecompileFailure("POP_EXCEPT outside an except handler block")
+        b.cur_exc = b.blocks.pop().prev
+        return
+    raise DecompileFailure("POP_EXCEPT without saved exception state (offset %d)" % op.offset)
+
+
+@handles("CHECK_EXC_MATCH")
+def _check_exc_match(b, op):
+    b.need(2)
+    b.unmark(1)
+    wanted = b.pop()
+    b.ensure_pure(-1)
+    b.push(call(b.names.builtin("isinstance"), b.expr_of(b.stack[-1]), b.expr_of(wanted)))
+
+
+@handles("RERAISE")
+def _reraise(b, op):
+    b.need(1)
+    top = b.pop()
+    if isinstance(top, Mark) and top.kind == "exctype":
+        b.need(2)
+        del b.stack[-2:]
+        exc = load(top.name)
+        b.discard_stack()
+    else:
+        b.discard_stack()
+        exc = b.expr_of(top)
+    b.emit(ast.Raise(exc=exc, cause=None))
+    return True
+
+
+@handles("WITH_EXCEPT_START")
+def _with_except_start(b, op):
+    """``exit(type(e), e, e.__traceback__)``; the bound ``__exit__`` waits below
+    the exception state (3 saved + 3 caught values up to 3.10; lasti, saved, caught after)."""
+    top = b.stack[-1] if b.stack else None
+    if isinstance(top, Mark) and top.kind == "exctype":
+        b.need(7)
+        held, below = load(top.name), 7
+    else:
+        b.need(4)
+        b.ensure_pure(-1)
+        held, below = b.expr_of(b.stack[-1]), 4
+    b.ensure_pure(-below)
+    exit_fn = b.expr_of(b.stack[-below])
+    b.push(call(exit_fn, call(b.names.builtin("type"), held), copy.copy(held),
+                attr(copy.copy(held), "__traceback__")))
+
+
+@handles("BEFORE_WITH", "BEFORE_ASYNC_WITH")
+def _before_with(b, op):
+    _enter(b, "a" if op.name == "BEFORE_ASYNC_WITH" else "")
+
+
+def _enter(b, prefix: str) -> None:
+    """[mgr] -> [bound __exit__, __enter__()]: both looked up on the type, as
+    the interpreter does."""
+    b.need(1)
+    b.unmark(1)
+    b.ensure_pure(-1)
+    mgr = b.expr_of(b.pop())
+    kind = call(b.names.builtin("type"), mgr)
+    exit_fn = call(attr(attr(kind, "__%sexit__" % prefix), "__get__"), copy.copy(mgr))
+    enter = call(attr(copy.deepcopy(kind), "__%senter__" % prefix), copy.copy(mgr))
+    b.push(exit_fn)
+    b.push(enter)
+
+
+@handles("END_ASYNC_FOR")
+def _end_async_for(b, op):
+    """StopAsyncIteration ends the loop (dropping the iterator); anything else is re-raised."""
+    top = b.stack[-1] if b.stack else None
+    if isinstance(top, Mark) and top.kind == "exctype":
+        held = load(top.name)
+        if not b.blocks or b.blocks[-1].kind != "X":
+            raise DecompileFailure("END_ASYNC_FOR outside an except handler block")
+        block = b.blocks.pop()
+        del b.stack[block.level - 1:]
+        b.cur_exc = block.prev
+    else:
+        b.need(2)
+        b.unmark(1)
+        held = b.expr_of(b.pop())
+        b.pop()
+    b.flush()
+    stop = call(b.names.builtin("isinstance"), held, b.names.builtin("StopAsyncIteration"))
+    b.emit(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=stop),
+                  body=[ast.Raise(exc=copy.copy(held), cause=None)], orelse=[]))
+
+
+@handles("CHECK_EG_MATCH")
+def _check_eg_match(b, op):
+    """except*: split the group; [eg, type] -> [rest, match] (match None: no match)."""
+    b.need(2)
+    b.unmark(2)
+    wanted = b.pop()
+    b.ensure_pure(-1)
+    group = b.expr_of(b.pop())
+    wanted_name = b.names.temp()
+    b.flush(keep=[wanted])
+    b.emit(assign(wanted_name, b.expr_of(wanted)))
+    match, rest = b.names.temp(), b.names.temp()
+    names = b.names
+    is_group = call(names.builtin("isinstance"), group, names.builtin("BaseExceptionGroup"))
+    split = ast.Assign(targets=[ast.Tuple(elts=[store_name(match), store_name(rest)],
+                                          ctx=ast.Store())],
+                       value=call(attr(copy.copy(group), "split"), load(wanted_name)))
+    wrapped = call(names.builtin("BaseExceptionGroup"), const(""),
+                   ast.List(elts=[copy.copy(group)], ctx=ast.Load()))
+    naked = [assign(match, wrapped),
+             _set_attr(match, "__traceback__", attr(copy.copy(group), "__traceback__")),
+             assign(rest, const(None))]
+    nothing = [assign(match, const(None)), assign(rest, copy.copy(group))]
+    is_naked = call(names.builtin("isinstance"), copy.copy(group), load(wanted_name))
+    b.emit(ast.If(test=is_group, body=[split],
+                  orelse=[ast.If(test=is_naked, body=naked, orelse=nothing)]))
+    b.emit(ast.If(test=ast.Compare(left=load(match), ops=[ast.Is()], comparators=[const(None)]),
+                  body=[assign(rest, copy.copy(group))], orelse=[]))
+    b.push(load(rest))
+    b.push(load(match))
+
+
+@handles("PREP_RERAISE_STAR")
+def _prep_reraise_star(b, op):
+    """except*'s exit: what to raise from the original group and what the clauses
+    raised (CPython's ``_PyExc_PrepReraiseStar``, written out)."""
+    b.need(2)
+    b.unmark(2)
+    raised = b.pop()
+    b.ensure_pure(-1)
+    orig = b.expr_of(b.pop())
+    b.flush(keep=[raised])
+    out = b.names.temp()
+    excs = b.names.temp()
+    b.emit(assign(excs, b.expr_of(raised)))
+    b.emit(*_reraise_star_code(b.names, orig, excs, out)) if False else None
+    for stmt in _reraise_star_code(b.names, orig, excs, out):
+        b.emit(stmt)
+    b.push(load(out))
+
+
+def _reraise_star_code(names, orig: ast.expr, excs: str, out: str) -> List[ast.stmt]:
+    """Statements computing ``_PyExc_PrepReraiseStar(orig, excs)`` into ``out``."""
+    orig_name = names.temp()
+    leaves, todo, kept, new, e, x = (names.temp() for _ in range(6))
+    b_ = names.builtin
+    text = f"""
+{orig_name} = ORIG
+if not {excs}:
+    {out} = None
+elif not ISINSTANCE({orig_name}, BASEGROUP):
+    {out} = {excs}[0]
+else:
+    {kept} = []
+    {new} = []
+    for {e} in {excs}:
+        if {e} is None:
+            continue
+        if ({e}.__notes__ if HASATTR({e}, '__notes__') else None) is ({orig_name}.__notes__ if HASATTR({orig_name}, '__notes__') else None) and {e}.__traceback__ is {orig_name}.__traceback__ and {e}.__cause__ is {orig_name}.__cause__ and {e}.__context__ is {orig_name}.__context__:
+            {kept}.append({e})
+        else:
+            {new}.append({e})
+    {leaves} = SET()
+    {todo} = LIST({kept})
+    while {todo}:
+        {x} = {todo}.pop()
+        if ISINSTANCE({x}, BASEGROUP):
+            {todo}.extend({x}.exceptions)
+        else:
+            {leaves}.add(ID({x}))
+    {x} = {orig_name}.split(lambda {e}: ID({e}) in {leaves})[0] if {leaves} else None
+    if {x} is not None:
+        {new}.append({x})
+    if not {new}:
+        {out} = None
+    elif LEN({new}) == 1:
+        {out} = {new}[0]
+    else:
+        {out} = BASEGROUP('', {new})
+"""
+    tree = ast.parse(text)
+    replace = {"ORIG": orig, "ISINSTANCE": b_("isinstance"), "BASEGROUP": b_("BaseExceptionGroup"),
+               "HASATTR": b_("hasattr"), "SET": b_("set"), "LIST": b_("list"), "ID": b_("id"),
+               "LEN": b_("len")}
+
+    class Fill(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in replace:
+                return copy.deepcopy(replace[node.id])
+            return node
+    tree = Fill().visit(tree)
+    return tree.body

@@ -37,7 +37,7 @@ class CodeDecompiler:
         self.on_failure = on_failure
 
     def statements(self) -> List[ast.stmt]:
-        func = normalize(self.code)
+        func = self.func = normalize(self.code)
         ctx = Context(self.code, self.nested, self.kind)
         try:
             stmts = Walker(func, ctx).body()
@@ -60,7 +60,7 @@ class CodeDecompiler:
         """``global``/``nonlocal`` statements the bytecode implies."""
         if self.kind == "module":
             return []
-        func = normalize(self.code)
+        func = getattr(self, "func", None) or normalize(self.code)
         globals_, nonlocals = [], []
         for op in func.ops:
             if op.name in ("STORE_GLOBAL", "DELETE_GLOBAL") and op.arg not in globals_:

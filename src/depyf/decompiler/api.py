@@ -7,6 +7,7 @@ import types
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, read_pyc
 from .expressions import DecompileFailure
+from .fallback import fallback_body
 from .functions import CodeDecompiler
 
 
@@ -61,12 +62,18 @@ def _record_of(obj):
 
 
 def _unstructured(code, failure):
-    """Placeholder until the semantics-preserving fallback lands: says why."""
-    return [ast.Expr(value=ast.Constant(value="depyf: %s" % failure)),
-            ast.Raise(exc=ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()),
-                                   args=[ast.Constant(value="depyf could not decompile %s: %s"
-                                                      % (code.qualname, failure))],
-                                   keywords=[]), cause=None)]
+    """Bytecode the structured decompiler cannot shape (``failure`` says why): the
+    fallback's dispatch-loop Python, which behaves like the bytecode. Should even
+    that be impossible, a body that raises and says why."""
+    try:
+        return fallback_body(code, failure, on_failure=_unstructured)
+    except DecompileFailure as e:
+        reason = "%s; fallback: %s" % (failure, e)
+        return [ast.Expr(value=ast.Constant(value="depyf: %s" % reason)),
+                ast.Raise(exc=ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()),
+                                       args=[ast.Constant(value="depyf could not decompile %s: %s"
+                                                          % (code.qualname or code.name, reason))],
+                                       keywords=[]), cause=None)]
 
 
 def render_module(tree: ast.Module, version, layout: str) -> str:

@@ -719,13 +719,21 @@ def _definition(m, target, value):
             and isinstance(inner.args[0], (FunctionValue, ClassValue, ast.Call)):
         decorators.append(inner.func)
         inner = inner.args[0]
-    if isinstance(inner, ClassValue) and inner.name == target.id:
+    if isinstance(inner, ClassValue) and _same_name(inner.name, target.id):
         return m.ctx.nested(inner, ("class", decorators))
-    if isinstance(inner, FunctionValue) and inner.code.name == target.id:
+    if isinstance(inner, FunctionValue) and _same_name(inner.code.name, target.id):
         return m.ctx.nested(inner, ("def", decorators))
     if decorators:
         return None
     return None
+
+
+def _same_name(defined: str, stored: str) -> bool:
+    """``def __f`` inside ``class C`` is stored as ``_C__f`` (private name mangling)."""
+    if defined == stored:
+        return True
+    return (defined.startswith("__") and not defined.endswith("__") and stored.startswith("_")
+            and stored.endswith(defined) and not stored.startswith("__"))
 
 
 def _fill_slot(m, slot: UnpackSlot, target, op):

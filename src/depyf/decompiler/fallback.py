@@ -538,7 +538,7 @@ def _sanitize_names(tree) -> None:
 NEUTRAL = frozenset({
     "JUMP", "NOP", "POP_TOP", "LOAD_CONST", "PUSH_NULL", "SWAP", "COPY", "ROT_TWO",
     "ROT_THREE", "ROT_FOUR", "ROT_N", "DUP_TOP", "DUP_TOP_TWO", "POP_EXCEPT", "POP_BLOCK",
-    "SETUP_FINALLY", "BEGIN_FINALLY", "LOAD_CLOSURE", "STORE_FAST"})
+    "SETUP_FINALLY", "BEGIN_FINALLY", "LOAD_CLOSURE", "STORE_FAST", "PUSH_EXC_INFO"})
 
 HANDLERS: Dict[str, object] = {}
 
@@ -724,6 +724,10 @@ class NodeBuilder:
         if self.op is not None and getattr(stmt, "lineno", None) is None:
             stmt.lineno = self.op.line
         self.out.append(stmt)
+
+    def emit_all(self, stmts) -> None:
+        for stmt in stmts:
+            self.emit(stmt)
 
     def protected_depth(self) -> int:
         return len(self.guard_prefix) if self.guard else 0
@@ -1716,7 +1720,6 @@ def _prep_reraise_star(b, op):
     out = b.names.temp()
     excs = b.names.temp()
     b.emit(assign(excs, b.expr_of(raised)))
-    b.emit(*_reraise_star_code(b.names, orig, excs, out)) if False else None
     for stmt in _reraise_star_code(b.names, orig, excs, out):
         b.emit(stmt)
     b.push(load(out))
@@ -1751,7 +1754,7 @@ else:
             {todo}.extend({x}.exceptions)
         else:
             {leaves}.add(ID({x}))
-    {x} = {orig_name}.split(lambda {e}: ID({e}) in {leaves})[0] if {leaves} else None
+    {x} = {orig_name}.split(lambda {e}, l={leaves}, i=ID: i({e}) in l)[0] if {leaves} else None
     if {x} is not None:
         {new}.append({x})
     if not {new}:
@@ -1773,3 +1776,478 @@ else:
             return node
     tree = Fill().visit(tree)
     return tree.body
+
+
+# -- rules: 3.8-3.10's block stack ------------------------------------------------------------------
+# A SETUP_* op pushes an "F" block (an exception unwinds the stack to its level
+# and jumps to its handler, pushing the saved exception state and the caught
+# exception: 3 + 3 values, here marks); POP_BLOCK pops it; the handler runs
+# under an "X" block that POP_EXCEPT pops. 3.8 also runs ``finally`` bodies as
+# subroutines: BEGIN_FINALLY pushes NULL, CALL_FINALLY a return address, and
+# END_FINALLY jumps back, re-raises or goes on according to what it finds.
+
+@handles("SETUP_FINALLY")
+def _setup_finally(b, op):
+    b.blocks.append(Block("F", len(b.stack), op.target.index))
+
+
+@handles("SETUP_WITH", "SETUP_ASYNC_WITH")
+def _setup_with(b, op):
+    if op.name == "SETUP_WITH":
+        _enter(b, "")
+    b.need(1)
+    entered = b.pop()
+    b.blocks.append(Block("F", len(b.stack), op.target.index))
+    b.push(entered)
+
+
+@handles("POP_BLOCK")
+def _pop_block(b, op):
+    if not b.blocks or b.blocks[-1].kind != "F":
+        raise DecompileFailure("POP_BLOCK without a block (offset %d)" % op.offset)
+    b.blocks.pop()
+
+
+@handles("BEGIN_FINALLY")
+def _begin_finally(b, op):
+    b.push(Null())
+
+
+@handles("CALL_FINALLY")
+def _call_finally(b, op):
+    b.push(Mark("addr", index=b.i + 1))
+    return b.fall(op.target.index)
+
+
+@handles("END_FINALLY")
+def _end_finally(b, op):
+    b.need(1)
+    top = b.pop()
+    if isinstance(top, Null):
+        return False
+    if isinstance(top, Mark) and top.kind == "addr":
+        return b.fall(top.index)
+    if isinstance(top, Mark) and top.kind == "exctype":
+        b.need(2)
+        del b.stack[-2:]
+        b.discard_stack()
+        b.emit(ast.Raise(exc=load(top.name), cause=None))
+        return True
+    raise DecompileFailure("END_FINALLY on an unknown value (offset %d)" % op.offset)
+
+
+@handles("POP_FINALLY")
+def _pop_finally(b, op):
+    kept = b.pop() if op.arg else None
+    b.need(1)
+    top = b.pop()
+    if isinstance(top, Mark) and top.kind == "exctype":
+        b.need(5)
+        del b.stack[-5:]
+        if not b.blocks or b.blocks[-1].kind != "X":
+            raise DecompileFailure("POP_FINALLY outside an except handler block")
+        b.cur_exc = b.blocks.pop().prev
+    elif not (isinstance(top, Null) or (isinstance(top, Mark) and top.kind == "addr")):
+        raise DecompileFailure("POP_FINALLY on an unknown value (offset %d)" % op.offset)
+    if op.arg:
+        b.push(kept)
+
+
+@handles("WITH_CLEANUP_START")
+def _with_cleanup_start(b, op):
+    """3.8: call ``__exit__`` with None x3 (normal exit, NULL on top) or with the
+    exception; the exception case moves the saved state down over the exit."""
+    b.need(2)
+    top = b.stack[-1]
+    if isinstance(top, Null):
+        b.pop()
+        b.ensure_pure(-1)
+        exit_fn = b.expr_of(b.pop())
+        b.push(Null())
+        b.push(const(None))
+        b.push(call(exit_fn, const(None), const(None), const(None)))
+        return
+    if not (isinstance(top, Mark) and top.kind == "exctype"):
+        raise DecompileFailure("WITH_CLEANUP_START on an unknown value (offset %d)" % op.offset)
+    b.need(7)
+    b.ensure_pure(-7)
+    held = load(top.name)
+    exit_fn = b.expr_of(b.stack[-7])
+    res = call(exit_fn, call(b.names.builtin("type"), held), copy.copy(held),
+               attr(copy.copy(held), "__traceback__"))
+    b.stack[-7:] = b.stack[-6:-3] + [Null()] + b.stack[-3:] + [Mark("exctype", top.name), res]
+    if not b.blocks or b.blocks[-1].kind != "X":
+        raise DecompileFailure("WITH_CLEANUP_START outside an except handler block")
+    last = b.blocks[-1]
+    b.blocks[-1] = Block("X", last.level - 1, last.target, last.prev)
+
+
+@handles("WITH_CLEANUP_FINISH")
+def _with_cleanup_finish(b, op):
+    """3.8: a true ``__exit__`` result swallows the exception (two ways on)."""
+    b.need(2)
+    b.unmark(1)
+    res = b.pop()
+    exc = b.pop()
+    if isinstance(exc, ast.Constant):
+        if not b.t.is_pure(res):
+            b.flush()
+            b.emit(ast.Expr(value=b.expr_of(res)))
+        return False
+    if not (isinstance(exc, Mark) and exc.kind == "exctype"):
+        raise DecompileFailure("WITH_CLEANUP_FINISH on an unknown value (offset %d)" % op.offset)
+    b.flush(keep=[res])
+    test = b.settle(b.expr_of(res))
+    block = b.blocks[-1]
+    swallow = b.goto(b.i + 1, items=b.stack[:block.level] + [Null()], blocks=b.blocks[:-1],
+                     cur_exc=block.prev)
+    return b.fork(test, swallow, b.goto(b.i + 1))
+
+
+@handles("EXC_MATCH_POP")
+def _exc_match_pop(b, op):
+    b.need(2)
+    wanted = b.pop()
+    b.push(_exc_match(b, b.pop(), wanted))
+
+
+@handles("JUMP_IF_NOT_EXC_MATCH")
+def _jump_if_not_exc_match(b, op):
+    b.need(2)
+    wanted = b.pop()
+    test = _exc_match(b, b.pop(), wanted)
+    return b.branch(test, b.i + 1, op.target.index)
+
+
+def _exc_match(b, caught, wanted) -> ast.expr:
+    """Whether the caught exception (its type on the stack) matches ``wanted``."""
+    wanted_expr = b.expr_of(wanted.as_expr(b.names) if isinstance(wanted, Mark) else wanted)
+    if isinstance(caught, Mark) and caught.kind in ("exctype", "exc"):
+        return call(b.names.builtin("isinstance"), load(caught.name), wanted_expr)
+    return call(b.names.builtin("issubclass"), b.expr_of(caught), wanted_expr)
+
+
+# -- rules: match statements (3.10+) ----------------------------------------------------------------
+# The class and mapping tests are written as one-case ``match`` statements:
+# exactly the interpreter's own test, __match_args__ and all.
+
+_SEQUENCE_FLAG, _MAPPING_FLAG = 1 << 5, 1 << 6
+
+
+@handles("GET_LEN")
+def _get_len(b, op):
+    b.need(1)
+    b.ensure_pure(-1)
+    b.push(call(b.names.builtin("len"), b.expr_of(b.stack[-1])))
+
+
+@handles("MATCH_MAPPING", "MATCH_SEQUENCE")
+def _match_kind(b, op):
+    b.need(1)
+    b.ensure_pure(-1)
+    flag = _MAPPING_FLAG if op.name == "MATCH_MAPPING" else _SEQUENCE_FLAG
+    flags = attr(call(b.names.builtin("type"), b.expr_of(b.stack[-1])), "__flags__")
+    b.push(call(b.names.builtin("bool"), ast.BinOp(left=flags, op=ast.BitAnd(),
+                                                   right=const(flag))))
+
+
+@handles("MATCH_CLASS")
+def _match_class(b, op):
+    b.need(3)
+    b.unmark(3)
+    names = b.stack[-1]
+    if not (isinstance(names, ast.Constant) and isinstance(names.value, tuple)):
+        raise DecompileFailure("MATCH_CLASS with computed attribute names")
+    b.flush()
+    del b.stack[-1]
+    cls = b.expr_of(b.pop())
+    subject = b.expr_of(b.stack[-1]) if b.t.legacy_match else b.expr_of(b.pop())
+    if not isinstance(cls, ast.Name):
+        held = b.names.temp()
+        b.emit(assign(held, cls))
+        cls = load(held)
+    captures = [b.names.temp() for _ in range(op.arg + len(names.value))]
+    pattern = ast.MatchClass(cls=cls, patterns=[_capture(c) for c in captures[:op.arg]],
+                             kwd_attrs=list(names.value),
+                             kwd_patterns=[_capture(c) for c in captures[op.arg:]])
+    out = b.names.temp()
+    found = ast.Tuple(elts=[load(c) for c in captures], ctx=ast.Load())
+    b.emit(_one_case_match(subject, pattern, assign(out, found), assign(out, const(None))))
+    if b.t.legacy_match:
+        # 3.10: [subject, cls, names] -> [attributes or subject, found]
+        b.stack[-1] = ast.IfExp(test=ast.Compare(left=load(out), ops=[ast.Is()],
+                                                 comparators=[const(None)]),
+                                body=b.stack[-1], orelse=load(out))
+        b.push(ast.Compare(left=load(out), ops=[ast.IsNot()], comparators=[const(None)]))
+    else:
+        b.push(load(out))
+
+
+@handles("MATCH_KEYS")
+def _match_keys(b, op):
+    """[subject, keys] -> [subject, keys, values or None] (3.10 adds a bool)."""
+    b.need(2)
+    b.unmark(2)
+    b.flush()
+    subject, keys = b.stack[-2], b.stack[-1]
+    out = b.names.temp()
+    literal = _key_patterns(keys)
+    if literal is not None:
+        captures = [b.names.temp() for _ in literal]
+        pattern = ast.MatchMapping(keys=literal, patterns=[_capture(c) for c in captures])
+        found = ast.Tuple(elts=[load(c) for c in captures], ctx=ast.Load())
+        b.emit(_one_case_match(b.expr_of(subject), pattern, assign(out, found),
+                               assign(out, const(None))))
+    else:
+        b.emit_all(_match_keys_code(b, b.expr_of(subject), b.expr_of(keys), out))
+    b.push(load(out))
+    if b.t.legacy_match:
+        b.push(ast.Compare(left=load(out), ops=[ast.IsNot()], comparators=[const(None)]))
+
+
+def _key_patterns(keys) -> Optional[list]:
+    """Mapping-pattern keys for a constant key tuple of literals, if it has no repeats."""
+    if not (isinstance(keys, ast.Constant) and isinstance(keys.value, tuple)):
+        return None
+    values = keys.value
+    ok = (str, bytes, int, float, complex, bool, type(None))
+    if not all(isinstance(v, ok) for v in values) or len(set(map(repr, values))) != len(values):
+        return None
+    if any(isinstance(v, float) and v != v for v in values):
+        return None
+    return [const(v) for v in values]
+
+
+def _match_keys_code(b, subject, keys, out) -> List[ast.stmt]:
+    """MATCH_KEYS written out: ``get`` each key, stop at the first one missing."""
+    found, key, value = b.names.temp(), b.names.temp(), b.names.temp()
+    null = load(b.t.null_name())
+    get = call(attr(subject, "get"), load(key), null)
+    missing = ast.Compare(left=load(value), ops=[ast.Is()], comparators=[null])
+    loop = ast.For(target=store_name(key), iter=keys,
+                   body=[assign(value, get),
+                         ast.If(test=missing, body=[assign(found, const(None)), ast.Break()],
+                                orelse=[]),
+                         ast.Expr(value=call(attr(load(found), "append"), load(value)))],
+                   orelse=[assign(found, call(b.names.builtin("tuple"), load(found)))])
+    return [assign(found, ast.List(elts=[], ctx=ast.Load())), loop, assign(out, load(found))]
+
+
+@handles("COPY_DICT_WITHOUT_KEYS")
+def _copy_dict_without_keys(b, op):
+    """3.10: [subject, keys] -> [subject, keys, dict(subject) less keys]."""
+    b.need(2)
+    b.flush()
+    out, key = b.names.temp(), b.names.temp()
+    b.emit(assign(out, ast.Dict(keys=[], values=[])))
+    b.emit(ast.Expr(value=call(attr(load(out), "update"), b.expr_of(b.stack[-2]))))
+    b.emit(ast.For(target=store_name(key), iter=b.expr_of(b.stack[-1]),
+                   body=[ast.Delete(targets=[ast.Subscript(value=load(out), slice=load(key),
+                                                           ctx=ast.Del())])], orelse=[]))
+    b.push(load(out))
+
+
+def _capture(name: str) -> ast.MatchAs:
+    return ast.MatchAs(pattern=None, name=name)
+
+
+def _one_case_match(subject, pattern, then, otherwise) -> ast.Match:
+    return ast.Match(subject=subject, cases=[
+        ast.match_case(pattern=pattern, guard=None, body=[then]),
+        ast.match_case(pattern=ast.MatchAs(pattern=None, name=None), guard=None, body=[otherwise])])
+
+
+# -- layout: nodes to statements -----------------------------------------------------------------
+
+class Layout:
+    """Writes the node graph out: single-predecessor nodes inline at their
+    predecessor, the rest as ``if __state == N:`` arms of a dispatch loop (no
+    loop when every transfer goes forward)."""
+
+    def __init__(self, t: Translator):
+        self.t = t
+        self.names = t.names
+        self.in_loop = False
+
+    def statements(self) -> List[ast.stmt]:
+        nodes = self.t.order
+        for node in nodes[1:]:
+            self.place(node)
+        entry = nodes[0]
+        top = [entry] + sorted((n for n in nodes[1:] if n.host is None),
+                               key=lambda n: (n.start, n.serial))
+        for number, node in enumerate(top):
+            node.number = number
+        self.in_loop = self.needs_loop(nodes)
+        hoist = not entry.preds and not (self.in_loop and self.t.kind != "function")
+        main = self.expand(entry, None, None) if hoist else []
+        arms = top[1:] if hoist else top
+        if arms:
+            if not hoist:
+                main.append(assign(self.state, const(0)))
+            dispatch = [ast.If(test=ast.Compare(left=load(self.state), ops=[ast.Eq()],
+                                                comparators=[const(n.number)]),
+                               body=self.expand(n, None, n.number), orelse=[]) for n in arms]
+            if self.in_loop:
+                main.append(ast.While(test=const(True), body=dispatch, orelse=[]))
+            else:
+                main += dispatch
+        main = self.finish(main)
+        return list(self.names.prologue) + main
+
+    @property
+    def state(self) -> str:
+        return self.names.named(("state",), "state")
+
+    # -- inlining --------------------------------------------------------------------
+
+    def place(self, node: Node) -> None:
+        """Write ``node`` inline at its predecessor when it has exactly one and
+        the code there runs under the right handler and exception state."""
+        if len(node.preds) != 1:
+            return
+        source, kind = node.preds[0]
+        if source is node or self.rooted_at(source, node):
+            return
+        if kind == "normal":
+            ambient, context = source.guard, self.context(source)
+        else:
+            ambient, context = self.ambient(source), source.guard_holder
+        if node.guard is None and ambient is not None:
+            return      # it would run under a handler it does not have
+        if context is not None and node.body_exc != context:
+            return      # it would see the wrong exception as the one being handled
+        node.host = source
+        node.host_kind = kind
+
+    def rooted_at(self, source: Node, node: Node) -> bool:
+        """Whether ``node`` already hosts ``source`` (a cycle of inline code)."""
+        seen = source
+        while seen is not None:
+            if seen is node:
+                return True
+            seen = seen.host
+        return False
+
+    def ambient(self, node: Node):
+        """The handler in force where ``node``'s code is written (outside its own try)."""
+        if node.host is None:
+            return None
+        if node.host_kind == "normal":
+            return node.host.guard
+        return self.ambient(node.host)
+
+    def context(self, node: Node):
+        """The exception being handled where ``node``'s code is written."""
+        if node.host is None:
+            return None
+        if node.host_kind == "exception":
+            return node.host.guard_holder
+        return self.context(node.host)
+
+    def root(self, node: Node) -> Node:
+        while node.host is not None:
+            node = node.host
+        return node
+
+    def needs_loop(self, nodes) -> bool:
+        """Whether some transfer goes back (or to itself): then dispatch loops."""
+        for node in nodes:
+            for source, _ in node.preds:
+                if node.host is None and node.number <= self.root(source).number:
+                    return True
+        return False
+
+    # -- expansion --------------------------------------------------------------------------
+
+    def expand(self, node: Node, ambient, arm: Optional[int]) -> List[ast.stmt]:
+        """The code of ``node`` (and what is inline in it), written where ``ambient``
+        handles exceptions; ``arm`` is the dispatch arm it sits in (None: before the loop)."""
+        body = self.resolve(node.body, arm)
+        if node.guard is None or node.guard == ambient:
+            return body
+        caught = self.names.named(("caught",), "e")
+        handler = ast.ExceptHandler(type=self.names.builtin("BaseException"), name=caught,
+                                    body=self.resolve(node.handler_body, arm))
+        return [ast.Try(body=body, handlers=[handler], orelse=[], finalbody=[])]
+
+    def resolve(self, stmts: List[ast.stmt], arm) -> List[ast.stmt]:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Goto):
+                out += self.transfer(stmt, arm)
+            elif isinstance(stmt, Exit):
+                out.append(ast.Break() if self.in_loop else assign(self.state, const(-1)))
+            else:
+                for name in ("body", "orelse"):
+                    inner = getattr(stmt, name, None)
+                    if isinstance(inner, list) and not isinstance(
+                            stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        setattr(stmt, name, self.resolve(inner, arm))
+                for handler in getattr(stmt, "handlers", None) or []:
+                    handler.body = self.resolve(handler.body, arm)
+                if isinstance(stmt, ast.Match):
+                    for case in stmt.cases:
+                        case.body = self.resolve(case.body, arm)
+                out.append(stmt)
+        return out
+
+    def transfer(self, goto: Goto, arm) -> List[ast.stmt]:
+        target = goto.target
+        if target.host is not None:
+            ambient = target.host.guard if target.host_kind == "normal" else self.ambient(
+                target.host)
+            return self.expand(target, ambient, arm)
+        out = [assign(self.state, const(target.number))]
+        if self.in_loop and arm is not None and target.number <= arm:
+            out.append(ast.Continue())
+        return out
+
+    # -- finishing touches ---------------------------------------------------------------------
+
+    def finish(self, body: List[ast.stmt]) -> List[ast.stmt]:
+        code = self.t.code
+        if self.t.kind in ("module", "class"):
+            body = body + self.cleanup(body)
+        elif code.flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _has_yield(body):
+            # the code yields nowhere reachable, but it is a generator all the same
+            body = body + [ast.If(test=const(False), body=[ast.Expr(value=ast.Yield(value=None))],
+                                  orelse=[])]
+        return body
+
+    def cleanup(self, body) -> List[ast.stmt]:
+        """A module or class body must not leave the temporaries behind."""
+        mine = self.names.taken_by_me
+        used = set()
+        for stmt in body + self.names.prologue:
+            for node in _walk_scope(stmt):
+                if isinstance(node, ast.Name) and node.id in mine:
+                    used.add(node.id)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                        and node.name in mine:
+                    used.add(node.name)
+        if not used:
+            return []
+        used = sorted(used)
+        return [ast.Assign(targets=[store_name(n) for n in used], value=const(None)),
+                ast.Delete(targets=[ast.Name(id=n, ctx=ast.Del()) for n in used])]
+
+
+def _has_yield(body) -> bool:
+    for stmt in body:
+        for node in _walk_scope(stmt):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                return True
+    return False
+
+
+def _walk_scope(node):
+    """ast.walk, not entering nested functions, classes or lambdas."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                      ast.Lambda)):
+                todo.append(child)

@@ -58,14 +58,13 @@ class CodeDecompiler:
 
     def declarations(self) -> List[ast.stmt]:
         """``global``/``nonlocal`` statements the bytecode implies."""
-        if self.kind == "module":
-            return []
         func = getattr(self, "func", None) or normalize(self.code)
         globals_, nonlocals = [], []
         for op in func.ops:
             if op.name in ("STORE_GLOBAL", "DELETE_GLOBAL") and op.arg not in globals_:
                 globals_.append(op.arg)
-            elif op.name in ("STORE_DEREF", "DELETE_DEREF") and op.arg in self.code.freevars \
+            elif self.kind != "module" and op.name in ("STORE_DEREF", "DELETE_DEREF") \
+                    and op.arg in self.code.freevars \
                     and op.arg not in nonlocals and op.arg != "__class__":
                 nonlocals.append(op.arg)
         out = []

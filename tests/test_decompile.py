@@ -140,7 +140,7 @@ SNIPPETS = {
 
 
 #: constructs structured only from this version on (older bytecode falls back)
-STRUCTURED_FROM = {"try_except": "3.9", "try_finally_with": "3.9"}
+STRUCTURED_FROM = {}
 
 
 def need(version):

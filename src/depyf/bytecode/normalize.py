@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Iterable, List
 
 from .blockstack import block_stack_handlers
+from .finally38 import finally_to_py39
 from .decode import Bytecode, decode
 from .ir import Function, Handler, Op
 from .versions import VersionTable, get_table
@@ -141,6 +142,8 @@ def rename(func: Function, table: VersionTable) -> None:
     for op in func.ops:
         new = _RENAMES.get(op.name)
         if new is not None:
+            if op.name == "ROT_TWO":
+                op.arg = 2          # the same operation as SWAP 2
             op.name = new
 
 
@@ -385,6 +388,7 @@ _RENAMES = {
     "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
     "JUMP_NO_INTERRUPT": "JUMP",
     "LOAD_FAST_CHECK": "LOAD_FAST",
+    "ROT_TWO": "SWAP",
 }
 
 _OLD_BINARY = {
@@ -420,14 +424,16 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         rename, binary_ops, compare_ops, split_superinstructions, fold_kwnames, drop_noise,
         call_ex_plain, call_ex_null, null_before_global, null_after_global, method_loads,
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
-        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, block_stack_handlers)
+        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, block_stack_handlers,
+        finally_to_py39)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 
 #: Which passes each version needs, in order.
 PASSES = {
-    (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
+    (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "finally_to_py39",
+                       "block_stack_handlers"],
     (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers"],
     (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers"],
     (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global"],

@@ -1,0 +1,221 @@
+"""3.8's finally machinery rewritten into 3.9's shape.
+
+3.8 runs one copy of a finally body on every way out, entering it with
+BEGIN_FINALLY (normal exit), CALL_FINALLY (return/break/continue) or an
+exception, and leaving with END_FINALLY / POP_FINALLY. 3.9 instead copies the
+body onto each exit and ends the exceptional copy with RERAISE. This pass does
+that copying, so the 3.9/3.10 block-stack pass (and everything after it) sees
+one shape::
+
+    SETUP_FINALLY F                 SETUP_FINALLY F'
+    body                            body
+    POP_BLOCK                       POP_BLOCK
+    BEGIN_FINALLY             ->    fin
+    F: fin                          ...
+    END_FINALLY                     F': fin (copy); RERAISE          (appended)
+
+    ...; POP_BLOCK; CALL_FINALLY F; RETURN_VALUE  ->  ...; POP_BLOCK; fin (copy); RETURN_VALUE
+
+    except clauses: DUP_TOP; E; COMPARE_OP exception-match; POP_JUMP_IF_FALSE n
+                 -> DUP_TOP; E; JUMP_IF_NOT_EXC_MATCH n; the last END_FINALLY -> RERAISE
+    except E as e: SETUP_FINALLY N; body; POP_BLOCK; BEGIN_FINALLY;
+                   N: e = None; del e; END_FINALLY; POP_EXCEPT
+                -> SETUP_FINALLY N'; body; POP_BLOCK; POP_EXCEPT; e = None; del e;
+                   ... N': e = None; del e; RERAISE                   (appended)
+    with:          POP_BLOCK; BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH;
+                   END_FINALLY (or POP_FINALLY 0 before a return)
+                -> POP_BLOCK; LOAD_CONST None; DUP_TOP; DUP_TOP; CALL 3; POP_TOP
+                   and the handler W': WITH_EXCEPT_START; POP_TOP; RERAISE  (appended)
+
+Anything else (a return inside a finally body, ...) leaves the code as it is;
+the decompiler then falls back on it.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from .ir import Function, Op
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def finally_to_py39(func: Function, table) -> None:
+    if not any(op.name in ("BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY") for op in func.ops):
+        return
+    saved = [(op, op.name, op.arg, op.target) for op in func.ops]
+    ops_before = list(func.ops)
+    try:
+        _rewrite(func)
+    except (_Unsupported, ValueError, IndexError):
+        for op, name, arg, target in saved:
+            op.name, op.arg, op.target = name, arg, target
+        func.ops = ops_before
+
+
+def _rewrite(func: Function) -> None:
+    from .normalize import remove_ops
+    ops = func.ops
+    setups = [op for op in ops if op.name in ("SETUP_FINALLY", "SETUP_WITH")]
+    doomed: List[Op] = []
+    appended: List[Op] = []
+    for setup in setups:
+        kind = _kind(ops, setup)
+        if kind == "except":
+            _except_clauses(ops, setup.target, doomed)
+        elif kind == "name":
+            _name_cleanup(ops, setup, doomed, appended)
+        elif kind == "with":
+            _with(ops, setup, doomed, appended)
+        else:
+            _finally(func, setup, doomed, appended)
+    if any(op.name in ("BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY")
+           for op in func.ops if op not in doomed):
+        raise _Unsupported("finally shape")
+    func.ops.extend(appended)
+    remove_ops(func, doomed)
+
+
+def _kind(ops, setup) -> str:
+    if setup.name == "SETUP_WITH":
+        return "with"
+    i = ops.index(setup.target)
+    first = [o.name for o in ops[i:i + 4]]
+    if first[0] == "DUP_TOP" or first[:3] == ["POP_TOP"] * 3:
+        return "except"
+    if first[0] == "LOAD_CONST" and ops[i].arg is None and first[1].startswith("STORE") \
+            and first[2].startswith("DELETE") and first[3] == "END_FINALLY":
+        return "name"
+    return "finally"
+
+
+def _except_clauses(ops, start, doomed) -> None:
+    """Type tests to JUMP_IF_NOT_EXC_MATCH; the no-match END_FINALLY to RERAISE."""
+    i = ops.index(start)
+    while True:
+        if ops[i].name == "DUP_TOP":
+            j = i + 1
+            while ops[j].name != "EXC_MATCH_POP":
+                if ops[j].target is not None:
+                    raise _Unsupported("jump in an except type")
+                j += 1
+            test = ops[j + 1]
+            if test.name != "POP_JUMP_IF_FALSE":
+                raise _Unsupported("except test")
+            doomed.append(ops[j])
+            test.name = "JUMP_IF_NOT_EXC_MATCH"
+            i = ops.index(test.target)
+            continue
+        if ops[i].name == "END_FINALLY":
+            ops[i].name, ops[i].arg = "RERAISE", 0
+            return
+        # a bare `except:` is the last clause; its END_FINALLY follows its body
+        j = _matching_end(ops, i)
+        ops[j].name, ops[j].arg = "RERAISE", 0
+        return
+
+
+def _name_cleanup(ops, setup, doomed, appended) -> None:
+    """``except E as e`` body: the shared unbinding block becomes the normal-path
+    epilogue after POP_EXCEPT, and a copy ending in RERAISE is the handler."""
+    n = ops.index(setup.target)
+    load, store, delete, end = ops[n:n + 4]
+    begin = ops[n - 1]
+    pop_block = ops[n - 2]
+    pop_except = ops[n + 4]
+    if begin.name != "BEGIN_FINALLY" or pop_block.name != "POP_BLOCK" or \
+            pop_except.name != "POP_EXCEPT":
+        raise _Unsupported("except-as shape")
+    handler = [_clone(load), _clone(store), _clone(delete), Op("RERAISE", 0, line=end.line,
+                                                              offset=end.offset)]
+    appended.extend(handler)
+    setup.target = handler[0]
+    # POP_BLOCK; POP_EXCEPT; e = None; del e   (3.9's order)
+    doomed.extend([begin, end])
+    ops.remove(pop_except)
+    ops.insert(ops.index(load), pop_except)
+
+
+def _finally(func, setup, doomed, appended) -> None:
+    ops = func.ops
+    f = ops.index(setup.target)
+    e = _matching_end(ops, f)
+    fin = ops[f:e]
+    if any(o.name in ("RETURN_VALUE", "POP_FINALLY", "CALL_FINALLY") for o in fin):
+        raise _Unsupported("exit inside a finally body")
+    begin = ops[f - 1]
+    if begin.name == "BEGIN_FINALLY":
+        doomed.append(begin)
+    doomed.append(ops[e])                 # END_FINALLY: the normal copy falls through
+    copy = _clone_range(fin)
+    copy.append(Op("RERAISE", 0, line=ops[e].line, offset=ops[e].offset))
+    appended.extend(copy)
+    original = setup.target
+    setup.target = copy[0]
+    # Every CALL_FINALLY into this body becomes a copy of it.
+    for op in list(ops):
+        if op.name == "CALL_FINALLY" and op.target is original:
+            i = ops.index(op)
+            clone = _clone_range(fin)
+            ops[i:i + 1] = clone
+            for other in ops:
+                if other.target is op:
+                    other.target = clone[0]
+
+
+def _with(ops, setup, doomed, appended) -> None:
+    w = ops.index(setup.target)
+    start, finish, end = ops[w:w + 3]
+    if start.name != "WITH_CLEANUP_START" or finish.name != "WITH_CLEANUP_FINISH":
+        raise _Unsupported("with shape")
+    begin = ops[w - 1]
+    if begin.name != "BEGIN_FINALLY" or end.name != "END_FINALLY":
+        raise _Unsupported("with exit")
+    line = start.line
+    exit_call = [Op("LOAD_CONST", None, line=line, offset=begin.offset),
+                 Op("DUP_TOP", line=line, offset=begin.offset),
+                 Op("DUP_TOP", line=line, offset=begin.offset),
+                 Op("CALL", (3, (), 1), line=line, offset=start.offset),
+                 Op("POP_TOP", line=line, offset=end.offset)]
+    ops[w - 1:w + 3] = exit_call
+    handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset),
+               Op("POP_TOP", line=line, offset=start.offset),
+               Op("RERAISE", 0, line=line, offset=end.offset)]
+    appended.extend(handler)
+    setup.target = handler[0]
+    # `return` inside: BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY 0
+    for i in range(len(ops) - 3):
+        names = [o.name for o in ops[i:i + 4]]
+        if names == ["BEGIN_FINALLY", "WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "POP_FINALLY"]:
+            ops[i:i + 4] = [_clone(o) for o in exit_call]
+
+
+def _matching_end(ops, f) -> int:
+    """The END_FINALLY closing the finally body that starts at ``f``."""
+    depth = 0
+    for k in range(f, len(ops)):
+        name = ops[k].name
+        if name in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+            depth += 1
+        elif name == "END_FINALLY":
+            if depth == 0:
+                return k
+            depth -= 1
+    raise _Unsupported("finally body without END_FINALLY")
+
+
+def _clone(op: Op) -> Op:
+    return Op(op.name, op.arg, op.target, op.line, op.offset, None, op.extra)
+
+
+def _clone_range(seq: List[Op]) -> List[Op]:
+    """Copies of ``seq`` whose jumps inside the range point at the copies."""
+    mapping: Dict[int, Op] = {id(o): _clone(o) for o in seq}
+    out = []
+    for o in seq:
+        c = mapping[id(o)]
+        if o.target is not None and id(o.target) in mapping:
+            c.target = mapping[id(o.target)]
+        out.append(c)
+    return out

@@ -105,7 +105,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     inline = hs > i and any(k in w.normal for k in range(hs, w.n))
     limit = hs if inline else hi
     body_end = _body_end(w, i, hi, handler, limit)
-    body = w.guarded_block(i, body_end, m.stack, handler)
+    body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = _clauses(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, tails, inline)
     orelse: List[ast.stmt] = []
@@ -130,6 +130,19 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+def _try_body(w, m, i, body_end, handler):
+    """Walk a try body; ``return expr`` in it ends with a RETURN_VALUE just past
+    the covered range (returning cannot raise), which belongs to the body."""
+    sub = StackMachine(w.ctx, m.stack)
+    end = max(body_end, w.run_guarded(sub, i, body_end, handler))
+    if len(sub.stack) == len(m.stack) + 1 and end < w.n and w.ops[end].name == "RETURN_VALUE":
+        w.step(sub, end, end + 1)
+        end += 1
+    if len(sub.stack) != len(m.stack) and not _terminal(sub):
+        raise DecompileFailure("try body leaves values on the stack")
+    return sub.stmts, end
 
 
 def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:

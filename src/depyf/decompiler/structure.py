@@ -304,14 +304,23 @@ class Walker:
             segments += more
         else:
             after = i + 1
-        last = segments[-1]
-        target = last.target
         line = m.start_line if m.start_line is not None else jump.line
         m.start_line = None
-        test = parse_chain(segments, after, target, last.sense)
+        # The longest prefix of segments that forms one condition; what follows is
+        # then the body (e.g. a nested `if` right at the start of the body).
+        for n in range(len(segments), 0, -1):
+            after_n = segments[n].start if n < len(segments) else after
+            last = segments[n - 1]
+            try:
+                test = parse_chain(segments[:n], after_n, last.target, last.sense)
+            except DecompileFailure:
+                if n == 1:
+                    raise
+                continue
+            break
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
-        return self.if_statement(m, test, after, target, hi, line)
+        return self.if_statement(m, test, after_n, last.target, hi, line)
 
     def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
         for loop in reversed(self.loops):

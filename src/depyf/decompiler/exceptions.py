@@ -232,8 +232,13 @@ def _clauses(w, m, hs, he, handler):
 def _clause_body(w, p, clause_end, base, cleanup, name):
     """Walk one clause's body; return (statements, JUMP target or None, end index)."""
     ops = w.ops
+    stop = clause_end
+    unbind = ops[p].handler if name is not None and p < clause_end else None
+    if unbind is not None and unbind.target.index > p:
+        # `except E as name`: the block that unbinds name on the way out is not body.
+        stop = min(stop, unbind.target.index)
     body_end = p
-    while body_end < clause_end and w.regions.covered(ops[body_end], cleanup):
+    while body_end < stop and w.regions.covered(ops[body_end], cleanup):
         body_end += 1
     sub = StackMachine(w.ctx, base)
     w.run_guarded(sub, p, body_end, cleanup, handler_code=True)
@@ -252,7 +257,10 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         if name is not None and _name_epilogue(ops, k, name):
             k += 3
         if not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
-            exit_target = ops[k].target.index
+            if w._is_loop_jump(ops[k]):
+                w.jump(sub, k, clause_end)          # continue/break out of the clause
+            else:
+                exit_target = ops[k].target.index
     return sub.stmts, exit_target, k
 
 

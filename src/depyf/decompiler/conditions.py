@@ -32,9 +32,12 @@ class Segment:
     #: the segment jumps when its value is this
     sense: bool
 
+    #: set when the jump lands on a copy of another segment's target
+    alias: int = -1
+
     @property
     def target(self) -> int:
-        return self.jump.target.index
+        return self.alias if self.alias >= 0 else self.jump.target.index
 
 
 def parse_chain(segments: List[Segment], fallthrough: int, target: int, cond: bool) -> ast.expr:

@@ -306,6 +306,7 @@ class Walker:
             after = i + 1
         line = m.start_line if m.start_line is not None else jump.line
         m.start_line = None
+        self._merge_copied_targets(segments)
         # The longest prefix of segments that forms one condition; what follows is
         # then the body (e.g. a nested `if` right at the start of the body).
         for n in range(len(segments), 0, -1):
@@ -321,6 +322,29 @@ class Walker:
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
         return self.if_statement(m, test, after_n, last.target, hi, line)
+
+    def _tail_key(self, t: int):
+        """The ops of a short block ending in return/raise (3.10+ copies such
+        blocks to each jump that reaches them), or None."""
+        k = t
+        while k < self.n and k - t < 6:
+            op = self.ops[k]
+            if op.target is not None:
+                return None
+            if op.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                return tuple(names(self.ops, t, k + 1))
+            k += 1
+        return None
+
+    def _merge_copied_targets(self, segments) -> None:
+        """Jumps to two copies of one exit block go to the same place."""
+        last = segments[-1]
+        key = self._tail_key(last.target)
+        if key is None:
+            return
+        for seg in segments[:-1]:
+            if seg.target != last.target and self._tail_key(seg.target) == key:
+                seg.alias = last.target
 
     def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
         for loop in reversed(self.loops):

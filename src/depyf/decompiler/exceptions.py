@@ -105,6 +105,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     inline = hs > i and any(k in w.normal for k in range(hs, w.n))
     limit = hs if inline else hi
     body_end = _body_end(w, i, hi, handler, limit)
+    if inline:
+        body_end = _extend_inline_body(w, i, body_end, hs)
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = _clauses(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, tails, inline)
@@ -130,6 +132,22 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+def _extend_inline_body(w, i, body_end, hs) -> int:
+    """Ops that cannot raise are left out of the exception table, so a body's
+    ``if c: return x`` ends outside it; take in what the body's own forward
+    jumps land before (up to the handler)."""
+    ops = w.ops
+    changed = True
+    while changed:
+        changed = False
+        for k in range(i, body_end):
+            t = ops[k].target.index if ops[k].target is not None else -1
+            if body_end < t < hs and ops[k].name != "JUMP":
+                body_end = t
+                changed = True
+    return body_end
 
 
 def _try_body(w, m, i, body_end, handler):

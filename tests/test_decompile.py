@@ -102,6 +102,25 @@ SNIPPETS = {
         from . import sibling
         from ..pkg import thing as other
     """,
+    "generators_and_await": """
+        def gen(x):
+            y = yield x
+            yield
+            z = yield from y
+            return (yield z)
+
+        async def coro(a, b):
+            value = await a
+            await b.close()
+            return await a + await b(value)
+
+        async def agen(x):
+            yield x
+            await x
+            async def inner():
+                yield await x
+            return
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

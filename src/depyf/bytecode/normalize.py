@@ -18,6 +18,9 @@ Vocabulary after normalisation (differences from the 3.11 names):
 * ``CALL_FUNCTION_EX`` with ``(flags, slots)`` likewise.
 * ``MAKE_FUNCTION`` with the flag bits; no qualname on the stack.
 * ``FOR_ITER`` targets the first Op after the loop (no END_FOR).
+* ``YIELD_FROM`` after ``GET_AWAITABLE``/``GET_YIELD_FROM_ITER; LOAD_CONST None`` for
+  ``await`` and ``yield from`` (no SEND loop, END_SEND or CLEANUP_THROW); YIELD_VALUE
+  without argument, no ASYNC_GEN_WRAP; no 3.12+ StopIteration wrapper handler.
 * no NOP, RESUME, CACHE, MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, PUSH_NULL.
 
 Example::
@@ -363,6 +366,69 @@ def class_deref(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def send_loops(func: Function, table: VersionTable) -> None:
+    """3.11+: the delegation loop of ``await`` and ``yield from`` -> ``YIELD_FROM``
+    (the 3.8-3.10 shape)::
+
+        GET_AWAITABLE 0; LOAD_CONST None; L: SEND E; YIELD_VALUE; JUMP L; E: [END_SEND]
+        -> GET_AWAITABLE 0; LOAD_CONST None; YIELD_FROM
+
+    3.12+ also routes the YIELD_VALUE's exceptions to a ``CLEANUP_THROW; JUMP E``
+    block out of line; it goes too.
+    """
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops[:-3]):
+        yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
+        if not (op.name == "SEND" and op.target is after and yield_.name == "YIELD_VALUE"
+                and back.name == "JUMP" and back.target is op):
+            continue
+        doomed += [yield_, back]
+        if after.name == "END_SEND":
+            doomed.append(after)
+        h = yield_.handler
+        if h is not None and h.target.name == "CLEANUP_THROW":
+            k = ops.index(h.target)
+            doomed.append(ops[k])
+            if k + 1 < len(ops) and ops[k + 1].name == "JUMP" and ops[k + 1].target is after:
+                doomed.append(ops[k + 1])
+        op.name, op.arg, op.target = "YIELD_FROM", None, None
+    remove_ops(func, doomed)
+
+
+def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
+    """3.12+: a generator or coroutine body runs under a handler that turns a
+    leaked StopIteration into RuntimeError; the compiler adds it to each one::
+
+        ... (every op: handler -> S) ...; S: STOPITERATION_ERROR; RERAISE 1
+        -> ... (no handler) ...
+
+    (Run after ``intrinsics``, which names the STOPITERATION_ERROR.)
+    """
+    ops = func.ops
+    if len(ops) < 2 or ops[-2].name != "STOPITERATION_ERROR" or ops[-1].name != "RERAISE":
+        return
+    wrapper = ops[-2]
+    for op in ops:
+        if op.handler is not None and op.handler.target is wrapper:
+            op.handler = None
+    remove_ops(func, ops[-2:])
+
+
+def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
+    """3.11+: ``yield x`` in an async generator wraps the value first:
+    ``ASYNC_GEN_WRAP; YIELD_VALUE`` (3.12+: ``INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP``)
+    -> ``YIELD_VALUE``; and YIELD_VALUE's argument (3.12+) is dropped."""
+    doomed = []
+    for op in func.ops:
+        if op.name == "ASYNC_GEN_WRAP" or (op.name == "INTRINSIC_1"
+                                           and op.arg == "INTRINSIC_ASYNC_GEN_WRAP"):
+            doomed.append(op)
+        elif op.name == "YIELD_VALUE":
+            op.arg = None
+    remove_ops(func, doomed)
+
+
 # -- data ---------------------------------------------------------------------------
 
 _RENAMES = {
@@ -415,7 +481,8 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         rename, binary_ops, compare_ops, split_superinstructions, fold_kwnames, drop_noise,
         call_ex_plain, call_ex_null, null_before_global, null_after_global, method_loads,
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
-        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref)
+        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
+        drop_generator_wrapper, drop_async_gen_wrap)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
@@ -425,11 +492,14 @@ PASSES = {
     (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
     (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
     (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
-    (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global"],
+    (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
+                        "drop_async_gen_wrap"],
     (3, 12): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
                         "null_before_global", "method_loads", "drop_end_for",
-                        "short_circuit_jumps"],
+                        "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
+                        "drop_async_gen_wrap"],
     (3, 13): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
                         "null_after_global", "method_loads", "make_function_flags",
-                        "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps"],
+                        "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps",
+                        "send_loops", "drop_generator_wrapper", "drop_async_gen_wrap"],
 }

@@ -20,7 +20,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional
 
-from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
+from .values import (BuildClass, ClassValue, Converted, Delegated, FunctionValue,
+                     ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder, SavedLocal, UnpackSlot,
                      UnpackTarget)
 
@@ -893,6 +894,26 @@ def _raise(m, op):
 @handles("YIELD_VALUE")
 def _yield(m, op):
     m.push(ast.Yield(value=m.value(m.pop())), op)
+
+
+@handles("GET_AWAITABLE")
+def _get_awaitable(m, op):
+    m.push(Delegated(m.value(m.pop()), ast.Await), op)
+
+
+@handles("GET_YIELD_FROM_ITER")
+def _get_yield_from_iter(m, op):
+    m.push(Delegated(m.value(m.pop()), ast.YieldFrom), op)
+
+
+@handles("YIELD_FROM")
+def _yield_from(m, op):
+    sent = m.pop()
+    source = m.pop()
+    if not (isinstance(sent, ast.Constant) and sent.value is None) \
+            or not isinstance(source, Delegated):
+        raise DecompileFailure("YIELD_FROM without GET_AWAITABLE / GET_YIELD_FROM_ITER")
+    m.push(source.node_type(value=source.value), op)
 
 
 @handles("PRINT_EXPR")

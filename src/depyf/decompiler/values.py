@@ -144,3 +144,13 @@ class SavedLocal(Placeholder):
     def __init__(self, name: str):
         super().__init__()
         self.name = name
+
+
+class Delegated(Placeholder):
+    """GET_AWAITABLE / GET_YIELD_FROM_ITER of ``value``, awaiting its YIELD_FROM:
+    ``await value`` or ``yield from value``."""
+
+    def __init__(self, value, node_type):
+        super().__init__()
+        self.value = value
+        self.node_type = node_type

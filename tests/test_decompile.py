@@ -121,6 +121,21 @@ SNIPPETS = {
                 yield await x
             return
     """,
+    "condition_prefixes": """
+        def f(chunks, i, a, b, c):
+            while i < len(chunks) - 1:
+                if chunks[i + 1] == " " and a(chunks[i]):
+                    i += 2
+                else:
+                    i += 1
+            if a:
+                if b or c:
+                    return 1
+                return 2
+            while a is not None:
+                a = b(a)
+            return 3
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

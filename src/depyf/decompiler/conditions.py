@@ -43,6 +43,28 @@ def parse_chain(segments: List[Segment], fallthrough: int, target: int, cond: bo
     return _parse(segments, 0, len(segments), fallthrough, target, cond)
 
 
+def longest_chain(segments: List[Segment], after: int, accept=None):
+    """The longest prefix of ``segments`` that forms one condition: ``(k, expr, after_k)``
+    where the chain of the first ``k`` segments jumps to ``segments[k-1].target`` when
+    ``expr`` equals that segment's sense and falls through to ``after_k`` otherwise.
+
+    Segments are read greedily; the first of an inner statement's condition
+    (``while a: if b and c: ...``) looks like more of the chain until its jumps
+    are seen to land elsewhere. ``accept(last_segment)`` may rule out a prefix.
+    """
+    for k in range(len(segments), 0, -1):
+        fallthrough = _label(segments, k, after)
+        last = segments[k - 1]
+        if accept is not None and not accept(last):
+            continue
+        try:
+            return k, parse_chain(segments[:k], fallthrough, last.target, last.sense), fallthrough
+        except DecompileFailure:
+            if k == 1:
+                raise
+    raise DecompileFailure("empty condition chain")
+
+
 def _label(segments, k, fallthrough):
     return segments[k].start if k < len(segments) else fallthrough
 

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .conditions import Segment, negate, parse_chain
+from .conditions import Segment, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
 from .values import Iterator
@@ -39,6 +39,7 @@ class Loop:
     extra_continue: Optional[int] = None   # 3.10+ inverted while: the body start
     iterator: bool = False                 # a for loop keeps its iterator on the stack
     break_target: Optional[int] = None     # past the else clause, when there is one
+    body_end: Optional[int] = None         # where the body's ops end (exclusive)
 
 
 class Walker:
@@ -189,18 +190,21 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            jump = self.ops[j]
-            value = sub.value(sub.pop())
-            sense = CONDITIONAL[jump.name]
-            if sense is None:
-                is_none = jump.name == "POP_JUMP_IF_NONE"
-                value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
-                                    comparators=[ast.Constant(value=None)])
-                sense = True
-            segments.append(Segment(value, seg_start, jump, sense))
+            segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
             start = j + 1
             if segments and not self._chain_continues(segments, start, hi):
                 return segments, start
+
+    @staticmethod
+    def _segment(value, start, jump) -> Segment:
+        """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
+        sense = CONDITIONAL[jump.name]
+        if sense is None:
+            is_none = jump.name == "POP_JUMP_IF_NONE"
+            value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
+                                comparators=[ast.Constant(value=None)])
+            sense = True
+        return Segment(value, start, jump, sense)
 
     def _chain_continues(self, segments, nxt: int, hi: int) -> bool:
         # Another segment belongs to this chain only while some earlier jump
@@ -228,25 +232,19 @@ class Walker:
 
     def conditional(self, m: StackMachine, i: int, hi: int) -> int:
         # The first segment's expression is already on the machine's stack.
-        first_value = m.value(m.pop())
         jump = self.ops[i]
-        sense = CONDITIONAL[jump.name]
-        if sense is None:
-            first_value = ast.Compare(left=first_value,
-                                      ops=[ast.Is() if jump.name == "POP_JUMP_IF_NONE" else ast.IsNot()],
-                                      comparators=[ast.Constant(value=None)])
-            sense = True
-        segments = [Segment(first_value, i, jump, sense)]
+        segments = [self._segment(m.value(m.pop()), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi)
             segments += more
         else:
             after = i + 1
+        k, test, after = longest_chain(segments, after)
+        segments = segments[:k]
         last = segments[-1]
         target = last.target
         line = m.start_line if m.start_line is not None else jump.line
         m.start_line = None
-        test = parse_chain(segments, after, target, last.sense)
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
         return self.if_statement(m, test, after, target, hi, line)
@@ -274,7 +272,13 @@ class Walker:
         then_end = else_start
         else_end = else_start
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
-        if last is not None and last.name == "JUMP" and last.target.index > else_start \
+        if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
+                and self._continues_at_body_end(last, hi):
+            # `if c: A else: B` ending a loop body: A ends with the jump to the next
+            # iteration (as `continue` would), B runs to the body's end.
+            then_end = else_start - 1
+            else_end = hi
+        elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)
         elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
@@ -306,6 +310,13 @@ class Walker:
         if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
             preds.append(self.ops[k - 2])
         return any(p.line == op.line for p in preds)
+
+    def _continues_at_body_end(self, op, hi: int) -> bool:
+        """``op`` jumps to the innermost loop's next iteration and ``hi`` ends its body."""
+        if not self.loops:
+            return False
+        loop = self.loops[-1]
+        return loop.body_end == hi and op.target.index in (loop.header, loop.extra_continue)
 
     def _is_loop_jump(self, op) -> bool:
         t = op.target.index
@@ -386,7 +397,8 @@ class Walker:
             if body_m.stmts:
                 raise DecompileFailure("statements inside a for target")
             body_m.start_line = None
-            self.run(body_m, j, latch + 1 if self.ops[latch].name != "JUMP" else latch)
+            loop.body_end = latch + 1 if self.ops[latch].name != "JUMP" else latch
+            self.run(body_m, j, loop.body_end)
             body = body_m.stmts
         finally:
             self.loops.pop()
@@ -434,18 +446,17 @@ class Walker:
         exit_ = latch + 1
         if latch_op.name == "JUMP":
             # `while cond:` tested at the top (3.8/3.9), or `while True:`.
-            segments, after = self._top_test(m, i, latch)
+            segments, after, test = self._top_test(m, i, latch)
             if segments:
                 last = segments[-1]
                 exit_ = last.target
-                test = parse_chain(segments, after, exit_, last.sense)
                 test = test if not last.sense else negate(test)
                 body_start = after
             else:
                 test = ast.Constant(value=True)
                 body_start = i
                 exit_ = self._loop_exit(i, latch)
-            loop = Loop(header=i, exit=exit_)
+            loop = Loop(header=i, exit=exit_, body_end=latch)
             loop.break_target = self._break_target(i, latch, exit_)
             self.loops.append(loop)
             try:
@@ -481,7 +492,8 @@ class Walker:
         bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
             return None
-        loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start)
+        loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
+                    body_end=bottom_start)
         loop.break_target = self._break_target(body_start, latch, exit_)
         self.loops.append(loop)
         try:
@@ -520,27 +532,23 @@ class Walker:
             j = i
             while j < latch and self.ops[j].name not in CONDITIONAL:
                 if self.ops[j].target is not None:
-                    return [], i
+                    return [], i, None
                 sub.step(self.ops[j])
                 if sub.stmts:
-                    return [], i
+                    return [], i, None
                 j += 1
             if j >= latch or len(sub.stack) != len(m.stack) + 1:
-                return [], i
-            first = Segment(sub.value(sub.pop()), i, self.ops[j], CONDITIONAL[self.ops[j].name])
-            if first.sense is None or first.target <= latch:
-                if first.sense is None:
-                    return [], i
+                return [], i, None
+            first = self._segment(sub.value(sub.pop()), i, self.ops[j])
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch)
                 segments += more
-            if segments[-1].target <= latch:
-                return [], i
-            return segments, after
+            k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
+            return segments[:k], after, test
         except DecompileFailure:
-            return [], i
+            return [], i, None
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)

@@ -136,6 +136,42 @@ SNIPPETS = {
                 a = b(a)
             return 3
     """,
+    "decorators_and_private_names": """
+        def deco(*args):
+            return lambda f: f
+
+        @deco
+        @deco(1, key=2)
+        class C:
+            @deco
+            @deco(3)
+            def __private(self):
+                return self.__value
+
+            class __Inner:
+                pass
+
+            def use(self):
+                return self.__private() + self.__Inner()
+    """,
+    "annotations": """
+        x: int = 0
+        y: "str"
+        class C:
+            name: str
+            count: int = 0
+            __p: list = []
+            def g(self, a: int, *, b: "x" = 1) -> str:
+                v: int = 1
+                return v
+    """,
+    "future_annotations": """
+        from __future__ import annotations
+        x: int = 0
+        y: list[int]
+        def g(a: int, *, b: C = 1) -> str:
+            return a
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -33,16 +33,26 @@ class DecompileFailure(Exception):
 class Context:
     """What expression building needs from the enclosing decompilation."""
 
-    def __init__(self, code, nested: Callable, kind: str = "function"):
+    def __init__(self, code, nested: Callable, kind: str = "function",
+                 class_name: Optional[str] = None):
         self.code = code
         #: nested(code_record, how) -> decompiled pieces of a nested code object
         self.nested = nested
         self.kind = kind
+        #: the innermost enclosing class, whose name private names are mangled with
+        self.class_name = class_name
 
     def with_kind(self, kind: str) -> "Context":
-        ctx = Context(self.code, self.nested, kind)
+        ctx = Context(self.code, self.nested, kind, self.class_name)
         ctx.implicit_returns = getattr(self, "implicit_returns", set())
         return ctx
+
+    def mangle(self, name: str) -> str:
+        """``name`` as the compiler stores it inside the class (``__x`` -> ``_C__x``)."""
+        owner = (self.class_name or "").lstrip("_")
+        if not owner or not name.startswith("__") or name.endswith("__") or "." in name:
+            return name
+        return "_%s%s" % (owner, name)
 
     @classmethod
     def for_tests(cls):
@@ -131,8 +141,17 @@ def finish(m: StackMachine, node) -> ast.expr:
         node.elts = [finish(m, e) if isinstance(e, Placeholder) else e for e in node.elts]
     elif isinstance(node, ast.Call):
         # ...and calls their function argument until a decorator use claims it.
-        node.args = [finish(m, a) if isinstance(a, Placeholder) else a for a in node.args]
+        node.args = [finish(m, a) if isinstance(a, Placeholder) or _decorated(a) else a
+                     for a in node.args]
     return node
+
+
+def _decorated(node) -> bool:
+    """A function or class value, possibly under decorator calls not yet claimed
+    by a ``def``/``class`` statement."""
+    while isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    return isinstance(node, (FunctionValue, ClassValue))
 
 
 def load(name: str) -> ast.Name:
@@ -562,7 +581,7 @@ def _call(m, op):
 
 
 def _arg(m, node):
-    if isinstance(node, (FunctionValue, ClassValue)):
+    if _decorated(node):
         return node          # kept so a decorator call can see what it wraps
     return m.value(node)
 
@@ -677,9 +696,9 @@ def _definition(m, target, value):
             and isinstance(inner.args[0], (FunctionValue, ClassValue, ast.Call)):
         decorators.append(inner.func)
         inner = inner.args[0]
-    if isinstance(inner, ClassValue) and inner.name == target.id:
+    if isinstance(inner, ClassValue) and m.ctx.mangle(inner.name) == target.id:
         return m.ctx.nested(inner, ("class", decorators))
-    if isinstance(inner, FunctionValue) and inner.code.name == target.id:
+    if isinstance(inner, FunctionValue) and m.ctx.mangle(inner.code.name) == target.id:
         return m.ctx.nested(inner, ("def", decorators))
     if decorators:
         return None
@@ -755,11 +774,51 @@ def _store_attr(m, op):
 def _store_subscr(m, op):
     index = m.value(m.pop())
     obj = m.value(m.pop())
+    if _annotation_store(m, obj, index, op):
+        return
     target = ast.Subscript(value=obj, slice=index, ctx=ast.Store())
     if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
         m.pop().target = target
         return
     store(m, target, op)
+
+
+CO_FUTURE_ANNOTATIONS = 0x1000000
+
+
+def annotation_expr(code, node):
+    """An annotation as written: under ``from __future__ import annotations`` the
+    compiler stores the source text, which we parse back."""
+    flags = getattr(code, "flags", 0) or 0
+    if flags & CO_FUTURE_ANNOTATIONS and isinstance(node, ast.Constant) \
+            and isinstance(node.value, str):
+        try:
+            return ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return node
+    return node
+
+
+def _annotation_store(m, obj, index, op) -> bool:
+    """``ann; LOAD_NAME __annotations__; LOAD_CONST 'x'; STORE_SUBSCR`` in a module
+    or class body is ``x: ann``; right after ``x = v`` it is ``x: ann = v``."""
+    if not (m.ctx.kind in ("module", "class") and isinstance(obj, ast.Name)
+            and obj.id == "__annotations__" and isinstance(index, ast.Constant)
+            and isinstance(index.value, str) and index.value.isidentifier()):
+        return False
+    annotation = annotation_expr(m.ctx.code, m.value(m.pop()))
+    name = index.value
+    target = ast.Name(id=name, ctx=ast.Store())
+    prev = m.stmts[-1] if m.stmts else None
+    if isinstance(prev, ast.Assign) and len(prev.targets) == 1 \
+            and isinstance(prev.targets[0], ast.Name) and prev.targets[0].id == name:
+        node = ast.AnnAssign(target=target, annotation=annotation, value=prev.value, simple=1)
+        node.lineno = prev.lineno
+        m.stmts[-1] = node
+        m.start_line = None
+        return True
+    m.emit(ast.AnnAssign(target=target, annotation=annotation, value=None, simple=1), op)
+    return True
 
 
 @handles("STORE_SLICE")

@@ -11,7 +11,7 @@ import ast
 from typing import List, Optional
 
 from ..bytecode.normalize import normalize
-from .expressions import Context, DecompileFailure
+from .expressions import Context, DecompileFailure, annotation_expr
 from .structure import Walker
 from .comprehensions import build_comprehension
 from .values import ClassValue, FunctionValue
@@ -28,14 +28,17 @@ _CLASS_EPILOGUE = {"__static_attributes__", "__classcell__"}
 
 
 class CodeDecompiler:
-    def __init__(self, code, kind: str = "function", on_failure=None):
+    def __init__(self, code, kind: str = "function", on_failure=None,
+                 class_name: Optional[str] = None):
         self.code = code
         self.kind = kind
         self.on_failure = on_failure
+        #: the innermost enclosing class (its own name for a class body)
+        self.class_name = class_name
 
     def statements(self) -> List[ast.stmt]:
         func = normalize(self.code)
-        ctx = Context(self.code, self.nested, self.kind)
+        ctx = Context(self.code, self.nested, self.kind, self.class_name)
         try:
             stmts = Walker(func, ctx).body()
         except DecompileFailure as e:
@@ -72,8 +75,8 @@ class CodeDecompiler:
 
     # -- nested code objects ---------------------------------------------------------------
 
-    def child(self, code, kind):
-        return CodeDecompiler(code, kind, self.on_failure)
+    def child(self, code, kind, class_name=None):
+        return CodeDecompiler(code, kind, self.on_failure, class_name or self.class_name)
 
     def nested(self, value, how):
         if how == "lambda":
@@ -116,7 +119,7 @@ class CodeDecompiler:
 
     def class_def(self, value: ClassValue, decorators) -> ast.ClassDef:
         code = value.function.code
-        body = self.child(code, "class").statements()
+        body = self.child(code, "class", value.name).statements()
         body = _strip_class_boilerplate(body)
         node = ast.ClassDef(name=value.name, bases=value.bases, keywords=value.keywords,
                             body=body or [ast.Pass()], decorator_list=list(decorators))
@@ -195,7 +198,7 @@ def _annotation(value: FunctionValue, name: str) -> Optional[ast.expr]:
         raise DecompileFailure("annotations are not a dict or tuple")
     for key, val in pairs:
         if isinstance(key, ast.Constant) and key.value == name:
-            return val
+            return annotation_expr(value.code, val)
     return None
 
 

@@ -172,6 +172,13 @@ SNIPPETS = {
         def g(a: int, *, b: C = 1) -> str:
             return a
     """,
+    "lambda_bodies": """
+        none = lambda: None
+        pick = lambda x, y=1: "yes" if x else "no" if y else None
+        gen = lambda: (yield)
+        def f(g=lambda: None):
+            return g
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

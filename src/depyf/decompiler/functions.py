@@ -48,6 +48,8 @@ class CodeDecompiler:
         if self.kind in ("module", "class"):
             # Neither can hold a return statement: every one is the compiler's.
             stmts = _without_returns(stmts)
+        elif self.kind == "lambda":
+            pass        # a lambda's return is its body
         else:
             stmts = _drop_implicit_return(stmts)
         if self.kind == "module":
@@ -92,15 +94,15 @@ class CodeDecompiler:
     def lambda_expr(self, value: FunctionValue) -> ast.Lambda:
         if value.code.name != "<lambda>":
             raise DecompileFailure("function %s used as a value" % value.code.name)
-        body = self.child(value.code, "lambda").statements()
-        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-            if len(body) == 1 and isinstance(body[0], ast.Expr) and \
-                    isinstance(body[0].value, (ast.Yield, ast.YieldFrom)):
-                expr = body[0].value
-            else:
-                raise DecompileFailure("lambda body is not one expression")
-        else:
-            expr = body[0].value
+        child = CodeDecompiler(value.code, "lambda", None, self.class_name)
+        try:
+            expr = _lambda_body(child.statements())
+        except DecompileFailure as e:
+            if self.on_failure is None:
+                raise
+            # Keep the failure to this lambda, as a failing def keeps it to its body.
+            expr = _raising_expression("depyf could not decompile %s: %s"
+                                       % (value.code.qualname, e))
         return ast.Lambda(args=arguments(value), body=expr)
 
     def function_def(self, value: FunctionValue, decorators) -> ast.stmt:
@@ -130,6 +132,38 @@ class CodeDecompiler:
         code = value.code
         body = self.child(code, "comprehension").statements()
         return build_comprehension(code.name, body, iterable)
+
+
+def _lambda_body(body) -> ast.expr:
+    """The expression a lambda's statements return: ``return e``; ``yield`` (whose
+    value the lambda returns); ``if c: return a`` / ``else: return b`` (or the
+    return after the if) as ``a if c else b``."""
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    if len(body) == 1 and isinstance(body[0], ast.Expr) and \
+            isinstance(body[0].value, (ast.Yield, ast.YieldFrom, ast.Await)):
+        return body[0].value
+    if body and isinstance(body[0], ast.If):
+        first = body[0]
+        rest = first.orelse if first.orelse else body[1:]
+        if first.orelse and len(body) != 1:
+            raise DecompileFailure("lambda body is not one expression")
+        return ast.IfExp(test=first.test, body=_lambda_body(first.body),
+                         orelse=_lambda_body(rest))
+    raise DecompileFailure("lambda body is not one expression")
+
+
+def _raising_expression(message: str) -> ast.expr:
+    """An expression that raises NotImplementedError(message) when evaluated."""
+    gen = ast.GeneratorExp(
+        elt=ast.Name(id="_", ctx=ast.Load()),
+        generators=[ast.comprehension(target=ast.Name(id="_", ctx=ast.Store()),
+                                      iter=ast.Tuple(elts=[], ctx=ast.Load()), ifs=[],
+                                      is_async=0)])
+    exc = ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()),
+                   args=[ast.Constant(value=message)], keywords=[])
+    return ast.Call(func=ast.Attribute(value=gen, attr="throw", ctx=ast.Load()),
+                    args=[exc], keywords=[])
 
 
 # -- pieces of a function signature ------------------------------------------------------------

@@ -101,6 +101,10 @@ SNIPPETS = {
         from collections import OrderedDict, defaultdict as dd
         from . import sibling
         from ..pkg import thing as other
+        from os.path import *
+        import collections.abc as cabc
+        import a.b.c as d
+        from ... import x
     """,
     "generators_and_await": """
         def gen(x):

@@ -346,13 +346,21 @@ def short_circuit_jumps(func: Function, table: VersionTable) -> None:
 
 def intrinsics(func: Function, table: VersionTable) -> None:
     """3.12+: ``CALL_INTRINSIC_1 INTRINSIC_PRINT`` -> ``PRINT_EXPR`` and friends;
-    others become ``INTRINSIC <name>``."""
-    for op in func.ops:
+    others become ``INTRINSIC <name>``. The statement-like ones return a value
+    that is dropped at once, which older versions never pushed:
+    ``CALL_INTRINSIC_1 INTRINSIC_IMPORT_STAR; POP_TOP`` -> ``IMPORT_STAR``."""
+    doomed = []
+    ops = func.ops
+    for i, op in enumerate(ops):
         if op.name == "CALL_INTRINSIC_1":
             name = table.intrinsic1[op.arg]
             op.name, op.arg = _INTRINSIC1.get(name, ("INTRINSIC_1", name))
+            if op.name in ("IMPORT_STAR", "PRINT_EXPR") and i + 1 < len(ops) \
+                    and ops[i + 1].name == "POP_TOP":
+                doomed.append(ops[i + 1])
         elif op.name == "CALL_INTRINSIC_2":
             op.name, op.arg = "INTRINSIC_2", table.intrinsic2[op.arg]
+    remove_ops(func, doomed)
 
 
 def class_deref(func: Function, table: VersionTable) -> None:

@@ -233,9 +233,12 @@ def _pop_top(m, op):
     if isinstance(value, ImportValue):
         if value.fromlist is not None:
             m.emit(_import_from_statement(value), op)
+        else:
+            m.start_line = None     # the tail of an import statement already emitted
         return
     if isinstance(value, (ImportFromValue, Null, Iterator)):
         # An iterator is dropped when break/return leaves its for loop.
+        m.start_line = None
         return
     if isinstance(value, UnpackSlot):
         raise DecompileFailure("discarded unpack slot")

@@ -183,6 +183,27 @@ SNIPPETS = {
         def f(g=lambda: None):
             return g
     """,
+    "chained_comparisons": """
+        def f(a, b, c, d, xs):
+            x = a < b < c
+            if not a < b < c:
+                x = 1
+            if a < b < c or d:
+                x = 2
+            if d and a < b <= c:
+                x = 3
+            while a < b < c:
+                a += 1
+            y = a < f(b) < c and d
+            z = [v for v in xs if a < v < c]
+            w = 0 <= a < b != c
+            return a < b < c < d
+    """,
+    "value_boolops": """
+        def g(a, b, c, d):
+            x = (a or b) and c or d
+            return a and b or c and d, x, not a, not (a and b), a if b else c
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

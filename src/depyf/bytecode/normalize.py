@@ -344,6 +344,87 @@ def short_circuit_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def chained_comparisons(func: Function, table: VersionTable) -> None:
+    """``a < b < c`` keeps ``b`` for the next comparison and jumps to a clean-up
+    block that drops it when a link fails. Each link becomes one ``COMPARE_LINK``
+    and the clean-up goes, leaving straight-line code::
+
+        a; b; DUP_TOP; ROT_THREE; COMPARE_OP <; JUMP_IF_FALSE_OR_POP C    (3.11+:
+        c; COMPARE_OP <; JUMP E; C: ROT_TWO; POP_TOP; E: ...         SWAP 2; COPY 2)
+        -> a; b; COMPARE_LINK <; c; COMPARE_OP <; E: ...
+
+    In a condition the links use POP_JUMP_IF_FALSE C and the clean-up is
+    ``C: POP_TOP [; JUMP next]``; the condition's own last jump stays.
+    """
+    func.reindex()
+    ops = func.ops
+    doomed = []
+    cleanups = {}
+    for i in range(len(ops) - 3):
+        a, b, cmp, jump = ops[i:i + 4]
+        dup = (a.name == "DUP_TOP" and b.name == "ROT_THREE") or (
+            a.name == "SWAP" and a.arg == 2 and b.name == "COPY" and b.arg == 2)
+        if not (dup and cmp.name == "COMPARE_OP" and jump.target is not None
+                and jump.name in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE")):
+            continue
+        c = jump.target.index
+        if jump.name == "JUMP_IF_FALSE_OR_POP":
+            shape = [o.name for o in ops[c:c + 2]]
+            if shape not in (["ROT_TWO", "POP_TOP"], ["SWAP", "POP_TOP"]):
+                continue
+            size = 2
+        else:
+            if ops[c].name != "POP_TOP":
+                continue
+            size = 1
+        cmp.name = "COMPARE_LINK"
+        doomed += [a, b, jump]
+        cleanups[c] = size
+    doomed_ids = {id(o) for o in doomed}
+    for c, size in cleanups.items():
+        cleanup = ops[c:c + size]
+        if any(o.target is cleanup[0] and id(o) not in doomed_ids for o in ops):
+            continue      # reached some other way too: leave it
+        doomed += cleanup
+        after = c + size
+        # The clean-up's own `JUMP next` (now dead), and `JUMP E` over the clean-up.
+        if after < len(ops) and ops[after].name == "JUMP" and size == 1 \
+                and not any(o.target is ops[after] for o in ops):
+            doomed.append(ops[after])
+            after += 1
+        if c >= 1 and ops[c - 1].name == "JUMP" and ops[c - 1].target.index == after:
+            doomed.append(ops[c - 1])
+    remove_ops(func, doomed)
+
+
+def unthread_short_circuits(func: Function, table: VersionTable) -> None:
+    """Up to 3.11 the optimiser threads an ``and`` operand's jump through the ``or``
+    that follows (and vice versa): a false ``a`` in ``a and b or c`` skips straight
+    to ``c``. Undo it, as 3.12 leaves it, so each operator's jumps end at its own
+    operand::
+
+        a; POP_JUMP_IF_FALSE L; b; J: JUMP_IF_TRUE_OR_POP end; L: c
+        -> a; JUMP_IF_FALSE_OR_POP J; b; J: JUMP_IF_TRUE_OR_POP end; L: c
+
+    (the same value reaches J, fails its test and is popped: the same effect).
+    Right to left, so an operand's rewritten jump can be a later one's landing.
+    """
+    func.reindex()
+    ops = func.ops
+    opposite = {"POP_JUMP_IF_FALSE": "JUMP_IF_TRUE_OR_POP",
+                "POP_JUMP_IF_TRUE": "JUMP_IF_FALSE_OR_POP"}
+    keep = {"POP_JUMP_IF_FALSE": "JUMP_IF_FALSE_OR_POP",
+            "POP_JUMP_IF_TRUE": "JUMP_IF_TRUE_OR_POP"}
+    for op in reversed(ops):
+        want = opposite.get(op.name)
+        if want is None or op.target is None or op.target.index <= op.index + 1:
+            continue
+        before = ops[op.target.index - 1]
+        if before.name == want and before.index > op.index:
+            op.name = keep[op.name]
+            op.target = before
+
+
 def intrinsics(func: Function, table: VersionTable) -> None:
     """3.12+: ``CALL_INTRINSIC_1 INTRINSIC_PRINT`` -> ``PRINT_EXPR`` and friends;
     others become ``INTRINSIC <name>``. The statement-like ones return a value
@@ -490,24 +571,29 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         call_ex_plain, call_ex_null, null_before_global, null_after_global, method_loads,
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
-        drop_generator_wrapper, drop_async_gen_wrap)
+        drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
+        chained_comparisons)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 
 #: Which passes each version needs, in order.
 PASSES = {
-    (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
-    (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
-    (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname"],
+    (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
+                       "chained_comparisons", "unthread_short_circuits"],
+    (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
+                       "chained_comparisons", "unthread_short_circuits"],
+    (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
+                        "chained_comparisons", "unthread_short_circuits"],
     (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-                        "drop_async_gen_wrap"],
+                        "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits"],
     (3, 12): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
                         "null_before_global", "method_loads", "drop_end_for",
                         "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
-                        "drop_async_gen_wrap"],
+                        "drop_async_gen_wrap", "chained_comparisons"],
     (3, 13): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
                         "null_after_global", "method_loads", "make_function_flags",
                         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps",
-                        "send_loops", "drop_generator_wrapper", "drop_async_gen_wrap"],
+                        "send_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
+                        "chained_comparisons"],
 }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional
 
-from .values import (BuildClass, ClassValue, Converted, Delegated, FunctionValue,
+from .values import (BuildClass, ChainLink, ClassValue, Converted, Delegated, FunctionValue,
                      ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder, SavedLocal, UnpackSlot,
                      UnpackTarget)
@@ -78,6 +78,8 @@ class StackMachine:
         #: targets of a chained assignment waiting for the last store
         self.chain: Dict[int, List[ast.expr]] = {}
         self.start_line: Optional[int] = None
+        #: stack depth at the start: values above it belong to an unfinished expression
+        self.base = len(self.stack)
 
     # -- driving --------------------------------------------------------------
 
@@ -324,11 +326,17 @@ def _unary(m, op):
     m.push(ast.UnaryOp(op=UNARY[op.name](), operand=m.value(m.pop())), op)
 
 
-@handles("COMPARE_OP")
+@handles("COMPARE_OP", "COMPARE_LINK")
 def _compare(m, op):
     right = m.value(m.pop())
-    left = m.value(m.pop())
-    m.push(ast.Compare(left=left, ops=[COMPARE[op.arg]()], comparators=[right]), op)
+    left = m.pop()
+    if isinstance(left, ChainLink):
+        node = left.compare
+        node.ops.append(COMPARE[op.arg]())
+        node.comparators.append(right)
+    else:
+        node = ast.Compare(left=m.value(left), ops=[COMPARE[op.arg]()], comparators=[right])
+    m.push(ChainLink(node) if op.name == "COMPARE_LINK" else node, op)
 
 
 @handles("BINARY_SUBSCR")

@@ -269,6 +269,10 @@ class Walker:
                 return end
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block")
+        if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
+            end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
+            if end is not None:
+                return end
         then_end = else_start
         else_end = else_start
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
@@ -295,6 +299,33 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _ifexp_with_copied_tail(self, m, test, then_start, else_start, hi):
+        """``return (x, a if c else b)``: 3.10+ copies the code after a conditional
+        expression (``BUILD_TUPLE; RETURN_VALUE``) into both branches. Values already
+        on the stack show it is an expression; run the copied tail once."""
+        end = else_start
+        while end < hi and self.ops[end].name != "RETURN_VALUE":
+            if self.ops[end].target is not None:
+                return None
+            end += 1
+        if end >= hi:
+            return None
+        end += 1
+        t = 0
+        while t < min(else_start - then_start, end - else_start):
+            a, b = self.ops[else_start - 1 - t], self.ops[end - 1 - t]
+            if a.name != b.name or a.arg != b.arg or a.target is not None:
+                break
+            t += 1
+        if t == 0:
+            return None
+        value = self._try_ifexp(m, test, then_start, else_start - t, else_start, end - t)
+        if value is None:
+            return None
+        m.push(value)
+        self.run(m, else_start - t, else_start)
+        return end
 
     def _implicit_return(self, k: int) -> bool:
         """``LOAD_CONST None; RETURN_VALUE`` on the line of a statement that leads to

@@ -154,3 +154,11 @@ class Delegated(Placeholder):
         super().__init__()
         self.value = value
         self.node_type = node_type
+
+
+class ChainLink(Placeholder):
+    """``a < b`` of a chained comparison whose next link is still to come."""
+
+    def __init__(self, compare):
+        super().__init__()
+        self.compare = compare

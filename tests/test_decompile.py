@@ -204,6 +204,21 @@ SNIPPETS = {
             x = (a or b) and c or d
             return a and b or c and d, x, not a, not (a and b), a if b else c
     """,
+    "walrus_and_chained_assignment": """
+        def walrus(data, x, z):
+            if (n := len(data)) > 10:
+                return n
+            a = b = c = data
+            x.y = z[0] = data
+            p, q = r = data
+            r = p, q = data
+            (w := 3)
+            print(v := 4, u := (t := 5))
+            chunks = []
+            while (chunk := data.read()):
+                chunks.append(chunk)
+            return [y for x in data if (y := x * 2) > 3]
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional
 
-from .values import (BuildClass, ChainLink, ClassValue, Converted, Delegated, FunctionValue,
+from .values import (BuildClass, ChainLink, PendingNamed, ClassValue, Converted, Delegated, FunctionValue,
                      ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder, SavedLocal, UnpackSlot,
                      UnpackTarget)
@@ -75,8 +75,6 @@ class StackMachine:
         self.ctx = ctx
         self.stack: List[ast.expr] = list(stack or [])
         self.stmts: List[ast.stmt] = []
-        #: targets of a chained assignment waiting for the last store
-        self.chain: Dict[int, List[ast.expr]] = {}
         self.start_line: Optional[int] = None
         #: stack depth at the start: values above it belong to an unfinished expression
         self.base = len(self.stack)
@@ -136,6 +134,13 @@ def finish(m: StackMachine, node) -> ast.expr:
     if isinstance(node, Iterator):
         return ast.Call(func=ast.Name(id="iter", ctx=ast.Load()), args=[finish(m, node.iterable)],
                         keywords=[])
+    if isinstance(node, PendingNamed):
+        value = finish(m, node.value)
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                raise DecompileFailure("assignment expression to a non-name")
+            value = ast.NamedExpr(target=target, value=value)
+        return value
     if isinstance(node, Placeholder):
         raise DecompileFailure("%s used as a value" % type(node).__name__)
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -674,13 +679,26 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
         if not (isinstance(target, ast.Name) and target.id == value.name):
             raise DecompileFailure("saved comprehension local stored elsewhere")
         return
-    if m.stack and m.stack[-1] is value:
-        # `a = b = v`: the same value stays below for the next target.
-        m.chain.setdefault(id(value), []).append(target)
+    if _keep_copy(m, value, target):
         return
-    targets = m.chain.pop(id(value), []) + [target]
+    targets = [target]
+    if isinstance(value, PendingNamed):
+        targets = value.targets + targets
+        value = value.value
     statement = _assignment(m, targets, value, op)
     m.emit(statement, op)
+
+
+def _keep_copy(m, value, target) -> bool:
+    """A store of a value whose copy stays on the stack (``a = b = v`` or ``(a := v)``)
+    marks that copy; the next use decides which it was."""
+    if not (m.stack and m.stack[-1] is value):
+        return False
+    if isinstance(value, PendingNamed):
+        value.targets.append(target)
+    else:
+        m.stack[-1] = PendingNamed(value, [target])
+    return True
 
 
 def _assignment(m, targets, value, op):
@@ -729,10 +747,12 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     if isinstance(value, _ForTarget):
         value.target = tuple_target
         return
-    if m.stack and m.stack[-1] is value:
-        m.chain.setdefault(id(value), []).append(tuple_target)
+    if _keep_copy(m, value, tuple_target):
         return
-    targets = m.chain.pop(id(value), []) + [tuple_target]
+    targets = [tuple_target]
+    if isinstance(value, PendingNamed):
+        targets = value.targets + targets
+        value = value.value
     m.emit(ast.Assign(targets=targets, value=m.value(value)), op)
 
 

@@ -552,10 +552,18 @@ class Walker:
                 break
             a, b = self.ops[top], self.ops[bottom]
             if a.name != b.name or (a.target is None and a.arg != b.arg) \
-                    or a.name in _STATEMENT_END or a.name.startswith(("STORE", "DELETE")):
+                    or a.name in _STATEMENT_END or a.name.startswith("DELETE") \
+                    or (a.name.startswith("STORE") and not self._walrus_store(top)):
                 break
             k += 1
         return test_end - k if k else None
+
+    def _walrus_store(self, k: int) -> bool:
+        """``DUP_TOP``/``COPY 1; STORE x`` (an assignment expression) at ``k``."""
+        prev = self.ops[k - 1] if k >= 1 else None
+        return self.ops[k].name in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") \
+            and prev is not None and (prev.name == "DUP_TOP"
+                                      or (prev.name == "COPY" and prev.arg == 1))
 
     def _top_test(self, m, i, latch):
         try:

@@ -162,3 +162,13 @@ class ChainLink(Placeholder):
     def __init__(self, compare):
         super().__init__()
         self.compare = compare
+
+
+class PendingNamed(Placeholder):
+    """A value stored to ``targets`` while a copy stays on the stack: the start of
+    ``a = b = v`` if more stores take it, ``(b := v)`` if an expression does."""
+
+    def __init__(self, value, targets):
+        super().__init__()
+        self.value = value
+        self.targets = targets

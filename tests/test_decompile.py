@@ -219,6 +219,23 @@ SNIPPETS = {
                 chunks.append(chunk)
             return [y for x in data if (y := x * 2) > 3]
     """,
+    "asserts": """
+        def f(x, y):
+            assert x
+            assert x > 0, "positive"
+            assert x and y, f"{x}"
+            return x
+
+        def g(x):
+            assert False, "no"
+            assert not x
+            for i in x:
+                assert i, i
+            while x:
+                assert x.pop()
+            return x
+        assert x < 3
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

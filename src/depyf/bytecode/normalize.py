@@ -397,6 +397,26 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def assertion_error_loads(func: Function, table: VersionTable) -> None:
+    """3.8 has no LOAD_ASSERTION_ERROR; an ``assert`` loads the global::
+
+        c; POP_JUMP_IF_TRUE L; LOAD_GLOBAL AssertionError; [msg; CALL 1;] RAISE_VARARGS 1
+        -> c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL 1;] RAISE_VARARGS 1
+
+    (In a function ``if not c: raise AssertionError(msg)`` compiles the same.)
+    """
+    ops = func.ops
+    for i, op in enumerate(ops):
+        if not (op.name == "LOAD_GLOBAL" and op.arg == "AssertionError" and i >= 1
+                and ops[i - 1].name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
+            continue
+        k = i + 1
+        while k < len(ops) and ops[k].target is None and ops[k].name != "RAISE_VARARGS":
+            k += 1
+        if k < len(ops) and ops[k].name == "RAISE_VARARGS" and ops[k].arg == 1:
+            op.name, op.arg = "LOAD_ASSERTION_ERROR", None
+
+
 def unthread_short_circuits(func: Function, table: VersionTable) -> None:
     """Up to 3.11 the optimiser threads an ``and`` operand's jump through the ``or``
     that follows (and vice versa): a false ``a`` in ``a and b or c`` skips straight
@@ -572,7 +592,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
-        chained_comparisons)
+        chained_comparisons, assertion_error_loads)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
@@ -580,7 +600,7 @@ _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "dr
 #: Which passes each version needs, in order.
 PASSES = {
     (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
-                       "chained_comparisons", "unthread_short_circuits"],
+                       "chained_comparisons", "unthread_short_circuits", "assertion_error_loads"],
     (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
                        "chained_comparisons", "unthread_short_circuits"],
     (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",

@@ -224,7 +224,9 @@ def _load_super_attr(m, op):
 
 @handles("LOAD_ASSERTION_ERROR")
 def _load_assertion_error(m, op):
-    m.push(load("AssertionError"), op)
+    node = load("AssertionError")
+    node.assertion = True       # what an `assert` raises, not the builtin name
+    m.push(node, op)
 
 
 @handles("LOAD_BUILD_CLASS")
@@ -978,7 +980,14 @@ def _return(m, op):
 def _raise(m, op):
     cause = m.value(m.pop()) if op.arg >= 2 else None
     exc = m.value(m.pop()) if op.arg >= 1 else None
-    m.emit(ast.Raise(exc=exc, cause=cause), op)
+    if op.arg == 1 and getattr(exc, "assertion", False):
+        # `assert False`; under a condition the walker makes it `assert c`.
+        m.emit(ast.Assert(test=const(False), msg=None), op)
+    elif op.arg == 1 and isinstance(exc, ast.Call) and getattr(exc.func, "assertion", False) \
+            and len(exc.args) == 1 and not exc.keywords:
+        m.emit(ast.Assert(test=const(False), msg=exc.args[0]), op)
+    else:
+        m.emit(ast.Raise(exc=exc, cause=cause), op)
 
 
 @handles("YIELD_VALUE")

@@ -250,6 +250,9 @@ class Walker:
         return self.if_statement(m, test, after, target, hi, line)
 
     def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
+        end = self._assert(m, test, then_start, else_start, hi, line)
+        if end is not None:
+            return end
         for loop in reversed(self.loops):
             if else_start in (loop.header, loop.extra_continue) and else_start < then_start:
                 # `if not test: continue` folded into one backward jump
@@ -299,6 +302,32 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _assert(self, m, test, then_start, else_start, hi, line):
+        """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``
+        is ``assert c, msg`` (L may be where the code after the raise leads: the
+        next iteration of a loop)."""
+        if self.ops[then_start].name != "LOAD_ASSERTION_ERROR":
+            return None
+        r = then_start
+        while r < hi and self.ops[r].target is None and self.ops[r].name != "RAISE_VARARGS":
+            r += 1
+        if r >= hi or self.ops[r].name != "RAISE_VARARGS" or self.ops[r].arg != 1:
+            return None
+        after = r + 1
+        if else_start != after:
+            loop = self.loops[-1] if self.loops else None
+            nxt = self.ops[after] if after < self.n else None
+            continues = loop is not None and else_start in (loop.header, loop.extra_continue) \
+                and (after == loop.body_end
+                     or (nxt is not None and nxt.name == "JUMP" and nxt.target.index == else_start))
+            if not continues:
+                return None
+        body = self.block(then_start, after, m.stack)
+        if len(body) != 1 or not isinstance(body[0], ast.Assert):
+            return None
+        m.stmts.append(_at(ast.Assert(test=negate(test), msg=body[0].msg), line))
+        return after
 
     def _ifexp_with_copied_tail(self, m, test, then_start, else_start, hi):
         """``return (x, a if c else b)``: 3.10+ copies the code after a conditional

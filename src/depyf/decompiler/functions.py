@@ -44,7 +44,7 @@ class CodeDecompiler:
         except DecompileFailure as e:
             if self.on_failure is None:
                 raise
-            return self.on_failure(self.code, e)
+            return self.declarations() + self.on_failure(self.code, e) + self._kind_keepers()
         if self.kind in ("module", "class"):
             # Neither can hold a return statement: every one is the compiler's.
             stmts = _without_returns(stmts)
@@ -55,6 +55,18 @@ class CodeDecompiler:
         if self.kind == "module":
             stmts = _module_docstring(stmts)
         return self.declarations() + stmts
+
+    def _kind_keepers(self) -> List[ast.stmt]:
+        """Unreached statements after a fallback body that keep what the enclosing
+        code depends on: the free variables it closes over (so the parent still
+        makes those cells, ``__class__`` included) and, for a generator, a yield."""
+        out = []
+        if self.kind != "module" and self.code.freevars:
+            names = [ast.Name(id=v, ctx=ast.Load()) for v in self.code.freevars]
+            out.append(ast.Expr(value=ast.Tuple(elts=names, ctx=ast.Load())))
+        if self.kind == "function" and self.code.flags & (CO_GENERATOR | CO_ASYNC_GENERATOR):
+            out.append(ast.Expr(value=ast.Yield(value=None)))
+        return out
 
     def declarations(self) -> List[ast.stmt]:
         """``global``/``nonlocal`` statements the bytecode implies."""

@@ -236,6 +236,18 @@ SNIPPETS = {
             return x
         assert x < 3
     """,
+    "tuple_assignments": """
+        def f(x, y, z, s):
+            a, b = x, y
+            a, b, c = x, y, z
+            s.a, s.b = s.b, s.a
+            s[0], s[1] = y, x
+            (a, b), c = x, y
+            d, e = f = x, y
+            p = q = r = x
+            a, b = b, a
+            return a, b, c
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Callable, Dict, List, Optional
 
 from .values import (BuildClass, ChainLink, PendingNamed, ClassValue, Converted, Delegated, FunctionValue,
@@ -61,6 +62,8 @@ class Context:
 
 HANDLERS: Dict[str, Callable] = {}
 
+_PUSHES = itertools.count()
+
 
 def handles(*names):
     def register(fn):
@@ -78,6 +81,9 @@ class StackMachine:
         self.start_line: Optional[int] = None
         #: stack depth at the start: values above it belong to an unfinished expression
         self.base = len(self.stack)
+        #: (target, value) pairs of a tuple assignment whose values were all
+        #: evaluated before the first store (``a, b = x, y`` without a tuple)
+        self.multi: List[tuple] = []
 
     # -- driving --------------------------------------------------------------
 
@@ -92,6 +98,8 @@ class StackMachine:
     def push(self, node: ast.expr, op=None) -> None:
         if op is not None and getattr(node, "lineno", None) is None:
             node.lineno = op.line
+        if getattr(node, "_seq", None) is None:
+            node._seq = next(_PUSHES)      # evaluation order, for tuple assignments
         self.stack.append(node)
 
     def pop(self) -> ast.expr:
@@ -681,14 +689,38 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
         if not (isinstance(target, ast.Name) and target.id == value.name):
             raise DecompileFailure("saved comprehension local stored elsewhere")
         return
+    _assign_value(m, target, value, op)
+
+
+def _assign_value(m, target, value, op) -> None:
+    """The last step of every store: a chained or tuple assignment in progress,
+    or one statement."""
     if _keep_copy(m, value, target):
         return
     targets = [target]
     if isinstance(value, PendingNamed):
         targets = value.targets + targets
         value = value.value
+    if m.multi or (len(targets) == 1 and _values_pending(m)):
+        m.multi.append((target, value))
+        if not _values_pending(m):
+            # Values in the order they were evaluated; each pairs with its target.
+            pairs = sorted(m.multi, key=lambda p: getattr(p[1], "_seq", 0))
+            m.multi = []
+            m.emit(ast.Assign(targets=[ast.Tuple(elts=[t for t, _ in pairs], ctx=ast.Store())],
+                              value=ast.Tuple(elts=[m.value(v) for _, v in pairs],
+                                              ctx=ast.Load())), op)
+        return
     statement = _assignment(m, targets, value, op)
     m.emit(statement, op)
+
+
+def _values_pending(m) -> bool:
+    """Values of the statement still on the stack: more stores will take them."""
+    pending = m.stack[m.base:]
+    return bool(pending) and all(
+        not isinstance(v, Placeholder) or isinstance(v, (FunctionValue, ClassValue))
+        for v in pending)
 
 
 def _keep_copy(m, value, target) -> bool:
@@ -749,13 +781,7 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     if isinstance(value, _ForTarget):
         value.target = tuple_target
         return
-    if _keep_copy(m, value, tuple_target):
-        return
-    targets = [tuple_target]
-    if isinstance(value, PendingNamed):
-        targets = value.targets + targets
-        value = value.value
-    m.emit(ast.Assign(targets=targets, value=m.value(value)), op)
+    _assign_value(m, tuple_target, value, op)
 
 
 class _ForTarget(Placeholder):

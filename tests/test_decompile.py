@@ -248,6 +248,33 @@ SNIPPETS = {
             a, b = b, a
             return a, b, c
     """,
+    "loop_tails": """
+        def f(self, y, a, b, kwargs, dest):
+            for action in self._actions:
+                if action.dest in kwargs:
+                    action.default = kwargs[action.dest]
+            for action in self._actions:
+                if action.dest == dest and action.default is not None:
+                    return action.default
+            for x in y:
+                if a:
+                    if b:
+                        foo()
+                else:
+                    bar()
+            for x in y:
+                if not a:
+                    continue
+                foo()
+            while a:
+                if b:
+                    continue
+                foo()
+            while a:
+                if b:
+                    foo()
+            return self._defaults.get(dest, None)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

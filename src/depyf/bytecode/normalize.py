@@ -397,6 +397,31 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
+    """3.12+ has no backward conditional jump; it jumps over a backward JUMP
+    instead. Put back the single jump older versions use::
+
+        POP_JUMP_IF_TRUE L; JUMP X; L:      (X before the JUMP)
+        -> POP_JUMP_IF_FALSE X; L:
+    """
+    func.reindex()
+    ops = func.ops
+    invert = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+              "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+              "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+    targeted = {id(o.target) for o in ops if o.target is not None}
+    doomed = []
+    for i, op in enumerate(ops[:-2]):
+        jump = ops[i + 1]
+        if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
+                and jump.target.index <= i + 1 and id(jump) not in targeted \
+                and jump.handler is op.handler:
+            op.name = invert[op.name]
+            op.target = jump.target
+            doomed.append(jump)
+    remove_ops(func, doomed)
+
+
 def assertion_error_loads(func: Function, table: VersionTable) -> None:
     """3.8 has no LOAD_ASSERTION_ERROR; an ``assert`` loads the global::
 
@@ -592,7 +617,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
-        chained_comparisons, assertion_error_loads)
+        chained_comparisons, assertion_error_loads, backward_conditional_jumps)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
@@ -610,10 +635,11 @@ PASSES = {
     (3, 12): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
                         "null_before_global", "method_loads", "drop_end_for",
                         "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
-                        "drop_async_gen_wrap", "chained_comparisons"],
+                        "drop_async_gen_wrap", "chained_comparisons",
+                        "backward_conditional_jumps"],
     (3, 13): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
                         "null_after_global", "method_loads", "make_function_flags",
                         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps",
                         "send_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
-                        "chained_comparisons"],
+                        "chained_comparisons", "backward_conditional_jumps"],
 }

@@ -37,9 +37,15 @@ class Loop:
     header: int          # where `continue` goes
     exit: int            # where `break` goes
     extra_continue: Optional[int] = None   # 3.10+ inverted while: the body start
+    top: Optional[int] = None              # 3.10+ inverted while: the top test (`continue`)
     iterator: bool = False                 # a for loop keeps its iterator on the stack
     break_target: Optional[int] = None     # past the else clause, when there is one
     body_end: Optional[int] = None         # where the body's ops end (exclusive)
+
+    @property
+    def continues(self):
+        """Where a jump starts the next iteration."""
+        return {t for t in (self.header, self.extra_continue, self.top) if t is not None}
 
 
 class Walker:
@@ -146,14 +152,14 @@ class Walker:
         return i + 1
 
     def _is_current_header(self, i: int) -> bool:
-        return any(loop.header == i or loop.extra_continue == i for loop in self.loops)
+        return any(i in loop.continues for loop in self.loops)
 
     # -- jumps that leave a block ---------------------------------------------------------
 
     def jump(self, m: StackMachine, i: int, hi: int) -> int:
         target = self.ops[i].target.index
         for loop in reversed(self.loops):
-            if target == loop.header or target == loop.extra_continue:
+            if target in loop.continues:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target):
@@ -254,7 +260,17 @@ class Walker:
         if end is not None:
             return end
         for loop in reversed(self.loops):
-            if else_start in (loop.header, loop.extra_continue) and else_start < then_start:
+            nxt = self.ops[else_start] if else_start < self.n else None
+            # (A jump to the top test of a bottom-tested while is always `continue`.)
+            if (else_start in loop.continues and else_start < then_start
+                    or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
+                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi):
+                # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
+                body = self.block(then_start, hi, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                return hi
+            if else_start in loop.continues and else_start < then_start:
                 # `if not test: continue` folded into one backward jump
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
@@ -318,7 +334,7 @@ class Walker:
         if else_start != after:
             loop = self.loops[-1] if self.loops else None
             nxt = self.ops[after] if after < self.n else None
-            continues = loop is not None and else_start in (loop.header, loop.extra_continue) \
+            continues = loop is not None and else_start in loop.continues \
                 and (after == loop.body_end
                      or (nxt is not None and nxt.name == "JUMP" and nxt.target.index == else_start))
             if not continues:
@@ -371,16 +387,24 @@ class Walker:
             preds.append(self.ops[k - 2])
         return any(p.line == op.line for p in preds)
 
+    def _flows_to_next_iteration(self, loop, hi: int) -> bool:
+        """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
+        if loop.body_end == hi:
+            return True
+        nxt = self.ops[hi] if hi < self.n else None
+        return nxt is not None and nxt.name == "JUMP" \
+            and nxt.target.index in loop.continues
+
     def _continues_at_body_end(self, op, hi: int) -> bool:
         """``op`` jumps to the innermost loop's next iteration and ``hi`` ends its body."""
         if not self.loops:
             return False
         loop = self.loops[-1]
-        return loop.body_end == hi and op.target.index in (loop.header, loop.extra_continue)
+        return loop.body_end == hi and op.target.index in loop.continues
 
     def _is_loop_jump(self, op) -> bool:
         t = op.target.index
-        return any(t in (loop.header, loop.exit, loop.extra_continue, loop.break_target)
+        return any(t in loop.continues or t in (loop.exit, loop.break_target)
                    for loop in self.loops)
 
     def _try_ifexp(self, m, test, then_start, then_end, else_start, else_end):
@@ -425,7 +449,22 @@ class Walker:
         line = m.start_line if m.start_line is not None else header.line
         if header.name == "FOR_ITER":
             return self.for_loop(m, i, latch, hi)
+        end = self._inverted_while_with_continue(m, i, latch, line)
+        if end is not None:
+            return end
         return self.while_loop(m, i, latch, hi, line)
+
+    def _inverted_while_with_continue(self, m, i, latch, line):
+        """3.10+: ``continue`` in a bottom-tested while jumps back to the top test,
+        which makes the top test a jump target as well as the body start."""
+        segments, after, test = self._top_test(m, i, latch)
+        if not segments or after not in self.back_targets \
+                or max(self.back_targets[after]) < latch:
+            return None
+        last = segments[-1]
+        test = test if not last.sense else negate(test)
+        m.start_line = None
+        return self.inverted_while(m, test, after, last.target, line, top=i)
 
     def for_loop(self, m, i, latch, hi) -> int:
         header = self.ops[i]
@@ -457,7 +496,13 @@ class Walker:
             if body_m.stmts:
                 raise DecompileFailure("statements inside a for target")
             body_m.start_line = None
-            loop.body_end = latch + 1 if self.ops[latch].name != "JUMP" else latch
+            # The body runs up to the loop's exit (a last `return` may follow the
+            # last jump back), less a closing jump back to the header.
+            body_end = max(latch + 1, exit_)
+            last = self.ops[body_end - 1]
+            if last.name == "JUMP" and last.target.index == i:
+                body_end -= 1
+            loop.body_end = body_end
             self.run(body_m, j, loop.body_end)
             body = body_m.stmts
         finally:
@@ -533,7 +578,7 @@ class Walker:
             return max(end, latch + 1)
         raise DecompileFailure("loop shape not recognised")
 
-    def inverted_while(self, m, test, body_start, exit_, line):
+    def inverted_while(self, m, test, body_start, exit_, line, top=None):
         """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
         latch = max(self.back_targets[body_start])
         latch_op = self.ops[latch]
@@ -553,7 +598,7 @@ class Walker:
         if bottom_start is None:
             return None
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
-                    body_end=bottom_start)
+                    body_end=bottom_start, top=top)
         loop.break_target = self._break_target(body_start, latch, exit_)
         self.loops.append(loop)
         try:

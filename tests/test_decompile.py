@@ -275,6 +275,25 @@ SNIPPETS = {
                     foo()
             return self._defaults.get(dest, None)
     """,
+    "if_else_returns": """
+        def f(result, tuple_size):
+            if isinstance(result, tuple):
+                return result
+            else:
+                return (result, ) * tuple_size
+        def g(a, b):
+            if a:
+                return 1
+            elif b:
+                x = 2
+                return x
+            else:
+                return 3
+        def h(a):
+            if a:
+                return 1
+            return 2
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

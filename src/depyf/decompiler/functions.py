@@ -40,7 +40,10 @@ class CodeDecompiler:
         func = normalize(self.code)
         ctx = Context(self.code, self.nested, self.kind, self.class_name)
         try:
-            stmts = Walker(func, ctx).body()
+            walker = Walker(func, ctx)
+            stmts = walker.body()
+            if walker.dead_return_tail():
+                stmts = _else_before_dead_return(stmts)
         except DecompileFailure as e:
             if self.on_failure is None:
                 raise
@@ -266,6 +269,25 @@ def _drop_implicit_return(stmts, top=True):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
         last.orelse = _drop_implicit_return(last.orelse, False)
     return stmts
+
+
+def _else_before_dead_return(stmts):
+    """``if c: return a`` then ``return b`` at the end of a body compile alike, except
+    that (up to 3.9) the if/else leaves the compiler's closing return behind: when
+    it is there, the trailing statements were the else branch."""
+    for k in range(len(stmts) - 2, -1, -1):
+        stmt = stmts[k]
+        if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                and isinstance(stmt.body[-1], _TERMINAL_STMTS) \
+                and isinstance(stmts[-1], ast.Return):
+            stmt.orelse = stmts[k + 1:]
+            return stmts[:k + 1]
+        if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            break
+    return stmts
+
+
+_TERMINAL_STMTS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
 def _without_returns(stmts):

@@ -99,6 +99,14 @@ class Walker:
                 i += 1
         return seen
 
+    def dead_return_tail(self) -> bool:
+        """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
+        jump (since removed) led to the end: the last statement was not a return."""
+        n = self.n
+        return n >= 2 and self.ops[-1].name == "RETURN_VALUE" and \
+            self.ops[-2].name == "LOAD_CONST" and self.ops[-2].arg is None and \
+            (n - 2) not in self.reachable and (n - 1) not in self.reachable
+
     # -- entry ---------------------------------------------------------------------------
 
     def body(self) -> List[ast.stmt]:

@@ -294,6 +294,18 @@ SNIPPETS = {
                 return 1
             return 2
     """,
+    "negated_comparisons": """
+        def f(usage, actions, a, b):
+            if usage is not None:
+                usage = 1
+            elif usage is None and not actions:
+                usage = 2
+            elif a not in b or not a:
+                usage = 3
+            while not (a in b and b is not None):
+                a = 1
+            return usage if a is not b and a in b else not a in b
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -103,7 +103,37 @@ def _boolop(kind, first, rest) -> ast.BoolOp:
 
 
 def negate(expr: ast.expr) -> ast.expr:
-    """``not expr``, folding a double negation."""
+    """``not expr`` for a condition (a jump context), folding a double negation and
+    pushing the ``not`` into an and/or where that leaves fewer (De Morgan's laws
+    change nothing in the jumps).
+
+    The compiler folds ``not (a is b)`` into ``a is not b`` (``in`` likewise),
+    which compiles differently, so a ``not`` that would land on such a comparison
+    is pushed away from it whenever the and/or allows.
+    """
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    return ast.UnaryOp(op=ast.Not(), operand=expr)
+    plain = ast.UnaryOp(op=ast.Not(), operand=expr)
+    if isinstance(expr, ast.BoolOp) and not getattr(expr, "_paren", False):
+        other = ast.Or if isinstance(expr.op, ast.And) else ast.And
+        pushed = ast.BoolOp(op=other(), values=[negate(v) for v in expr.values])
+        if _cost(pushed) <= _cost(plain):
+            return pushed
+    return plain
+
+
+_FOLDABLE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+def _cost(expr):
+    """(``not``s on a comparison the compiler would fold, ``not``s) in a condition."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        inner = expr.operand
+        folded = isinstance(inner, ast.Compare) and len(inner.ops) == 1 \
+            and isinstance(inner.ops[0], _FOLDABLE)
+        bad, nots = _cost(inner)
+        return bad + int(folded), nots + 1
+    if isinstance(expr, ast.BoolOp):
+        costs = [_cost(v) for v in expr.values]
+        return sum(c[0] for c in costs), sum(c[1] for c in costs)
+    return 0, 0

@@ -306,6 +306,30 @@ SNIPPETS = {
                 a = 1
             return usage if a is not b and a in b else not a in b
     """,
+    "conditional_returns": """
+        import sys
+        def _cmp(x, y):
+            return 0 if x == y else 1 if x > y else -1
+        def currentframe():
+            return sys._getframe(1) if hasattr(sys, "_getframe") else None
+        def f1(x):
+            return x or 5
+        def f2(x, a, b):
+            return a, (b if x else None)
+        def f4(x, a):
+            if x:
+                return None
+            return a if x else 0
+        def f5(x):
+            for i in x:
+                return i if i else 0
+            return None if x else 1
+        def f6(x):
+            for i in x:
+                if i:
+                    return 0
+            return None
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

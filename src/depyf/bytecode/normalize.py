@@ -21,6 +21,9 @@ Vocabulary after normalisation (differences from the 3.11 names):
 * ``YIELD_FROM`` after ``GET_AWAITABLE``/``GET_YIELD_FROM_ITER; LOAD_CONST None`` for
   ``await`` and ``yield from`` (no SEND loop, END_SEND or CLEANUP_THROW); YIELD_VALUE
   without argument, no ASYNC_GEN_WRAP; no 3.12+ StopIteration wrapper handler.
+* ``RETURN_VALUE "copied"`` (3.12+) where the compiler copied an expression's
+  return into one of its branches; ``RETURN_VALUE "explicit"`` (3.8, 3.9) for every
+  return but the last op, which alone can be the compiler's own.
 * no NOP, RESUME, CACHE, MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, PUSH_NULL.
 
 Example::
@@ -397,6 +400,46 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def copied_returns(func: Function, table: VersionTable) -> None:
+    """3.12+ fuses every ``return <constant>`` statement into RETURN_CONST; a
+    ``LOAD_CONST c; RETURN_VALUE`` left unfused is a branch of an expression whose
+    closing RETURN_VALUE the compiler copied into it (``return a if t else None``)::
+
+        LOAD_CONST c; RETURN_VALUE        -> LOAD_CONST c; RETURN_VALUE "copied"
+
+    (Run before ``split_superinstructions`` makes RETURN_CONST look the same.)
+    """
+    ops = func.ops
+    for i, op in enumerate(ops[1:], 1):
+        if op.name == "RETURN_VALUE" and ops[i - 1].name == "LOAD_CONST":
+            op.arg = "copied"
+
+
+def copied_loop_returns(func: Function, table: VersionTable) -> None:
+    """In a for loop a ``return <constant>`` statement drops the iterator first
+    (``POP_TOP; LOAD_CONST c; RETURN_VALUE``); a constant under the iterator is a
+    branch of an expression whose return the compiler copied (3.10+)::
+
+        LOAD_CONST c; ROT_TWO; POP_TOP; RETURN_VALUE  (3.11+: SWAP 2)
+        -> LOAD_CONST c; ROT_TWO; POP_TOP; RETURN_VALUE "copied"
+    """
+    ops = func.ops
+    for i, op in enumerate(ops[3:], 3):
+        if op.name == "RETURN_VALUE" and ops[i - 3].name == "LOAD_CONST" \
+                and (ops[i - 2].name == "ROT_TWO" or (ops[i - 2].name == "SWAP"
+                                                      and ops[i - 2].arg == 2)) \
+                and ops[i - 1].name == "POP_TOP":
+            op.arg = "copied"
+
+
+def explicit_returns(func: Function, table: VersionTable) -> None:
+    """Up to 3.9 the compiler's own ``return None`` is only ever the last op; any
+    other RETURN_VALUE is a return statement: ``RETURN_VALUE`` -> ``RETURN_VALUE "explicit"``."""
+    for op in func.ops[:-1]:
+        if op.name == "RETURN_VALUE":
+            op.arg = "explicit"
+
+
 def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
     """3.12+ has no backward conditional jump; it jumps over a backward JUMP
     instead. Put back the single jump older versions use::
@@ -617,29 +660,37 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
-        chained_comparisons, assertion_error_loads, backward_conditional_jumps)
+        chained_comparisons, assertion_error_loads, backward_conditional_jumps,
+        copied_returns, explicit_returns, copied_loop_returns)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 
 #: Which passes each version needs, in order.
 PASSES = {
-    (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
-                       "chained_comparisons", "unthread_short_circuits", "assertion_error_loads"],
-    (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
-                       "chained_comparisons", "unthread_short_circuits"],
-    (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname",
-                        "chained_comparisons", "unthread_short_circuits"],
-    (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-                        "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits"],
-    (3, 12): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
-                        "null_before_global", "method_loads", "drop_end_for",
-                        "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
-                        "drop_async_gen_wrap", "chained_comparisons",
-                        "backward_conditional_jumps"],
-    (3, 13): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
-                        "null_after_global", "method_loads", "make_function_flags",
-                        "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps",
-                        "send_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
-                        "chained_comparisons", "backward_conditional_jumps"],
+    (3, 8): _COMMON + [
+        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
+        "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
+        "copied_loop_returns"],
+    (3, 9): _COMMON + [
+        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
+        "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
+    (3, 10): _COMMON + [
+        "fold_kwnames", "call_ex_plain", "drop_qualname", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns"],
+    (3, 11): _COMMON + [
+        "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
+        "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",
+        "copied_loop_returns"],
+    (3, 12): ["copied_returns"] + _COMMON + [
+        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
+        "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
+        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns"],
+    (3, 13): ["copied_returns"] + _COMMON + [
+        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
+        "method_loads", "make_function_flags", "fold_function_attributes",
+        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
+        "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
+        "copied_loop_returns"],
 }

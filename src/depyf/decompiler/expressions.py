@@ -998,7 +998,9 @@ def _return(m, op):
     value = m.value(m.pop())
     node = ast.Return(value=value)
     # The compiler's own `return None` shares the line of the statement before it.
-    node.implicit = op.index in getattr(m.ctx, "implicit_returns", ())
+    node.implicit = op.index in getattr(m.ctx, "implicit_returns", ()) and op.arg != "copied"
+    #: a branch of `return a if t else b` (the compiler copied the return into it)
+    node.copied = op.arg == "copied"
     m.emit(node, op)
 
 

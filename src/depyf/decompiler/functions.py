@@ -54,7 +54,7 @@ class CodeDecompiler:
         elif self.kind == "lambda":
             pass        # a lambda's return is its body
         else:
-            stmts = _drop_implicit_return(stmts)
+            stmts = _drop_implicit_return(_fold_copied_returns(stmts))
         if self.kind == "module":
             stmts = _module_docstring(stmts)
         return self.declarations() + stmts
@@ -269,6 +269,36 @@ def _drop_implicit_return(stmts, top=True):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
         last.orelse = _drop_implicit_return(last.orelse, False)
     return stmts
+
+
+def _fold_copied_returns(stmts):
+    """``if t: return a`` + ``return b`` where the compiler copied the return into
+    the branches of one expression (3.12+ shows it) is ``return a if t else b``."""
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(
+                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                setattr(stmt, field, _fold_copied_returns(inner))
+    out = list(stmts)
+    while True:
+        last = out[-1] if out else None
+        if isinstance(last, ast.If) and len(last.body) == 1 and len(last.orelse) == 1:
+            first, second, test, cut = last.body[0], last.orelse[0], last.test, 1
+        elif len(out) >= 2 and isinstance(out[-2], ast.If) and len(out[-2].body) == 1 \
+                and not out[-2].orelse:
+            first, second, test, cut = out[-2].body[0], last, out[-2].test, 2
+        else:
+            return out
+        if not (isinstance(first, ast.Return) and isinstance(second, ast.Return)
+                and first.value is not None and second.value is not None
+                and (getattr(first, "copied", False) or getattr(second, "copied", False))):
+            return out
+        node = ast.Return(value=ast.IfExp(test=test, body=first.value, orelse=second.value))
+        node.lineno = out[-cut].lineno
+        node.copied = False      # an outer fold needs its own branch's copied return
+        node.implicit = False
+        out[-cut:] = [node]
 
 
 def _else_before_dead_return(stmts):

@@ -155,7 +155,8 @@ class Walker:
         if name == "JUMP":
             return self.jump(m, i, hi)
         if name == "FOR_ITER":
-            raise DecompileFailure("FOR_ITER outside a loop header")
+            # A for loop whose body never comes back (it always returns or breaks).
+            return self.for_loop(m, i, i, hi)
         m.step(op)
         return i + 1
 
@@ -384,7 +385,8 @@ class Walker:
         """``LOAD_CONST None; RETURN_VALUE`` on the line of a statement that leads to
         it (the compiler's own return, or a copy of it), not a line of its own."""
         op = self.ops[k]
-        if op.name != "RETURN_VALUE" or k < 1 or self.ops[k - 1].name != "LOAD_CONST" \
+        if op.name != "RETURN_VALUE" or op.arg in ("copied", "explicit") or k < 1 \
+                or self.ops[k - 1].name != "LOAD_CONST" \
                 or self.ops[k - 1].arg is not None:
             return False
         if op.line is None:
@@ -497,7 +499,7 @@ class Walker:
             body_m.push(item)
             j = i + 1
             while item.target is None:
-                if j > latch:
+                if j >= max(latch + 1, exit_):
                     raise DecompileFailure("for loop without a target")
                 body_m.step(self.ops[j])
                 j += 1

@@ -330,6 +330,26 @@ SNIPPETS = {
                     return 0
             return None
     """,
+    "copied_expression_tails": """
+        def ternaries(a, b, c):
+            return (a if b else None), (1 if a else 2 if b else 3)
+        def g(a, b, c):
+            return c + (a if b else c.d if a else 3)
+        def for_else_return(items, target):
+            for index, item in enumerate(items):
+                if item == target:
+                    return index
+            else:
+                return -1
+        def nested_loops(rows):
+            for row in rows:
+                for cell in row:
+                    if cell:
+                        break
+                else:
+                    continue
+                print(row)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -780,6 +780,8 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     value = owner.value
     if isinstance(value, _ForTarget):
         value.target = tuple_target
+        if m.stack and m.stack[-1] is value:
+            m.pop()          # it stayed on the stack while the target filled
         return
     _assign_value(m, tuple_target, value, op)
 

@@ -246,6 +246,12 @@ class Walker:
         return False
 
     def conditional(self, m: StackMachine, i: int, hi: int) -> int:
+        test, after, target, line = self._read_condition(m, i, hi)
+        return self.if_statement(m, test, after, target, hi, line)
+
+    def _read_condition(self, m: StackMachine, i: int, hi: int):
+        """The condition whose first jump is at ``i``: (test, where the true branch
+        starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
         jump = self.ops[i]
         segments = [self._segment(m.value(m.pop()), i, jump)]
@@ -262,7 +268,7 @@ class Walker:
         m.start_line = None
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
-        return self.if_statement(m, test, after, target, hi, line)
+        return test, after, target, line
 
     def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
         end = self._assert(m, test, then_start, else_start, hi, line)
@@ -356,30 +362,74 @@ class Walker:
 
     def _ifexp_with_copied_tail(self, m, test, then_start, else_start, hi):
         """``return (x, a if c else b)``: 3.10+ copies the code after a conditional
-        expression (``BUILD_TUPLE; RETURN_VALUE``) into both branches. Values already
-        on the stack show it is an expression; run the copied tail once."""
-        end = else_start
-        while end < hi and self.ops[end].name != "RETURN_VALUE":
-            if self.ops[end].target is not None:
-                return None
-            end += 1
-        if end >= hi:
+        expression (``BUILD_TUPLE; RETURN_VALUE``) into both branches (and into the
+        branches of one nested in the else). Values already on the stack show it is
+        an expression; run the copied tail once."""
+        end = self._copied_tail_region_end(else_start, hi)
+        if end is None:
             return None
-        end += 1
-        t = 0
-        while t < min(else_start - then_start, end - else_start):
-            a, b = self.ops[else_start - 1 - t], self.ops[end - 1 - t]
+        longest = 0
+        while longest < min(else_start - then_start, end - else_start):
+            a, b = self.ops[else_start - 1 - longest], self.ops[end - 1 - longest]
             if a.name != b.name or a.arg != b.arg or a.target is not None:
                 break
-            t += 1
-        if t == 0:
+            longest += 1
+        depth = len(m.stack) + 1
+        for t in range(longest, 0, -1):
+            tail = [(o.name, o.arg) for o in self.ops[else_start - t:else_start]]
+            try:
+                a = self._value_before_tail(m.stack, then_start, else_start, tail, depth)
+                b = a is not None and self._value_before_tail(m.stack, else_start, end, tail,
+                                                              depth)
+            except DecompileFailure:
+                continue
+            if a is None or b is None or b is False:
+                continue
+            m.push(ast.IfExp(test=test, body=a, orelse=b))
+            self.run(m, else_start - t, else_start)
+            return end
+        return None
+
+    def _copied_tail_region_end(self, lo, hi):
+        """Where the else branch of such an expression ends: the first return
+        after every conditional jump in it has landed."""
+        pending = lo
+        for p in range(lo, hi):
+            op = self.ops[p]
+            if op.name in CONDITIONAL:
+                pending = max(pending, op.target.index)
+            elif op.target is not None or op.name == "RAISE_VARARGS":
+                return None
+            elif op.name == "RETURN_VALUE" and p >= pending:
+                return p + 1
+        return None
+
+    def _value_before_tail(self, stack, lo, end, tail, depth):
+        """The value region ``[lo, end)`` computes before its copy of ``tail`` (the
+        stack then ``depth`` deep), conditional expressions inside included."""
+        sub = StackMachine(self.ctx, stack)
+        j = lo
+        t = len(tail)
+        while j < end - t:
+            op = self.ops[j]
+            if op.name in CONDITIONAL:
+                cond, after, target, _ = self._read_condition(sub, j, end)
+                if not (after < target < end):
+                    return None
+                a = self._value_before_tail(sub.stack, after, target, tail, depth)
+                b = a is not None and self._value_before_tail(sub.stack, target, end, tail, depth)
+                if a is None or b is None or b is False:
+                    return None
+                return ast.IfExp(test=cond, body=a, orelse=b)
+            if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+                return None
+            sub.step(op)
+            if sub.stmts:
+                return None
+            j += 1
+        if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
             return None
-        value = self._try_ifexp(m, test, then_start, else_start - t, else_start, end - t)
-        if value is None:
-            return None
-        m.push(value)
-        self.run(m, else_start - t, else_start)
-        return end
+        return sub.value(sub.stack[-1])
 
     def _implicit_return(self, k: int) -> bool:
         """``LOAD_CONST None; RETURN_VALUE`` on the line of a statement that leads to
@@ -485,7 +535,14 @@ class Walker:
         exit_ = header.target.index
         line = header.line
         loop = Loop(header=i, exit=exit_, iterator=True)
-        break_target = self._break_target(i, latch, exit_)
+        # The body runs up to the loop's exit (a last `return` or `break` may follow
+        # the last jump back), less a closing jump back to the header.
+        body_end = max(latch + 1, exit_)
+        last = self.ops[body_end - 1]
+        if last.name == "JUMP" and last.target.index == i:
+            body_end -= 1
+        loop.body_end = body_end
+        break_target = self._break_target(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
@@ -506,13 +563,6 @@ class Walker:
             if body_m.stmts:
                 raise DecompileFailure("statements inside a for target")
             body_m.start_line = None
-            # The body runs up to the loop's exit (a last `return` may follow the
-            # last jump back), less a closing jump back to the header.
-            body_end = max(latch + 1, exit_)
-            last = self.ops[body_end - 1]
-            if last.name == "JUMP" and last.target.index == i:
-                body_end -= 1
-            loop.body_end = body_end
             self.run(body_m, j, loop.body_end)
             body = body_m.stmts
         finally:
@@ -530,6 +580,7 @@ class Walker:
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
             return end
         m.stmts.append(_at(node, line))
+        m.start_line = None
         return end
 
     def _inlined_comprehension(self, m, i, latch, iterator) -> bool:

@@ -350,6 +350,20 @@ SNIPPETS = {
                     continue
                 print(row)
     """,
+    "starred_call_displays": """
+        class StarredBases(*(object,), **{}):
+            pass
+        class B(*bases, x, **kw):
+            pass
+        class C(**kw):
+            pass
+        f(*(a,))
+        f(*(1, 2))
+        f(a, *b, c, **{})
+        f(**{'a': 1})
+        f(a=1, **kw)
+        print(*[1, 2], *{3}, *(4, x))
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -485,14 +485,19 @@ def _list_to_tuple(m, op):
 @handles("BUILD_TUPLE_UNPACK", "BUILD_LIST_UNPACK", "BUILD_SET_UNPACK",
          "BUILD_TUPLE_UNPACK_WITH_CALL")
 def _build_unpack(m, op):
+    kind = {"BUILD_LIST_UNPACK": ast.List, "BUILD_SET_UNPACK": ast.Set}.get(op.name, ast.Tuple)
     parts = [v if isinstance(v, (ast.Tuple, ast.List)) else m.value(v) for v in m.popn(op.arg)]
+    # Runs of plain items come as displays of the result's kind; a starred display
+    # of that kind (`*(a,)`) looks the same, but the unpacking op is only used
+    # when something is starred.
+    runs = [p for p in parts if type(p) is kind]
+    starred_display = runs[-1] if len(runs) == len(parts) else None
     elts = []
     for part in parts:
-        if isinstance(part, (ast.Tuple, ast.List, ast.Set)):
+        if type(part) is kind and part is not starred_display:
             elts.extend(part.elts)
         else:
-            elts.append(ast.Starred(value=part, ctx=ast.Load()))
-    kind = {"BUILD_LIST_UNPACK": ast.List, "BUILD_SET_UNPACK": ast.Set}.get(op.name, ast.Tuple)
+            elts.append(ast.Starred(value=m.value(part), ctx=ast.Load()))
     node = kind(elts=elts) if kind is ast.Set else kind(elts=elts, ctx=ast.Load())
     m.push(node, op)
 
@@ -630,15 +635,21 @@ def _call_ex(m, op):
     func, extra = _callable(m, slots, [])
     if extra:
         raise DecompileFailure("CALL_FUNCTION_EX with a bound argument")
-    if isinstance(args, ast.Tuple):
+    if isinstance(args, ast.Tuple) and (isinstance(func, BuildClass) or not args.elts or any(
+            isinstance(e, ast.Starred) for e in args.elts)):
         positional = list(args.elts)
-    elif isinstance(args, ast.Constant) and isinstance(args.value, tuple):
+    elif isinstance(args, ast.Constant) and isinstance(args.value, tuple) \
+            and isinstance(func, BuildClass):
         positional = [const(v) for v in args.value]
     else:
+        # f(*x), and f(*(a, b)): a call with only plain arguments needs no tuple
         positional = [ast.Starred(value=m.value(args), ctx=ast.Load())]
     keywords = []
     if kwargs is not None:
-        if isinstance(kwargs, ast.Dict):
+        if isinstance(kwargs, ast.Dict) and all(k is not None for k in kwargs.keys):
+            # f(**{...}): keywords alone would not need the dict
+            keywords.append(ast.keyword(arg=None, value=kwargs))
+        elif isinstance(kwargs, ast.Dict):
             for k, v in zip(kwargs.keys, kwargs.values):
                 if k is None:
                     keywords.append(ast.keyword(arg=None, value=v))

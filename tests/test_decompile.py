@@ -364,6 +364,10 @@ SNIPPETS = {
         f(a=1, **kw)
         print(*[1, 2], *{3}, *(4, x))
     """,
+    "await_in_comprehensions": """
+        async def f(coros):
+            return [await c for c in coros], {await c: 1 for c in coros}, (await c for c in coros)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

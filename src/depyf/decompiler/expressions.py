@@ -1053,6 +1053,9 @@ def _yield_from(m, op):
     if not (isinstance(sent, ast.Constant) and sent.value is None) \
             or not isinstance(source, Delegated):
         raise DecompileFailure("YIELD_FROM without GET_AWAITABLE / GET_YIELD_FROM_ITER")
+    if source.node_type is ast.Await and getattr(source.value, "awaited", False):
+        m.push(source.value, op)        # an async comprehension's implicit await
+        return
     m.push(source.node_type(value=source.value), op)
 
 

@@ -146,7 +146,11 @@ class CodeDecompiler:
     def comprehension(self, value: FunctionValue, iterable) -> ast.expr:
         code = value.code
         body = self.child(code, "comprehension").statements()
-        return build_comprehension(code.name, body, iterable)
+        node = build_comprehension(code.name, body, iterable)
+        # Calling an asynchronous list/set/dict comprehension gives a coroutine
+        # the enclosing code awaits; the source has no `await` for it.
+        node.awaited = bool(code.flags & CO_COROUTINE)
+        return node
 
 
 def _lambda_body(body) -> ast.expr:

@@ -368,6 +368,24 @@ SNIPPETS = {
         async def f(coros):
             return [await c for c in coros], {await c: 1 for c in coros}, (await c for c in coros)
     """,
+    "explicit_and_dead_returns": """
+        def nested_ifs(a, b):
+            if a:
+                if b:
+                    return "ab"
+                else:
+                    return "a"
+            elif b:
+                return "b"
+            return ""
+        def condition_with_call(items):
+            if len(items) > 3 and items[0]:
+                return items[0]
+            return None
+        def loop_end(items):
+            for x in items:
+                print(x)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -54,7 +54,7 @@ class CodeDecompiler:
         elif self.kind == "lambda":
             pass        # a lambda's return is its body
         else:
-            stmts = _drop_implicit_return(_fold_copied_returns(stmts))
+            stmts = _bare_returns(_drop_implicit_return(_fold_copied_returns(stmts)))
         if self.kind == "module":
             stmts = _module_docstring(stmts)
         return self.declarations() + stmts
@@ -267,7 +267,7 @@ def _drop_implicit_return(stmts, top=True):
     if not stmts:
         return stmts
     last = stmts[-1]
-    if isinstance(last, ast.Return) and _is_none(last.value) and (top or last.implicit):
+    if isinstance(last, ast.Return) and _is_none(last.value) and getattr(last, "implicit", top):
         return stmts[:-1]
     if isinstance(last, ast.If):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
@@ -303,6 +303,20 @@ def _fold_copied_returns(stmts):
         node.copied = False      # an outer fold needs its own branch's copied return
         node.implicit = False
         out[-cut:] = [node]
+
+
+def _bare_returns(stmts):
+    """``return None`` as ``return`` (the same code; the only form an async
+    generator allows)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return) and _is_none(stmt.value):
+            stmt.value = None
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(
+                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                _bare_returns(inner)
+    return stmts
 
 
 def _else_before_dead_return(stmts):

@@ -323,6 +323,12 @@ class Walker:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.
             else_end = hi
+        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+            dead = self._dead_jump_after(else_start, hi)
+            if dead is not None:
+                # Up to 3.9 the jump over an else survives (unreached) when it was
+                # also a jump target: the else ends where it stands.
+                else_end = dead
         # A conditional expression leaves one value in each branch.
         value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
         if value is not None:
@@ -431,6 +437,14 @@ class Walker:
             return None
         return sub.value(sub.stack[-1])
 
+    def _dead_jump_after(self, lo, hi):
+        """An unreached JUMP ending the block ``[lo, hi)`` after a return or raise."""
+        q = hi - 1
+        if q <= lo or q in self.reachable or self.ops[q].name != "JUMP" \
+                or self.ops[q - 1].name not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        return q
+
     def _implicit_return(self, k: int) -> bool:
         """``LOAD_CONST None; RETURN_VALUE`` on the line of a statement that leads to
         it (the compiler's own return, or a copy of it), not a line of its own."""
@@ -445,7 +459,10 @@ class Walker:
         preds = [o for o in self.ops if o.target is load]
         if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
             preds.append(self.ops[k - 2])
-        return any(p.line == op.line for p in preds)
+        if any(p.line == op.line for p in preds):
+            return True
+        # The closing one at the very end (after a loop, say): any line but its own.
+        return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
 
     def _flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""

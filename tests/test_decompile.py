@@ -386,6 +386,25 @@ SNIPPETS = {
             for x in items:
                 print(x)
     """,
+    "jumps_to_block_ends": """
+        def _glob0(dirname, basename, dironly):
+            if not basename:
+                if os.path.isdir(dirname):
+                    return [basename]
+            else:
+                if os.path.lexists(os.path.join(dirname, basename)):
+                    return [basename]
+            return []
+        def add_text(self, text):
+            if text is not SUPPRESS and text is not None:
+                self._add_item(self._format_text, [text])
+        def f(a, b, c):
+            if a:
+                if b:
+                    c()
+            else:
+                c(1)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

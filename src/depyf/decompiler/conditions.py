@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional
 
 from .expressions import DecompileFailure
 
@@ -31,10 +31,13 @@ class Segment:
     jump: object
     #: the segment jumps when its value is this
     sense: bool
+    #: where the jump counts as going, when it lands on one of several equal
+    #: copies of a block (3.10+ copies the closing ``return None``)
+    alias: Optional[int] = None
 
     @property
     def target(self) -> int:
-        return self.jump.target.index
+        return self.alias if self.alias is not None else self.jump.target.index
 
 
 def parse_chain(segments: List[Segment], fallthrough: int, target: int, cond: bool) -> ast.expr:

@@ -260,6 +260,11 @@ class Walker:
             segments += more
         else:
             after = i + 1
+        copies = {s.target for s in segments if self._is_return_none_copy(s.target)}
+        if len(copies) > 1:
+            for s in segments:
+                if s.target in copies:
+                    s.alias = min(copies)
         k, test, after = longest_chain(segments, after)
         segments = segments[:k]
         last = segments[-1]
@@ -301,6 +306,11 @@ class Walker:
             end = self.inverted_while(m, test, then_start, else_start, line)
             if end is not None:
                 return end
+        if else_start > hi and hi - 1 > then_start and self.ops[hi - 1].name == "JUMP" \
+                and self.ops[hi - 1].target.index == else_start:
+            # The block ends in the jump over an else (up to 3.9 unreached after a
+            # return); a jump straight to its target ends the block the same way.
+            else_start = hi - 1
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block")
         if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
@@ -436,6 +446,10 @@ class Walker:
         if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
             return None
         return sub.value(sub.stack[-1])
+
+    def _is_return_none_copy(self, k: int) -> bool:
+        return k + 1 < self.n and self.ops[k].name == "LOAD_CONST" and self.ops[k].arg is None \
+            and (k + 1) in self.ctx.implicit_returns
 
     def _dead_jump_after(self, lo, hi):
         """An unreached JUMP ending the block ``[lo, hi)`` after a return or raise."""

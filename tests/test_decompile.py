@@ -405,6 +405,22 @@ SNIPPETS = {
             else:
                 c(1)
     """,
+    "threaded_breaks": """
+        def dedent(text, indents, margin):
+            for indent in indents:
+                if margin is None:
+                    margin = indent
+                elif indent.startswith(margin):
+                    pass
+                elif margin.startswith(indent):
+                    margin = indent
+                else:
+                    for i, (x, y) in enumerate(zip(margin, indent)):
+                        if x != y:
+                            margin = margin[:i]
+                            break
+            return margin
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

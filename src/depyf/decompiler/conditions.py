@@ -116,6 +116,14 @@ def negate(expr: ast.expr) -> ast.expr:
     """
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
+    if _foldable(expr):
+        # What the compiler makes of `not (a is b)` anyway: `a is not b`.
+        flipped = ast.Compare(left=expr.left, ops=[_FLIP[type(expr.ops[0])]()],
+                              comparators=expr.comparators)
+        # (A test of a POP_JUMP_IF_NONE jump compiles back either way.)
+        flipped.none_jump = getattr(expr, "none_jump", False)
+        flipped.folded_not = not getattr(expr, "folded_not", False) and not flipped.none_jump
+        return flipped
     plain = ast.UnaryOp(op=ast.Not(), operand=expr)
     if isinstance(expr, ast.BoolOp) and not getattr(expr, "_paren", False):
         other = ast.Or if isinstance(expr.op, ast.And) else ast.And
@@ -128,14 +136,21 @@ def negate(expr: ast.expr) -> ast.expr:
 _FOLDABLE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
+_FLIP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
+def _foldable(expr) -> bool:
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 \
+        and isinstance(expr.ops[0], _FOLDABLE)
+
+
 def _cost(expr):
     """(``not``s on a comparison the compiler would fold, ``not``s) in a condition."""
+    if getattr(expr, "folded_not", False):
+        return 1, 1
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        inner = expr.operand
-        folded = isinstance(inner, ast.Compare) and len(inner.ops) == 1 \
-            and isinstance(inner.ops[0], _FOLDABLE)
-        bad, nots = _cost(inner)
-        return bad + int(folded), nots + 1
+        bad, nots = _cost(expr.operand)
+        return bad, nots + 1
     if isinstance(expr, ast.BoolOp):
         costs = [_cost(v) for v in expr.values]
         return sum(c[0] for c in costs), sum(c[1] for c in costs)

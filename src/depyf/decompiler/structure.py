@@ -171,7 +171,8 @@ class Walker:
             if target in loop.continues:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
-            if target == loop.exit or self._past_loop_else(loop, target):
+            if target == loop.exit or self._past_loop_else(loop, target) \
+                    or self._break_threaded(target):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -179,6 +180,19 @@ class Walker:
             # The end of an if-branch jumping over its else; the caller handles it.
             return i + 1
         raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
+
+    def _break_threaded(self, target: int) -> bool:
+        """A ``break`` whose jump the compiler sent on to where the loop's end leads:
+        the next iteration of the enclosing loop, or past its end."""
+        if len(self.loops) < 2:
+            return False
+        inner, outer = self.loops[-1], self.loops[-2]
+        if target not in outer.continues and target not in (outer.exit, outer.break_target):
+            return False
+        end = inner.break_target if inner.break_target is not None else inner.exit
+        nxt = self.ops[end] if end < self.n else None
+        return (nxt is not None and nxt.name == "JUMP" and nxt.target.index == target) \
+            or (end == outer.body_end and target in outer.continues)
 
     def _past_loop_else(self, loop: Loop, target: int) -> bool:
         return getattr(loop, "break_target", None) == target
@@ -218,6 +232,7 @@ class Walker:
             is_none = jump.name == "POP_JUMP_IF_NONE"
             value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
                                 comparators=[ast.Constant(value=None)])
+            value.none_jump = True
             sense = True
         return Segment(value, start, jump, sense)
 

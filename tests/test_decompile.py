@@ -421,6 +421,29 @@ SNIPPETS = {
                             break
             return margin
     """,
+    "continue_inside_if_chains": """
+        def generic_visit(self, node):
+            for field, old_value in iter_fields(node):
+                if isinstance(old_value, list):
+                    new_values = []
+                    for value in old_value:
+                        if isinstance(value, AST):
+                            value = self.visit(value)
+                            if value is None:
+                                continue
+                            elif not isinstance(value, AST):
+                                new_values.extend(value)
+                                continue
+                        new_values.append(value)
+                    old_value[:] = new_values
+                elif isinstance(old_value, AST):
+                    new_node = self.visit(old_value)
+                    if new_node is None:
+                        delattr(node, field)
+                    else:
+                        setattr(node, field, new_node)
+            return node
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

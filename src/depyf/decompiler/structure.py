@@ -336,7 +336,8 @@ class Walker:
         else_end = else_start
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
         if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
-                and self._continues_at_body_end(last, hi):
+                and self._continues_at_body_end(last, hi) \
+                and not self._jumped_to(else_start, then_start, else_start - 1):
             # `if c: A else: B` ending a loop body: A ends with the jump to the next
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
@@ -461,6 +462,10 @@ class Walker:
         if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
             return None
         return sub.value(sub.stack[-1])
+
+    def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
+        """Some op in ``[lo, hi)`` jumps to ``k``."""
+        return any(o.target is not None and o.target.index == k for o in self.ops[lo:hi])
 
     def _is_return_none_copy(self, k: int) -> bool:
         return k + 1 < self.n and self.ops[k].name == "LOAD_CONST" and self.ops[k].arg is None \

@@ -101,6 +101,348 @@ SNIPPETS = {
         from collections import OrderedDict, defaultdict as dd
         from . import sibling
         from ..pkg import thing as other
+        from os.path import *
+        import collections.abc as cabc
+        import a.b.c as d
+        from ... import x
+    """,
+    "generators_and_await": """
+        def gen(x):
+            y = yield x
+            yield
+            z = yield from y
+            return (yield z)
+
+        async def coro(a, b):
+            value = await a
+            await b.close()
+            return await a + await b(value)
+
+        async def agen(x):
+            yield x
+            await x
+            async def inner():
+                yield await x
+            return
+    """,
+    "condition_prefixes": """
+        def f(chunks, i, a, b, c):
+            while i < len(chunks) - 1:
+                if chunks[i + 1] == " " and a(chunks[i]):
+                    i += 2
+                else:
+                    i += 1
+            if a:
+                if b or c:
+                    return 1
+                return 2
+            while a is not None:
+                a = b(a)
+            return 3
+    """,
+    "decorators_and_private_names": """
+        def deco(*args):
+            return lambda f: f
+
+        @deco
+        @deco(1, key=2)
+        class C:
+            @deco
+            @deco(3)
+            def __private(self):
+                return self.__value
+
+            class __Inner:
+                pass
+
+            def use(self):
+                return self.__private() + self.__Inner()
+    """,
+    "annotations": """
+        x: int = 0
+        y: "str"
+        class C:
+            name: str
+            count: int = 0
+            __p: list = []
+            def g(self, a: int, *, b: "x" = 1) -> str:
+                v: int = 1
+                return v
+    """,
+    "future_annotations": """
+        from __future__ import annotations
+        x: int = 0
+        y: list[int]
+        def g(a: int, *, b: C = 1) -> str:
+            return a
+    """,
+    "lambda_bodies": """
+        none = lambda: None
+        pick = lambda x, y=1: "yes" if x else "no" if y else None
+        gen = lambda: (yield)
+        def f(g=lambda: None):
+            return g
+    """,
+    "chained_comparisons": """
+        def f(a, b, c, d, xs):
+            x = a < b < c
+            if not a < b < c:
+                x = 1
+            if a < b < c or d:
+                x = 2
+            if d and a < b <= c:
+                x = 3
+            while a < b < c:
+                a += 1
+            y = a < f(b) < c and d
+            z = [v for v in xs if a < v < c]
+            w = 0 <= a < b != c
+            return a < b < c < d
+    """,
+    "value_boolops": """
+        def g(a, b, c, d):
+            x = (a or b) and c or d
+            return a and b or c and d, x, not a, not (a and b), a if b else c
+    """,
+    "walrus_and_chained_assignment": """
+        def walrus(data, x, z):
+            if (n := len(data)) > 10:
+                return n
+            a = b = c = data
+            x.y = z[0] = data
+            p, q = r = data
+            r = p, q = data
+            (w := 3)
+            print(v := 4, u := (t := 5))
+            chunks = []
+            while (chunk := data.read()):
+                chunks.append(chunk)
+            return [y for x in data if (y := x * 2) > 3]
+    """,
+    "asserts": """
+        def f(x, y):
+            assert x
+            assert x > 0, "positive"
+            assert x and y, f"{x}"
+            return x
+
+        def g(x):
+            assert False, "no"
+            assert not x
+            for i in x:
+                assert i, i
+            while x:
+                assert x.pop()
+            return x
+        assert x < 3
+    """,
+    "tuple_assignments": """
+        def f(x, y, z, s):
+            a, b = x, y
+            a, b, c = x, y, z
+            s.a, s.b = s.b, s.a
+            s[0], s[1] = y, x
+            (a, b), c = x, y
+            d, e = f = x, y
+            p = q = r = x
+            a, b = b, a
+            return a, b, c
+    """,
+    "loop_tails": """
+        def f(self, y, a, b, kwargs, dest):
+            for action in self._actions:
+                if action.dest in kwargs:
+                    action.default = kwargs[action.dest]
+            for action in self._actions:
+                if action.dest == dest and action.default is not None:
+                    return action.default
+            for x in y:
+                if a:
+                    if b:
+                        foo()
+                else:
+                    bar()
+            for x in y:
+                if not a:
+                    continue
+                foo()
+            while a:
+                if b:
+                    continue
+                foo()
+            while a:
+                if b:
+                    foo()
+            return self._defaults.get(dest, None)
+    """,
+    "if_else_returns": """
+        def f(result, tuple_size):
+            if isinstance(result, tuple):
+                return result
+            else:
+                return (result, ) * tuple_size
+        def g(a, b):
+            if a:
+                return 1
+            elif b:
+                x = 2
+                return x
+            else:
+                return 3
+        def h(a):
+            if a:
+                return 1
+            return 2
+    """,
+    "negated_comparisons": """
+        def f(usage, actions, a, b):
+            if usage is not None:
+                usage = 1
+            elif usage is None and not actions:
+                usage = 2
+            elif a not in b or not a:
+                usage = 3
+            while not (a in b and b is not None):
+                a = 1
+            return usage if a is not b and a in b else not a in b
+    """,
+    "conditional_returns": """
+        import sys
+        def _cmp(x, y):
+            return 0 if x == y else 1 if x > y else -1
+        def currentframe():
+            return sys._getframe(1) if hasattr(sys, "_getframe") else None
+        def f1(x):
+            return x or 5
+        def f2(x, a, b):
+            return a, (b if x else None)
+        def f4(x, a):
+            if x:
+                return None
+            return a if x else 0
+        def f5(x):
+            for i in x:
+                return i if i else 0
+            return None if x else 1
+        def f6(x):
+            for i in x:
+                if i:
+                    return 0
+            return None
+    """,
+    "copied_expression_tails": """
+        def ternaries(a, b, c):
+            return (a if b else None), (1 if a else 2 if b else 3)
+        def g(a, b, c):
+            return c + (a if b else c.d if a else 3)
+        def for_else_return(items, target):
+            for index, item in enumerate(items):
+                if item == target:
+                    return index
+            else:
+                return -1
+        def nested_loops(rows):
+            for row in rows:
+                for cell in row:
+                    if cell:
+                        break
+                else:
+                    continue
+                print(row)
+    """,
+    "starred_call_displays": """
+        class StarredBases(*(object,), **{}):
+            pass
+        class B(*bases, x, **kw):
+            pass
+        class C(**kw):
+            pass
+        f(*(a,))
+        f(*(1, 2))
+        f(a, *b, c, **{})
+        f(**{'a': 1})
+        f(a=1, **kw)
+        print(*[1, 2], *{3}, *(4, x))
+    """,
+    "await_in_comprehensions": """
+        async def f(coros):
+            return [await c for c in coros], {await c: 1 for c in coros}, (await c for c in coros)
+    """,
+    "explicit_and_dead_returns": """
+        def nested_ifs(a, b):
+            if a:
+                if b:
+                    return "ab"
+                else:
+                    return "a"
+            elif b:
+                return "b"
+            return ""
+        def condition_with_call(items):
+            if len(items) > 3 and items[0]:
+                return items[0]
+            return None
+        def loop_end(items):
+            for x in items:
+                print(x)
+    """,
+    "jumps_to_block_ends": """
+        def _glob0(dirname, basename, dironly):
+            if not basename:
+                if os.path.isdir(dirname):
+                    return [basename]
+            else:
+                if os.path.lexists(os.path.join(dirname, basename)):
+                    return [basename]
+            return []
+        def add_text(self, text):
+            if text is not SUPPRESS and text is not None:
+                self._add_item(self._format_text, [text])
+        def f(a, b, c):
+            if a:
+                if b:
+                    c()
+            else:
+                c(1)
+    """,
+    "threaded_breaks": """
+        def dedent(text, indents, margin):
+            for indent in indents:
+                if margin is None:
+                    margin = indent
+                elif indent.startswith(margin):
+                    pass
+                elif margin.startswith(indent):
+                    margin = indent
+                else:
+                    for i, (x, y) in enumerate(zip(margin, indent)):
+                        if x != y:
+                            margin = margin[:i]
+                            break
+            return margin
+    """,
+    "continue_inside_if_chains": """
+        def generic_visit(self, node):
+            for field, old_value in iter_fields(node):
+                if isinstance(old_value, list):
+                    new_values = []
+                    for value in old_value:
+                        if isinstance(value, AST):
+                            value = self.visit(value)
+                            if value is None:
+                                continue
+                            elif not isinstance(value, AST):
+                                new_values.extend(value)
+                                continue
+                        new_values.append(value)
+                    old_value[:] = new_values
+                elif isinstance(old_value, AST):
+                    new_node = self.visit(old_value)
+                    if new_node is None:
+                        delattr(node, field)
+                    else:
+                        setattr(node, field, new_node)
+            return node
     """,
     "parallel_assignment": """
         def fib(n):

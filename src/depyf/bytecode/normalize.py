@@ -18,6 +18,12 @@ Vocabulary after normalisation (differences from the 3.11 names):
 * ``CALL_FUNCTION_EX`` with ``(flags, slots)`` likewise.
 * ``MAKE_FUNCTION`` with the flag bits; no qualname on the stack.
 * ``FOR_ITER`` targets the first Op after the loop (no END_FOR).
+* ``YIELD_FROM`` after ``GET_AWAITABLE``/``GET_YIELD_FROM_ITER; LOAD_CONST None`` for
+  ``await`` and ``yield from`` (no SEND loop, END_SEND or CLEANUP_THROW); YIELD_VALUE
+  without argument, no ASYNC_GEN_WRAP; no 3.12+ StopIteration wrapper handler.
+* ``RETURN_VALUE "copied"`` (3.12+) where the compiler copied an expression's
+  return into one of its branches; ``RETURN_VALUE "explicit"`` (3.8, 3.9) for every
+  return but the last op, which alone can be the compiler's own.
 * no NOP, RESUME, CACHE, MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, PUSH_NULL.
 
 Example::
@@ -349,15 +355,189 @@ def short_circuit_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def chained_comparisons(func: Function, table: VersionTable) -> None:
+    """``a < b < c`` keeps ``b`` for the next comparison and jumps to a clean-up
+    block that drops it when a link fails. Each link becomes one ``COMPARE_LINK``
+    and the clean-up goes, leaving straight-line code::
+
+        a; b; DUP_TOP; ROT_THREE; COMPARE_OP <; JUMP_IF_FALSE_OR_POP C    (3.11+:
+        c; COMPARE_OP <; JUMP E; C: ROT_TWO; POP_TOP; E: ...         SWAP 2; COPY 2)
+        -> a; b; COMPARE_LINK <; c; COMPARE_OP <; E: ...
+
+    In a condition the links use POP_JUMP_IF_FALSE C and the clean-up is
+    ``C: POP_TOP [; JUMP next]``; the condition's own last jump stays.
+    """
+    func.reindex()
+    ops = func.ops
+    doomed = []
+    cleanups = {}
+    for i in range(len(ops) - 3):
+        a, b, cmp, jump = ops[i:i + 4]
+        dup = (a.name == "DUP_TOP" and b.name == "ROT_THREE") or (
+            a.name == "SWAP" and a.arg == 2 and b.name == "COPY" and b.arg == 2)
+        if not (dup and cmp.name == "COMPARE_OP" and jump.target is not None
+                and jump.name in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE")):
+            continue
+        c = jump.target.index
+        if jump.name == "JUMP_IF_FALSE_OR_POP":
+            shape = [o.name for o in ops[c:c + 2]]
+            if shape not in (["ROT_TWO", "POP_TOP"], ["SWAP", "POP_TOP"]):
+                continue
+            size = 2
+        else:
+            if ops[c].name != "POP_TOP":
+                continue
+            size = 1
+        cmp.name = "COMPARE_LINK"
+        doomed += [a, b, jump]
+        cleanups[c] = size
+    doomed_ids = {id(o) for o in doomed}
+    for c, size in cleanups.items():
+        cleanup = ops[c:c + size]
+        if any(o.target is cleanup[0] and id(o) not in doomed_ids for o in ops):
+            continue      # reached some other way too: leave it
+        doomed += cleanup
+        after = c + size
+        # The clean-up's own `JUMP next` (now dead), and `JUMP E` over the clean-up.
+        if after < len(ops) and ops[after].name == "JUMP" and size == 1 \
+                and not any(o.target is ops[after] for o in ops):
+            doomed.append(ops[after])
+            after += 1
+        if c >= 1 and ops[c - 1].name == "JUMP" and ops[c - 1].target.index == after:
+            doomed.append(ops[c - 1])
+    remove_ops(func, doomed)
+
+
+def copied_returns(func: Function, table: VersionTable) -> None:
+    """3.12+ fuses every ``return <constant>`` statement into RETURN_CONST; a
+    ``LOAD_CONST c; RETURN_VALUE`` left unfused is a branch of an expression whose
+    closing RETURN_VALUE the compiler copied into it (``return a if t else None``)::
+
+        LOAD_CONST c; RETURN_VALUE        -> LOAD_CONST c; RETURN_VALUE "copied"
+
+    (Run before ``split_superinstructions`` makes RETURN_CONST look the same.)
+    """
+    ops = func.ops
+    for i, op in enumerate(ops[1:], 1):
+        if op.name == "RETURN_VALUE" and ops[i - 1].name == "LOAD_CONST":
+            op.arg = "copied"
+
+
+def copied_loop_returns(func: Function, table: VersionTable) -> None:
+    """In a for loop a ``return <constant>`` statement drops the iterator first
+    (``POP_TOP; LOAD_CONST c; RETURN_VALUE``); a constant under the iterator is a
+    branch of an expression whose return the compiler copied (3.10+)::
+
+        LOAD_CONST c; ROT_TWO; POP_TOP; RETURN_VALUE  (3.11+: SWAP 2)
+        -> LOAD_CONST c; ROT_TWO; POP_TOP; RETURN_VALUE "copied"
+    """
+    ops = func.ops
+    for i, op in enumerate(ops[3:], 3):
+        if op.name == "RETURN_VALUE" and ops[i - 3].name == "LOAD_CONST" \
+                and (ops[i - 2].name == "ROT_TWO" or (ops[i - 2].name == "SWAP"
+                                                      and ops[i - 2].arg == 2)) \
+                and ops[i - 1].name == "POP_TOP":
+            op.arg = "copied"
+
+
+def explicit_returns(func: Function, table: VersionTable) -> None:
+    """Up to 3.9 the compiler's own ``return None`` is only ever the last op; any
+    other RETURN_VALUE is a return statement: ``RETURN_VALUE`` -> ``RETURN_VALUE "explicit"``."""
+    for op in func.ops[:-1]:
+        if op.name == "RETURN_VALUE":
+            op.arg = "explicit"
+
+
+def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
+    """3.12+ has no backward conditional jump; it jumps over a backward JUMP
+    instead. Put back the single jump older versions use::
+
+        POP_JUMP_IF_TRUE L; JUMP X; L:      (X before the JUMP)
+        -> POP_JUMP_IF_FALSE X; L:
+    """
+    func.reindex()
+    ops = func.ops
+    invert = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+              "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+              "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+    targeted = {id(o.target) for o in ops if o.target is not None}
+    doomed = []
+    for i, op in enumerate(ops[:-2]):
+        jump = ops[i + 1]
+        if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
+                and jump.target.index <= i + 1 and id(jump) not in targeted \
+                and jump.handler is op.handler:
+            op.name = invert[op.name]
+            op.target = jump.target
+            doomed.append(jump)
+    remove_ops(func, doomed)
+
+
+def assertion_error_loads(func: Function, table: VersionTable) -> None:
+    """3.8 has no LOAD_ASSERTION_ERROR; an ``assert`` loads the global::
+
+        c; POP_JUMP_IF_TRUE L; LOAD_GLOBAL AssertionError; [msg; CALL 1;] RAISE_VARARGS 1
+        -> c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL 1;] RAISE_VARARGS 1
+
+    (In a function ``if not c: raise AssertionError(msg)`` compiles the same.)
+    """
+    ops = func.ops
+    for i, op in enumerate(ops):
+        if not (op.name == "LOAD_GLOBAL" and op.arg == "AssertionError" and i >= 1
+                and ops[i - 1].name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
+            continue
+        k = i + 1
+        while k < len(ops) and ops[k].target is None and ops[k].name != "RAISE_VARARGS":
+            k += 1
+        if k < len(ops) and ops[k].name == "RAISE_VARARGS" and ops[k].arg == 1:
+            op.name, op.arg = "LOAD_ASSERTION_ERROR", None
+
+
+def unthread_short_circuits(func: Function, table: VersionTable) -> None:
+    """Up to 3.11 the optimiser threads an ``and`` operand's jump through the ``or``
+    that follows (and vice versa): a false ``a`` in ``a and b or c`` skips straight
+    to ``c``. Undo it, as 3.12 leaves it, so each operator's jumps end at its own
+    operand::
+
+        a; POP_JUMP_IF_FALSE L; b; J: JUMP_IF_TRUE_OR_POP end; L: c
+        -> a; JUMP_IF_FALSE_OR_POP J; b; J: JUMP_IF_TRUE_OR_POP end; L: c
+
+    (the same value reaches J, fails its test and is popped: the same effect).
+    Right to left, so an operand's rewritten jump can be a later one's landing.
+    """
+    func.reindex()
+    ops = func.ops
+    opposite = {"POP_JUMP_IF_FALSE": "JUMP_IF_TRUE_OR_POP",
+                "POP_JUMP_IF_TRUE": "JUMP_IF_FALSE_OR_POP"}
+    keep = {"POP_JUMP_IF_FALSE": "JUMP_IF_FALSE_OR_POP",
+            "POP_JUMP_IF_TRUE": "JUMP_IF_TRUE_OR_POP"}
+    for op in reversed(ops):
+        want = opposite.get(op.name)
+        if want is None or op.target is None or op.target.index <= op.index + 1:
+            continue
+        before = ops[op.target.index - 1]
+        if before.name == want and before.index > op.index:
+            op.name = keep[op.name]
+            op.target = before
+
+
 def intrinsics(func: Function, table: VersionTable) -> None:
     """3.12+: ``CALL_INTRINSIC_1 INTRINSIC_PRINT`` -> ``PRINT_EXPR`` and friends;
-    others become ``INTRINSIC <name>``."""
-    for op in func.ops:
+    others become ``INTRINSIC <name>``. The statement-like ones return a value
+    that is dropped at once, which older versions never pushed:
+    ``CALL_INTRINSIC_1 INTRINSIC_IMPORT_STAR; POP_TOP`` -> ``IMPORT_STAR``."""
+    doomed = []
+    ops = func.ops
+    for i, op in enumerate(ops):
         if op.name == "CALL_INTRINSIC_1":
             name = table.intrinsic1[op.arg]
             op.name, op.arg = _INTRINSIC1.get(name, ("INTRINSIC_1", name))
+            if op.name in ("IMPORT_STAR", "PRINT_EXPR") and i + 1 < len(ops) \
+                    and ops[i + 1].name == "POP_TOP":
+                doomed.append(ops[i + 1])
         elif op.name == "CALL_INTRINSIC_2":
             op.name, op.arg = "INTRINSIC_2", table.intrinsic2[op.arg]
+    remove_ops(func, doomed)
 
 
 def class_deref(func: Function, table: VersionTable) -> None:
@@ -368,6 +548,69 @@ def class_deref(func: Function, table: VersionTable) -> None:
         if op.name == "LOAD_LOCALS" and ops[i + 1].name == "LOAD_FROM_DICT_OR_DEREF":
             ops[i + 1].name = "LOAD_CLASSDEREF"
             doomed.append(op)
+    remove_ops(func, doomed)
+
+
+def send_loops(func: Function, table: VersionTable) -> None:
+    """3.11+: the delegation loop of ``await`` and ``yield from`` -> ``YIELD_FROM``
+    (the 3.8-3.10 shape)::
+
+        GET_AWAITABLE 0; LOAD_CONST None; L: SEND E; YIELD_VALUE; JUMP L; E: [END_SEND]
+        -> GET_AWAITABLE 0; LOAD_CONST None; YIELD_FROM
+
+    3.12+ also routes the YIELD_VALUE's exceptions to a ``CLEANUP_THROW; JUMP E``
+    block out of line; it goes too.
+    """
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops[:-3]):
+        yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
+        if not (op.name == "SEND" and op.target is after and yield_.name == "YIELD_VALUE"
+                and back.name == "JUMP" and back.target is op):
+            continue
+        doomed += [yield_, back]
+        if after.name == "END_SEND":
+            doomed.append(after)
+        h = yield_.handler
+        if h is not None and h.target.name == "CLEANUP_THROW":
+            k = ops.index(h.target)
+            doomed.append(ops[k])
+            if k + 1 < len(ops) and ops[k + 1].name == "JUMP" and ops[k + 1].target is after:
+                doomed.append(ops[k + 1])
+        op.name, op.arg, op.target = "YIELD_FROM", None, None
+    remove_ops(func, doomed)
+
+
+def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
+    """3.12+: a generator or coroutine body runs under a handler that turns a
+    leaked StopIteration into RuntimeError; the compiler adds it to each one::
+
+        ... (every op: handler -> S) ...; S: STOPITERATION_ERROR; RERAISE 1
+        -> ... (no handler) ...
+
+    (Run after ``intrinsics``, which names the STOPITERATION_ERROR.)
+    """
+    ops = func.ops
+    if len(ops) < 2 or ops[-2].name != "STOPITERATION_ERROR" or ops[-1].name != "RERAISE":
+        return
+    wrapper = ops[-2]
+    for op in ops:
+        if op.handler is not None and op.handler.target is wrapper:
+            op.handler = None
+    remove_ops(func, ops[-2:])
+
+
+def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
+    """3.11+: ``yield x`` in an async generator wraps the value first:
+    ``ASYNC_GEN_WRAP; YIELD_VALUE`` (3.12+: ``INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP``)
+    -> ``YIELD_VALUE``; and YIELD_VALUE's argument (3.12+) is dropped."""
+    doomed = []
+    for op in func.ops:
+        if op.name == "ASYNC_GEN_WRAP" or (op.name == "INTRINSIC_1"
+                                           and op.arg == "INTRINSIC_ASYNC_GEN_WRAP"):
+            doomed.append(op)
+        elif op.name == "YIELD_VALUE":
+            op.arg = None
     remove_ops(func, doomed)
 
 
@@ -424,23 +667,42 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         rename, binary_ops, compare_ops, split_superinstructions, fold_kwnames, drop_noise,
         call_ex_plain, call_ex_null, null_before_global, null_after_global, method_loads,
         drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
-        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, block_stack_handlers,
-        finally_to_py39)
+        drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
+        drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
+        chained_comparisons, assertion_error_loads, backward_conditional_jumps,
+        copied_returns, explicit_returns, copied_loop_returns,
+        block_stack_handlers, finally_to_py39)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 
 #: Which passes each version needs, in order.
 PASSES = {
-    (3, 8): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "finally_to_py39",
-                       "block_stack_handlers"],
-    (3, 9): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers"],
-    (3, 10): _COMMON + ["fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers"],
-    (3, 11): _COMMON + ["fold_kwnames", "call_ex_null", "null_before_global"],
-    (3, 12): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
-                        "null_before_global", "method_loads", "drop_end_for",
-                        "short_circuit_jumps"],
-    (3, 13): _COMMON + ["intrinsics", "class_deref", "fold_kwnames", "call_ex_null",
-                        "null_after_global", "method_loads", "make_function_flags",
-                        "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps"],
+    (3, 8): _COMMON + [
+        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
+        "finally_to_py39", "block_stack_handlers",
+        "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
+        "copied_loop_returns"],
+    (3, 9): _COMMON + [
+        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
+        "block_stack_handlers", "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
+    (3, 10): _COMMON + [
+        "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
+        "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns"],
+    (3, 11): _COMMON + [
+        "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
+        "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",
+        "copied_loop_returns"],
+    (3, 12): ["copied_returns"] + _COMMON + [
+        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
+        "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
+        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns"],
+    (3, 13): ["copied_returns"] + _COMMON + [
+        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
+        "method_loads", "make_function_flags", "fold_function_attributes",
+        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
+        "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
+        "copied_loop_returns"],
 }

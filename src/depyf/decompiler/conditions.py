@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional
 
 from .expressions import DecompileFailure
 
@@ -31,19 +31,42 @@ class Segment:
     jump: object
     #: the segment jumps when its value is this
     sense: bool
+    #: where the jump counts as going, when it lands on one of several equal
+    #: copies of a block (3.10+ copies the closing ``return None``)
+    alias: Optional[int] = None
 
-    #: set when the jump lands on a copy of another segment's target
-    alias: int = -1
 
     @property
     def target(self) -> int:
-        return self.alias if self.alias >= 0 else self.jump.target.index
+        return self.alias if self.alias is not None else self.jump.target.index
 
 
 def parse_chain(segments: List[Segment], fallthrough: int, target: int, cond: bool) -> ast.expr:
     """The expression E such that the chain jumps to ``target`` when E is ``cond``
     and falls through to ``fallthrough`` otherwise."""
     return _parse(segments, 0, len(segments), fallthrough, target, cond)
+
+
+def longest_chain(segments: List[Segment], after: int, accept=None):
+    """The longest prefix of ``segments`` that forms one condition: ``(k, expr, after_k)``
+    where the chain of the first ``k`` segments jumps to ``segments[k-1].target`` when
+    ``expr`` equals that segment's sense and falls through to ``after_k`` otherwise.
+
+    Segments are read greedily; the first of an inner statement's condition
+    (``while a: if b and c: ...``) looks like more of the chain until its jumps
+    are seen to land elsewhere. ``accept(last_segment)`` may rule out a prefix.
+    """
+    for k in range(len(segments), 0, -1):
+        fallthrough = _label(segments, k, after)
+        last = segments[k - 1]
+        if accept is not None and not accept(last):
+            continue
+        try:
+            return k, parse_chain(segments[:k], fallthrough, last.target, last.sense), fallthrough
+        except DecompileFailure:
+            if k == 1:
+                raise
+    raise DecompileFailure("empty condition chain")
 
 
 def _label(segments, k, fallthrough):
@@ -84,7 +107,52 @@ def _boolop(kind, first, rest) -> ast.BoolOp:
 
 
 def negate(expr: ast.expr) -> ast.expr:
-    """``not expr``, folding a double negation."""
+    """``not expr`` for a condition (a jump context), folding a double negation and
+    pushing the ``not`` into an and/or where that leaves fewer (De Morgan's laws
+    change nothing in the jumps).
+
+    The compiler folds ``not (a is b)`` into ``a is not b`` (``in`` likewise),
+    which compiles differently, so a ``not`` that would land on such a comparison
+    is pushed away from it whenever the and/or allows.
+    """
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    return ast.UnaryOp(op=ast.Not(), operand=expr)
+    if _foldable(expr):
+        # What the compiler makes of `not (a is b)` anyway: `a is not b`.
+        flipped = ast.Compare(left=expr.left, ops=[_FLIP[type(expr.ops[0])]()],
+                              comparators=expr.comparators)
+        # (A test of a POP_JUMP_IF_NONE jump compiles back either way.)
+        flipped.none_jump = getattr(expr, "none_jump", False)
+        flipped.folded_not = not getattr(expr, "folded_not", False) and not flipped.none_jump
+        return flipped
+    plain = ast.UnaryOp(op=ast.Not(), operand=expr)
+    if isinstance(expr, ast.BoolOp) and not getattr(expr, "_paren", False):
+        other = ast.Or if isinstance(expr.op, ast.And) else ast.And
+        pushed = ast.BoolOp(op=other(), values=[negate(v) for v in expr.values])
+        if _cost(pushed) <= _cost(plain):
+            return pushed
+    return plain
+
+
+_FOLDABLE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+_FLIP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
+def _foldable(expr) -> bool:
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 \
+        and isinstance(expr.ops[0], _FOLDABLE)
+
+
+def _cost(expr):
+    """(``not``s on a comparison the compiler would fold, ``not``s) in a condition."""
+    if getattr(expr, "folded_not", False):
+        return 1, 1
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        bad, nots = _cost(expr.operand)
+        return bad, nots + 1
+    if isinstance(expr, ast.BoolOp):
+        costs = [_cost(v) for v in expr.values]
+        return sum(c[0] for c in costs), sum(c[1] for c in costs)
+    return 0, 0

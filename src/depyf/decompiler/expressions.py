@@ -18,11 +18,12 @@ Example::
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Callable, Dict, List, Optional
 
-from .values import (BuildClass, ClassValue, Converted, Entered, ExcInfo, FunctionValue,
-                     ImportFromValue, ImportValue, InPlace, Iterator, Null, Placeholder,
-                     SavedLocal, UnpackSlot, UnpackTarget)
+from .values import (BuildClass, ChainLink, ClassValue, Converted, Delegated, Entered, ExcInfo,
+                     FunctionValue, ImportFromValue, ImportValue, InPlace, Iterator, Null,
+                     PendingNamed, Placeholder, SavedLocal, UnpackSlot, UnpackTarget)
 
 
 class DecompileFailure(Exception):
@@ -32,16 +33,26 @@ class DecompileFailure(Exception):
 class Context:
     """What expression building needs from the enclosing decompilation."""
 
-    def __init__(self, code, nested: Callable, kind: str = "function"):
+    def __init__(self, code, nested: Callable, kind: str = "function",
+                 class_name: Optional[str] = None):
         self.code = code
         #: nested(code_record, how) -> decompiled pieces of a nested code object
         self.nested = nested
         self.kind = kind
+        #: the innermost enclosing class, whose name private names are mangled with
+        self.class_name = class_name
 
     def with_kind(self, kind: str) -> "Context":
-        ctx = Context(self.code, self.nested, kind)
+        ctx = Context(self.code, self.nested, kind, self.class_name)
         ctx.implicit_returns = getattr(self, "implicit_returns", set())
         return ctx
+
+    def mangle(self, name: str) -> str:
+        """``name`` as the compiler stores it inside the class (``__x`` -> ``_C__x``)."""
+        owner = (self.class_name or "").lstrip("_")
+        if not owner or not name.startswith("__") or name.endswith("__") or "." in name:
+            return name
+        return "_%s%s" % (owner, name)
 
     @classmethod
     def for_tests(cls):
@@ -49,6 +60,8 @@ class Context:
 
 
 HANDLERS: Dict[str, Callable] = {}
+
+_PUSHES = itertools.count()
 
 
 def handles(*names):
@@ -64,16 +77,14 @@ class StackMachine:
         self.ctx = ctx
         self.stack: List[ast.expr] = list(stack or [])
         self.stmts: List[ast.stmt] = []
-        #: targets of a chained assignment waiting for the last store
-        self.chain: Dict[int, List[ast.expr]] = {}
         self.start_line: Optional[int] = None
         #: the target of the last store of a ``with`` item's entered value
         self.last_target = None
-        #: stack depth when the current statement began
-        self.stmt_base = len(self.stack)
-        #: (target, value) of `a, b = x, y` stores waiting for the last one
-        self.parallel: List[tuple] = []
-        self.pushes = 0
+        #: stack depth at the start: values above it belong to an unfinished expression
+        self.base = len(self.stack)
+        #: (target, value) pairs of a tuple assignment whose values were all
+        #: evaluated before the first store (``a, b = x, y`` without a tuple)
+        self.multi: List[tuple] = []
 
     # -- driving --------------------------------------------------------------
 
@@ -83,14 +94,13 @@ class StackMachine:
             raise DecompileFailure("no expression rule for %s" % op.name)
         if self.start_line is None:
             self.start_line = op.line
-            self.stmt_base = len(self.stack)
         handler(self, op)
 
     def push(self, node: ast.expr, op=None) -> None:
         if op is not None and getattr(node, "lineno", None) is None:
             node.lineno = op.line
-        self.pushes += 1
-        node.push_order = self.pushes
+        if getattr(node, "_seq", None) is None:
+            node._seq = next(_PUSHES)      # evaluation order, for tuple assignments
         self.stack.append(node)
 
     def pop(self) -> ast.expr:
@@ -133,6 +143,13 @@ def finish(m: StackMachine, node) -> ast.expr:
     if isinstance(node, Iterator):
         return ast.Call(func=ast.Name(id="iter", ctx=ast.Load()), args=[finish(m, node.iterable)],
                         keywords=[])
+    if isinstance(node, PendingNamed):
+        value = finish(m, node.value)
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                raise DecompileFailure("assignment expression to a non-name")
+            value = ast.NamedExpr(target=target, value=value)
+        return value
     if isinstance(node, Placeholder):
         raise DecompileFailure("%s used as a value" % type(node).__name__)
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -140,8 +157,17 @@ def finish(m: StackMachine, node) -> ast.expr:
         node.elts = [finish(m, e) if isinstance(e, Placeholder) else e for e in node.elts]
     elif isinstance(node, ast.Call):
         # ...and calls their function argument until a decorator use claims it.
-        node.args = [finish(m, a) if isinstance(a, Placeholder) else a for a in node.args]
+        node.args = [finish(m, a) if isinstance(a, Placeholder) or _decorated(a) else a
+                     for a in node.args]
     return node
+
+
+def _decorated(node) -> bool:
+    """A function or class value, possibly under decorator calls not yet claimed
+    by a ``def``/``class`` statement."""
+    while isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    return isinstance(node, (FunctionValue, ClassValue))
 
 
 def load(name: str) -> ast.Name:
@@ -207,7 +233,9 @@ def _load_super_attr(m, op):
 
 @handles("LOAD_ASSERTION_ERROR")
 def _load_assertion_error(m, op):
-    m.push(load("AssertionError"), op)
+    node = load("AssertionError")
+    node.assertion = True       # what an `assert` raises, not the builtin name
+    m.push(node, op)
 
 
 @handles("LOAD_BUILD_CLASS")
@@ -223,9 +251,12 @@ def _pop_top(m, op):
     if isinstance(value, ImportValue):
         if value.fromlist is not None:
             m.emit(_import_from_statement(value), op)
+        else:
+            m.start_line = None     # the tail of an import statement already emitted
         return
     if isinstance(value, (ImportFromValue, Null, Iterator)):
         # An iterator is dropped when break/return leaves its for loop.
+        m.start_line = None
         return
     if isinstance(value, UnpackSlot):
         raise DecompileFailure("discarded unpack slot")
@@ -321,11 +352,17 @@ def _unary(m, op):
     m.push(ast.UnaryOp(op=UNARY[op.name](), operand=m.value(m.pop())), op)
 
 
-@handles("COMPARE_OP")
+@handles("COMPARE_OP", "COMPARE_LINK")
 def _compare(m, op):
     right = m.value(m.pop())
-    left = m.value(m.pop())
-    m.push(ast.Compare(left=left, ops=[COMPARE[op.arg]()], comparators=[right]), op)
+    left = m.pop()
+    if isinstance(left, ChainLink):
+        node = left.compare
+        node.ops.append(COMPARE[op.arg]())
+        node.comparators.append(right)
+    else:
+        node = ast.Compare(left=m.value(left), ops=[COMPARE[op.arg]()], comparators=[right])
+    m.push(ChainLink(node) if op.name == "COMPARE_LINK" else node, op)
 
 
 @handles("BINARY_SUBSCR")
@@ -459,14 +496,19 @@ def _list_to_tuple(m, op):
 @handles("BUILD_TUPLE_UNPACK", "BUILD_LIST_UNPACK", "BUILD_SET_UNPACK",
          "BUILD_TUPLE_UNPACK_WITH_CALL")
 def _build_unpack(m, op):
+    kind = {"BUILD_LIST_UNPACK": ast.List, "BUILD_SET_UNPACK": ast.Set}.get(op.name, ast.Tuple)
     parts = [v if isinstance(v, (ast.Tuple, ast.List)) else m.value(v) for v in m.popn(op.arg)]
+    # Runs of plain items come as displays of the result's kind; a starred display
+    # of that kind (`*(a,)`) looks the same, but the unpacking op is only used
+    # when something is starred.
+    runs = [p for p in parts if type(p) is kind]
+    starred_display = runs[-1] if len(runs) == len(parts) else None
     elts = []
     for part in parts:
-        if isinstance(part, (ast.Tuple, ast.List, ast.Set)):
+        if type(part) is kind and part is not starred_display:
             elts.extend(part.elts)
         else:
-            elts.append(ast.Starred(value=part, ctx=ast.Load()))
-    kind = {"BUILD_LIST_UNPACK": ast.List, "BUILD_SET_UNPACK": ast.Set}.get(op.name, ast.Tuple)
+            elts.append(ast.Starred(value=m.value(part), ctx=ast.Load()))
     node = kind(elts=elts) if kind is ast.Set else kind(elts=elts, ctx=ast.Load())
     m.push(node, op)
 
@@ -581,7 +623,7 @@ def _call(m, op):
 
 
 def _arg(m, node):
-    if isinstance(node, (FunctionValue, ClassValue)):
+    if _decorated(node):
         return node          # kept so a decorator call can see what it wraps
     return m.value(node)
 
@@ -604,15 +646,21 @@ def _call_ex(m, op):
     func, extra = _callable(m, slots, [])
     if extra:
         raise DecompileFailure("CALL_FUNCTION_EX with a bound argument")
-    if isinstance(args, ast.Tuple):
+    if isinstance(args, ast.Tuple) and (isinstance(func, BuildClass) or not args.elts or any(
+            isinstance(e, ast.Starred) for e in args.elts)):
         positional = list(args.elts)
-    elif isinstance(args, ast.Constant) and isinstance(args.value, tuple):
+    elif isinstance(args, ast.Constant) and isinstance(args.value, tuple) \
+            and isinstance(func, BuildClass):
         positional = [const(v) for v in args.value]
     else:
+        # f(*x), and f(*(a, b)): a call with only plain arguments needs no tuple
         positional = [ast.Starred(value=m.value(args), ctx=ast.Load())]
     keywords = []
     if kwargs is not None:
-        if isinstance(kwargs, ast.Dict):
+        if isinstance(kwargs, ast.Dict) and all(k is not None for k in kwargs.keys):
+            # f(**{...}): keywords alone would not need the dict
+            keywords.append(ast.keyword(arg=None, value=kwargs))
+        elif isinstance(kwargs, ast.Dict):
             for k, v in zip(kwargs.keys, kwargs.values):
                 if k is None:
                     keywords.append(ast.keyword(arg=None, value=v))
@@ -666,33 +714,50 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
         if not (isinstance(target, ast.Name) and target.id == value.name):
             raise DecompileFailure("saved comprehension local stored elsewhere")
         return
-    if m.stack and m.stack[-1] is value:
-        # `a = b = v`: the same value stays below for the next target.
-        m.chain.setdefault(id(value), []).append(target)
+    _assign_value(m, target, value, op)
+
+
+def _assign_value(m, target, value, op) -> None:
+    """The last step of every store: a chained or tuple assignment in progress,
+    or one statement."""
+    if _keep_copy(m, value, target):
         return
-    if m.parallel or (len(m.stack) > m.stmt_base and _plain(m.stack[-1]) and _plain(value)
-                      and id(value) not in m.chain):
-        # `a, b = x, y` evaluates both values first, then stores (SWAP/ROT between).
-        m.parallel.append((getattr(value, "push_order", 0), target, value))
-        if len(m.stack) > m.stmt_base:
-            return
-        # Source order is the order the values were pushed in; the stores may
-        # come in another (ROTs and SWAPs, or SWAPs the compiler removed).
-        m.parallel.sort(key=lambda item: item[0])
-        targets = [t for _, t, _ in m.parallel]
-        values = [m.value(v) for _, _, v in m.parallel]
-        m.parallel = []
-        m.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
-                          value=ast.Tuple(elts=values, ctx=ast.Load())), op)
+    targets = [target]
+    if isinstance(value, PendingNamed):
+        targets = value.targets + targets
+        value = value.value
+    if m.multi or (len(targets) == 1 and _values_pending(m)):
+        m.multi.append((target, value))
+        if not _values_pending(m):
+            # Values in the order they were evaluated; each pairs with its target.
+            pairs = sorted(m.multi, key=lambda p: getattr(p[1], "_seq", 0))
+            m.multi = []
+            m.emit(ast.Assign(targets=[ast.Tuple(elts=[t for t, _ in pairs], ctx=ast.Store())],
+                              value=ast.Tuple(elts=[m.value(v) for _, v in pairs],
+                                              ctx=ast.Load())), op)
         return
-    targets = m.chain.pop(id(value), []) + [target]
     statement = _assignment(m, targets, value, op)
     m.emit(statement, op)
 
 
-def _plain(node) -> bool:
-    """An ordinary expression (not an iterator, exception state, or the like)."""
-    return not isinstance(node, Placeholder) or isinstance(node, (FunctionValue, InPlace))
+def _values_pending(m) -> bool:
+    """Values of the statement still on the stack: more stores will take them."""
+    pending = m.stack[m.base:]
+    return bool(pending) and all(
+        not isinstance(v, Placeholder) or isinstance(v, (FunctionValue, ClassValue))
+        for v in pending)
+
+
+def _keep_copy(m, value, target) -> bool:
+    """A store of a value whose copy stays on the stack (``a = b = v`` or ``(a := v)``)
+    marks that copy; the next use decides which it was."""
+    if not (m.stack and m.stack[-1] is value):
+        return False
+    if isinstance(value, PendingNamed):
+        value.targets.append(target)
+    else:
+        m.stack[-1] = PendingNamed(value, [target])
+    return True
 
 
 def _assignment(m, targets, value, op):
@@ -719,21 +784,13 @@ def _definition(m, target, value):
             and isinstance(inner.args[0], (FunctionValue, ClassValue, ast.Call)):
         decorators.append(inner.func)
         inner = inner.args[0]
-    if isinstance(inner, ClassValue) and _same_name(inner.name, target.id):
+    if isinstance(inner, ClassValue) and m.ctx.mangle(inner.name) == target.id:
         return m.ctx.nested(inner, ("class", decorators))
-    if isinstance(inner, FunctionValue) and _same_name(inner.code.name, target.id):
+    if isinstance(inner, FunctionValue) and m.ctx.mangle(inner.code.name) == target.id:
         return m.ctx.nested(inner, ("def", decorators))
     if decorators:
         return None
     return None
-
-
-def _same_name(defined: str, stored: str) -> bool:
-    """``def __f`` inside ``class C`` is stored as ``_C__f`` (private name mangling)."""
-    if defined == stored:
-        return True
-    return (defined.startswith("__") and not defined.endswith("__") and stored.startswith("_")
-            and stored.endswith(defined) and not stored.startswith("__"))
 
 
 def _fill_slot(m, slot: UnpackSlot, target, op):
@@ -748,12 +805,10 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     value = owner.value
     if isinstance(value, _ForTarget):
         value.target = tuple_target
+        if m.stack and m.stack[-1] is value:
+            m.pop()          # it stayed on the stack while the target filled
         return
-    if m.stack and m.stack[-1] is value:
-        m.chain.setdefault(id(value), []).append(tuple_target)
-        return
-    targets = m.chain.pop(id(value), []) + [tuple_target]
-    m.emit(ast.Assign(targets=targets, value=m.value(value)), op)
+    _assign_value(m, tuple_target, value, op)
 
 
 class _ForTarget(Placeholder):
@@ -805,11 +860,51 @@ def _store_attr(m, op):
 def _store_subscr(m, op):
     index = m.value(m.pop())
     obj = m.value(m.pop())
+    if _annotation_store(m, obj, index, op):
+        return
     target = ast.Subscript(value=obj, slice=index, ctx=ast.Store())
     if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
         m.pop().target = target
         return
     store(m, target, op)
+
+
+CO_FUTURE_ANNOTATIONS = 0x1000000
+
+
+def annotation_expr(code, node):
+    """An annotation as written: under ``from __future__ import annotations`` the
+    compiler stores the source text, which we parse back."""
+    flags = getattr(code, "flags", 0) or 0
+    if flags & CO_FUTURE_ANNOTATIONS and isinstance(node, ast.Constant) \
+            and isinstance(node.value, str):
+        try:
+            return ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return node
+    return node
+
+
+def _annotation_store(m, obj, index, op) -> bool:
+    """``ann; LOAD_NAME __annotations__; LOAD_CONST 'x'; STORE_SUBSCR`` in a module
+    or class body is ``x: ann``; right after ``x = v`` it is ``x: ann = v``."""
+    if not (m.ctx.kind in ("module", "class") and isinstance(obj, ast.Name)
+            and obj.id == "__annotations__" and isinstance(index, ast.Constant)
+            and isinstance(index.value, str) and index.value.isidentifier()):
+        return False
+    annotation = annotation_expr(m.ctx.code, m.value(m.pop()))
+    name = index.value
+    target = ast.Name(id=name, ctx=ast.Store())
+    prev = m.stmts[-1] if m.stmts else None
+    if isinstance(prev, ast.Assign) and len(prev.targets) == 1 \
+            and isinstance(prev.targets[0], ast.Name) and prev.targets[0].id == name:
+        node = ast.AnnAssign(target=target, annotation=annotation, value=prev.value, simple=1)
+        node.lineno = prev.lineno
+        m.stmts[-1] = node
+        m.start_line = None
+        return True
+    m.emit(ast.AnnAssign(target=target, annotation=annotation, value=None, simple=1), op)
+    return True
 
 
 @handles("STORE_SLICE")
@@ -930,7 +1025,9 @@ def _return(m, op):
     value = m.value(m.pop())
     node = ast.Return(value=value)
     # The compiler's own `return None` shares the line of the statement before it.
-    node.implicit = op.index in getattr(m.ctx, "implicit_returns", ())
+    node.implicit = op.index in getattr(m.ctx, "implicit_returns", ()) and op.arg != "copied"
+    #: a branch of `return a if t else b` (the compiler copied the return into it)
+    node.copied = op.arg == "copied"
     m.emit(node, op)
 
 
@@ -938,12 +1035,42 @@ def _return(m, op):
 def _raise(m, op):
     cause = m.value(m.pop()) if op.arg >= 2 else None
     exc = m.value(m.pop()) if op.arg >= 1 else None
-    m.emit(ast.Raise(exc=exc, cause=cause), op)
+    if op.arg == 1 and getattr(exc, "assertion", False):
+        # `assert False`; under a condition the walker makes it `assert c`.
+        m.emit(ast.Assert(test=const(False), msg=None), op)
+    elif op.arg == 1 and isinstance(exc, ast.Call) and getattr(exc.func, "assertion", False) \
+            and len(exc.args) == 1 and not exc.keywords:
+        m.emit(ast.Assert(test=const(False), msg=exc.args[0]), op)
+    else:
+        m.emit(ast.Raise(exc=exc, cause=cause), op)
 
 
 @handles("YIELD_VALUE")
 def _yield(m, op):
     m.push(ast.Yield(value=m.value(m.pop())), op)
+
+
+@handles("GET_AWAITABLE")
+def _get_awaitable(m, op):
+    m.push(Delegated(m.value(m.pop()), ast.Await), op)
+
+
+@handles("GET_YIELD_FROM_ITER")
+def _get_yield_from_iter(m, op):
+    m.push(Delegated(m.value(m.pop()), ast.YieldFrom), op)
+
+
+@handles("YIELD_FROM")
+def _yield_from(m, op):
+    sent = m.pop()
+    source = m.pop()
+    if not (isinstance(sent, ast.Constant) and sent.value is None) \
+            or not isinstance(source, Delegated):
+        raise DecompileFailure("YIELD_FROM without GET_AWAITABLE / GET_YIELD_FROM_ITER")
+    if source.node_type is ast.Await and getattr(source.value, "awaited", False):
+        m.push(source.value, op)        # an async comprehension's implicit await
+        return
+    m.push(source.node_type(value=source.value), op)
 
 
 @handles("PRINT_EXPR")

@@ -11,7 +11,7 @@ import ast
 from typing import List, Optional
 
 from ..bytecode.normalize import normalize
-from .expressions import Context, DecompileFailure
+from .expressions import Context, DecompileFailure, annotation_expr
 from .structure import Walker
 from .comprehensions import build_comprehension
 from .values import ClassValue, FunctionValue
@@ -31,30 +31,50 @@ _CLASS_EPILOGUE = {"__static_attributes__", "__classcell__"}
 
 
 class CodeDecompiler:
-    def __init__(self, code, kind: str = "function", on_failure=None):
+    def __init__(self, code, kind: str = "function", on_failure=None,
+                 class_name: Optional[str] = None):
         self.code = code
         self.kind = kind
         self.on_failure = on_failure
+        #: the innermost enclosing class (its own name for a class body)
+        self.class_name = class_name
 
     def statements(self) -> List[ast.stmt]:
         func = self.func = normalize(self.code)
-        ctx = Context(self.code, self.nested, self.kind)
+        ctx = Context(self.code, self.nested, self.kind, self.class_name)
         try:
-            stmts = Walker(func, ctx).body()
+            walker = Walker(func, ctx)
+            stmts = walker.body()
+            if walker.dead_return_tail():
+                stmts = _else_before_dead_return(stmts)
         except _RECOVERABLE as e:
             # Anything unexpected in structuring one code object sends just that
             # object to the fallback; valid bytecode never makes decompile() raise.
             if self.on_failure is None:
                 raise
-            return self.on_failure(self.code, e)
+            return self.declarations() + self.on_failure(self.code, e) + self._kind_keepers()
         if self.kind in ("module", "class"):
             # Neither can hold a return statement: every one is the compiler's.
             stmts = _without_returns(stmts)
+        elif self.kind == "lambda":
+            pass        # a lambda's return is its body
         else:
-            stmts = _drop_implicit_return(stmts)
+            stmts = _bare_returns(_drop_implicit_return(_fold_copied_returns(stmts)))
         if self.kind == "module":
             stmts = _module_docstring(stmts)
         return self.declarations() + stmts
+
+    def _kind_keepers(self) -> List[ast.stmt]:
+        """Unreached statements after a fallback body that keep what the enclosing
+        code depends on: the free variables it closes over (so the parent still
+        makes those cells, ``__class__`` included) and, for a generator, a yield."""
+        out = []
+        if self.kind != "module" and self.code.freevars:
+            names = [ast.Name(id=v, ctx=ast.Load()) for v in self.code.freevars]
+            out.append(ast.Expr(value=ast.Tuple(elts=names, ctx=ast.Load())))
+        if self.kind == "function" and self.code.flags & (CO_GENERATOR | CO_ASYNC_GENERATOR):
+            out.append(ast.Expr(value=ast.Yield(value=None)))
+        return out
 
     def declarations(self) -> List[ast.stmt]:
         """``global``/``nonlocal`` statements the bytecode implies."""
@@ -76,8 +96,8 @@ class CodeDecompiler:
 
     # -- nested code objects ---------------------------------------------------------------
 
-    def child(self, code, kind):
-        return CodeDecompiler(code, kind, self.on_failure)
+    def child(self, code, kind, class_name=None):
+        return CodeDecompiler(code, kind, self.on_failure, class_name or self.class_name)
 
     def nested(self, value, how):
         if how == "lambda":
@@ -93,15 +113,15 @@ class CodeDecompiler:
     def lambda_expr(self, value: FunctionValue) -> ast.Lambda:
         if value.code.name != "<lambda>":
             raise DecompileFailure("function %s used as a value" % value.code.name)
-        body = self.child(value.code, "lambda").statements()
-        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-            if len(body) == 1 and isinstance(body[0], ast.Expr) and \
-                    isinstance(body[0].value, (ast.Yield, ast.YieldFrom)):
-                expr = body[0].value
-            else:
-                raise DecompileFailure("lambda body is not one expression")
-        else:
-            expr = body[0].value
+        child = CodeDecompiler(value.code, "lambda", None, self.class_name)
+        try:
+            expr = _lambda_body(child.statements())
+        except DecompileFailure as e:
+            if self.on_failure is None:
+                raise
+            # Keep the failure to this lambda, as a failing def keeps it to its body.
+            expr = _raising_expression("depyf could not decompile %s: %s"
+                                       % (value.code.qualname, e))
         return ast.Lambda(args=arguments(value), body=expr)
 
     def function_def(self, value: FunctionValue, decorators) -> ast.stmt:
@@ -120,7 +140,7 @@ class CodeDecompiler:
 
     def class_def(self, value: ClassValue, decorators) -> ast.ClassDef:
         code = value.function.code
-        body = self.child(code, "class").statements()
+        body = self.child(code, "class", value.name).statements()
         body = _strip_class_boilerplate(body)
         node = ast.ClassDef(name=value.name, bases=value.bases, keywords=value.keywords,
                             body=body or [ast.Pass()], decorator_list=list(decorators))
@@ -130,7 +150,43 @@ class CodeDecompiler:
     def comprehension(self, value: FunctionValue, iterable) -> ast.expr:
         code = value.code
         body = self.child(code, "comprehension").statements()
-        return build_comprehension(code.name, body, iterable)
+        node = build_comprehension(code.name, body, iterable)
+        # Calling an asynchronous list/set/dict comprehension gives a coroutine
+        # the enclosing code awaits; the source has no `await` for it.
+        node.awaited = bool(code.flags & CO_COROUTINE)
+        return node
+
+
+def _lambda_body(body) -> ast.expr:
+    """The expression a lambda's statements return: ``return e``; ``yield`` (whose
+    value the lambda returns); ``if c: return a`` / ``else: return b`` (or the
+    return after the if) as ``a if c else b``."""
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    if len(body) == 1 and isinstance(body[0], ast.Expr) and \
+            isinstance(body[0].value, (ast.Yield, ast.YieldFrom, ast.Await)):
+        return body[0].value
+    if body and isinstance(body[0], ast.If):
+        first = body[0]
+        rest = first.orelse if first.orelse else body[1:]
+        if first.orelse and len(body) != 1:
+            raise DecompileFailure("lambda body is not one expression")
+        return ast.IfExp(test=first.test, body=_lambda_body(first.body),
+                         orelse=_lambda_body(rest))
+    raise DecompileFailure("lambda body is not one expression")
+
+
+def _raising_expression(message: str) -> ast.expr:
+    """An expression that raises NotImplementedError(message) when evaluated."""
+    gen = ast.GeneratorExp(
+        elt=ast.Name(id="_", ctx=ast.Load()),
+        generators=[ast.comprehension(target=ast.Name(id="_", ctx=ast.Store()),
+                                      iter=ast.Tuple(elts=[], ctx=ast.Load()), ifs=[],
+                                      is_async=0)])
+    exc = ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()),
+                   args=[ast.Constant(value=message)], keywords=[])
+    return ast.Call(func=ast.Attribute(value=gen, attr="throw", ctx=ast.Load()),
+                    args=[exc], keywords=[])
 
 
 # -- pieces of a function signature ------------------------------------------------------------
@@ -199,7 +255,7 @@ def _annotation(value: FunctionValue, name: str) -> Optional[ast.expr]:
         raise DecompileFailure("annotations are not a dict or tuple")
     for key, val in pairs:
         if isinstance(key, ast.Constant) and key.value == name:
-            return val
+            return annotation_expr(value.code, val)
     return None
 
 
@@ -215,12 +271,75 @@ def _drop_implicit_return(stmts, top=True):
     if not stmts:
         return stmts
     last = stmts[-1]
-    if isinstance(last, ast.Return) and _is_none(last.value) and (top or last.implicit):
+    if isinstance(last, ast.Return) and _is_none(last.value) and getattr(last, "implicit", top):
         return stmts[:-1]
     if isinstance(last, ast.If):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
         last.orelse = _drop_implicit_return(last.orelse, False)
     return stmts
+
+
+def _fold_copied_returns(stmts):
+    """``if t: return a`` + ``return b`` where the compiler copied the return into
+    the branches of one expression (3.12+ shows it) is ``return a if t else b``."""
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(
+                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                setattr(stmt, field, _fold_copied_returns(inner))
+    out = list(stmts)
+    while True:
+        last = out[-1] if out else None
+        if isinstance(last, ast.If) and len(last.body) == 1 and len(last.orelse) == 1:
+            first, second, test, cut = last.body[0], last.orelse[0], last.test, 1
+        elif len(out) >= 2 and isinstance(out[-2], ast.If) and len(out[-2].body) == 1 \
+                and not out[-2].orelse:
+            first, second, test, cut = out[-2].body[0], last, out[-2].test, 2
+        else:
+            return out
+        if not (isinstance(first, ast.Return) and isinstance(second, ast.Return)
+                and first.value is not None and second.value is not None
+                and (getattr(first, "copied", False) or getattr(second, "copied", False))):
+            return out
+        node = ast.Return(value=ast.IfExp(test=test, body=first.value, orelse=second.value))
+        node.lineno = out[-cut].lineno
+        node.copied = False      # an outer fold needs its own branch's copied return
+        node.implicit = False
+        out[-cut:] = [node]
+
+
+def _bare_returns(stmts):
+    """``return None`` as ``return`` (the same code; the only form an async
+    generator allows)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return) and _is_none(stmt.value):
+            stmt.value = None
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(
+                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                _bare_returns(inner)
+    return stmts
+
+
+def _else_before_dead_return(stmts):
+    """``if c: return a`` then ``return b`` at the end of a body compile alike, except
+    that (up to 3.9) the if/else leaves the compiler's closing return behind: when
+    it is there, the trailing statements were the else branch."""
+    for k in range(len(stmts) - 2, -1, -1):
+        stmt = stmts[k]
+        if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                and isinstance(stmt.body[-1], _TERMINAL_STMTS) \
+                and isinstance(stmts[-1], ast.Return):
+            stmt.orelse = stmts[k + 1:]
+            return stmts[:k + 1]
+        if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            break
+    return stmts
+
+
+_TERMINAL_STMTS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
 def _without_returns(stmts):

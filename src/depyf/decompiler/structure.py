@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .conditions import Segment, negate, parse_chain
+from .conditions import Segment, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
 from .exceptions import Regions, names, try_statement, with_statement
@@ -37,8 +37,15 @@ class Loop:
     header: int          # where `continue` goes
     exit: int            # where `break` goes
     extra_continue: Optional[int] = None   # 3.10+ inverted while: the body start
+    top: Optional[int] = None              # 3.10+ inverted while: the top test (`continue`)
     iterator: bool = False                 # a for loop keeps its iterator on the stack
     break_target: Optional[int] = None     # past the else clause, when there is one
+    body_end: Optional[int] = None         # where the body's ops end (exclusive)
+
+    @property
+    def continues(self):
+        """Where a jump starts the next iteration."""
+        return {t for t in (self.header, self.extra_continue, self.top) if t is not None}
 
 
 class Walker:
@@ -61,7 +68,7 @@ class Walker:
         self.back_targets = {}
         for op in self.ops:
             if op.target is not None and op.target.index <= op.index and \
-                    (op.index in self.normal) == (op.target.index in self.normal):
+                    not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
         self._check_handlers()
         ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
@@ -82,6 +89,11 @@ class Walker:
         return (len(names) >= 4 and names[:3] == ["SWAP", "POP_TOP", "SWAP"]
                 and all(n == "STORE_FAST" for n in names[3:]))
 
+    def _handler_exit(self, op) -> bool:
+        """A jump from handler code back to normal code (to after its try)."""
+        return (op.index in self.reachable and op.index not in self.normal
+                and op.target.index in self.normal)
+
     def _reachable(self, with_handlers: bool):
         """Ops control flow reaches from the entry (through handlers, if asked)."""
         seen = set()
@@ -99,6 +111,14 @@ class Walker:
                     break
                 i += 1
         return seen
+
+    def dead_return_tail(self) -> bool:
+        """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
+        jump (since removed) led to the end: the last statement was not a return."""
+        n = self.n
+        return n >= 2 and self.ops[-1].name == "RETURN_VALUE" and \
+            self.ops[-2].name == "LOAD_CONST" and self.ops[-2].arg is None and \
+            (n - 2) not in self.reachable and (n - 1) not in self.reachable
 
     # -- entry ---------------------------------------------------------------------------
 
@@ -163,7 +183,8 @@ class Walker:
         if name == "JUMP":
             return self.jump(m, i, hi)
         if name == "FOR_ITER":
-            raise DecompileFailure("FOR_ITER outside a loop header")
+            # A for loop whose body never comes back (it always returns or breaks).
+            return self.for_loop(m, i, i, hi)
         m.step(op)
         return i + 1
 
@@ -207,17 +228,18 @@ class Walker:
         return m.stmts
 
     def _is_current_header(self, i: int) -> bool:
-        return any(loop.header == i or loop.extra_continue == i for loop in self.loops)
+        return any(i in loop.continues for loop in self.loops)
 
     # -- jumps that leave a block ---------------------------------------------------------
 
     def jump(self, m: StackMachine, i: int, hi: int) -> int:
         target = self.ops[i].target.index
         for loop in reversed(self.loops):
-            if target == loop.header or target == loop.extra_continue:
+            if target in loop.continues:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
-            if target == loop.exit or self._past_loop_else(loop, target):
+            if target == loop.exit or self._past_loop_else(loop, target) \
+                    or self._break_threaded(target):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -225,6 +247,19 @@ class Walker:
             # The end of an if-branch jumping over its else; the caller handles it.
             return i + 1
         raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
+
+    def _break_threaded(self, target: int) -> bool:
+        """A ``break`` whose jump the compiler sent on to where the loop's end leads:
+        the next iteration of the enclosing loop, or past its end."""
+        if len(self.loops) < 2:
+            return False
+        inner, outer = self.loops[-1], self.loops[-2]
+        if target not in outer.continues and target not in (outer.exit, outer.break_target):
+            return False
+        end = inner.break_target if inner.break_target is not None else inner.exit
+        nxt = self.ops[end] if end < self.n else None
+        return (nxt is not None and nxt.name == "JUMP" and nxt.target.index == target) \
+            or (end == outer.body_end and target in outer.continues)
 
     def _past_loop_else(self, loop: Loop, target: int) -> bool:
         return getattr(loop, "break_target", None) == target
@@ -251,18 +286,22 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            jump = self.ops[j]
-            value = sub.value(sub.pop())
-            sense = CONDITIONAL[jump.name]
-            if sense is None:
-                is_none = jump.name == "POP_JUMP_IF_NONE"
-                value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
-                                    comparators=[ast.Constant(value=None)])
-                sense = True
-            segments.append(Segment(value, seg_start, jump, sense))
+            segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
             start = j + 1
             if segments and not self._chain_continues(segments, start, hi):
                 return segments, start
+
+    @staticmethod
+    def _segment(value, start, jump) -> Segment:
+        """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
+        sense = CONDITIONAL[jump.name]
+        if sense is None:
+            is_none = jump.name == "POP_JUMP_IF_NONE"
+            value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
+                                comparators=[ast.Constant(value=None)])
+            value.none_jump = True
+            sense = True
+        return Segment(value, start, jump, sense)
 
     def _chain_continues(self, segments, nxt: int, hi: int) -> bool:
         # Another segment belongs to this chain only while some earlier jump
@@ -289,39 +328,35 @@ class Walker:
         return False
 
     def conditional(self, m: StackMachine, i: int, hi: int) -> int:
+        test, after, target, line = self._read_condition(m, i, hi)
+        return self.if_statement(m, test, after, target, hi, line)
+
+    def _read_condition(self, m: StackMachine, i: int, hi: int):
+        """The condition whose first jump is at ``i``: (test, where the true branch
+        starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
-        first_value = m.value(m.pop())
         jump = self.ops[i]
-        sense = CONDITIONAL[jump.name]
-        if sense is None:
-            first_value = ast.Compare(left=first_value,
-                                      ops=[ast.Is() if jump.name == "POP_JUMP_IF_NONE" else ast.IsNot()],
-                                      comparators=[ast.Constant(value=None)])
-            sense = True
-        segments = [Segment(first_value, i, jump, sense)]
+        segments = [self._segment(m.value(m.pop()), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi)
             segments += more
         else:
             after = i + 1
+        self._merge_copied_targets(segments)
+        copies = {s.target for s in segments if self._is_return_none_copy(s.target)}
+        if len(copies) > 1:
+            for s in segments:
+                if s.target in copies:
+                    s.alias = min(copies)
+        k, test, after = longest_chain(segments, after)
+        segments = segments[:k]
+        last = segments[-1]
+        target = last.target
         line = m.start_line if m.start_line is not None else jump.line
         m.start_line = None
-        self._merge_copied_targets(segments)
-        # The longest prefix of segments that forms one condition; what follows is
-        # then the body (e.g. a nested `if` right at the start of the body).
-        for n in range(len(segments), 0, -1):
-            after_n = segments[n].start if n < len(segments) else after
-            last = segments[n - 1]
-            try:
-                test = parse_chain(segments[:n], after_n, last.target, last.sense)
-            except DecompileFailure:
-                if n == 1:
-                    raise
-                continue
-            break
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
-        return self.if_statement(m, test, after_n, last.target, hi, line)
+        return test, after, target, line
 
     def _tail_key(self, t: int):
         """The ops of a short block ending in return/raise (3.10+ copies such
@@ -347,8 +382,21 @@ class Walker:
                 seg.alias = last.target
 
     def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
+        end = self._assert(m, test, then_start, else_start, hi, line)
+        if end is not None:
+            return end
         for loop in reversed(self.loops):
-            if else_start in (loop.header, loop.extra_continue) and else_start < then_start:
+            nxt = self.ops[else_start] if else_start < self.n else None
+            # (A jump to the top test of a bottom-tested while is always `continue`.)
+            if (else_start in loop.continues and else_start < then_start
+                    or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
+                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi):
+                # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
+                body = self.block(then_start, hi, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                return hi
+            if else_start in loop.continues and else_start < then_start:
                 # `if not test: continue` folded into one backward jump
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
@@ -364,18 +412,40 @@ class Walker:
             end = self.inverted_while(m, test, then_start, else_start, line)
             if end is not None:
                 return end
+        if else_start > hi and hi - 1 > then_start and self.ops[hi - 1].name == "JUMP" \
+                and self.ops[hi - 1].target.index == else_start:
+            # The block ends in the jump over an else (up to 3.9 unreached after a
+            # return); a jump straight to its target ends the block the same way.
+            else_start = hi - 1
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block")
+        if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
+            end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
+            if end is not None:
+                return end
         then_end = else_start
         else_end = else_start
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
-        if last is not None and last.name == "JUMP" and last.target.index > else_start \
+        if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
+                and self._continues_at_body_end(last, hi) \
+                and not self._jumped_to(else_start, then_start, else_start - 1):
+            # `if c: A else: B` ending a loop body: A ends with the jump to the next
+            # iteration (as `continue` would), B runs to the body's end.
+            then_end = else_start - 1
+            else_end = hi
+        elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)
         elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.
             else_end = hi
+        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+            dead = self._dead_jump_after(else_start, hi)
+            if dead is not None:
+                # Up to 3.9 the jump over an else survives (unreached) when it was
+                # also a jump target: the else ends where it stands.
+                else_end = dead
         # A conditional expression leaves one value in each branch.
         value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
         if value is not None:
@@ -387,11 +457,125 @@ class Walker:
         m.stmts.append(_at(node, line))
         return else_end
 
+    def _assert(self, m, test, then_start, else_start, hi, line):
+        """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``
+        is ``assert c, msg`` (L may be where the code after the raise leads: the
+        next iteration of a loop)."""
+        if self.ops[then_start].name != "LOAD_ASSERTION_ERROR":
+            return None
+        r = then_start
+        while r < hi and self.ops[r].target is None and self.ops[r].name != "RAISE_VARARGS":
+            r += 1
+        if r >= hi or self.ops[r].name != "RAISE_VARARGS" or self.ops[r].arg != 1:
+            return None
+        after = r + 1
+        if else_start != after:
+            loop = self.loops[-1] if self.loops else None
+            nxt = self.ops[after] if after < self.n else None
+            continues = loop is not None and else_start in loop.continues \
+                and (after == loop.body_end
+                     or (nxt is not None and nxt.name == "JUMP" and nxt.target.index == else_start))
+            if not continues:
+                return None
+        body = self.block(then_start, after, m.stack)
+        if len(body) != 1 or not isinstance(body[0], ast.Assert):
+            return None
+        m.stmts.append(_at(ast.Assert(test=negate(test), msg=body[0].msg), line))
+        return after
+
+    def _ifexp_with_copied_tail(self, m, test, then_start, else_start, hi):
+        """``return (x, a if c else b)``: 3.10+ copies the code after a conditional
+        expression (``BUILD_TUPLE; RETURN_VALUE``) into both branches (and into the
+        branches of one nested in the else). Values already on the stack show it is
+        an expression; run the copied tail once."""
+        end = self._copied_tail_region_end(else_start, hi)
+        if end is None:
+            return None
+        longest = 0
+        while longest < min(else_start - then_start, end - else_start):
+            a, b = self.ops[else_start - 1 - longest], self.ops[end - 1 - longest]
+            if a.name != b.name or a.arg != b.arg or a.target is not None:
+                break
+            longest += 1
+        depth = len(m.stack) + 1
+        for t in range(longest, 0, -1):
+            tail = [(o.name, o.arg) for o in self.ops[else_start - t:else_start]]
+            try:
+                a = self._value_before_tail(m.stack, then_start, else_start, tail, depth)
+                b = a is not None and self._value_before_tail(m.stack, else_start, end, tail,
+                                                              depth)
+            except DecompileFailure:
+                continue
+            if a is None or b is None or b is False:
+                continue
+            m.push(ast.IfExp(test=test, body=a, orelse=b))
+            self.run(m, else_start - t, else_start)
+            return end
+        return None
+
+    def _copied_tail_region_end(self, lo, hi):
+        """Where the else branch of such an expression ends: the first return
+        after every conditional jump in it has landed."""
+        pending = lo
+        for p in range(lo, hi):
+            op = self.ops[p]
+            if op.name in CONDITIONAL:
+                pending = max(pending, op.target.index)
+            elif op.target is not None or op.name == "RAISE_VARARGS":
+                return None
+            elif op.name == "RETURN_VALUE" and p >= pending:
+                return p + 1
+        return None
+
+    def _value_before_tail(self, stack, lo, end, tail, depth):
+        """The value region ``[lo, end)`` computes before its copy of ``tail`` (the
+        stack then ``depth`` deep), conditional expressions inside included."""
+        sub = StackMachine(self.ctx, stack)
+        j = lo
+        t = len(tail)
+        while j < end - t:
+            op = self.ops[j]
+            if op.name in CONDITIONAL:
+                cond, after, target, _ = self._read_condition(sub, j, end)
+                if not (after < target < end):
+                    return None
+                a = self._value_before_tail(sub.stack, after, target, tail, depth)
+                b = a is not None and self._value_before_tail(sub.stack, target, end, tail, depth)
+                if a is None or b is None or b is False:
+                    return None
+                return ast.IfExp(test=cond, body=a, orelse=b)
+            if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+                return None
+            sub.step(op)
+            if sub.stmts:
+                return None
+            j += 1
+        if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
+            return None
+        return sub.value(sub.stack[-1])
+
+    def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
+        """Some op in ``[lo, hi)`` jumps to ``k``."""
+        return any(o.target is not None and o.target.index == k for o in self.ops[lo:hi])
+
+    def _is_return_none_copy(self, k: int) -> bool:
+        return k + 1 < self.n and self.ops[k].name == "LOAD_CONST" and self.ops[k].arg is None \
+            and (k + 1) in self.ctx.implicit_returns
+
+    def _dead_jump_after(self, lo, hi):
+        """An unreached JUMP ending the block ``[lo, hi)`` after a return or raise."""
+        q = hi - 1
+        if q <= lo or q in self.reachable or self.ops[q].name != "JUMP" \
+                or self.ops[q - 1].name not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        return q
+
     def _implicit_return(self, k: int) -> bool:
         """``LOAD_CONST None; RETURN_VALUE`` on the line of a statement that leads to
         it (the compiler's own return, or a copy of it), not a line of its own."""
         op = self.ops[k]
-        if op.name != "RETURN_VALUE" or k < 1 or self.ops[k - 1].name != "LOAD_CONST" \
+        if op.name != "RETURN_VALUE" or op.arg in ("copied", "explicit") or k < 1 \
+                or self.ops[k - 1].name != "LOAD_CONST" \
                 or self.ops[k - 1].arg is not None:
             return False
         if op.line is None:
@@ -400,11 +584,29 @@ class Walker:
         preds = [o for o in self.ops if o.target is load]
         if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
             preds.append(self.ops[k - 2])
-        return any(p.line == op.line for p in preds)
+        if any(p.line == op.line for p in preds):
+            return True
+        # The closing one at the very end (after a loop, say): any line but its own.
+        return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
+
+    def _flows_to_next_iteration(self, loop, hi: int) -> bool:
+        """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
+        if loop.body_end == hi:
+            return True
+        nxt = self.ops[hi] if hi < self.n else None
+        return nxt is not None and nxt.name == "JUMP" \
+            and nxt.target.index in loop.continues
+
+    def _continues_at_body_end(self, op, hi: int) -> bool:
+        """``op`` jumps to the innermost loop's next iteration and ``hi`` ends its body."""
+        if not self.loops:
+            return False
+        loop = self.loops[-1]
+        return loop.body_end == hi and op.target.index in loop.continues
 
     def _is_loop_jump(self, op) -> bool:
         t = op.target.index
-        return any(t in (loop.header, loop.exit, loop.extra_continue, loop.break_target)
+        return any(t in loop.continues or t in (loop.exit, loop.break_target)
                    for loop in self.loops)
 
     def _try_ifexp(self, m, test, then_start, then_end, else_start, else_end):
@@ -449,7 +651,22 @@ class Walker:
         line = m.start_line if m.start_line is not None else header.line
         if header.name == "FOR_ITER":
             return self.for_loop(m, i, latch, hi)
+        end = self._inverted_while_with_continue(m, i, latch, line)
+        if end is not None:
+            return end
         return self.while_loop(m, i, latch, hi, line)
+
+    def _inverted_while_with_continue(self, m, i, latch, line):
+        """3.10+: ``continue`` in a bottom-tested while jumps back to the top test,
+        which makes the top test a jump target as well as the body start."""
+        segments, after, test = self._top_test(m, i, latch)
+        if not segments or after not in self.back_targets \
+                or max(self.back_targets[after]) < latch:
+            return None
+        last = segments[-1]
+        test = test if not last.sense else negate(test)
+        m.start_line = None
+        return self.inverted_while(m, test, after, last.target, line, top=i)
 
     def for_loop(self, m, i, latch, hi) -> int:
         header = self.ops[i]
@@ -460,7 +677,14 @@ class Walker:
         exit_ = header.target.index
         line = header.line
         loop = Loop(header=i, exit=exit_, iterator=True)
-        break_target = self._break_target(i, latch, exit_)
+        # The body runs up to the loop's exit (a last `return` or `break` may follow
+        # the last jump back), less a closing jump back to the header.
+        body_end = max(latch + 1, exit_)
+        last = self.ops[body_end - 1]
+        if last.name == "JUMP" and last.target.index == i:
+            body_end -= 1
+        loop.body_end = body_end
+        break_target = self._break_target(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
@@ -474,14 +698,14 @@ class Walker:
             body_m.push(item)
             j = i + 1
             while item.target is None:
-                if j > latch:
+                if j >= max(latch + 1, exit_):
                     raise DecompileFailure("for loop without a target")
                 body_m.step(self.ops[j])
                 j += 1
             if body_m.stmts:
                 raise DecompileFailure("statements inside a for target")
             body_m.start_line = None
-            self.run(body_m, j, latch + 1 if self.ops[latch].name != "JUMP" else latch)
+            self.run(body_m, j, loop.body_end)
             body = body_m.stmts
         finally:
             self.loops.pop()
@@ -498,6 +722,7 @@ class Walker:
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
             return end
         m.stmts.append(_at(node, line))
+        m.start_line = None
         return end
 
     def _inlined_comprehension(self, m, i, latch, iterator) -> bool:
@@ -529,18 +754,17 @@ class Walker:
         exit_ = latch + 1
         if latch_op.name == "JUMP":
             # `while cond:` tested at the top (3.8/3.9), or `while True:`.
-            segments, after = self._top_test(m, i, latch)
+            segments, after, test = self._top_test(m, i, latch)
             if segments:
                 last = segments[-1]
                 exit_ = last.target
-                test = parse_chain(segments, after, exit_, last.sense)
                 test = test if not last.sense else negate(test)
                 body_start = after
             else:
                 test = ast.Constant(value=True)
                 body_start = i
                 exit_ = self._loop_exit(i, latch)
-            loop = Loop(header=i, exit=exit_)
+            loop = Loop(header=i, exit=exit_, body_end=latch)
             loop.break_target = self._break_target(i, latch, exit_)
             self.loops.append(loop)
             try:
@@ -557,7 +781,7 @@ class Walker:
             return max(end, latch + 1)
         raise DecompileFailure("loop shape not recognised")
 
-    def inverted_while(self, m, test, body_start, exit_, line):
+    def inverted_while(self, m, test, body_start, exit_, line, top=None):
         """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
         latch = max(self.back_targets[body_start])
         latch_op = self.ops[latch]
@@ -576,7 +800,8 @@ class Walker:
         bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
             return None
-        loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start)
+        loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
+                    body_end=bottom_start, top=top)
         loop.break_target = self._break_target(body_start, latch, exit_)
         self.loops.append(loop)
         try:
@@ -604,10 +829,18 @@ class Walker:
                 break
             a, b = self.ops[top], self.ops[bottom]
             if a.name != b.name or (a.target is None and a.arg != b.arg) \
-                    or a.name in _STATEMENT_END or a.name.startswith(("STORE", "DELETE")):
+                    or a.name in _STATEMENT_END or a.name.startswith("DELETE") \
+                    or (a.name.startswith("STORE") and not self._walrus_store(top)):
                 break
             k += 1
         return test_end - k if k else None
+
+    def _walrus_store(self, k: int) -> bool:
+        """``DUP_TOP``/``COPY 1; STORE x`` (an assignment expression) at ``k``."""
+        prev = self.ops[k - 1] if k >= 1 else None
+        return self.ops[k].name in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") \
+            and prev is not None and (prev.name == "DUP_TOP"
+                                      or (prev.name == "COPY" and prev.arg == 1))
 
     def _top_test(self, m, i, latch):
         try:
@@ -615,27 +848,23 @@ class Walker:
             j = i
             while j < latch and self.ops[j].name not in CONDITIONAL:
                 if self.ops[j].target is not None:
-                    return [], i
+                    return [], i, None
                 sub.step(self.ops[j])
                 if sub.stmts:
-                    return [], i
+                    return [], i, None
                 j += 1
             if j >= latch or len(sub.stack) != len(m.stack) + 1:
-                return [], i
-            first = Segment(sub.value(sub.pop()), i, self.ops[j], CONDITIONAL[self.ops[j].name])
-            if first.sense is None or first.target <= latch:
-                if first.sense is None:
-                    return [], i
+                return [], i, None
+            first = self._segment(sub.value(sub.pop()), i, self.ops[j])
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch)
                 segments += more
-            if segments[-1].target <= latch:
-                return [], i
-            return segments, after
+            k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
+            return segments[:k], after, test
         except DecompileFailure:
-            return [], i
+            return [], i, None
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)

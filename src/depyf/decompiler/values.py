@@ -164,3 +164,31 @@ class WithExit(Placeholder):
 
 class Entered(Placeholder):
     """The ``__enter__`` result; storing it gives the ``as`` target."""
+
+
+class Delegated(Placeholder):
+    """GET_AWAITABLE / GET_YIELD_FROM_ITER of ``value``, awaiting its YIELD_FROM:
+    ``await value`` or ``yield from value``."""
+
+    def __init__(self, value, node_type):
+        super().__init__()
+        self.value = value
+        self.node_type = node_type
+
+
+class ChainLink(Placeholder):
+    """``a < b`` of a chained comparison whose next link is still to come."""
+
+    def __init__(self, compare):
+        super().__init__()
+        self.compare = compare
+
+
+class PendingNamed(Placeholder):
+    """A value stored to ``targets`` while a copy stays on the stack: the start of
+    ``a = b = v`` if more stores take it, ``(b := v)`` if an expression does."""
+
+    def __init__(self, value, targets):
+        super().__init__()
+        self.value = value
+        self.targets = targets

@@ -109,10 +109,20 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
         body_end = _extend_inline_body(w, i, body_end, hs)
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = _clauses(w, m, hs, he, handler)
-    end = _join(w, body_end, hs, he, hi, exits, tails, inline)
+    end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
+    for signature, clause, k, clause_end in tails:
+        if end is None or names(ops, end, end + len(signature)) != signature:
+            # Not a copy of the code after the try: the clause's own closing
+            # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
+            clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     orelse: List[ast.stmt] = []
     k = body_end
-    if end is not None:
+    if end is None and body_end < hs:
+        # Every clause returns or raises; the normal path's code before the
+        # inline handler is the else.
+        orelse = w.block(body_end, hs, m.stack)
+        k = he_after_handlers(w, hs, he)
+    elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
                      and ops[j].index in w.normal), None)
@@ -161,6 +171,24 @@ def _try_body(w, m, i, body_end, handler):
     if len(sub.stack) != len(m.stack) and not _terminal(sub):
         raise DecompileFailure("try body leaves values on the stack")
     return sub.stmts, end
+
+
+def _drop_pass(body):
+    return [s for s in body if not isinstance(s, ast.Pass)]
+
+
+def _clause_tail(w, m, k, clause_end):
+    """Statements after a clause's POP_EXCEPT, up to its return/raise or jump."""
+    sub = StackMachine(w.ctx, m.stack)
+    w.in_handler += 1
+    try:
+        while k < clause_end and not _terminal(sub) and w.ops[k].name != "JUMP":
+            k = w.step(sub, k, clause_end)
+    finally:
+        w.in_handler -= 1
+    if len(sub.stack) != len(m.stack) and not _terminal(sub):
+        raise DecompileFailure("except clause tail leaves values on the stack")
+    return sub.stmts or [ast.Pass()]
 
 
 def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
@@ -232,9 +260,9 @@ def _clauses(w, m, hs, he, handler):
         clause_end = next_clause if next_clause is not None else he
         body, exit_target, k = _clause_body(w, p, clause_end, base, cleanup, name)
         exits.append(exit_target)
-        if exit_target is None and not (body and isinstance(body[-1], _TERMINALS)) and k < clause_end:
-            tails.append(_tail_signature(ops, k, clause_end))
         node = ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
+        if exit_target is None and not (body and isinstance(body[-1], _TERMINALS)) and k < clause_end:
+            tails.append((_tail_signature(ops, k, clause_end), node, k, clause_end))
         node.lineno = ops[p - 1].line
         clauses.append(node)
         if next_clause is None:

@@ -27,6 +27,8 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
 
 
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
+_STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
+                            "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
@@ -612,6 +614,11 @@ class Walker:
     def _try_ifexp(self, m, test, then_start, then_end, else_start, else_end):
         if else_end == else_start:
             return None
+        # Statement-only ops rule a conditional expression out without walking the
+        # branches (walking them twice per level made nested ifs exponential).
+        for k in list(range(then_start, then_end)) + list(range(else_start, else_end)):
+            if self.ops[k].name in _STATEMENT_OPS or self.ops[k].name.startswith("DELETE"):
+                return None
         try:
             a = StackMachine(self.ctx, m.stack)
             self.run(a, then_start, then_end)

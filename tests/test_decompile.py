@@ -444,6 +444,23 @@ SNIPPETS = {
                         setattr(node, field, new_node)
             return node
     """,
+    "else_after_returning_branch": """
+        def suffix(self):
+            name = self.name
+            i = name.rfind('.')
+            if 0 < i < len(name) - 1:
+                return name[i:]
+            else:
+                return ''
+        def _splitparams(url):
+            if '/'  in url:
+                i = url.find(';', url.rfind('/'))
+                if i < 0:
+                    return url, ''
+            else:
+                i = url.find(';')
+            return url[:i], url[i+1:]
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

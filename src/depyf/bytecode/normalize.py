@@ -397,6 +397,15 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
             after += 1
         if c >= 1 and ops[c - 1].name == "JUMP" and ops[c - 1].target.index == after:
             doomed.append(ops[c - 1])
+        elif c >= 1 and ops[c - 1].name == "JUMP" and ops[c - 1].target.index > after:
+            # 3.12+ copies the code after the condition into the clean-up; once the
+            # clean-up goes, the copy and the jump over it are dead too.
+            end = ops[c - 1].target.index
+            copy = ops[after:end]
+            if not any(o.target is x for x in copy for o in ops) \
+                    and copy and copy[-1].name in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP"):
+                doomed.append(ops[c - 1])
+                doomed += copy
     remove_ops(func, doomed)
 
 

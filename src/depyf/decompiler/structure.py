@@ -59,6 +59,8 @@ class Walker:
             if op.target is not None and op.target.index <= op.index:
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
         self.loops: List[Loop] = []
+        #: block end -> where control goes after it, for branches of an if/else
+        self.block_exit = {}
         self.reachable = self._reachable()
         self._check_handlers()
         ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
@@ -326,6 +328,9 @@ class Walker:
             # The block ends in the jump over an else (up to 3.9 unreached after a
             # return); a jump straight to its target ends the block the same way.
             else_start = hi - 1
+        elif else_start > hi and self.block_exit.get(hi) == else_start:
+            # A jump to where the enclosing branch rejoins: the end of this block.
+            else_start = hi
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block")
         if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
@@ -351,16 +356,26 @@ class Walker:
             else_end = hi
         elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
             dead = self._dead_jump_after(else_start, hi)
+            join = self._join_from_inside(then_start, else_start, hi)
             if dead is not None:
                 # Up to 3.9 the jump over an else survives (unreached) when it was
                 # also a jump target: the else ends where it stands.
                 else_end = dead
+            elif join is not None:
+                # Jumps from inside the branch skip the code that follows it:
+                # that code is the else, up to where they land.
+                else_end = join
         # A conditional expression leaves one value in each branch.
         value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
         if value is not None:
             m.push(value)
             return else_end if last is not None and last.name == "JUMP" else else_start
-        body = self.block(then_start, then_end, m.stack)
+        if else_end > else_start:
+            self.block_exit[then_end] = else_end
+        try:
+            body = self.block(then_start, then_end, m.stack)
+        finally:
+            self.block_exit.pop(then_end, None)
         orelse = self.block(else_start, else_end, m.stack) if else_end > else_start else []
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
@@ -462,6 +477,14 @@ class Walker:
         if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
             return None
         return sub.value(sub.stack[-1])
+
+    def _join_from_inside(self, lo, else_start, hi):
+        """Where jumps from the branch ``[lo, else_start)`` land past its end (all
+        the same place, within the block), if any do."""
+        targets = {o.target.index for o in self.ops[lo:else_start]
+                   if o.target is not None and else_start < o.target.index <= hi
+                   and not (o.name == "JUMP" and self._is_loop_jump(o))}
+        return targets.pop() if len(targets) == 1 else None
 
     def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
         """Some op in ``[lo, hi)`` jumps to ``k``."""

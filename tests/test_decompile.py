@@ -533,3 +533,27 @@ def test_no_source_lookup(tmp_path):
     path.unlink()
     source = depyf.decompile(namespace["twice"])
     assert "return x * 2" in source
+
+
+# A conditional expression as a condition. 3.10 and 3.12+ copy the guarded code
+# into both arms of the expression (3.11 a while loop's repeated test), which is
+# not recognised yet.
+IFEXP_CONDITIONS = """
+def f(a, b, c, d):
+    if (a if b else c):
+        return 1
+    if d and (a if b else c):
+        return 1
+    if (a if b else c) or d:
+        return 3
+    return 2 if (b if c else a) else 3
+"""
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.9", "3.11"])
+def test_conditional_expression_conditions(version):
+    need(version)
+    result = verify(IFEXP_CONDITIONS, version, filename="<ifexp_conditions>")
+    assert result.compiles and not result.crash, result.format()
+    failures = [o for o in result.objects if not o.deep]
+    assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)

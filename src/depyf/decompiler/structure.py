@@ -201,14 +201,23 @@ class Walker:
 
     # -- conditions --------------------------------------------------------------------------
 
-    def read_chain(self, m: StackMachine, i: int, hi: int):
-        """Segments of a condition starting at ``i``: (segments, index after the last jump)."""
+    def read_chain(self, m: StackMachine, i: int, hi: int, prior=()):
+        """Segments of a condition starting at ``i`` (after the ``prior`` ones):
+        (segments, index after the last jump)."""
         segments = []
         start = i
         sub = StackMachine(self.ctx, m.stack)
         while True:
             seg_start = start
             j = start
+            op = self.ops[j] if j < hi else None
+            if op is not None and op.name == "JUMP" and (segments or prior) \
+                    and j < op.target.index <= hi and not self._is_loop_jump(op) \
+                    and self._chain_continues(list(prior) + segments, j, hi):
+                # The end of a conditional expression's body (`if (a if t else b):`).
+                segments.append(Segment(None, j, op, None))
+                start = j + 1
+                continue
             while j < hi and self.ops[j].name not in CONDITIONAL:
                 op = self.ops[j]
                 if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS") \
@@ -223,7 +232,7 @@ class Walker:
                 return segments, start
             segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
             start = j + 1
-            if segments and not self._chain_continues(segments, start, hi):
+            if segments and not self._chain_continues(list(prior) + segments, start, hi):
                 return segments, start
 
     @staticmethod
@@ -273,7 +282,7 @@ class Walker:
         jump = self.ops[i]
         segments = [self._segment(m.value(m.pop()), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
-            more, after = self.read_chain(m, i + 1, hi)
+            more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
         else:
             after = i + 1
@@ -791,7 +800,7 @@ class Walker:
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
-                more, after = self.read_chain(m, after, latch)
+                more, after = self.read_chain(m, after, latch, segments)
                 segments += more
             k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
             return segments[:k], after, test

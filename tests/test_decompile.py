@@ -461,6 +461,44 @@ SNIPPETS = {
                 i = url.find(';')
             return url[:i], url[i+1:]
     """,
+    "assorted_expressions": """
+        def fs(name, width, value, x):
+            a = f"{name!r:>{width}} = {value:.3f} {name}"
+            b = f"{x!s}{x!a}{x:{width}.{width}}"
+            c = f"{f'{x}'}" + f"{{literal}}" + f"{x=}"
+            return a, b, c
+        def sl(a, b):
+            x = a[1:2], a[::2], a[b:], a[:b], a[1:2:3], a[:]
+            a[1:2] = b
+            a[::2] = b
+            del a[1:2], a[0], a.x
+            a[1:] += b
+            return x
+        def defaults(a, b=1, /, c=2, *, d, e=3, **kw):
+            return lambda x=1, *, y=2: (x, y)
+        class S(Base):
+            def m(self):
+                return super().m(), super(S, self).m(), super().x, super(S, self).x
+            def n(self):
+                __class__
+                return 1
+        class T:
+            def __init__(self):
+                self.a = 1
+                self.b = 2
+        def glob():
+            global G1, G2
+            G1 = 1
+            del G2
+        def outer():
+            x = 1
+            def inner():
+                nonlocal x
+                x += 1
+            return inner
+        def notv(a, b):
+            return not a, not (a == b), not a.b()
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

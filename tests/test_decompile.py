@@ -595,3 +595,32 @@ def test_conditional_expression_conditions(version):
     assert result.compiles and not result.crash, result.format()
     failures = [o for o in result.objects if not o.deep]
     assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)
+
+
+PEP695 = """
+type Number = int | float
+type Pair[T] = tuple[T, T]
+def first[T](items: list[T], x=1, *, y=2) -> T:
+    return items[0]
+def bounded[T: (int, str), U: int](value: T) -> T:
+    return value
+def variadic[*Ts, **P](*args: *Ts) -> tuple[*Ts]:
+    return args
+@deco
+class Mapping[K, V](dict[K, V], metaclass=M):
+    def get(self) -> K:
+        return super().get()
+class Box[T]:
+    type Alias = list[T]
+    def map[U](self, f: Callable[[T], U]) -> "Box[U]":
+        return Box(f(self.value))
+"""
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_type_parameters(version):
+    need(version)
+    result = verify(PEP695, version, filename="<pep695>")
+    assert result.compiles and not result.crash, result.format()
+    failures = [o for o in result.objects if not o.deep]
+    assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)

@@ -542,13 +542,29 @@ def intrinsics(func: Function, table: VersionTable) -> None:
 
 
 def class_deref(func: Function, table: VersionTable) -> None:
-    """3.12+: ``LOAD_LOCALS; LOAD_FROM_DICT_OR_DEREF x`` -> ``LOAD_CLASSDEREF x``."""
+    """3.12+: a class body's free names, and names in the annotation scopes of its
+    generic methods (which see the class namespace through ``__classdict__``)::
+
+        LOAD_LOCALS; LOAD_FROM_DICT_OR_DEREF x                 -> LOAD_CLASSDEREF x
+        LOAD_DEREF __classdict__; LOAD_FROM_DICT_OR_DEREF x    -> LOAD_CLASSDEREF x
+        LOAD_DEREF __classdict__; LOAD_FROM_DICT_OR_GLOBALS x  -> LOAD_NAME x
+        LOAD_LOCALS; STORE_DEREF __classdict__                 -> (nothing)
+    """
     ops = func.ops
     doomed = []
     for i, op in enumerate(ops[:-1]):
-        if op.name == "LOAD_LOCALS" and ops[i + 1].name == "LOAD_FROM_DICT_OR_DEREF":
-            ops[i + 1].name = "LOAD_CLASSDEREF"
+        nxt = ops[i + 1]
+        source = op.name == "LOAD_LOCALS" or (op.name == "LOAD_DEREF"
+                                              and op.arg == "__classdict__")
+        if source and nxt.name == "LOAD_FROM_DICT_OR_DEREF":
+            nxt.name = "LOAD_CLASSDEREF"
             doomed.append(op)
+        elif source and nxt.name == "LOAD_FROM_DICT_OR_GLOBALS":
+            nxt.name = "LOAD_NAME"
+            doomed.append(op)
+        elif op.name == "LOAD_LOCALS" and nxt.name == "STORE_DEREF" \
+                and nxt.arg == "__classdict__":
+            doomed += [op, nxt]
     remove_ops(func, doomed)
 
 

@@ -172,3 +172,30 @@ class PendingNamed(Placeholder):
         super().__init__()
         self.value = value
         self.targets = targets
+
+
+class TypeParamValue(Placeholder):
+    """A PEP 695 type parameter being made: ``kind`` is "TypeVar", "ParamSpec" or
+    "TypeVarTuple"; ``bound`` (an expression, or a tuple of constraints) and
+    ``default`` as in the source."""
+
+    def __init__(self, kind: str, name: str, bound=None, default=None):
+        super().__init__()
+        self.kind = kind
+        self.name = name
+        self.bound = bound
+        self.default = default
+
+
+class GenericBase(Placeholder):
+    """``Generic[*type_params]``, the base the compiler adds to a generic class."""
+
+
+class TypeAliasValue(Placeholder):
+    """``type name[params] = value`` before its store."""
+
+    def __init__(self, name: str, type_params, value):
+        super().__init__()
+        self.name = name
+        self.type_params = type_params
+        self.value = value

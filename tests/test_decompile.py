@@ -499,6 +499,28 @@ SNIPPETS = {
         def notv(a, b):
             return not a, not (a == b), not a.b()
     """,
+    "stdlib_shapes": """
+        def getouterframes(frame, context=1):
+            framelist = []
+            while frame:
+                traceback_info = getframeinfo(frame, context)
+                framelist.append(FrameInfo(*frameinfo, positions=traceback_info.positions))
+                frame = frame.f_back
+            return framelist
+        def _days_in_month(year, month):
+            "year, month -> number of days in that month in that year."
+            assert 1 <= month <= 12, month
+            if month == 2 and _is_leap(year):
+                return 29
+            return _DAYS_IN_MONTH[month]
+        def print_exc(limit=None, file=None, chain=True):
+            print_exception(*sys.exc_info(), limit=limit, file=file, chain=chain)
+        def _new(cls, *args, **kwargs):
+            for key in kwargs:
+                if key not in cls._fields:
+                    continue
+                pos = 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

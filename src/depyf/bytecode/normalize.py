@@ -397,15 +397,18 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
             after += 1
         if c >= 1 and ops[c - 1].name == "JUMP" and ops[c - 1].target.index == after:
             doomed.append(ops[c - 1])
-        elif c >= 1 and ops[c - 1].name == "JUMP" and ops[c - 1].target.index > after:
-            # 3.12+ copies the code after the condition into the clean-up; once the
-            # clean-up goes, the copy and the jump over it are dead too.
-            end = ops[c - 1].target.index
-            copy = ops[after:end]
-            if not any(o.target is x for x in copy for o in ops) \
-                    and copy and copy[-1].name in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP"):
-                doomed.append(ops[c - 1])
+        elif c >= 1 and ops[c - 1].name in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS"):
+            # 3.10+ copies the code after the condition into the clean-up; once the
+            # clean-up goes, the copy (and a jump over it) is dead too.
+            k = after
+            while k < len(ops) and ops[k].name not in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP"):
+                k += 1
+            copy = ops[after:k + 1]
+            targeted = {id(o.target) for o in ops if o.target is not None}
+            if k < len(ops) and not any(id(x) in targeted for x in copy):
                 doomed += copy
+                if ops[c - 1].name == "JUMP" and ops[c - 1].target.index == k + 1:
+                    doomed.append(ops[c - 1])
     remove_ops(func, doomed)
 
 

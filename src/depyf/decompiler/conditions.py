@@ -182,6 +182,11 @@ _FOLDABLE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 _FLIP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 
 
+def folds_a_not(expr) -> bool:
+    """The condition has a ``not`` the compiler would fold into a comparison."""
+    return _cost(expr)[0] > 0
+
+
 def _foldable(expr) -> bool:
     return isinstance(expr, ast.Compare) and len(expr.ops) == 1 \
         and isinstance(expr.ops[0], _FOLDABLE)

@@ -661,9 +661,12 @@ def _call_ex(m, op):
         # f(*x), and f(*(a, b)): a call with only plain arguments needs no tuple
         positional = [ast.Starred(value=m.value(args), ctx=ast.Load())]
     keywords = []
+    starred = any(isinstance(a, ast.Starred)
+                  for a in (positional[2:] if isinstance(func, BuildClass) else positional))
     if kwargs is not None:
-        if isinstance(kwargs, ast.Dict) and all(k is not None for k in kwargs.keys):
-            # f(**{...}): keywords alone would not need the dict
+        if isinstance(kwargs, ast.Dict) and (not kwargs.keys or not starred and all(
+                k is not None for k in kwargs.keys)):
+            # f(**{...}): plain keywords alone would not need the dict
             keywords.append(ast.keyword(arg=None, value=kwargs))
         elif isinstance(kwargs, ast.Dict):
             for k, v in zip(kwargs.keys, kwargs.values):

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .conditions import Segment, longest_chain, negate, parse_chain
+from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
 from .values import Iterator
@@ -308,9 +308,12 @@ class Walker:
         for loop in reversed(self.loops):
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
+            # (Not when `if c:` would need a `not` the compiler folds into the
+            # comparison: then the source was `if not c: continue`.)
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
-                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi):
+                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
+                    and not folds_a_not(test):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],

@@ -521,6 +521,27 @@ SNIPPETS = {
                     continue
                 pos = 1
     """,
+    "breaks_with_copied_exits": """
+        def _splitlines_no_ff(source, maxlines=None):
+            lines = []
+            for lineno, match in enumerate(_line_pattern.finditer(source), 1):
+                if maxlines is not None and lineno > maxlines:
+                    break
+                lines.append(match[0])
+            return lines
+        def f(items, x):
+            for i in items:
+                if i:
+                    break
+                print(i)
+        def g(items, x):
+            for i in items:
+                if i:
+                    break
+            else:
+                return 1
+            return x + 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -41,6 +41,7 @@ class Loop:
     iterator: bool = False                 # a for loop keeps its iterator on the stack
     break_target: Optional[int] = None     # past the else clause, when there is one
     body_end: Optional[int] = None         # where the body's ops end (exclusive)
+    moved_exit: Optional[tuple] = None     # (lo, hi) of the code after the loop, found in a break
 
     @property
     def continues(self):
@@ -159,8 +160,57 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+            end = self._copied_break(i)
+            if end is not None:
+                m.pop()
+                m.emit(ast.Break(), op)
+                return end
         m.step(op)
         return i + 1
+
+    def _copied_break(self, i: int):
+        """``POP_TOP`` (the for loop's iterator) then a copy of the code after the
+        loop that ends in a return: 3.12+ copies that code into a ``break``. (A
+        ``return`` in the loop would drop the iterator after computing its value.)"""
+        loop = next((lp for lp in reversed(self.loops) if lp.iterator), None)
+        if loop is None:
+            return None
+        exit_ = loop.break_target if loop.break_target is not None else loop.exit
+        moved = self._moved_exit(i)
+        if moved is not None and loop.moved_exit in (None, moved) and loop.break_target is None \
+                and self._copy_at(i + 1, exit_) is None:
+            loop.moved_exit = moved
+            return moved[1]
+        return self._copy_at(i + 1, exit_)
+
+    def _moved_exit(self, i: int):
+        """``POP_TOP; <an expression but a constant>; RETURN_VALUE`` in a for loop: a
+        return would drop the iterator after computing its value, so this is a
+        ``break`` followed by the code after the loop."""
+        k = i + 1
+        while k < self.n and self.ops[k].target is None \
+                and self.ops[k].name not in ("RETURN_VALUE", "RAISE_VARARGS", "POP_TOP"):
+            k += 1
+        if k >= self.n or self.ops[k].name != "RETURN_VALUE" or k == i + 1 \
+                or (k == i + 2 and self.ops[i + 1].name == "LOAD_CONST"):
+            return None
+        return i + 1, k + 1
+
+    def _copy_at(self, lo: int, exit_: int):
+        """Where a copy of the code at ``exit_`` (up to its return) starting at
+        ``lo`` ends, if it is one."""
+        i = lo - 1
+        k = 0
+        while True:
+            a = self.ops[i + 1 + k] if i + 1 + k < self.n else None
+            b = self.ops[exit_ + k] if exit_ + k < self.n else None
+            if a is None or b is None or a is b or a.name != b.name or a.target is not None \
+                    or (a.arg != b.arg and a.name != "RETURN_VALUE"):
+                return None
+            k += 1
+            if a.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+                return i + 1 + k
 
     def _is_current_header(self, i: int) -> bool:
         return any(i in loop.continues for loop in self.loops)
@@ -656,9 +706,17 @@ class Walker:
             self.ctx = outer_ctx
         orelse = []
         end = exit_
+        after = []
         if break_target is not None and break_target > exit_:
             orelse = self.block(exit_, break_target, m.stack)
             end = break_target
+        elif loop.moved_exit is not None and not inlined:
+            # The code after the loop lives only in its breaks (3.10+ moved it
+            # there): what follows the loop's exit is its else clause.
+            orelse = self.block(exit_, hi, m.stack)
+            lo, stop = loop.moved_exit
+            after = self.block(lo, stop, m.stack)
+            end = hi
         node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
                        orelse=orelse)
         if inlined:
@@ -666,6 +724,7 @@ class Walker:
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
             return end
         m.stmts.append(_at(node, line))
+        m.stmts.extend(after)
         m.start_line = None
         return end
 

@@ -412,6 +412,13 @@ class Walker:
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)
+        elif last is not None and last.name == "JUMP" and last.target.index > else_start \
+                and self.loops and self.loops[-1].extra_continue is not None \
+                and last.target.index == self.loops[-1].header:
+            # 3.10+ while loop: a forward jump to the repeated test at the bottom is
+            # the jump over an else at the end of the body (`continue` goes to the top).
+            then_end = else_start - 1
+            else_end = min(last.target.index, hi)
         elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.

@@ -615,6 +615,17 @@ SNIPPETS = {
                     add(re.escape(c))
             assert i == n
     """,
+    "repeated_unpack_targets": """
+        def f(netloc):
+            _, _, hostinfo = netloc.rpartition("@")
+            return hostinfo
+        def g(x):
+            _, a, _ = x
+            b, (c, _), _ = x
+            for _, _, d in x:
+                pass
+            return a, d
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -21,7 +21,7 @@ import ast
 import itertools
 from typing import Callable, Dict, List, Optional
 
-from .values import (BuildClass, ChainLink, GenericBase, PendingNamed, TypeAliasValue,
+from .values import (DEAD, BuildClass, resolve_dead_slots, ChainLink, GenericBase, PendingNamed, TypeAliasValue,
                      TypeParamValue, ClassValue, Converted, Delegated, FunctionValue,
                      ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder, SavedLocal, UnpackSlot,
@@ -271,7 +271,8 @@ def _pop_top(m, op):
         m.start_line = None
         return
     if isinstance(value, UnpackSlot):
-        raise DecompileFailure("discarded unpack slot")
+        _fill_slot(m, value, DEAD, op)
+        return
     m.emit(ast.Expr(value=m.value(value)), op)
 
 
@@ -814,6 +815,10 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     if owner.parent is not None:
         _fill_slot(m, owner.parent, tuple_target, op)
         return
+    try:
+        tuple_target = resolve_dead_slots(tuple_target)
+    except ValueError as e:
+        raise DecompileFailure(str(e))
     value = owner.value
     if isinstance(value, _ForTarget):
         value.target = tuple_target

@@ -485,6 +485,188 @@ SNIPPETS = {
                 b()
             return 1
     """,
+    "else_after_returning_branch": """
+        def suffix(self):
+            name = self.name
+            i = name.rfind('.')
+            if 0 < i < len(name) - 1:
+                return name[i:]
+            else:
+                return ''
+        def _splitparams(url):
+            if '/'  in url:
+                i = url.find(';', url.rfind('/'))
+                if i < 0:
+                    return url, ''
+            else:
+                i = url.find(';')
+            return url[:i], url[i+1:]
+    """,
+    "assorted_expressions": """
+        def fs(name, width, value, x):
+            a = f"{name!r:>{width}} = {value:.3f} {name}"
+            b = f"{x!s}{x!a}{x:{width}.{width}}"
+            c = f"{f'{x}'}" + f"{{literal}}" + f"{x=}"
+            return a, b, c
+        def sl(a, b):
+            x = a[1:2], a[::2], a[b:], a[:b], a[1:2:3], a[:]
+            a[1:2] = b
+            a[::2] = b
+            del a[1:2], a[0], a.x
+            a[1:] += b
+            return x
+        def defaults(a, b=1, /, c=2, *, d, e=3, **kw):
+            return lambda x=1, *, y=2: (x, y)
+        class S(Base):
+            def m(self):
+                return super().m(), super(S, self).m(), super().x, super(S, self).x
+            def n(self):
+                __class__
+                return 1
+        class T:
+            def __init__(self):
+                self.a = 1
+                self.b = 2
+        def glob():
+            global G1, G2
+            G1 = 1
+            del G2
+        def outer():
+            x = 1
+            def inner():
+                nonlocal x
+                x += 1
+            return inner
+        def notv(a, b):
+            return not a, not (a == b), not a.b()
+    """,
+    "stdlib_shapes": """
+        def getouterframes(frame, context=1):
+            framelist = []
+            while frame:
+                traceback_info = getframeinfo(frame, context)
+                framelist.append(FrameInfo(*frameinfo, positions=traceback_info.positions))
+                frame = frame.f_back
+            return framelist
+        def _days_in_month(year, month):
+            "year, month -> number of days in that month in that year."
+            assert 1 <= month <= 12, month
+            if month == 2 and _is_leap(year):
+                return 29
+            return _DAYS_IN_MONTH[month]
+        def print_exc(limit=None, file=None, chain=True):
+            print_exception(*sys.exc_info(), limit=limit, file=file, chain=chain)
+        def _new(cls, *args, **kwargs):
+            for key in kwargs:
+                if key not in cls._fields:
+                    continue
+                pos = 1
+    """,
+    "breaks_with_copied_exits": """
+        def _splitlines_no_ff(source, maxlines=None):
+            lines = []
+            for lineno, match in enumerate(_line_pattern.finditer(source), 1):
+                if maxlines is not None and lineno > maxlines:
+                    break
+                lines.append(match[0])
+            return lines
+        def f(items, x):
+            for i in items:
+                if i:
+                    break
+                print(i)
+        def g(items, x):
+            for i in items:
+                if i:
+                    break
+            else:
+                return 1
+            return x + 1
+    """,
+    "while_if_chains": r"""
+        def translate(pat):
+    
+            STAR = object()
+            res = []
+            add = res.append
+            i, n = 0, len(pat)
+            while i < n:
+                c = pat[i]
+                i = i+1
+                if c == '*':
+                    # compress consecutive `*` into one
+                    if (not res) or res[-1] is not STAR:
+                        add(STAR)
+                elif c == '?':
+                    add('.')
+                elif c == '[':
+                    j = i
+                    if j < n and pat[j] == '!':
+                        j = j+1
+                    if j < n and pat[j] == ']':
+                        j = j+1
+                    while j < n and pat[j] != ']':
+                        j = j+1
+                    if j >= n:
+                        add('\\[')
+                    else:
+                        stuff = pat[i:j]
+                        if '-' not in stuff:
+                            stuff = stuff.replace('\\', r'\\')
+                        else:
+                            chunks = []
+                            k = i+2 if pat[i] == '!' else i+1
+                            while True:
+                                k = pat.find('-', k, j)
+                                if k < 0:
+                                    break
+                                chunks.append(pat[i:k])
+                                i = k+1
+                                k = k+3
+                            chunk = pat[i:j]
+                            if chunk:
+                                chunks.append(chunk)
+                            else:
+                                chunks[-1] += '-'
+                            # Remove empty ranges -- invalid in RE.
+                            for k in range(len(chunks)-1, 0, -1):
+                                if chunks[k-1][-1] > chunks[k][0]:
+                                    chunks[k-1] = chunks[k-1][:-1] + chunks[k][1:]
+                                    del chunks[k]
+                            # Escape backslashes and hyphens for set difference (--).
+                            # Hyphens that create ranges shouldn't be escaped.
+                            stuff = '-'.join(s.replace('\\', r'\\').replace('-', r'\-')
+                                             for s in chunks)
+                        # Escape set operations (&&, ~~ and ||).
+                        stuff = re.sub(r'([&~|])', r'\\\1', stuff)
+                        i = j+1
+                        if not stuff:
+                            # Empty range: never match.
+                            add('(?!)')
+                        elif stuff == '!':
+                            # Negated empty range: match any character.
+                            add('.')
+                        else:
+                            if stuff[0] == '!':
+                                stuff = '^' + stuff[1:]
+                            elif stuff[0] in ('^', '['):
+                                stuff = '\\' + stuff
+                            add(f'[{stuff}]')
+                else:
+                    add(re.escape(c))
+            assert i == n
+    """,
+    "repeated_unpack_targets": """
+        def f(netloc):
+            _, _, hostinfo = netloc.rpartition("@")
+            return hostinfo
+        def g(x):
+            _, a, _ = x
+            b, (c, _), _ = x
+            for _, _, d in x:
+                pass
+            return a, d
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"
@@ -589,3 +771,56 @@ def test_no_source_lookup(tmp_path):
     path.unlink()
     source = depyf.decompile(namespace["twice"])
     assert "return x * 2" in source
+
+
+# A conditional expression as a condition. 3.10 and 3.12+ copy the guarded code
+# into both arms of the expression (3.11 a while loop's repeated test), which is
+# not recognised yet.
+IFEXP_CONDITIONS = """
+def f(a, b, c, d):
+    if (a if b else c):
+        return 1
+    if d and (a if b else c):
+        return 1
+    if (a if b else c) or d:
+        return 3
+    return 2 if (b if c else a) else 3
+"""
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.9", "3.11"])
+def test_conditional_expression_conditions(version):
+    need(version)
+    result = verify(IFEXP_CONDITIONS, version, filename="<ifexp_conditions>")
+    assert result.compiles and not result.crash, result.format()
+    failures = [o for o in result.objects if not o.deep]
+    assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)
+
+
+PEP695 = """
+type Number = int | float
+type Pair[T] = tuple[T, T]
+def first[T](items: list[T], x=1, *, y=2) -> T:
+    return items[0]
+def bounded[T: (int, str), U: int](value: T) -> T:
+    return value
+def variadic[*Ts, **P](*args: *Ts) -> tuple[*Ts]:
+    return args
+@deco
+class Mapping[K, V](dict[K, V], metaclass=M):
+    def get(self) -> K:
+        return super().get()
+class Box[T]:
+    type Alias = list[T]
+    def map[U](self, f: Callable[[T], U]) -> "Box[U]":
+        return Box(f(self.value))
+"""
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_type_parameters(version):
+    need(version)
+    result = verify(PEP695, version, filename="<pep695>")
+    assert result.compiles and not result.crash, result.format()
+    failures = [o for o in result.objects if not o.deep]
+    assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)

@@ -405,6 +405,18 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
             after += 1
         if c >= 1 and ops[c - 1].name == "JUMP" and ops[c - 1].target.index == after:
             doomed.append(ops[c - 1])
+        elif c >= 1 and ops[c - 1].name in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS"):
+            # 3.10+ copies the code after the condition into the clean-up; once the
+            # clean-up goes, the copy (and a jump over it) is dead too.
+            k = after
+            while k < len(ops) and ops[k].name not in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP"):
+                k += 1
+            copy = ops[after:k + 1]
+            targeted = {id(o.target) for o in ops if o.target is not None}
+            if k < len(ops) and not any(id(x) in targeted for x in copy):
+                doomed += copy
+                if ops[c - 1].name == "JUMP" and ops[c - 1].target.index == k + 1:
+                    doomed.append(ops[c - 1])
     remove_ops(func, doomed)
 
 
@@ -541,13 +553,29 @@ def intrinsics(func: Function, table: VersionTable) -> None:
 
 
 def class_deref(func: Function, table: VersionTable) -> None:
-    """3.12+: ``LOAD_LOCALS; LOAD_FROM_DICT_OR_DEREF x`` -> ``LOAD_CLASSDEREF x``."""
+    """3.12+: a class body's free names, and names in the annotation scopes of its
+    generic methods (which see the class namespace through ``__classdict__``)::
+
+        LOAD_LOCALS; LOAD_FROM_DICT_OR_DEREF x                 -> LOAD_CLASSDEREF x
+        LOAD_DEREF __classdict__; LOAD_FROM_DICT_OR_DEREF x    -> LOAD_CLASSDEREF x
+        LOAD_DEREF __classdict__; LOAD_FROM_DICT_OR_GLOBALS x  -> LOAD_NAME x
+        LOAD_LOCALS; STORE_DEREF __classdict__                 -> (nothing)
+    """
     ops = func.ops
     doomed = []
     for i, op in enumerate(ops[:-1]):
-        if op.name == "LOAD_LOCALS" and ops[i + 1].name == "LOAD_FROM_DICT_OR_DEREF":
-            ops[i + 1].name = "LOAD_CLASSDEREF"
+        nxt = ops[i + 1]
+        source = op.name == "LOAD_LOCALS" or (op.name == "LOAD_DEREF"
+                                              and op.arg == "__classdict__")
+        if source and nxt.name == "LOAD_FROM_DICT_OR_DEREF":
+            nxt.name = "LOAD_CLASSDEREF"
             doomed.append(op)
+        elif source and nxt.name == "LOAD_FROM_DICT_OR_GLOBALS":
+            nxt.name = "LOAD_NAME"
+            doomed.append(op)
+        elif op.name == "LOAD_LOCALS" and nxt.name == "STORE_DEREF" \
+                and nxt.arg == "__classdict__":
+            doomed += [op, nxt]
     remove_ops(func, doomed)
 
 

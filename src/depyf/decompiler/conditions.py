@@ -40,6 +40,11 @@ class Segment:
     def target(self) -> int:
         return self.alias if self.alias is not None else self.jump.target.index
 
+    @property
+    def unconditional(self) -> bool:
+        """The JUMP that ends the body of a conditional expression in a condition."""
+        return self.expr is None
+
 
 def parse_chain(segments: List[Segment], fallthrough: int, target: int, cond: bool) -> ast.expr:
     """The expression E such that the chain jumps to ``target`` when E is ``cond``
@@ -59,7 +64,7 @@ def longest_chain(segments: List[Segment], after: int, accept=None):
     for k in range(len(segments), 0, -1):
         fallthrough = _label(segments, k, after)
         last = segments[k - 1]
-        if accept is not None and not accept(last):
+        if last.unconditional or (accept is not None and not accept(last)):
             continue
         try:
             return k, parse_chain(segments[:k], fallthrough, last.target, last.sense), fallthrough
@@ -76,9 +81,14 @@ def _label(segments, k, fallthrough):
 def _parse(segs, lo, hi, fallthrough, target, cond) -> ast.expr:
     if hi - lo == 1:
         seg = segs[lo]
-        if seg.target != target:
+        if seg.target != target or seg.unconditional:
             raise DecompileFailure("condition segment jumps elsewhere")
         return seg.expr if seg.sense == cond else negate(seg.expr)
+    if segs[lo].unconditional or segs[hi - 1].unconditional:
+        raise DecompileFailure("condition starts or ends with a jump")
+    ifexp = _parse_ifexp(segs, lo, hi, fallthrough, target, cond)
+    if ifexp is not None:
+        return ifexp
     end = _label(segs, hi, fallthrough)
     for m in range(lo + 1, hi):
         inner = {_label(segs, k, fallthrough) for k in range(lo + 1, m + 1)}
@@ -94,6 +104,39 @@ def _parse(segs, lo, hi, fallthrough, target, cond) -> ast.expr:
             rest = _parse(segs, m, hi, fallthrough, target, cond)
             return _boolop(ast.And if cond else ast.Or, first, rest)
     raise DecompileFailure("condition chain has no boolean form")
+
+
+def _parse_ifexp(segs, lo, hi, fallthrough, target, cond):
+    """``t; POP_JUMP_IF_FALSE E; <b jumps>; JUMP END; E: <c jumps>; END:`` is the
+    condition ``b if t else c`` (the compiler's jump_if of a conditional expression)."""
+    end = _label(segs, hi, fallthrough)
+    for k in range(lo + 2, hi - 1):
+        jump = segs[k]
+        if not jump.unconditional or jump.jump.target.index != end:
+            continue
+        orelse_start = _label(segs, k + 1, fallthrough)
+        # Inside the body, landing on END is falling out of it (onto the JUMP).
+        saved = [(s, s.alias) for s in segs[lo:k]]
+        try:
+            for s in segs[lo + 1:k]:
+                if s.target == end:
+                    s.alias = jump.start
+            for j in range(lo + 1, k):
+                try:
+                    test = _parse(segs, lo, j, _label(segs, j, fallthrough), orelse_start, False)
+                    body = _parse(segs, j, k, jump.start, target, cond)
+                    orelse = _parse(segs, k + 1, hi, fallthrough, target, cond)
+                except DecompileFailure:
+                    continue
+                return _as_jump_value(ast.IfExp(test=test, body=body, orelse=orelse), cond)
+        finally:
+            for s, alias in saved:
+                s.alias = alias
+    return None
+
+
+def _as_jump_value(expr, cond):
+    return expr
 
 
 def _boolop(kind, first, rest) -> ast.BoolOp:
@@ -138,6 +181,11 @@ _FOLDABLE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
 _FLIP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
+def folds_a_not(expr) -> bool:
+    """The condition has a ``not`` the compiler would fold into a comparison."""
+    return _cost(expr)[0] > 0
 
 
 def _foldable(expr) -> bool:

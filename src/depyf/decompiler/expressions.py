@@ -21,9 +21,10 @@ import ast
 import itertools
 from typing import Callable, Dict, List, Optional
 
-from .values import (BuildClass, ChainLink, ClassValue, Converted, Delegated, Entered, ExcInfo,
-                     FunctionValue, ImportFromValue, ImportValue, InPlace, Iterator, Null,
-                     PendingNamed, Placeholder, SavedLocal, UnpackSlot, UnpackTarget)
+from .values import (DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated, Entered,
+                     ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue, InPlace,
+                     Iterator, Null, PendingNamed, Placeholder, SavedLocal, TypeAliasValue,
+                     TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
 
 
 class DecompileFailure(Exception):
@@ -41,10 +42,14 @@ class Context:
         self.kind = kind
         #: the innermost enclosing class, whose name private names are mangled with
         self.class_name = class_name
+        #: values of the compiler's own names (``.type_params``, ``.defaults``...) in
+        #: the code that sets up a PEP 695 generic
+        self.hidden: Dict[str, object] = {}
 
     def with_kind(self, kind: str) -> "Context":
         ctx = Context(self.code, self.nested, kind, self.class_name)
         ctx.implicit_returns = getattr(self, "implicit_returns", set())
+        ctx.hidden = self.hidden
         return ctx
 
     def mangle(self, name: str) -> str:
@@ -143,6 +148,10 @@ def finish(m: StackMachine, node) -> ast.expr:
     if isinstance(node, Iterator):
         return ast.Call(func=ast.Name(id="iter", ctx=ast.Load()), args=[finish(m, node.iterable)],
                         keywords=[])
+    if isinstance(node, UnpackSlot) and len(node.owner.slots) == 1 \
+            and node.owner.star_index is None and node.owner.parent is None:
+        # `*args: *Ts` evaluates the starred annotation as a one-item unpacking
+        return ast.Starred(value=finish(m, node.owner.value), ctx=ast.Load())
     if isinstance(node, PendingNamed):
         value = finish(m, node.value)
         for target in node.targets:
@@ -154,7 +163,8 @@ def finish(m: StackMachine, node) -> ast.expr:
         raise DecompileFailure("%s used as a value" % type(node).__name__)
     if isinstance(node, (ast.Tuple, ast.List)):
         # Displays may hold a class body function until a class call claims it.
-        node.elts = [finish(m, e) if isinstance(e, Placeholder) else e for e in node.elts]
+        node.elts = [finish(m, e) if isinstance(e, Placeholder)
+                     and not isinstance(e, TypeParamValue) else e for e in node.elts]
     elif isinstance(node, ast.Call):
         # ...and calls their function argument until a decorator use claims it.
         node.args = [finish(m, a) if isinstance(a, Placeholder) or _decorated(a) else a
@@ -203,6 +213,9 @@ def _load_fast_and_clear(m, op):
 @handles("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
          "LOAD_CLOSURE", "LOAD_FROM_DICT_OR_GLOBALS")
 def _load_name(m, op):
+    if op.arg in m.ctx.hidden:
+        m.push(m.ctx.hidden[op.arg], op)
+        return
     m.push(load(op.arg), op)
 
 
@@ -259,7 +272,8 @@ def _pop_top(m, op):
         m.start_line = None
         return
     if isinstance(value, UnpackSlot):
-        raise DecompileFailure("discarded unpack slot")
+        _fill_slot(m, value, DEAD, op)
+        return
     m.emit(ast.Expr(value=m.value(value)), op)
 
 
@@ -615,6 +629,9 @@ def _call(m, op):
     if isinstance(func, BuildClass):
         m.push(_class_value(m, positional, keywords, op), op)
         return
+    if isinstance(func, FunctionValue) and func.code.name.startswith("<generic parameters of "):
+        m.push(m.ctx.nested(func, ("generic", positional)), op)
+        return
     if isinstance(func, FunctionValue) and len(positional) == 1 and isinstance(positional[0], Iterator):
         m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
         return
@@ -623,7 +640,7 @@ def _call(m, op):
 
 
 def _arg(m, node):
-    if _decorated(node):
+    if _decorated(node) or isinstance(node, (TypeParamValue, GenericBase)):
         return node          # kept so a decorator call can see what it wraps
     return m.value(node)
 
@@ -634,7 +651,7 @@ def _class_value(m, positional, keywords, op):
     name = positional[1]
     if not isinstance(name, ast.Constant):
         raise DecompileFailure("class name is not a constant")
-    bases = [m.value(b) for b in positional[2:]]
+    bases = [m.value(b) for b in positional[2:] if not isinstance(b, GenericBase)]
     return ClassValue(positional[0], name.value, bases, keywords, op.line)
 
 
@@ -656,9 +673,12 @@ def _call_ex(m, op):
         # f(*x), and f(*(a, b)): a call with only plain arguments needs no tuple
         positional = [ast.Starred(value=m.value(args), ctx=ast.Load())]
     keywords = []
+    starred = any(isinstance(a, ast.Starred)
+                  for a in (positional[2:] if isinstance(func, BuildClass) else positional))
     if kwargs is not None:
-        if isinstance(kwargs, ast.Dict) and all(k is not None for k in kwargs.keys):
-            # f(**{...}): keywords alone would not need the dict
+        if isinstance(kwargs, ast.Dict) and (not kwargs.keys or not starred and all(
+                k is not None for k in kwargs.keys)):
+            # f(**{...}): plain keywords alone would not need the dict
             keywords.append(ast.keyword(arg=None, value=kwargs))
         elif isinstance(kwargs, ast.Dict):
             for k, v in zip(kwargs.keys, kwargs.values):
@@ -714,6 +734,9 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
         if not (isinstance(target, ast.Name) and target.id == value.name):
             raise DecompileFailure("saved comprehension local stored elsewhere")
         return
+    if isinstance(target, ast.Name) and target.id.startswith("."):
+        m.ctx.hidden[target.id] = value      # `.type_params`, `.generic_base`
+        return
     _assign_value(m, target, value, op)
 
 
@@ -753,6 +776,8 @@ def _keep_copy(m, value, target) -> bool:
     marks that copy; the next use decides which it was."""
     if not (m.stack and m.stack[-1] is value):
         return False
+    if isinstance(value, TypeParamValue):
+        return True          # the type parameter's own name, bound by the compiler
     if isinstance(value, PendingNamed):
         value.targets.append(target)
     else:
@@ -778,6 +803,8 @@ def _definition(m, target, value):
         return _import_statement(value, target.id)
     if isinstance(value, ImportFromValue):
         raise DecompileFailure("unexpected import-from store")
+    if isinstance(value, TypeAliasValue) and value.name == target.id:
+        return m.ctx.nested(value, "alias")
     decorators = []
     inner = value
     while isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords \
@@ -802,6 +829,10 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     if owner.parent is not None:
         _fill_slot(m, owner.parent, tuple_target, op)
         return
+    try:
+        tuple_target = resolve_dead_slots(tuple_target)
+    except ValueError as e:
+        raise DecompileFailure(str(e))
     value = owner.value
     if isinstance(value, _ForTarget):
         value.target = tuple_target
@@ -1022,6 +1053,9 @@ def _store_import_from(m, value: ImportFromValue, target, op) -> None:
 
 @handles("RETURN_VALUE")
 def _return(m, op):
+    if m.ctx.kind == "generic":
+        m.emit(ast.Return(value=m.pop()), op)    # the def/class/alias it sets up
+        return
     value = m.value(m.pop())
     node = ast.Return(value=value)
     # The compiler's own `return None` shares the line of the statement before it.
@@ -1071,6 +1105,57 @@ def _yield_from(m, op):
         m.push(source.value, op)        # an async comprehension's implicit await
         return
     m.push(source.node_type(value=source.value), op)
+
+
+# -- PEP 695 type parameters ------------------------------------------------------------
+
+_TYPE_PARAM_KINDS = {"INTRINSIC_TYPEVAR": "TypeVar", "INTRINSIC_PARAMSPEC": "ParamSpec",
+                     "INTRINSIC_TYPEVARTUPLE": "TypeVarTuple"}
+
+
+@handles("INTRINSIC_1")
+def _intrinsic_1(m, op):
+    if op.arg in _TYPE_PARAM_KINDS:
+        name = m.pop()
+        if not isinstance(name, ast.Constant):
+            raise DecompileFailure("type parameter without a name")
+        m.push(TypeParamValue(_TYPE_PARAM_KINDS[op.arg], name.value), op)
+    elif op.arg == "INTRINSIC_SUBSCRIPT_GENERIC":
+        m.pop()
+        m.push(GenericBase(), op)
+    elif op.arg == "INTRINSIC_TYPEALIAS":
+        parts = m.pop()
+        if not (isinstance(parts, ast.Tuple) and len(parts.elts) == 3
+                and isinstance(parts.elts[0], ast.Constant)
+                and isinstance(parts.elts[2], FunctionValue)):
+            raise DecompileFailure("type alias not understood")
+        name, params, value = parts.elts
+        params = params.elts if isinstance(params, ast.Tuple) else []
+        m.push(TypeAliasValue(name.value, list(params), value), op)
+    else:
+        raise DecompileFailure("no expression rule for %s" % op.arg)
+
+
+@handles("INTRINSIC_2")
+def _intrinsic_2(m, op):
+    second = m.pop()
+    first = m.pop()
+    if op.arg in ("INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS"):
+        if not isinstance(first, ast.Constant) or not isinstance(second, FunctionValue):
+            raise DecompileFailure("type parameter bound not understood")
+        m.push(TypeParamValue("TypeVar", first.value, bound=second), op)
+    elif op.arg == "INTRINSIC_SET_TYPEPARAM_DEFAULT":
+        if not isinstance(first, TypeParamValue) or not isinstance(second, FunctionValue):
+            raise DecompileFailure("type parameter default not understood")
+        first.default = second
+        m.push(first, op)
+    elif op.arg == "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
+        if not isinstance(first, FunctionValue) or not isinstance(second, ast.Tuple):
+            raise DecompileFailure("function type parameters not understood")
+        first.type_params = list(second.elts)
+        m.push(first, op)
+    else:
+        raise DecompileFailure("no expression rule for %s" % op.arg)
 
 
 @handles("PRINT_EXPR")

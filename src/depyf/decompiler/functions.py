@@ -14,7 +14,8 @@ from ..bytecode.normalize import normalize
 from .expressions import Context, DecompileFailure, annotation_expr
 from .structure import Walker
 from .comprehensions import build_comprehension
-from .values import ClassValue, FunctionValue
+from .astcompat import ParamSpec, TypeAlias, TypeVar, TypeVarTuple, make, with_type_params
+from .values import ClassValue, FunctionValue, TypeAliasValue, TypeParamValue
 
 _RECOVERABLE = (DecompileFailure, IndexError, KeyError, AttributeError, TypeError, ValueError,
                 AssertionError, RecursionError)
@@ -26,8 +27,8 @@ CO_COROUTINE = 0x80
 CO_ASYNC_GENERATOR = 0x200
 
 #: names every class body sets up before the user's code (and 3.13 after it)
-_CLASS_PROLOGUE = {"__module__", "__qualname__", "__firstlineno__"}
-_CLASS_EPILOGUE = {"__static_attributes__", "__classcell__"}
+_CLASS_PROLOGUE = {"__module__", "__qualname__", "__firstlineno__", "__type_params__"}
+_CLASS_EPILOGUE = {"__static_attributes__", "__classcell__", "__classdictcell__"}
 
 
 class CodeDecompiler:
@@ -38,10 +39,13 @@ class CodeDecompiler:
         self.on_failure = on_failure
         #: the innermost enclosing class (its own name for a class body)
         self.class_name = class_name
+        #: values of the compiler's own names (PEP 695 set-up code)
+        self.hidden = {}
 
     def statements(self) -> List[ast.stmt]:
         func = self.func = normalize(self.code)
         ctx = Context(self.code, self.nested, self.kind, self.class_name)
+        ctx.hidden = self.hidden
         try:
             walker = Walker(func, ctx)
             stmts = walker.body()
@@ -56,8 +60,8 @@ class CodeDecompiler:
         if self.kind in ("module", "class"):
             # Neither can hold a return statement: every one is the compiler's.
             stmts = _without_returns(stmts)
-        elif self.kind == "lambda":
-            pass        # a lambda's return is its body
+        elif self.kind in ("lambda", "generic"):
+            pass        # the return is the point
         else:
             stmts = _bare_returns(_drop_implicit_return(_fold_copied_returns(stmts)))
         if self.kind == "module":
@@ -69,8 +73,9 @@ class CodeDecompiler:
         code depends on: the free variables it closes over (so the parent still
         makes those cells, ``__class__`` included) and, for a generator, a yield."""
         out = []
-        if self.kind != "module" and self.code.freevars:
-            names = [ast.Name(id=v, ctx=ast.Load()) for v in self.code.freevars]
+        free = [v for v in self.code.freevars if v.isidentifier()]
+        if self.kind != "module" and free:
+            names = [ast.Name(id=v, ctx=ast.Load()) for v in free]
             out.append(ast.Expr(value=ast.Tuple(elts=names, ctx=ast.Load())))
         if self.kind == "function" and self.code.flags & (CO_GENERATOR | CO_ASYNC_GENERATOR):
             out.append(ast.Expr(value=ast.Yield(value=None)))
@@ -108,7 +113,56 @@ class CodeDecompiler:
             return self.class_def(value, how[1])
         if isinstance(how, tuple) and how[0] == "comprehension":
             return self.comprehension(value, how[1])
+        if isinstance(how, tuple) and how[0] == "generic":
+            return self.generic(value, how[1])
+        if how == "alias":
+            return self.type_alias(value)
         raise DecompileFailure("unknown nested form %r" % (how,))
+
+    # -- PEP 695 ----------------------------------------------------------------------------
+
+    def generic(self, value: FunctionValue, args):
+        """``<generic parameters of X>(defaults...)``: the code that makes the type
+        parameters and then the function, class or type alias X that uses them.
+        Returns that value with its ``type_params``."""
+        code = value.code
+        child = CodeDecompiler(code, "generic", None, self.class_name)
+        child.hidden = dict(zip(code.varnames[:code.argcount], args))
+        stmts = child.statements()
+        if not stmts or not isinstance(stmts[-1], ast.Return) or any(
+                not isinstance(s, ast.Return) for s in stmts):
+            raise DecompileFailure("generic set-up code not understood")
+        inner = stmts[-1].value
+        if isinstance(inner, ClassValue):
+            params = child.hidden.get(".type_params")
+            inner.type_params = list(params.elts) if isinstance(params, ast.Tuple) else []
+        elif not isinstance(inner, (FunctionValue, TypeAliasValue)):
+            raise DecompileFailure("generic set-up code returns %s" % type(inner).__name__)
+        return inner
+
+    def type_params(self, params):
+        out = []
+        for tp in params or ():
+            if not isinstance(tp, TypeParamValue):
+                raise DecompileFailure("type parameter not understood")
+            cls = {"TypeVar": TypeVar, "ParamSpec": ParamSpec, "TypeVarTuple": TypeVarTuple}[tp.kind]
+            fields = {"name": tp.name}
+            if tp.bound is not None:
+                fields["bound"] = self.lazy_expression(tp.bound)
+            if tp.default is not None:
+                fields["default_value"] = self.lazy_expression(tp.default)
+            out.append(make(cls, **fields))
+        return out
+
+    def lazy_expression(self, value: FunctionValue) -> ast.expr:
+        """The expression a lazily evaluated bound, default or alias value returns."""
+        child = CodeDecompiler(value.code, "lambda", None, self.class_name)
+        return _lambda_body(child.statements())
+
+    def type_alias(self, value: TypeAliasValue) -> ast.stmt:
+        return make(TypeAlias, name=ast.Name(id=value.name, ctx=ast.Store()),
+                    type_params=self.type_params(value.type_params),
+                    value=self.lazy_expression(value.value))
 
     def lambda_expr(self, value: FunctionValue) -> ast.Lambda:
         if value.code.name != "<lambda>":
@@ -136,7 +190,7 @@ class CodeDecompiler:
         node = cls(name=code.name, args=arguments(value), body=body or [ast.Pass()],
                    decorator_list=list(decorators), returns=returns, type_comment=None)
         node.lineno = code.firstlineno
-        return node
+        return with_type_params(node, self.type_params(getattr(value, "type_params", None)))
 
     def class_def(self, value: ClassValue, decorators) -> ast.ClassDef:
         code = value.function.code
@@ -145,7 +199,7 @@ class CodeDecompiler:
         node = ast.ClassDef(name=value.name, bases=value.bases, keywords=value.keywords,
                             body=body or [ast.Pass()], decorator_list=list(decorators))
         node.lineno = code.firstlineno
-        return node
+        return with_type_params(node, self.type_params(getattr(value, "type_params", None)))
 
     def comprehension(self, value: FunctionValue, iterable) -> ast.expr:
         code = value.code

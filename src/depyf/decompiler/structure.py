@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .conditions import Segment, longest_chain, negate, parse_chain
+from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
 from .exceptions import Regions, names, try_statement, with_statement
@@ -43,6 +43,7 @@ class Loop:
     iterator: bool = False                 # a for loop keeps its iterator on the stack
     break_target: Optional[int] = None     # past the else clause, when there is one
     body_end: Optional[int] = None         # where the body's ops end (exclusive)
+    moved_exit: Optional[tuple] = None     # (lo, hi) of the code after the loop, found in a break
 
     @property
     def continues(self):
@@ -72,6 +73,8 @@ class Walker:
             if op.target is not None and op.target.index <= op.index and \
                     not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
+        #: block end -> where control goes after it, for branches of an if/else
+        self.block_exit = {}
         self._check_handlers()
         ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
 
@@ -187,6 +190,12 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+            end = self._copied_break(i)
+            if end is not None:
+                m.pop()
+                m.emit(ast.Break(), op)
+                return end
         m.step(op)
         return i + 1
 
@@ -229,6 +238,49 @@ class Walker:
             raise DecompileFailure("guarded block leaves values on the stack")
         return m.stmts
 
+    def _copied_break(self, i: int):
+        """``POP_TOP`` (the for loop's iterator) then a copy of the code after the
+        loop that ends in a return: 3.12+ copies that code into a ``break``. (A
+        ``return`` in the loop would drop the iterator after computing its value.)"""
+        loop = next((lp for lp in reversed(self.loops) if lp.iterator), None)
+        if loop is None:
+            return None
+        exit_ = loop.break_target if loop.break_target is not None else loop.exit
+        moved = self._moved_exit(i)
+        if moved is not None and loop.moved_exit in (None, moved) and loop.break_target is None \
+                and self._copy_at(i + 1, exit_) is None:
+            loop.moved_exit = moved
+            return moved[1]
+        return self._copy_at(i + 1, exit_)
+
+    def _moved_exit(self, i: int):
+        """``POP_TOP; <an expression but a constant>; RETURN_VALUE`` in a for loop: a
+        return would drop the iterator after computing its value, so this is a
+        ``break`` followed by the code after the loop."""
+        k = i + 1
+        while k < self.n and self.ops[k].target is None \
+                and self.ops[k].name not in ("RETURN_VALUE", "RAISE_VARARGS", "POP_TOP"):
+            k += 1
+        if k >= self.n or self.ops[k].name != "RETURN_VALUE" or k == i + 1 \
+                or (k == i + 2 and self.ops[i + 1].name == "LOAD_CONST"):
+            return None
+        return i + 1, k + 1
+
+    def _copy_at(self, lo: int, exit_: int):
+        """Where a copy of the code at ``exit_`` (up to its return) starting at
+        ``lo`` ends, if it is one."""
+        i = lo - 1
+        k = 0
+        while True:
+            a = self.ops[i + 1 + k] if i + 1 + k < self.n else None
+            b = self.ops[exit_ + k] if exit_ + k < self.n else None
+            if a is None or b is None or a is b or a.name != b.name or a.target is not None \
+                    or (a.arg != b.arg and a.name != "RETURN_VALUE"):
+                return None
+            k += 1
+            if a.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+                return i + 1 + k
+
     def _is_current_header(self, i: int) -> bool:
         return any(i in loop.continues for loop in self.loops)
 
@@ -268,14 +320,23 @@ class Walker:
 
     # -- conditions --------------------------------------------------------------------------
 
-    def read_chain(self, m: StackMachine, i: int, hi: int):
-        """Segments of a condition starting at ``i``: (segments, index after the last jump)."""
+    def read_chain(self, m: StackMachine, i: int, hi: int, prior=()):
+        """Segments of a condition starting at ``i`` (after the ``prior`` ones):
+        (segments, index after the last jump)."""
         segments = []
         start = i
         sub = StackMachine(self.ctx, m.stack)
         while True:
             seg_start = start
             j = start
+            op = self.ops[j] if j < hi else None
+            if op is not None and op.name == "JUMP" and (segments or prior) \
+                    and j < op.target.index <= hi and not self._is_loop_jump(op) \
+                    and self._chain_continues(list(prior) + segments, j, hi):
+                # The end of a conditional expression's body (`if (a if t else b):`).
+                segments.append(Segment(None, j, op, None))
+                start = j + 1
+                continue
             while j < hi and self.ops[j].name not in CONDITIONAL:
                 op = self.ops[j]
                 if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS") \
@@ -290,7 +351,7 @@ class Walker:
                 return segments, start
             segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
             start = j + 1
-            if segments and not self._chain_continues(segments, start, hi):
+            if segments and not self._chain_continues(list(prior) + segments, start, hi):
                 return segments, start
 
     @staticmethod
@@ -340,7 +401,7 @@ class Walker:
         jump = self.ops[i]
         segments = [self._segment(m.value(m.pop()), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
-            more, after = self.read_chain(m, i + 1, hi)
+            more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
         else:
             after = i + 1
@@ -390,9 +451,12 @@ class Walker:
         for loop in reversed(self.loops):
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
+            # (Not when `if c:` would need a `not` the compiler folds into the
+            # comparison: then the source was `if not c: continue`.)
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
-                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi):
+                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
+                    and not folds_a_not(test):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
@@ -419,6 +483,9 @@ class Walker:
             # The block ends in the jump over an else (up to 3.9 unreached after a
             # return); a jump straight to its target ends the block the same way.
             else_start = hi - 1
+        elif else_start > hi and self.block_exit.get(hi) == else_start:
+            # A jump to where the enclosing branch rejoins: the end of this block.
+            else_start = hi
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block")
         if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
@@ -438,22 +505,39 @@ class Walker:
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)
+        elif last is not None and last.name == "JUMP" and last.target.index > else_start \
+                and self.loops and self.loops[-1].extra_continue is not None \
+                and last.target.index == self.loops[-1].header:
+            # 3.10+ while loop: a forward jump to the repeated test at the bottom is
+            # the jump over an else at the end of the body (`continue` goes to the top).
+            then_end = else_start - 1
+            else_end = min(last.target.index, hi)
         elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.
             else_end = hi
         elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
             dead = self._dead_jump_after(else_start, hi)
+            join = self._join_from_inside(then_start, else_start, hi)
             if dead is not None:
                 # Up to 3.9 the jump over an else survives (unreached) when it was
                 # also a jump target: the else ends where it stands.
                 else_end = dead
+            elif join is not None:
+                # Jumps from inside the branch skip the code that follows it:
+                # that code is the else, up to where they land.
+                else_end = join
         # A conditional expression leaves one value in each branch.
         value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
         if value is not None:
             m.push(value)
             return else_end if last is not None and last.name == "JUMP" else else_start
-        body = self.block(then_start, then_end, m.stack)
+        if else_end > else_start:
+            self.block_exit[then_end] = else_end
+        try:
+            body = self.block(then_start, then_end, m.stack)
+        finally:
+            self.block_exit.pop(then_end, None)
         orelse = self.block(else_start, else_end, m.stack) if else_end > else_start else []
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
@@ -555,6 +639,14 @@ class Walker:
         if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
             return None
         return sub.value(sub.stack[-1])
+
+    def _join_from_inside(self, lo, else_start, hi):
+        """Where jumps from the branch ``[lo, else_start)`` land past its end (all
+        the same place, within the block), if any do."""
+        targets = {o.target.index for o in self.ops[lo:else_start]
+                   if o.target is not None and else_start < o.target.index <= hi
+                   and not (o.name == "JUMP" and self._is_loop_jump(o))}
+        return targets.pop() if len(targets) == 1 else None
 
     def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
         """Some op in ``[lo, hi)`` jumps to ``k``."""
@@ -719,9 +811,17 @@ class Walker:
             self.ctx = outer_ctx
         orelse = []
         end = exit_
+        after = []
         if break_target is not None and break_target > exit_:
             orelse = self.block(exit_, break_target, m.stack)
             end = break_target
+        elif loop.moved_exit is not None and not inlined:
+            # The code after the loop lives only in its breaks (3.10+ moved it
+            # there): what follows the loop's exit is its else clause.
+            orelse = self.block(exit_, hi, m.stack)
+            lo, stop = loop.moved_exit
+            after = self.block(lo, stop, m.stack)
+            end = hi
         node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
                        orelse=orelse)
         if inlined:
@@ -729,6 +829,7 @@ class Walker:
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
             return end
         m.stmts.append(_at(node, line))
+        m.stmts.extend(after)
         m.start_line = None
         return end
 
@@ -866,7 +967,7 @@ class Walker:
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
-                more, after = self.read_chain(m, after, latch)
+                more, after = self.read_chain(m, after, latch, segments)
                 segments += more
             k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
             return segments[:k], after, test

@@ -91,6 +91,39 @@ class UnpackSlot(Placeholder):
         self.index = index
 
 
+#: an unpacking slot whose store the compiler dropped (``POP_TOP``)
+DEAD = ast.Name(id="_", ctx=ast.Store())
+
+
+def resolve_dead_slots(target: ast.expr) -> ast.expr:
+    """3.13 drops a store that a later one in the same target list overwrites:
+    give each dropped slot the first name stored after it (any would do)."""
+    order = []
+
+    def walk(node, parent, index):
+        if isinstance(node, ast.Starred):
+            walk(node.value, node, None)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for i, elt in enumerate(node.elts):
+                walk(elt, node, i)
+        else:
+            order.append((node, parent, index))
+
+    walk(target, None, None)
+    for k, (node, parent, index) in enumerate(order):
+        if node is not DEAD:
+            continue
+        later = [n for n, _, _ in order[k + 1:] if isinstance(n, ast.Name) and n is not DEAD]
+        if not later:
+            raise ValueError("discarded unpack slot")
+        name = ast.Name(id=later[0].id, ctx=ast.Store())
+        if isinstance(parent, ast.Starred):
+            parent.value = name
+        else:
+            parent.elts[index] = name
+    return target
+
+
 @dataclass
 class UnpackTarget:
     """A tuple target being filled by the stores that follow UNPACK_SEQUENCE / UNPACK_EX."""
@@ -105,7 +138,8 @@ class UnpackTarget:
 
     def as_target(self) -> ast.Tuple:
         elts = []
-        for i, slot in enumerate(self.slots):
+        slots = list(self.slots)
+        for i, slot in enumerate(slots):
             if i == self.star_index:
                 slot = ast.Starred(value=slot, ctx=ast.Store())
             elts.append(slot)
@@ -192,3 +226,30 @@ class PendingNamed(Placeholder):
         super().__init__()
         self.value = value
         self.targets = targets
+
+
+class TypeParamValue(Placeholder):
+    """A PEP 695 type parameter being made: ``kind`` is "TypeVar", "ParamSpec" or
+    "TypeVarTuple"; ``bound`` (an expression, or a tuple of constraints) and
+    ``default`` as in the source."""
+
+    def __init__(self, kind: str, name: str, bound=None, default=None):
+        super().__init__()
+        self.kind = kind
+        self.name = name
+        self.bound = bound
+        self.default = default
+
+
+class GenericBase(Placeholder):
+    """``Generic[*type_params]``, the base the compiler adds to a generic class."""
+
+
+class TypeAliasValue(Placeholder):
+    """``type name[params] = value`` before its store."""
+
+    def __init__(self, name: str, type_params, value):
+        super().__init__()
+        self.name = name
+        self.type_params = type_params
+        self.value = value

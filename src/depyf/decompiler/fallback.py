@@ -77,16 +77,26 @@ CO_COROUTINE = 0x80
 CO_ASYNC_GENERATOR = 0x200
 
 #: normalising passes that reshape control flow for the structurer without
-#: keeping each op's exact meaning; the fallback needs exact meaning.
-STRUCTURAL_PASSES = frozenset({"block_stack_handlers"})
+#: keeping each op's exact meaning (the fallback needs exact meaning)
+STRUCTURAL_PASSES = frozenset({
+    "block_stack_handlers", "finally_to_py39", "chained_comparisons", "send_loops",
+    "backward_conditional_jumps",
+    # a false `a` of `a and b or c` tested twice: __bool__ would run twice
+    "unthread_short_circuits",
+    # the global AssertionError is not always the builtin one
+    "assertion_error_loads"})
 
-#: passes known to keep each op's meaning (a test checks every pass is in one set)
+#: passes known to keep each op's meaning: the only ones the fallback runs, so a
+#: new pass is left out until someone files it here or above (a test checks)
 SEMANTIC_PASSES = frozenset({
     "rename", "binary_ops", "compare_ops", "split_superinstructions", "fold_kwnames",
     "drop_noise", "call_ex_plain", "call_ex_null", "null_before_global",
     "null_after_global", "method_loads", "drop_qualname", "make_function_flags",
     "fold_function_attributes", "drop_end_for", "drop_end_for_pop",
-    "short_circuit_jumps", "intrinsics", "class_deref"})
+    "short_circuit_jumps", "intrinsics", "class_deref", "drop_generator_wrapper",
+    "drop_async_gen_wrap",
+    # these only label RETURN_VALUEs for the structurer
+    "explicit_returns", "copied_returns", "copied_loop_returns"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000
@@ -102,13 +112,14 @@ def fallback_body(code, failure=None, on_failure=None) -> List[ast.stmt]:
     from .functions import CodeDecompiler
     kind = code_kind(code)
     decompiler = CodeDecompiler(code, kind, on_failure)
-    body = Translator(code, kind, decompiler.nested).body()
-    body = decompiler.declarations() + body
+    translator = Translator(code, kind, decompiler.nested)
+    body = translator.body()
+    decompiler.func = translator.func       # declarations() reads the same ops
     note = ast.Expr(value=ast.Constant(value="depyf: unstructured fallback (%s)"
                                        % (failure or "requested")))
-    # Second, never first: a leading string would become the docstring.
-    body.insert(1, note)
-    return body
+    # Right after `__state = 0`: never first, where a string would be the docstring.
+    body.insert(translator.note_index, note)
+    return decompiler.declarations() + body
 
 
 def code_kind(code) -> str:
@@ -128,7 +139,7 @@ def prepare_ops(code):
     bc = decode(code)
     func = to_ops(bc)
     for name in PASSES[bc.table.version]:
-        if name not in STRUCTURAL_PASSES:
+        if name in SEMANTIC_PASSES:
             _PASS_FUNCS[name](func, bc.table)
     func.reindex()
     fuse_suspensions(func)
@@ -214,22 +225,32 @@ class Names:
     """Temporaries that collide with nothing the code object names.
 
     Every temporary starts with two underscores; inside a class body Python
-    mangles them consistently, so that is harmless. A builtin the code shadows
-    (a local called ``type``...) is reached through ``__import__('builtins')``.
+    mangles them consistently, so that is harmless. Builtins the generated
+    code calls are reached so that no user name can stand in for them.
     """
 
-    def __init__(self, code):
+    def __init__(self, code, bound=(), kind: str = "function"):
+        #: a class body's namespace may be a metaclass's mapping (Enum's): there
+        #: temporaries are dunder names, which such mappings leave alone
+        self.suffix = "__" if kind == "class" else ""
+        self.kind = kind
         self.taken = set(code.varnames) | set(code.cellvars) | set(code.freevars) | set(code.names)
+        #: names that may hold something else than the builtin of that name
+        self.shadowing = set(code.varnames) | set(code.cellvars) | set(code.freevars) | set(bound)
         self.mine: List[str] = []
         self.taken_by_me = set()
+        #: temporaries holding run-time values; holders keep caught exceptions
+        self.values = set()
+        self.holders = set()
         self.memo: Dict[object, str] = {}
         self.count = 0
         self.prologue: List[ast.stmt] = []
 
     def fresh(self, base: str) -> str:
         name = "__" + base
-        while name in self.taken:
+        while name + self.suffix in self.taken:
             name += "_"
+        name += self.suffix
         self.taken.add(name)
         self.mine.append(name)
         self.taken_by_me.add(name)
@@ -241,22 +262,30 @@ class Names:
         return self.memo[key]
 
     def slot(self, k: int) -> str:
-        return self.named(("slot", k), "s%d" % k)
+        name = self.named(("slot", k), "s%d" % k)
+        self.values.add(name)
+        return name
 
     def temp(self) -> str:
         self.count += 1
-        return self.fresh("t%d" % self.count)
+        name = self.fresh("t%d" % self.count)
+        self.values.add(name)
+        return name
 
     def holder(self, target_index: int) -> str:
         """Where the exception caught for the handler at ``target_index`` is kept."""
-        return self.named(("holder", target_index), "x%d" % len(
-            [k for k in self.memo if isinstance(k, tuple) and k[0] == "holder"]))
+        name = self.named(("holder", target_index), "x%d" % len(self.holders))
+        self.holders.add(name)
+        self.values.add(name)
+        return name
 
     def builtin(self, name: str) -> ast.expr:
-        if name not in self.taken:
+        """A builtin the generated code needs. A module body reaches it by name
+        unless the module binds that name; a function or class body may sit in
+        a function that binds it (a parameter called ``next``), or in a module
+        that does, so it takes it from the builtins module once, up front."""
+        if self.kind == "module" and name not in self.shadowing:
             return load(name)
-        if "__import__" in self.taken:
-            raise DecompileFailure("builtins %s and __import__ are both shadowed" % name)
 
         def rebind():
             alias = self.fresh("b_" + name)
@@ -395,30 +424,61 @@ class Node:
     #: key of the handler node exceptions go to (None: unprotected)
     guard: Optional[tuple] = None
     handler_body: List[ast.stmt] = field(default_factory=list)
-    preds: list = field(default_factory=list)     # (node, "normal"|"exception")
+    incoming: list = field(default_factory=list)  # the Gotos that lead here
     #: the exception current while this node's code runs
     body_exc: Optional[str] = None
     host: Optional["Node"] = None    # set when written inline at its only predecessor
+    host_kind: str = ""
+    guard_holder: Optional[str] = None
+    #: whether any op of the node can raise (else it may sit under any handler)
+    may_raise: bool = False
+    #: whether a handler node is written inline in this node's except clause
+    hosts_handlers: bool = False
     number: int = -1
 
     @property
     def start(self) -> int:
         return self.key[0]
 
+    @property
+    def preds(self) -> list:
+        return [(g.source, g.kind) for g in self.incoming]
+
 
 class Goto(ast.stmt):
-    """Continue at ``target`` (resolved by the layout into inline code or ``__state = N``)."""
+    """Continue at ``target`` (resolved by the layout into inline code or
+    ``__state = N``); ``kind`` is "normal", or "exception" for a handler's entry."""
     _fields = ()
 
-    def __init__(self, target: Node, kind: str):
+    def __init__(self, source: Node, target: Node, kind: str):
         super().__init__()
+        self.source = source
         self.target = target
         self.kind = kind
+        target.incoming.append(self)
+
+    def retarget(self, target: Node) -> None:
+        self.target.incoming.remove(self)
+        self.target = target
+        target.incoming.append(self)
 
 
 class Exit(ast.stmt):
     """Leave the dispatch loop (a module or class body's return)."""
     _fields = ()
+
+
+class Reraise(ast.stmt):
+    """Raise a caught exception again, as RERAISE does: its ``__context__`` and
+    traceback stay as they were (a plain ``raise e`` would chain it to the
+    exception being handled and add a traceback entry). ``holder`` names the
+    variable holding it, when one does."""
+    _fields = ()
+
+    def __init__(self, exc: Optional[ast.expr], holder: Optional[str]):
+        super().__init__()
+        self.exc = exc
+        self.holder = holder
 
 
 class ImportAttr(Placeholder):
@@ -441,13 +501,15 @@ class Translator:
         self.kind = kind
         self.func = prepare_ops(code)
         self.ops = self.func.ops
-        self.ctx = Context(code, nested, "function")
+        self.ctx = Context(code, _strict_lambdas(nested), "function")
         self.ctx.implicit_returns = set()
-        self.names = Names(code)
+        self.names = Names(code, _bound_names(self.ops), kind)
         self.leaders = leaders(self.ops)
         self.nodes: Dict[tuple, Node] = {}
         self.order: List[Node] = []
         self.statics: Dict[tuple, object] = {}
+        #: temporaries a module or class body must keep (a type alias reads them later)
+        self.keep = set()
         cells = set(code.cellvars) | set(code.freevars)
         self.fast_locals = set(code.varnames) - cells if kind == "function" else set()
         self.legacy_match = tuple(code.version) < (3, 11)
@@ -520,16 +582,51 @@ class Translator:
         if isinstance(item, FunctionValue):
             return not item.code.flags & CO_NEWLOCALS
         if type(item) is ast.Name:
-            return item.id in self.names.taken_by_me or item.id in self.fast_locals
+            return item.id in self.names.taken_by_me or item.id in self.fast_locals or (
+                self.kind == "class" and item.id in _CLASS_CELLS)
+        if isinstance(item, ast.Slice):
+            return all(p is None or self.is_pure(p) for p in (item.lower, item.upper, item.step))
         return False
 
 
+def _strict_lambdas(nested):
+    """The decompiler's ``nested``, refusing a lambda whose body it could not
+    write as one expression (it would give a lambda that raises; here the
+    function becomes a ``def`` instead)."""
+    def strict(value, how):
+        node = nested(value, how)
+        if how == "lambda" and _raises_not_implemented(node.body):
+            raise DecompileFailure("lambda body is not one expression")
+        return node
+    return strict
+
+
+def _raises_not_implemented(expr) -> bool:
+    """``(_ for _ in ()).throw(NotImplementedError(...))``: a body the decompiler gave up on."""
+    return (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == "throw" and isinstance(expr.func.value, ast.GeneratorExp)
+            and len(expr.args) == 1 and isinstance(expr.args[0], ast.Call)
+            and isinstance(expr.args[0].func, ast.Name)
+            and expr.args[0].func.id == "NotImplementedError")
+
+
+def _bound_names(ops) -> set:
+    """Names the code itself binds (a module defining ``len`` shadows the builtin)."""
+    return {op.arg for op in ops if op.name in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME",
+                                                 "DELETE_GLOBAL")
+            and isinstance(op.arg, str)}
+
+
 def _sanitize_names(tree) -> None:
-    for node in ast.walk(tree):
+    """Names that are not identifiers (``.0``) as identifiers, in this scope and
+    in the parameters of functions defined here (their bodies did their own)."""
+    for node in _walk_scope(tree):
         if isinstance(node, ast.Name):
             node.id = sanitize(node.id)
-        elif isinstance(node, ast.arg):
-            node.arg = sanitize(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for arg in ast.walk(node.args):
+                if isinstance(arg, ast.arg):
+                    arg.arg = sanitize(arg.arg)
 
 
 # -- building one node ------------------------------------------------------------------
@@ -539,6 +636,9 @@ NEUTRAL = frozenset({
     "JUMP", "NOP", "POP_TOP", "LOAD_CONST", "PUSH_NULL", "SWAP", "COPY", "ROT_TWO",
     "ROT_THREE", "ROT_FOUR", "ROT_N", "DUP_TOP", "DUP_TOP_TWO", "POP_EXCEPT", "POP_BLOCK",
     "SETUP_FINALLY", "BEGIN_FINALLY", "LOAD_CLOSURE", "STORE_FAST", "PUSH_EXC_INFO"})
+
+#: neutral ops that only push a value
+_PLAIN_PUSHES = frozenset({"LOAD_CONST", "PUSH_NULL", "LOAD_CLOSURE"})
 
 HANDLERS: Dict[str, object] = {}
 
@@ -569,10 +669,39 @@ class NodeBuilder:
         self.op = None
         self.guard = _UNSET
         self.guard_prefix: list = []
+        self.live = self.holders_in_use()
+        #: locals stored by this node so far (reading them cannot fail)
+        self.stored = set()
 
     @property
     def stack(self) -> list:
         return self.m.stack
+
+    # -- caught exceptions no longer needed ------------------------------------------
+
+    def holders_in_use(self) -> set:
+        """Exception holders the state still refers to (stack marks, the current
+        exception, saved states of handler blocks)."""
+        if not self.names.holders:
+            return set()
+        used = {x.name for x in self.stack if isinstance(x, Mark) and x.name}
+        used.update(b.prev for b in self.blocks if b.prev)
+        if self.cur_exc:
+            used.add(self.cur_exc)
+        return used & self.names.holders
+
+    def release_holders(self) -> None:
+        """Drop a caught exception once the bytecode would have: kept in a local
+        past that, it and its traceback (this frame) would keep each other alive."""
+        if not self.live and not self.names.holders:
+            return
+        now = self.holders_in_use()
+        for name in sorted(self.live - now):
+            if mentions(self.stack, name):
+                now.add(name)
+            else:
+                self.emit(assign(name, const(None)))
+        self.live = now
 
     # -- the loop -------------------------------------------------------------------
 
@@ -586,13 +715,25 @@ class NodeBuilder:
             if self.i != start and self.i in self.t.leaders:
                 self.fall(self.i)
                 break
-            if op.name not in NEUTRAL and not self.same_guard(op, start):
+            if not self.neutral(op):
+                if not self.same_guard(op, start):
+                    self.fall(self.i)
+                    break
+                self.node.may_raise = True
+            if self.i != start and self.pushes_for_next_handler():
                 self.fall(self.i)
                 break
             self.op = op
+            handled = self.cur_exc
             if self.step(op):
                 break
-            if self.i == start and op.name == "PUSH_EXC_INFO":
+            self.track_locals(op)
+            self.release_holders()
+            if self.cur_exc != handled:
+                # code runs with one exception being handled per node
+                if self.i != start:
+                    self.fall(self.i + 1)
+                    break
                 self.node.body_exc = self.cur_exc
             if self.guard_moved():
                 self.fall(self.i + 1)
@@ -612,6 +753,32 @@ class NodeBuilder:
             self.open_guard(state)
             return True
         return state == self.guard_state
+
+    def neutral(self, op) -> bool:
+        """Whether ``op`` cannot raise (then it does not decide the handler): the
+        NEUTRAL ops, and reading or deleting a local this node has just stored."""
+        if op.name in NEUTRAL:
+            return True
+        return op.name in ("LOAD_FAST", "DELETE_FAST") and op.arg in self.stored
+
+    def track_locals(self, op) -> None:
+        if op.name == "STORE_FAST":
+            self.stored.add(op.arg)
+        elif op.name in ("DELETE_FAST", "LOAD_FAST_AND_CLEAR"):
+            self.stored.discard(op.arg)
+
+    def pushes_for_next_handler(self) -> bool:
+        """Whether this op starts plain pushes for an op under another handler
+        (``LOAD_CONST None`` x3 before a ``with`` exit call): they go with it."""
+        ops, k = self.t.ops, self.i
+        if self.guard is _UNSET or ops[k].name not in _PLAIN_PUSHES:
+            return False
+        while k < len(ops) and ops[k].name in _PLAIN_PUSHES and (
+                k == self.i or k not in self.t.leaders):
+            k += 1
+        if k >= len(ops) or k in self.t.leaders or ops[k].name in NEUTRAL:
+            return False
+        return self.handler_state(ops[k]) != self.guard_state
 
     def step(self, op) -> bool:
         """Run one op; True when it ends the node."""
@@ -685,10 +852,9 @@ class NodeBuilder:
         self.node.guard = self.guard
         self.node.guard_holder = self.guard_holder
         target = self.t.node(self.guard)
-        target.preds.append((self.node, "exception"))
         caught = self.names.named(("caught",), "e")
         self.node.handler_body = [assign(self.guard_holder, load(caught)),
-                                  Goto(target, "exception")]
+                                  Goto(self.node, target, "exception")]
 
     # -- stack values -------------------------------------------------------------------
 
@@ -721,7 +887,8 @@ class NodeBuilder:
         return "v"
 
     def emit(self, stmt: ast.stmt) -> None:
-        if self.op is not None and getattr(stmt, "lineno", None) is None:
+        if self.op is not None and self.op.line is not None \
+                and getattr(stmt, "lineno", None) is None:
             stmt.lineno = self.op.line
         self.out.append(stmt)
 
@@ -793,6 +960,10 @@ class NodeBuilder:
             return call(self.names.builtin(func), self.expr_of(item.value))
         if isinstance(item, Null) or isinstance(item, BuildClass):
             raise DecompileFailure("%s used as a value" % type(item).__name__)
+        if isinstance(item, ast.Slice):
+            # a slice object outside a subscript
+            parts = [const(None) if p is None else p for p in (item.lower, item.upper, item.step)]
+            return call(self.names.builtin("slice"), *parts)
         if isinstance(item, (ast.Tuple, ast.List)):
             item.elts = [self.expr_of(e) if isinstance(e, Placeholder) else e for e in item.elts]
         elif isinstance(item, ast.Call):
@@ -820,14 +991,30 @@ class NodeBuilder:
             self.emit(assign(name, self.expr_of(item)))
 
     def define(self, value: FunctionValue, name: str) -> None:
-        """A function that is not a lambda, as a ``def`` under a temporary name."""
-        node = self.t.ctx.nested(value, ("def", []))
+        """A function as a ``def`` named ``name`` (a temporary unless it is the
+        function's own name). Defaults that are not a literal tuple (a value
+        kept in a temporary) are set on the function object afterwards."""
+        try:
+            node = self.t.ctx.nested(value, ("def", []))
+            late = []
+        except DecompileFailure:
+            bare = FunctionValue(value.code, closure=value.closure, lineno=value.lineno)
+            node = self.t.ctx.nested(bare, ("def", []))
+            late = [(field, getattr(value, attr_name)) for field, attr_name in (
+                ("__defaults__", "defaults"), ("__kwdefaults__", "kwdefaults"),
+                ("__annotations__", "annotations")) if getattr(value, attr_name) is not None]
         node.name = name
         self.emit(node)
-        self.emit(_set_attr(name, "__name__", const(value.code.name)))
-        qualname = getattr(value.code, "qualname", "") or ""
-        if qualname:
-            self.emit(_set_attr(name, "__qualname__", const(qualname)))
+        for field_name, expr in late:
+            expr = self.expr_of(expr)
+            if field_name == "__annotations__":
+                expr = _annotations_dict(self.names, expr)
+            self.emit(_set_attr(name, field_name, expr))
+        if name != value.code.name:
+            self.emit(_set_attr(name, "__name__", const(value.code.name)))
+            qualname = getattr(value.code, "qualname", "") or ""
+            if qualname:
+                self.emit(_set_attr(name, "__qualname__", const(qualname)))
 
     def define_class(self, value: ClassValue, name: str) -> None:
         node = self.t.ctx.nested(value, ("class", []))
@@ -937,9 +1124,7 @@ class NodeBuilder:
         cur_exc = self.cur_exc if cur_exc is _UNSET else cur_exc
         shape = tuple(self.desc(k, x) for k, x in enumerate(items))
         key = (index, shape, tuple(b.key for b in blocks), cur_exc)
-        target = self.t.node(key)
-        target.preds.append((self.node, "normal"))
-        return Goto(target, "normal")
+        return Goto(self.node, self.t.node(key), "normal")
 
     def fall(self, index: int) -> bool:
         self.flush()
@@ -960,6 +1145,19 @@ class NodeBuilder:
 
 def _handler(type_expr, name, body) -> ast.ExceptHandler:
     return ast.ExceptHandler(type=type_expr, name=name, body=body)
+
+
+def _annotations_dict(names: Names, value: ast.expr) -> ast.expr:
+    """MAKE_FUNCTION's annotations: a dict, or (3.10+) a flat tuple of pairs."""
+    pairs = call(names.builtin("zip"),
+                 ast.Subscript(value=value, slice=ast.Slice(lower=None, upper=None,
+                                                            step=const(2)), ctx=ast.Load()),
+                 ast.Subscript(value=copy.deepcopy(value),
+                               slice=ast.Slice(lower=const(1), upper=None, step=const(2)),
+                               ctx=ast.Load()))
+    is_tuple = call(names.builtin("isinstance"), copy.deepcopy(value), names.builtin("tuple"))
+    return ast.IfExp(test=is_tuple, body=call(names.builtin("dict"), pairs),
+                     orelse=copy.deepcopy(value))
 
 
 def _set_attr(name: str, attr_name: str, value: ast.expr) -> ast.Assign:
@@ -1174,14 +1372,22 @@ def _store(b, op, nparts: int, make_target, name: Optional[str] = None) -> None:
         return
     b.flush(keep=[value] + parts, writes={name} if name else ())
     target = make_target([b.expr_of(p) for p in parts])
-    b.emit(_assignment(b, target, value, name))
+    stmt = _assignment(b, target, value, name)
+    if stmt is not None:
+        b.emit(stmt)
+
+
+#: cells the compiler makes for a class body by itself
+_CLASS_CELLS = ("__class__", "__classdict__")
 
 
 def _store_without_statement(b, op, name: str, value) -> bool:
     """Stores that are not an assignment here: a class cell, the end of an
     inlined comprehension's saved local, one name of a ``from`` import."""
-    if name in ("__classcell__", "__classdictcell__") and isinstance(value, CellName):
-        return True     # the compiler sets the cell up again for the class we write
+    if b.t.kind == "class" and (name in _CLASS_CELLS or (
+            name in ("__classcell__", "__classdictcell__") and isinstance(value, ast.Name)
+            and value.id in _CLASS_CELLS)):
+        return True     # the compiler sets these cells up again for the class we write
     if isinstance(value, Mark) and value.kind == "saved" and value.index == name:
         b.flush(writes={name})
         b.emit(assign(name, load(value.name)))
@@ -1202,7 +1408,7 @@ def _store_without_statement(b, op, name: str, value) -> bool:
     return False
 
 
-def _assignment(b, target, value, name) -> ast.stmt:
+def _assignment(b, target, value, name) -> Optional[ast.stmt]:
     if isinstance(value, InPlace) and _same(value.target, target):
         return ast.AugAssign(target=target, op=value.op, value=value.value)
     if name is not None and isinstance(value, (FunctionValue, ClassValue, ImportValue, ast.Call)):
@@ -1210,6 +1416,9 @@ def _assignment(b, target, value, name) -> ast.stmt:
             stmt = _definition(b.m, target, value)
         except DecompileFailure:
             stmt = None
+            if isinstance(value, FunctionValue) and value.code.name == name:
+                b.define(value, name)       # its own name: a def, defaults set after
+                return None
         if stmt is not None:
             return stmt
     return ast.Assign(targets=[target], value=b.expr_of(value))
@@ -1347,6 +1556,41 @@ def _map_add(b, op):
                                              ctx=ast.Store())], value=b.expr_of(value)))
 
 
+@handles("BUILD_STRING")
+def _build_string(b, op):
+    """An f-string from its pieces; a piece already held in a name is formatted
+    as ``{name}`` (formatting a str with no spec gives it back)."""
+    b.need(op.arg)
+    b.unmark(op.arg)
+    parts = b.stack[len(b.stack) - op.arg:]
+    del b.stack[len(b.stack) - op.arg:]
+    values = []
+    for part in parts:
+        if isinstance(part, ast.JoinedStr):
+            values.extend(part.values)
+        elif isinstance(part, ast.Constant) and isinstance(part.value, str):
+            values.append(part)
+        else:
+            values.append(_as_field(b.expr_of(part)))
+    b.push(ast.JoinedStr(values=values))
+
+
+def _as_field(value: ast.expr) -> ast.FormattedValue:
+    return ast.FormattedValue(value=value, conversion=-1, format_spec=None)
+
+
+@handles("FORMAT_VALUE", "FORMAT_WITH_SPEC")
+def _format_value(b, op):
+    has_spec = op.name == "FORMAT_WITH_SPEC" or op.arg[1]
+    if has_spec:
+        b.need(2)
+        spec = b.stack[-1]
+        if not isinstance(spec, (ast.JoinedStr, ast.Constant)):
+            b.unmark(1)
+            b.stack[-1] = ast.JoinedStr(values=[_as_field(b.expr_of(b.stack[-1]))])
+    b.delegate(op)
+
+
 @handles("LIST_TO_TUPLE")
 def _list_to_tuple(b, op):
     b.need(1)
@@ -1411,7 +1655,9 @@ def _for_iter(b, op):
 def _return(b, op):
     value = b.pop()
     b.discard_stack()
-    if b.t.kind in ("module", "class"):
+    if b.t.kind == "class":
+        b.emit(Exit())      # a class body returns its __class__ cell (or None)
+    elif b.t.kind == "module":
         if not b.t.is_pure(value):
             b.emit(ast.Expr(value=b.expr_of(value)))
         b.emit(Exit())
@@ -1434,7 +1680,7 @@ def _raise(b, op):
     exprs = [b.expr_of(a) for a in args]
     if op.arg == 0:
         exc = load(b.cur_exc) if b.cur_exc else None
-        b.emit(ast.Raise(exc=exc, cause=None))
+        b.emit(Reraise(exc, b.cur_exc))
     else:
         b.emit(ast.Raise(exc=exprs[0], cause=exprs[1] if op.arg == 2 else None))
     return True
@@ -1493,6 +1739,9 @@ def _intrinsic_1(b, op):
     name = op.arg
     if name == "INTRINSIC_ASYNC_GEN_WRAP":
         return
+    if name == "INTRINSIC_TYPEALIAS":
+        b.push(_type_alias(b, b.pop()))
+        return
     typing = call(b.names.builtin("__import__"), const("typing"))
     value = b.expr_of(b.pop())
     if name in ("INTRINSIC_TYPEVAR", "INTRINSIC_PARAMSPEC"):
@@ -1510,10 +1759,36 @@ def _intrinsic_1(b, op):
         raise DecompileFailure("intrinsic %s has no fallback form" % name)
 
 
+def _type_alias(b, args) -> ast.expr:
+    """``type X = value`` (3.12+): (name, None, function computing the value) -> the alias.
+    Written as the statement itself, so the value stays lazy: the function's
+    expression when it is one, else a call of the function."""
+    from .astcompat import TypeAlias, make
+    if not (isinstance(args, ast.Tuple) and len(args.elts) == 3):
+        raise DecompileFailure("type alias arguments not understood")
+    name, params, compute = args.elts
+    if not (isinstance(name, ast.Constant) and isinstance(params, ast.Constant)
+            and params.value is None and isinstance(compute, FunctionValue)):
+        raise DecompileFailure("generic type alias in unstructured code")
+    b.flush()
+    body = b.t.ctx.nested(compute, ("def", [])).body
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        value = body[0].value
+    else:
+        held = b.names.fresh("alias_%s" % name.value)
+        b.t.keep.add(held)      # the alias reads it whenever its value is asked for
+        b.define(compute, held)
+        value = call(load(held))
+    b.emit(make(TypeAlias, name=store_name(name.value), type_params=[], value=value))
+    return load(name.value)
+
+
 @handles("INTRINSIC_2")
 def _intrinsic_2(b, op):
     if op.arg == "INTRINSIC_PREP_RERAISE_STAR":
         return _prep_reraise_star(b, op)
+    if op.arg in ("INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS"):
+        return _typevar_with(b, op)
     if op.arg != "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
         raise DecompileFailure("intrinsic %s has no fallback form" % op.arg)
     b.need(2)
@@ -1527,6 +1802,24 @@ def _intrinsic_2(b, op):
         func = b.expr_of(b.stack[-1])
     b.emit(ast.Assign(targets=[ast.Attribute(value=func, attr="__type_params__",
                                              ctx=ast.Store())], value=b.expr_of(params)))
+
+
+def _typevar_with(b, op):
+    """``T: bound`` / ``T: (a, b)``: the interpreter evaluates the bound lazily; here
+    it is evaluated when the type variable is made (a documented difference)."""
+    b.need(2)
+    b.unmark(2)
+    compute = b.pop()
+    name = b.expr_of(b.pop())
+    value = call(b.expr_of(compute))
+    typing = call(b.names.builtin("__import__"), const("typing"))
+    node = call(attr(typing, "TypeVar"), name)
+    if op.arg == "INTRINSIC_TYPEVAR_WITH_BOUND":
+        node.keywords = [ast.keyword(arg="bound", value=value)]
+    else:
+        node.args.append(ast.Starred(value=value, ctx=ast.Load()))
+    node.keywords.append(ast.keyword(arg="infer_variance", value=const(True)))
+    b.push(node)
 
 
 @handles("SETUP_ANNOTATIONS")
@@ -1543,6 +1836,13 @@ def _print_expr(b, op):
     value, = _operands(b, 1)
     hook = attr(call(b.names.builtin("__import__"), const("sys")), "displayhook")
     b.emit(ast.Expr(value=call(hook, value)))
+    _intrinsic_result(b, op)
+
+
+def _intrinsic_result(b, op) -> None:
+    """3.12+ writes these as CALL_INTRINSIC_1, which leaves a result (None) behind."""
+    if op.extra is not None:
+        b.push(const(None))
 
 
 @handles("IMPORT_STAR")
@@ -1555,6 +1855,7 @@ def _import_star(b, op):
     for stmt in b.m.stmts:
         b.emit(stmt)
     b.m.stmts.clear()
+    _intrinsic_result(b, op)
 
 
 # -- rules: exceptions, 3.11 style (also the shape every version's handlers enter with) ----------
@@ -1567,6 +1868,7 @@ def _push_exc_info(b, op):
         holder = exc.name
     else:
         holder = b.names.temp()
+        b.names.holders.add(holder)
         b.evaluate(exc, holder)
         exc = load(holder)
     b.push(Mark("prev", b.cur_exc))
@@ -1612,7 +1914,7 @@ def _reraise(b, op):
     else:
         b.discard_stack()
         exc = b.expr_of(top)
-    b.emit(ast.Raise(exc=exc, cause=None))
+    b.emit(Reraise(exc, exc.id if isinstance(exc, ast.Name) else None))
     return True
 
 
@@ -1672,7 +1974,8 @@ def _end_async_for(b, op):
     b.flush()
     stop = call(b.names.builtin("isinstance"), held, b.names.builtin("StopAsyncIteration"))
     b.emit(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=stop),
-                  body=[ast.Raise(exc=copy.copy(held), cause=None)], orelse=[]))
+                  body=[Reraise(copy.copy(held), held.id if isinstance(held, ast.Name) else None)],
+                  orelse=[]))
 
 
 @handles("CHECK_EG_MATCH")
@@ -1831,7 +2134,7 @@ def _end_finally(b, op):
         b.need(2)
         del b.stack[-2:]
         b.discard_stack()
-        b.emit(ast.Raise(exc=load(top.name), cause=None))
+        b.emit(Reraise(load(top.name), top.name))
         return True
     raise DecompileFailure("END_FINALLY on an unknown value (offset %d)" % op.offset)
 
@@ -2035,7 +2338,7 @@ def _match_keys_code(b, subject, keys, out) -> List[ast.stmt]:
 
 @handles("COPY_DICT_WITHOUT_KEYS")
 def _copy_dict_without_keys(b, op):
-    """3.10: [subject, keys] -> [subject, keys, dict(subject) less keys]."""
+    """3.10: [subject, keys] -> [subject, dict(subject) less keys]."""
     b.need(2)
     b.flush()
     out, key = b.names.temp(), b.names.temp()
@@ -2044,7 +2347,7 @@ def _copy_dict_without_keys(b, op):
     b.emit(ast.For(target=store_name(key), iter=b.expr_of(b.stack[-1]),
                    body=[ast.Delete(targets=[ast.Subscript(value=load(out), slice=load(key),
                                                            ctx=ast.Del())])], orelse=[]))
-    b.push(load(out))
+    b.stack[-1] = load(out)
 
 
 def _capture(name: str) -> ast.MatchAs:
@@ -2070,9 +2373,10 @@ class Layout:
         self.in_loop = False
 
     def statements(self) -> List[ast.stmt]:
-        nodes = self.t.order
+        nodes = self.thread(self.t.order)
+        placed = {id(nodes[0])}
         for node in nodes[1:]:
-            self.place(node)
+            self.place(node, placed)
         entry = nodes[0]
         top = [entry] + sorted((n for n in nodes[1:] if n.host is None),
                                key=lambda n: (n.start, n.serial))
@@ -2080,19 +2384,21 @@ class Layout:
             node.number = number
         self.in_loop = self.needs_loop(nodes)
         hoist = not entry.preds and not (self.in_loop and self.t.kind != "function")
-        main = self.expand(entry, None, None) if hoist else []
+        main = [assign(self.state, const(0))]
+        if hoist:
+            main += self.expand(entry, None, None, None)
         arms = top[1:] if hoist else top
         if arms:
-            if not hoist:
-                main.append(assign(self.state, const(0)))
             dispatch = [ast.If(test=ast.Compare(left=load(self.state), ops=[ast.Eq()],
                                                 comparators=[const(n.number)]),
-                               body=self.expand(n, None, n.number), orelse=[]) for n in arms]
+                               body=self.expand(n, None, n.number, None), orelse=[])
+                        for n in arms]
             if self.in_loop:
                 main.append(ast.While(test=const(True), body=dispatch, orelse=[]))
             else:
                 main += dispatch
-        main = self.finish(main)
+        main = main[:1] + self.finish(main[1:])
+        self.t.note_index = len(self.names.prologue) + 1
         return list(self.names.prologue) + main
 
     @property
@@ -2101,24 +2407,64 @@ class Layout:
 
     # -- inlining --------------------------------------------------------------------
 
-    def place(self, node: Node) -> None:
+    def thread(self, nodes: List[Node]) -> List[Node]:
+        """Drop nodes that only pass control on: their predecessors go straight on."""
+        kept = []
+        for node in nodes:
+            body = node.body
+            if node is not nodes[0] and len(body) == 1 and isinstance(body[0], Goto) \
+                    and body[0].target is not node \
+                    and not getattr(body[0].target, "threaded", False):
+                onward = body[0]
+                for goto in list(node.incoming):
+                    goto.retarget(onward.target)
+                onward.target.incoming.remove(onward)
+                for stmt in node.handler_body:
+                    if isinstance(stmt, Goto):
+                        stmt.target.incoming.remove(stmt)
+                node.threaded = True
+            else:
+                kept.append(node)
+        return kept
+
+    def place(self, node: Node, placed=None) -> None:
         """Write ``node`` inline at its predecessor when it has exactly one and
-        the code there runs under the right handler and exception state."""
-        if len(node.preds) != 1:
+        the code there runs under the right handler: code that can raise but has
+        no handler cannot go inside a try, nor code handling no exception inside
+        an except clause (one handling another exception says so, see handling())."""
+        placed = set() if placed is None else placed
+        if id(node) in placed:
             return
-        source, kind = node.preds[0]
+        placed.add(id(node))
+        for source, _ in node.preds:
+            self.place(source, placed)
+        preds = self.physical_preds(node)
+        if len(preds) != 1:
+            return
+        source, kind = preds[0]
         if source is node or self.rooted_at(source, node):
             return
         if kind == "normal":
-            ambient, context = source.guard, self.context(source)
+            ambient, context = self.body_ambient(source), source.body_exc
         else:
             ambient, context = self.ambient(source), source.guard_holder
-        if node.guard is None and ambient is not None:
-            return      # it would run under a handler it does not have
-        if context is not None and node.body_exc != context:
-            return      # it would see the wrong exception as the one being handled
+        if node.guard is None and ambient is not None and node.may_raise:
+            return
+        if node.body_exc is None and context is not None:
+            return
+        if kind == "normal" and node.hosts_handlers and node.guard == ambient:
+            return      # it would lose the try its handlers are written in
         node.host = source
         node.host_kind = kind
+        if kind == "exception":
+            source.hosts_handlers = True
+
+    def physical_preds(self, node: Node) -> list:
+        """Predecessors that transfer here in the written code: an exception edge
+        counts only from code that has its own try (code written inside another
+        node's try with the same handler reaches this node through that one's)."""
+        return [(s, k) for s, k in node.preds
+                if k == "normal" or (s.guard is not None and s.guard != self.ambient(s))]
 
     def rooted_at(self, source: Node, node: Node) -> bool:
         """Whether ``node`` already hosts ``source`` (a cycle of inline code)."""
@@ -2134,16 +2480,12 @@ class Layout:
         if node.host is None:
             return None
         if node.host_kind == "normal":
-            return node.host.guard
+            return self.body_ambient(node.host)
         return self.ambient(node.host)
 
-    def context(self, node: Node):
-        """The exception being handled where ``node``'s code is written."""
-        if node.host is None:
-            return None
-        if node.host_kind == "exception":
-            return node.host.guard_holder
-        return self.context(node.host)
+    def body_ambient(self, node: Node):
+        """The handler in force inside ``node``'s code (its own, or where it is written)."""
+        return node.guard if node.guard is not None else self.ambient(node)
 
     def root(self, node: Node) -> Node:
         while node.host is not None:
@@ -2153,29 +2495,63 @@ class Layout:
     def needs_loop(self, nodes) -> bool:
         """Whether some transfer goes back (or to itself): then dispatch loops."""
         for node in nodes:
-            for source, _ in node.preds:
+            for source, _ in self.physical_preds(node):
                 if node.host is None and node.number <= self.root(source).number:
                     return True
         return False
 
     # -- expansion --------------------------------------------------------------------------
 
-    def expand(self, node: Node, ambient, arm: Optional[int]) -> List[ast.stmt]:
+    def expand(self, node: Node, ambient, arm: Optional[int], context) -> List[ast.stmt]:
         """The code of ``node`` (and what is inline in it), written where ``ambient``
-        handles exceptions; ``arm`` is the dispatch arm it sits in (None: before the loop)."""
-        body = self.resolve(node.body, arm)
+        handles exceptions and ``context`` is being handled; ``arm`` is the
+        dispatch arm it sits in (None: before the loop)."""
+        body = self.resolve(node.body, arm, node.body_exc)
+        if node.body_exc is not None and node.body_exc != context and _observes_handling(body):
+            body = self.handling(node.body_exc, body)
         if node.guard is None or node.guard == ambient:
             return body
         caught = self.names.named(("caught",), "e")
         handler = ast.ExceptHandler(type=self.names.builtin("BaseException"), name=caught,
-                                    body=self.resolve(node.handler_body, arm))
+                                    body=self.resolve(node.handler_body, arm,
+                                                      node.guard_holder))
         return [ast.Try(body=body, handlers=[handler], orelse=[], finalbody=[])]
 
-    def resolve(self, stmts: List[ast.stmt], arm) -> List[ast.stmt]:
+    def handling(self, holder: str, body: List[ast.stmt]) -> List[ast.stmt]:
+        """Run ``body`` as handler code of the exception in ``holder``, so that
+        ``sys.exc_info()`` and implicit chaining see it (raising it to get there
+        leaves its ``__context__`` and traceback as they were)."""
+        saved = self.names.temp()
+        restore = _restore_exception(holder, saved)
+        return [_save_exception(holder, saved),
+                ast.Try(body=[ast.Raise(exc=load(holder), cause=None)],
+                        handlers=[ast.ExceptHandler(type=self.names.builtin("BaseException"),
+                                                    name=None, body=[restore] + body)],
+                        orelse=[], finalbody=[])]
+
+    def reraise(self, stmt: Reraise, context) -> List[ast.stmt]:
+        """A bare ``raise`` where the exception is the one being handled (exactly
+        RERAISE); else ``raise e`` with its ``__context__`` and traceback put back."""
+        if stmt.exc is None or (stmt.holder is not None and stmt.holder == context):
+            return [ast.Raise(exc=None, cause=None)]
+        out = []
+        exc = stmt.exc
+        if not isinstance(exc, ast.Name):
+            held = self.names.temp()
+            out.append(assign(held, exc))
+            exc = load(held)
+        saved = self.names.temp()
+        again = ast.Try(body=[ast.Raise(exc=exc, cause=None)], handlers=[], orelse=[],
+                        finalbody=[_restore_exception(exc.id, saved)])
+        return out + [_save_exception(exc.id, saved), again]
+
+    def resolve(self, stmts: List[ast.stmt], arm, context) -> List[ast.stmt]:
         out = []
         for stmt in stmts:
             if isinstance(stmt, Goto):
                 out += self.transfer(stmt, arm)
+            elif isinstance(stmt, Reraise):
+                out += self.reraise(stmt, context)
             elif isinstance(stmt, Exit):
                 out.append(ast.Break() if self.in_loop else assign(self.state, const(-1)))
             else:
@@ -2183,21 +2559,22 @@ class Layout:
                     inner = getattr(stmt, name, None)
                     if isinstance(inner, list) and not isinstance(
                             stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        setattr(stmt, name, self.resolve(inner, arm))
+                        setattr(stmt, name, self.resolve(inner, arm, context))
                 for handler in getattr(stmt, "handlers", None) or []:
-                    handler.body = self.resolve(handler.body, arm)
+                    handler.body = self.resolve(handler.body, arm, context)
                 if isinstance(stmt, ast.Match):
                     for case in stmt.cases:
-                        case.body = self.resolve(case.body, arm)
+                        case.body = self.resolve(case.body, arm, context)
                 out.append(stmt)
         return out
 
     def transfer(self, goto: Goto, arm) -> List[ast.stmt]:
         target = goto.target
         if target.host is not None:
-            ambient = target.host.guard if target.host_kind == "normal" else self.ambient(
-                target.host)
-            return self.expand(target, ambient, arm)
+            source = goto.source
+            if goto.kind == "normal":
+                return self.expand(target, self.body_ambient(source), arm, source.body_exc)
+            return self.expand(target, self.ambient(source), arm, source.guard_holder)
         out = [assign(self.state, const(target.number))]
         if self.in_loop and arm is not None and target.number <= arm:
             out.append(ast.Continue())
@@ -2209,15 +2586,49 @@ class Layout:
         code = self.t.code
         if self.t.kind in ("module", "class"):
             body = body + self.cleanup(body)
-        elif code.flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _has_yield(body):
+        else:
+            body = body + self.unbound_cells(body)
+            if any(n.guard for n in self.t.order) and self.names.values:
+                # A caught exception left in a temporary would keep this frame
+                # alive through its traceback after the call: clear them on the way out.
+                clear = ast.Assign(targets=[store_name(n) for n in sorted(self.names.values)],
+                                   value=const(None))
+                body = [ast.Try(body=body, handlers=[], orelse=[], finalbody=[clear])]
+        if self.t.kind == "function" and code.flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) \
+                and not _has_yield(body):
             # the code yields nowhere reachable, but it is a generator all the same
             body = body + [ast.If(test=const(False), body=[ast.Expr(value=ast.Yield(value=None))],
                                   orelse=[])]
         return body
 
+    def unbound_cells(self, body) -> List[ast.stmt]:
+        """A cell only nested functions assign must still be local here (their
+        ``nonlocal`` needs it): a binding that never runs says so."""
+        code = self.t.code
+        if not code.cellvars:
+            return []
+        nargs = code.argcount + code.kwonlyargcount + bool(code.flags & 0x4) + bool(
+            code.flags & 0x8)
+        bound = set(code.varnames[:nargs])
+        for stmt in body:
+            for node in _walk_scope(stmt):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    bound.add(node.id)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    bound.add(node.name)
+                elif isinstance(node, ast.alias):
+                    bound.add(node.asname or node.name.split(".")[0])
+                elif isinstance(node, ast.ExceptHandler) and node.name:
+                    bound.add(node.name)
+        missing = [c for c in code.cellvars if c not in bound and c.isidentifier()]
+        if not missing:
+            return []
+        return [ast.If(test=const(False), body=[assign(c, const(None)) for c in missing],
+                       orelse=[])]
+
     def cleanup(self, body) -> List[ast.stmt]:
         """A module or class body must not leave the temporaries behind."""
-        mine = self.names.taken_by_me
+        mine = self.names.taken_by_me - self.t.keep
         used = set()
         for stmt in body + self.names.prologue:
             for node in _walk_scope(stmt):
@@ -2233,6 +2644,31 @@ class Layout:
                 ast.Delete(targets=[ast.Name(id=n, ctx=ast.Del()) for n in used])]
 
 
+#: nodes of code that can neither call out, raise, nor look at the exception state
+_INERT = (ast.Assign, ast.Name, ast.Constant, ast.Tuple, ast.expr_context, ast.Continue,
+          ast.Break, ast.Pass, ast.Return, ast.If, ast.Compare, ast.cmpop)
+
+
+def _observes_handling(body: List[ast.stmt]) -> bool:
+    """Whether code could tell which exception is being handled (it calls,
+    raises, yields or touches an object)."""
+    return any(not isinstance(node, _INERT) for stmt in body for node in _walk_scope(stmt))
+
+
+def _save_exception(holder: str, saved: str) -> ast.Assign:
+    """``saved = holder.__context__, holder.__traceback__``."""
+    return ast.Assign(targets=[store_name(saved)],
+                      value=ast.Tuple(elts=[attr(load(holder), "__context__"),
+                                            attr(load(holder), "__traceback__")],
+                                      ctx=ast.Load()))
+
+
+def _restore_exception(holder: str, saved: str) -> ast.Assign:
+    targets = ast.Tuple(elts=[ast.Attribute(value=load(holder), attr=a, ctx=ast.Store())
+                              for a in ("__context__", "__traceback__")], ctx=ast.Store())
+    return ast.Assign(targets=[targets], value=load(saved))
+
+
 def _has_yield(body) -> bool:
     for stmt in body:
         for node in _walk_scope(stmt):
@@ -2243,11 +2679,10 @@ def _has_yield(body) -> bool:
 
 def _walk_scope(node):
     """ast.walk, not entering nested functions, classes or lambdas."""
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
     todo = [node]
     while todo:
         n = todo.pop()
         yield n
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                      ast.Lambda)):
-                todo.append(child)
+        if not isinstance(n, scopes):
+            todo.extend(ast.iter_child_nodes(n))

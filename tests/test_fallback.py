@@ -45,7 +45,8 @@ def forced(monkeypatch):
     def statements(self):
         if self.on_failure is None:
             return structured(self)
-        return self.on_failure(self.code, DecompileFailure("forced by the test"))
+        return self.declarations() + self.on_failure(self.code,
+                                                     DecompileFailure("forced by the test"))
     monkeypatch.setattr(CodeDecompiler, "statements", statements)
 
 

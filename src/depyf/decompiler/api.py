@@ -67,8 +67,9 @@ def _unstructured(code, failure):
     that be impossible, a body that raises and says why."""
     try:
         return fallback_body(code, failure, on_failure=_unstructured)
-    except DecompileFailure as e:
-        reason = "%s; fallback: %s" % (failure, e)
+    except Exception as e:      # even a fallback bug only costs this code object
+        reason = "%s; fallback: %s" % (failure, e if isinstance(e, DecompileFailure)
+                                       else "%s: %s" % (type(e).__name__, e))
         return [ast.Expr(value=ast.Constant(value="depyf: %s" % reason)),
                 ast.Raise(exc=ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()),
                                        args=[ast.Constant(value="depyf could not decompile %s: %s"

@@ -106,20 +106,36 @@ def fallback_body(code, failure=None, on_failure=None) -> List[ast.stmt]:
     """The body of ``code`` (a CodeRecord) as Python that behaves like its bytecode.
 
     ``failure`` says why the structured decompiler gave up (quoted in the
-    output); ``on_failure`` is passed on to nested code objects. Raises
+    output); ``on_failure`` is passed on to nested code objects. The caller
+    adds the ``global``/``nonlocal`` declarations. Raises
     :class:`DecompileFailure` only for bytecode this module cannot express.
     """
     from .functions import CodeDecompiler
     kind = code_kind(code)
-    decompiler = CodeDecompiler(code, kind, on_failure)
-    translator = Translator(code, kind, decompiler.nested)
+    class_name = enclosing_class(code)
+    decompiler = CodeDecompiler(code, kind, on_failure, class_name)
+    translator = Translator(code, kind, decompiler.nested, class_name)
     body = translator.body()
-    decompiler.func = translator.func       # declarations() reads the same ops
     note = ast.Expr(value=ast.Constant(value="depyf: unstructured fallback (%s)"
                                        % (failure or "requested")))
     # Right after `__state = 0`: never first, where a string would be the docstring.
     body.insert(translator.note_index, note)
-    return decompiler.declarations() + body
+    return body
+
+
+def enclosing_class(code) -> Optional[str]:
+    """The class whose name private names in ``code`` are mangled with: a class
+    body's own name, else the innermost class in the qualified name (3.11+
+    records it: in ``C.m.<locals>.g`` a name before ``<locals>`` is a function)."""
+    if code_kind(code) == "class":
+        return code.name
+    parts = (getattr(code, "qualname", "") or "").split(".")[:-1]
+    while parts:
+        if parts[-1] == "<locals>":
+            del parts[-2:]
+            continue
+        return parts[-1]
+    return None
 
 
 def code_kind(code) -> str:
@@ -496,12 +512,12 @@ _UNSET = object()
 class Translator:
     """Discovers the nodes of one code object and lays them out as statements."""
 
-    def __init__(self, code, kind: str, nested):
+    def __init__(self, code, kind: str, nested, class_name: Optional[str] = None):
         self.code = code
         self.kind = kind
         self.func = prepare_ops(code)
         self.ops = self.func.ops
-        self.ctx = Context(code, _strict_lambdas(nested), "function")
+        self.ctx = Context(code, _strict_lambdas(nested), "function", class_name)
         self.ctx.implicit_returns = set()
         self.names = Names(code, _bound_names(self.ops), kind)
         self.leaders = leaders(self.ops)

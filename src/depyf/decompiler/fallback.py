@@ -971,6 +971,8 @@ class NodeBuilder:
             return load(name)
         if isinstance(item, ImportValue):
             return self.import_call(item)
+        if isinstance(item, Iterator):
+            return call(self.names.builtin("iter"), self.expr_of(item.iterable))
         if isinstance(item, Converted):
             func = {ord("s"): "str", ord("r"): "repr", ord("a"): "ascii"}[item.conversion]
             return call(self.names.builtin(func), self.expr_of(item.value))
@@ -1088,6 +1090,12 @@ class NodeBuilder:
             raise DecompileFailure("no fallback rule for %s" % op.name)
         self.need(n)
         self.unmark(n)
+        if op.name != "CALL":
+            # only a comprehension call wants the iterator as such; else iter() it
+            # here, where the builtin cannot be shadowed
+            for k in range(len(self.stack) - n, len(self.stack)):
+                if isinstance(self.stack[k], Iterator):
+                    self.stack[k] = self.expr_of(self.stack[k])
         snapshot = list(self.stack)
         try:
             self.m.step(op)

@@ -19,7 +19,7 @@ whose clause moves the exception where the handler expects it and continues at
 the handler's node. Nodes reached from one place only are written out inline,
 so straight code, if/else and simple handlers read as ordinary Python.
 
-Worked example (on 3.11)::
+Worked example (3.11 bytecode, the fallback forced)::
 
     def f(a):
         try:
@@ -27,16 +27,46 @@ Worked example (on 3.11)::
         except ValueError as e:
             return e
 
-becomes roughly::
+becomes::
 
     def f(a):
+        __b_isinstance = __import__('builtins').isinstance
+        __b_BaseException = __import__('builtins').BaseException
+        __state = 0
+        'depyf: unstructured fallback (...)'
         try:
-            return g(a)
-        except BaseException as __e:
-            __x0 = __e
-            if isinstance(__x0, ValueError):
-                e = __x0
-                ...
+            try:
+                return g(a)
+            except __b_BaseException as __e:
+                __x0 = __e                              # the handler's exception
+                try:
+                    if __b_isinstance(__x0, ValueError):
+                        e = __x0
+                        __x0 = None                     # dropped when the bytecode drops it
+                        __s0 = e                        # the return value waits on the stack
+                        __state = 1
+                    else:
+                        raise                           # RERAISE: the handled exception
+                except __b_BaseException as __e:
+                    __x1 = __e
+                    __x0 = None
+                    __state = 2
+            if __state == 1:
+                e = None
+                del e
+                return __s0
+            if __state == 2:
+                __t1 = __x1.__context__, __x1.__traceback__
+                try:
+                    raise __x1                          # re-raised, chaining left as it was
+                finally:
+                    __x1.__context__, __x1.__traceback__ = __t1
+        finally:
+            __s0 = __t1 = __x0 = __x1 = None            # no frame kept alive by a traceback
+
+(``while True:`` appears only when some transfer goes backwards; builtins the
+generated code calls come from the builtins module, as a parameter called
+``next`` would otherwise capture ``next``.)
 
 Some stack values are not values at all: the NULL beside a callable, the
 saved exception state PUSH_EXC_INFO keeps, 3.8's "return address" of a
@@ -51,12 +81,19 @@ possible side effects is written to a temporary before any statement runs
 while it waits on the stack, before stack shuffles would reorder or copy it,
 and at the end of a node, so effects happen in the order the ops ran.
 
-Known gaps (documented rather than emulated): inside handler code that is not
-written inline under its ``except`` clause, ``sys.exc_info()`` and implicit
-exception chaining do not see the handled exception; re-raising adds this
-frame to the traceback once more; ``locals()`` shows the temporaries; a
-``with`` on an object lacking ``__enter__`` raises AttributeError where 3.11+
-raises TypeError; cell variables of 3.12+ inlined comprehensions share one cell.
+Exception state: each node runs with one exception "being handled"; code that
+runs while the bytecode handles exception ``e`` is written inside an
+``except`` clause of ``e`` (inline, or by raising ``e`` again and restoring its
+``__context__`` and traceback), so ``sys.exc_info()``, bare ``raise`` and
+implicit chaining see what they would.
+
+Known differences (documented rather than emulated): on 3.8-3.10 a re-raised
+exception's traceback shows this frame once more; ``locals()`` shows the
+temporaries; a read of an unbound local may fail a little later than in the
+bytecode (still within the same straight run of ops); the cell variables of
+3.12+ inlined comprehensions share the enclosing function's cell; a PEP 695
+bound or constraint is evaluated when its type variable is made, not lazily;
+a generic ``type`` alias in unstructured code is refused (a stub says so).
 """
 from __future__ import annotations
 
@@ -253,7 +290,6 @@ class Names:
         self.taken = set(code.varnames) | set(code.cellvars) | set(code.freevars) | set(code.names)
         #: names that may hold something else than the builtin of that name
         self.shadowing = set(code.varnames) | set(code.cellvars) | set(code.freevars) | set(bound)
-        self.mine: List[str] = []
         self.taken_by_me = set()
         #: temporaries holding run-time values; holders keep caught exceptions
         self.values = set()
@@ -268,7 +304,6 @@ class Names:
             name += "_"
         name += self.suffix
         self.taken.add(name)
-        self.mine.append(name)
         self.taken_by_me.add(name)
         return name
 
@@ -528,7 +563,7 @@ class Translator:
         self.keep = set()
         cells = set(code.cellvars) | set(code.freevars)
         self.fast_locals = set(code.varnames) - cells if kind == "function" else set()
-        self.legacy_match = tuple(code.version) < (3, 11)
+        self.legacy = tuple(code.version) < (3, 11)
         self.async_generator = bool(code.flags & CO_ASYNC_GENERATOR)
         self.wrappers = {i for i, op in enumerate(self.ops[:-1])
                          if op.name == "STOPITERATION_ERROR" and self.ops[i + 1].name == "RERAISE"}
@@ -567,9 +602,10 @@ class Translator:
             return ("buildclass",)
         if isinstance(item, _CodeConst) or (isinstance(item, FunctionValue)
                                             and not item.code.flags & CO_NEWLOCALS):
-            # a code constant, or a class body waiting for __build_class__
-            key = ("static", id(item))
-            self.statics[key] = item
+            # a code constant, or a class body waiting for __build_class__ (by
+            # code object, so a loop that makes one each time settles)
+            key = ("static", type(item).__name__, id(item.code))
+            self.statics.setdefault(key, item)
             return key
         return None
 
@@ -634,24 +670,31 @@ def _bound_names(ops) -> set:
 
 
 def _sanitize_names(tree) -> None:
-    """Names that are not identifiers (``.0``) as identifiers, in this scope and
-    in the parameters of functions defined here (their bodies did their own)."""
-    for node in _walk_scope(tree):
+    """Names that are not identifiers (``.0``, ``.generic_base``) as identifiers,
+    in this scope: the code, and what functions and classes defined here
+    evaluate here (defaults, bases, decorators); their bodies did their own."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
         if isinstance(node, ast.Name):
             node.id = sanitize(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            for arg in ast.walk(node.args):
-                if isinstance(arg, ast.arg):
-                    arg.arg = sanitize(arg.arg)
+        elif isinstance(node, ast.arg):
+            node.arg = sanitize(node.arg)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
+        else:
+            todo.extend(ast.iter_child_nodes(node))
 
 
 # -- building one node ------------------------------------------------------------------
 
-#: ops that cannot raise: they never decide which handler covers a node
+#: ops that cannot raise: they never decide which handler covers a node (what
+#: they evaluate was built by earlier ops of the node, under its handler)
 NEUTRAL = frozenset({
     "JUMP", "NOP", "POP_TOP", "LOAD_CONST", "PUSH_NULL", "SWAP", "COPY", "ROT_TWO",
     "ROT_THREE", "ROT_FOUR", "ROT_N", "DUP_TOP", "DUP_TOP_TWO", "POP_EXCEPT", "POP_BLOCK",
-    "SETUP_FINALLY", "BEGIN_FINALLY", "LOAD_CLOSURE", "STORE_FAST", "PUSH_EXC_INFO"})
+    "SETUP_FINALLY", "BEGIN_FINALLY", "LOAD_CLOSURE", "STORE_FAST", "PUSH_EXC_INFO",
+    "RETURN_VALUE"})
 
 #: neutral ops that only push a value
 _PLAIN_PUSHES = frozenset({"LOAD_CONST", "PUSH_NULL", "LOAD_CLOSURE"})
@@ -686,8 +729,10 @@ class NodeBuilder:
         self.guard = _UNSET
         self.guard_prefix: list = []
         self.live = self.holders_in_use()
-        #: locals stored by this node so far (reading them cannot fail)
+        #: locals stored by this node so far (reading them cannot fail), and those
+        #: a store may leave unbound (an inlined comprehension's restored local)
         self.stored = set()
+        self.maybe_unbound = set()
 
     @property
     def stack(self) -> list:
@@ -778,7 +823,7 @@ class NodeBuilder:
         return op.name in ("LOAD_FAST", "DELETE_FAST") and op.arg in self.stored
 
     def track_locals(self, op) -> None:
-        if op.name == "STORE_FAST":
+        if op.name == "STORE_FAST" and op.arg not in self.maybe_unbound:
             self.stored.add(op.arg)
         elif op.name in ("DELETE_FAST", "LOAD_FAST_AND_CLEAR"):
             self.stored.discard(op.arg)
@@ -1413,6 +1458,7 @@ def _store_without_statement(b, op, name: str, value) -> bool:
             and value.id in _CLASS_CELLS)):
         return True     # the compiler sets these cells up again for the class we write
     if isinstance(value, Mark) and value.kind == "saved" and value.index == name:
+        b.maybe_unbound.add(name)
         b.flush(writes={name})
         b.emit(assign(name, load(value.name)))
         b.emit(ast.If(test=ast.Compare(left=load(name), ops=[ast.Is()],
@@ -1717,7 +1763,7 @@ def _unsupported(b, op):
                            % (op.name, op.offset))
 
 
-@handles("NOP", "STOPITERATION_ERROR", "ASYNC_GEN_WRAP", "SETUP_ANNOTATIONS_DONE")
+@handles("NOP", "STOPITERATION_ERROR", "ASYNC_GEN_WRAP")
 def _identity(b, op):
     """No effect here: 3.12's StopIteration guard is Python's own for generators;
     async generators wrap what they yield themselves."""
@@ -1966,17 +2012,51 @@ def _before_with(b, op):
 
 
 def _enter(b, prefix: str) -> None:
-    """[mgr] -> [bound __exit__, __enter__()]: both looked up on the type, as
-    the interpreter does."""
+    """[mgr] -> [bound __exit__, __enter__()]: looked up on the type and bound as
+    the interpreter does (``__enter__`` first; an attribute that is no
+    descriptor, a mock's say, is used as it is)."""
     b.need(1)
     b.unmark(1)
-    b.ensure_pure(-1)
+    b.flush()
     mgr = b.expr_of(b.pop())
-    kind = call(b.names.builtin("type"), mgr)
-    exit_fn = call(attr(attr(kind, "__%sexit__" % prefix), "__get__"), copy.copy(mgr))
-    enter = call(attr(copy.deepcopy(kind), "__%senter__" % prefix), copy.copy(mgr))
-    b.push(exit_fn)
-    b.push(enter)
+    special = load(_special_helper(b, prefix))
+    enter = b.names.temp()
+    b.emit(assign(enter, call(special, mgr, const("__%senter__" % prefix))))
+    b.push(call(copy.copy(special), copy.copy(mgr), const("__%sexit__" % prefix)))
+    b.push(call(load(enter)))
+
+
+def _special_helper(b, prefix: str) -> str:
+    """A local function doing ``_PyObject_LookupSpecial``: the name from the
+    type's MRO, bound if it is a descriptor; missing, the error BEFORE_WITH
+    (3.11+) or SETUP_WITH raises."""
+    names = b.names
+    key = ("special", prefix)
+    if key in names.memo:
+        return names.memo[key]
+    if b.t.legacy:        # 3.8-3.10
+        error = "AttributeError", "name"
+    else:
+        error = "TypeError", "\"'%%s' object does not support the %scontext manager protocol\" %% t(obj).__name__" % ("asynchronous " if prefix else "")
+    defaults = {"t": "type", "h": "hasattr", "e": error[0]}
+    for alias in defaults.values():
+        names.builtin(alias)            # the aliases go first in the prologue
+    helper = names.named(key, "special" if not prefix else "aspecial")
+    text = """
+def HELPER(obj, name, t=T, h=H, e=E):
+    for k in t(obj).__mro__:
+        if name in k.__dict__:
+            found = k.__dict__[name]
+            if h(t(found), '__get__'):
+                return t(found).__get__(found, obj, t(obj))
+            return found
+    raise e(%s)
+""" % error[1]
+    tree = ast.parse(text).body[0]
+    tree.name = helper
+    tree.args.defaults = [names.builtin(defaults[k]) for k in ("t", "h", "e")]
+    names.prologue.append(tree)
+    return helper
 
 
 @handles("END_ASYNC_FOR")
@@ -2288,7 +2368,7 @@ def _match_class(b, op):
     b.flush()
     del b.stack[-1]
     cls = b.expr_of(b.pop())
-    subject = b.expr_of(b.stack[-1]) if b.t.legacy_match else b.expr_of(b.pop())
+    subject = b.expr_of(b.stack[-1]) if b.t.legacy else b.expr_of(b.pop())
     if not isinstance(cls, ast.Name):
         held = b.names.temp()
         b.emit(assign(held, cls))
@@ -2300,7 +2380,7 @@ def _match_class(b, op):
     out = b.names.temp()
     found = ast.Tuple(elts=[load(c) for c in captures], ctx=ast.Load())
     b.emit(_one_case_match(subject, pattern, assign(out, found), assign(out, const(None))))
-    if b.t.legacy_match:
+    if b.t.legacy:
         # 3.10: [subject, cls, names] -> [attributes or subject, found]
         b.stack[-1] = ast.IfExp(test=ast.Compare(left=load(out), ops=[ast.Is()],
                                                  comparators=[const(None)]),
@@ -2328,7 +2408,7 @@ def _match_keys(b, op):
     else:
         b.emit_all(_match_keys_code(b, b.expr_of(subject), b.expr_of(keys), out))
     b.push(load(out))
-    if b.t.legacy_match:
+    if b.t.legacy:
         b.push(ast.Compare(left=load(out), ops=[ast.IsNot()], comparators=[const(None)]))
 
 

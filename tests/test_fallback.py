@@ -15,7 +15,6 @@ raised exceptions (type and message). Three sources of code:
 import ast
 import dis
 import gc
-import os
 import subprocess
 import sys
 import textwrap
@@ -435,10 +434,6 @@ def collect(agen):
     return run(consume())
 
 
-def run_coroutine(log, x):
-    return run(coroutine(log, x))
-
-
 def test_async_functions(forced):
     new, source = rebuild(coroutine)
     for x in (0, 1, 2, 3, 7):
@@ -493,7 +488,7 @@ def test_match_statements(forced):
     same_behaviour(classify, *[(s,) for s in subjects])
 
 
-# -- releasing caught exceptions, class bodies ------------------------------------------------------
+# -- releasing caught exceptions, class bodies ----------------------------------------------------
 
 class Tracked:
     pass
@@ -546,7 +541,7 @@ def test_class_body_with_metaclass_namespace(forced):
     assert not [k for k in fallback if k.startswith("__") and k not in original]
 
 
-# -- hand-assembled bytecode (the shapes Dynamo writes) -------------------------------------------------
+# -- hand-assembled bytecode (the shapes Dynamo writes) -------------------------------------------
 
 class Assembler:
     """Just enough of an assembler for this host (3.10-3.13): named ops, labels,
@@ -712,8 +707,6 @@ def test_shared_tail_consumes_values_from_both_branches(forced):
     compare_code(asm.code(template, ["yes", 10, "tail"]), [(True, 1), (False, 5), (0, "s")])
 
 
-@pytest.mark.xfail(HOST >= (3, 12), strict=False,
-                   reason="hand-assembled loop differs on 3.12+ hosts (open: assembler or fallback)")
 def test_jump_into_the_middle_of_a_loop_with_a_stack_value(forced):
     # acc stays on the stack around the loop; entry jumps past the first decrement
     asm = Assembler()
@@ -728,11 +721,14 @@ def test_jump_into_the_middle_of_a_loop_with_a_stack_value(forced):
 
 
 def _compare(symbol):
+    """COMPARE_OP's argument; 3.12+ adds the mask its int/float specialisations test
+    (without it the specialised op, after a few runs, answers wrongly)."""
     index = dis.cmp_op.index(symbol)
+    mask = {"<": 2, "<=": 10, "==": 8, "!=": 6, ">": 4, ">=": 12}[symbol]
     if HOST >= (3, 13):
-        return index << 5
+        return index << 5 | mask
     if HOST == (3, 12):
-        return index << 4
+        return index << 4 | mask
     return index
 
 
@@ -744,7 +740,7 @@ def test_api_uses_the_fallback_when_structuring_fails():
     assert "NotImplementedError" not in text
 
 
-# -- bookkeeping --------------------------------------------------------------------------------------
+# -- bookkeeping ----------------------------------------------------------------------------------
 
 def test_every_normalising_pass_is_classified():
     """The fallback runs only passes that keep each op's meaning: a new pass must be
@@ -762,7 +758,7 @@ def test_fallback_body_renders_to_valid_source():
     compile("def f():\n" + textwrap.indent(text, "    "), "<direct>", "exec")
 
 
-# -- each installed interpreter's own bytecode -----------------------------------------------------------
+# -- each installed interpreter's own bytecode ----------------------------------------------------
 
 CROSS_SOURCE = '''
 import sys
@@ -870,7 +866,9 @@ def closure(log, n):
         nonlocal count
         count += 1
         return count
-    return [bump() for _ in range(3)], count, [x * y for x in range(n) for y in range(x) if (z := x + y) % 2], sorted({k: v for k, v in zip("ab", (1, 2))}.items())
+    pairs = [x * y for x in range(n) for y in range(x) if (z := x + y) % 2]
+    table = sorted({k: v for k, v in zip("ab", (1, 2))}.items())
+    return [bump() for _ in range(3)], count, pairs, z, table
 
 CHECKS = [("flow", ([1, 2],)), ("flow", ([1, -1, 3],)), ("flow", ([0, 5],)), ("flow", ([7],)),
           ("withs", (1,)), ("withs", (2,)), ("withs", (3,)), ("withs", (-1,)), ("withs", (0,)),

@@ -100,7 +100,7 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from ..bytecode.decode import decode
 from ..bytecode.normalize import PASSES, _PASS_FUNCS, remove_ops, to_ops
@@ -1108,7 +1108,8 @@ class NodeBuilder:
         return load(held)
 
     def import_attr(self, module: ast.expr, attr_name: str, name: str) -> None:
-        """IMPORT_FROM: the attribute, else the submodule ``sys.modules`` holds, else ImportError."""
+        """IMPORT_FROM: the attribute, else the submodule ``sys.modules`` holds,
+        else ImportError."""
         sys_mod = call(self.names.builtin("__import__"), const("sys"))
         full = ast.BinOp(left=ast.BinOp(left=attr(module, "__name__"), op=ast.Add(),
                                         right=const(".")), op=ast.Add(), right=const(attr_name))
@@ -2037,7 +2038,9 @@ def _special_helper(b, prefix: str) -> str:
     if b.t.legacy:        # 3.8-3.10
         error = "AttributeError", "name"
     else:
-        error = "TypeError", "\"'%%s' object does not support the %scontext manager protocol\" %% t(obj).__name__" % ("asynchronous " if prefix else "")
+        protocol = "asynchronous context manager" if prefix else "context manager"
+        error = "TypeError", ("\"'%%s' object does not support the %s protocol\" %% t(obj).__name__"
+                              % protocol)
     defaults = {"t": "type", "h": "hasattr", "e": error[0]}
     for alias in defaults.values():
         names.builtin(alias)            # the aliases go first in the prologue
@@ -2149,7 +2152,11 @@ else:
     for {e} in {excs}:
         if {e} is None:
             continue
-        if ({e}.__notes__ if HASATTR({e}, '__notes__') else None) is ({orig_name}.__notes__ if HASATTR({orig_name}, '__notes__') else None) and {e}.__traceback__ is {orig_name}.__traceback__ and {e}.__cause__ is {orig_name}.__cause__ and {e}.__context__ is {orig_name}.__context__:
+        if (({e}.__notes__ if HASATTR({e}, '__notes__') else None)
+                is ({orig_name}.__notes__ if HASATTR({orig_name}, '__notes__') else None)
+                and {e}.__traceback__ is {orig_name}.__traceback__
+                and {e}.__cause__ is {orig_name}.__cause__
+                and {e}.__context__ is {orig_name}.__context__):
             {kept}.append({e})
         else:
             {new}.append({e})
@@ -2185,7 +2192,7 @@ else:
     return tree.body
 
 
-# -- rules: 3.8-3.10's block stack ------------------------------------------------------------------
+# -- rules: 3.8-3.10's block stack ---------------------------------------------------------
 # A SETUP_* op pushes an "F" block (an exception unwinds the stack to its level
 # and jumps to its handler, pushing the saved exception state and the caught
 # exception: 3 + 3 values, here marks); POP_BLOCK pops it; the handler runs
@@ -2334,7 +2341,7 @@ def _exc_match(b, caught, wanted) -> ast.expr:
     return call(b.names.builtin("issubclass"), b.expr_of(caught), wanted_expr)
 
 
-# -- rules: match statements (3.10+) ----------------------------------------------------------------
+# -- rules: match statements (3.10+) -------------------------------------------------------
 # The class and mapping tests are written as one-case ``match`` statements:
 # exactly the interpreter's own test, __match_args__ and all.
 

@@ -16,10 +16,10 @@ rewritten at all.
 
 Example::
 
-    >>> d = DumpDir("/tmp/dump")                    # doctest: +SKIP
-    >>> d.allocate("function", "toy.py:toy_example", "toy_example")
-    'toy_example'
-    >>> d.write("full_code_for_toy_example.py", "...")
+    d = DumpDir("./dump")
+    d.allocate("function", "toy.py:toy_example", "toy_example")    # 'toy_example'
+    d.allocate("function", "other.py:toy_example", "toy_example")  # 'toy_example_1'
+    d.write("full_code_for_toy_example.py", source)
 """
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ import contextlib
 import json
 import os
 import re
-import tempfile
-from typing import Dict, Iterator
+import threading
+from typing import Dict, Iterator, List, Tuple
 
 REGISTRY = ".depyf_names.json"
 LOCK = ".depyf.lock"
@@ -54,6 +54,7 @@ class DumpDir:
         os.makedirs(self.path, exist_ok=True)
         # Names this process already holds: no lock needed to look them up again.
         self._known: Dict[tuple, str] = {}
+        self._serial = 0
 
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)
@@ -77,23 +78,31 @@ class DumpDir:
         """The stable name of ``key`` among the ``kind`` names of this directory:
         ``preferred`` unless another key holds it, else ``preferred_1``, ...
         """
-        known = self._known.get((kind, key))
-        if known is not None:
-            return known
-        with self.locked():
-            registry = self._read_registry()
-            names = registry.setdefault(kind, {})
-            name = names.get(key)
-            if name is None:
-                taken = set(names.values())
-                name, n = preferred, 0
-                while name in taken:
-                    n += 1
-                    name = "%s_%d" % (preferred, n)
-                names[key] = name
-                self._write_atomic(REGISTRY, json.dumps(registry, indent=1, sort_keys=True) + "\n")
-        self._known[(kind, key)] = name
-        return name
+        return self.allocate_many([(kind, key, preferred)])[0]
+
+    def allocate_many(self, wanted: List[Tuple[str, str, str]]) -> List[str]:
+        """:meth:`allocate` for several (kind, key, preferred) at once: one lock,
+        one read and at most one write of the registry."""
+        missing = [w for w in wanted if (w[0], w[1]) not in self._known]
+        if missing:
+            with self.locked():
+                registry = self._read_registry()
+                changed = False
+                for kind, key, preferred in missing:
+                    names = registry.setdefault(kind, {})
+                    name = names.get(key)
+                    if name is None:
+                        taken = set(names.values())
+                        name, n = preferred, 0
+                        while name in taken:
+                            n += 1
+                            name = "%s_%d" % (preferred, n)
+                        names[key] = name
+                        changed = True
+                    self._known[(kind, key)] = name
+                if changed:
+                    self._write_atomic(REGISTRY, json.dumps(registry, indent=1, sort_keys=True) + "\n")
+        return [self._known[(kind, key)] for kind, key, _ in wanted]
 
     def _read_registry(self) -> dict:
         try:
@@ -116,22 +125,16 @@ class DumpDir:
         return path
 
     def _write_atomic(self, name: str, text: str) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.path)
+        self._serial += 1
+        tmp = self.file(".tmp-%d-%d-%d" % (os.getpid(), threading.get_ident(), self._serial))
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            with open(tmp, "w", encoding="utf-8") as f:
                 f.write(text)
-            os.chmod(tmp, 0o666 & ~_umask())      # mkstemp makes 0600; dumps are for reading
             os.replace(tmp, self.file(name))
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def as_python(text: str, header: str = "") -> str:

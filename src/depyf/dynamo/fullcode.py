@@ -26,7 +26,31 @@ def decompile_as(code: types.CodeType, name: str) -> str:
     renamed = code.replace(co_name=name)
     if hasattr(code, "co_qualname"):
         renamed = renamed.replace(co_qualname=name)
-    return decompile(renamed, layout="compact")
+    text = decompile(renamed, layout="compact")
+    return enclose(text, name, code.co_freevars) if code.co_freevars else text
+
+
+def enclose(text: str, name: str, freevars) -> str:
+    r"""A function with free variables (a closure, or a resume function holding
+    cells) defined inside a maker that owns those variables: at top level its
+    ``nonlocal`` lines would not compile, and compiled this way it gets the
+    same free variables as the code Dynamo runs.
+
+    >>> print(enclose("def f():\n    nonlocal n\n    n += 1\n", "f", ("n",)), end="")
+    def __closure_of_f():
+        n = None
+        def f():
+            nonlocal n
+            n += 1
+        return f
+    f = __closure_of_f()
+    """
+    maker = "__closure_of_%s" % name
+    lines = ["def %s():" % maker]
+    lines += ["    %s = None" % var for var in freevars]
+    lines += [("    " + line) if line.strip() else "" for line in text.rstrip("\n").splitlines()]
+    lines += ["    return %s" % name, "%s = %s()" % (name, maker)]
+    return "\n".join(lines) + "\n"
 
 
 def rename(text: str, names: Dict[str, str]) -> str:

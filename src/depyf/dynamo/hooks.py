@@ -43,6 +43,7 @@ _COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-
 _RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
 
 _active: List["Session"] = []
+_PLACEHOLDER = "__depyf_function__"
 
 
 class DepyfWarning(UserWarning):
@@ -76,6 +77,7 @@ class Function:
     """A code object Dynamo compiled, with everything known about it."""
     name: str
     code: types.CodeType
+    key: str = ""                   # what the dump directory knows it by
     entries: List[Entry] = field(default_factory=list)
     graph_breaks: List[str] = field(default_factory=list)
     recompiles: List[str] = field(default_factory=list)
@@ -99,6 +101,7 @@ class Session:
         self._last_graph: Dict[str, str] = {}               # compile id -> stable graph name
         self._graph_seen: Dict[str, int] = {}
         self._kind_count: Dict[tuple, int] = {}
+        self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
         self._warned = set()
         self._lock = threading.RLock()
         self._handle = None
@@ -165,11 +168,11 @@ class Session:
         with self._lock:
             cid = torch._guards.CompileContext.current_compile_id()
             cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
-            fn = self._function(code)
+            fn = self._function(code, new_code)
             entry = Entry(index=len(fn.entries), compile_id=cid or "?", new_code=new_code)
+            entry.graphs = self._stable_graph_names(fn, new_code)
             fn.entries.append(entry)
             fn.dirty = True
-            self._stable_graph_names(fn, entry)
             entry.resume = self._resume_functions(code, new_code)
             entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")]
             names = entry.names(fn.name)
@@ -183,14 +186,19 @@ class Session:
                 self._fn_of_cid[cid] = fn
                 for event in self._pending.pop(cid, []):
                     self._place(fn, entry, event)
-            # The entries of earlier compiles exist by now: their guards can be read.
-            self.flush()
+            # The entries of earlier compiles exist by now: read their guards before
+            # an eviction or reset can take them. Files follow when the context exits.
+            for other in self.functions.values():
+                if other.dirty:
+                    self._guarded(_qualname(other.code), self._read_guards, other)
 
-    def _function(self, code: types.CodeType) -> Function:
+    def _function(self, code: types.CodeType, new_code: types.CodeType) -> Function:
+        """The Function of ``code``, named (with the graphs ``new_code`` calls,
+        under one lock of the dump directory) on its first compile."""
         fn = self.functions.get(id(code))
         if fn is not None and fn.code is code:
             return fn
-        qualname = getattr(code, "co_qualname", code.co_name)
+        qualname = _qualname(code)
         offset = _resume_offset(code)
         if offset is not None:
             # Two resume functions of one line (the two sides of a branch on a
@@ -198,27 +206,37 @@ class Session:
             # offset where each resumes tells them apart for good.
             qualname = "%s_offset_%d" % (qualname, offset)
         key = "%s:%s" % (code.co_filename.replace("\\", "/").rsplit("/", 1)[-1], qualname)
-        # Two live code objects with one key (a function defined twice, two resume
-        # functions of one line) are told apart by the order they were compiled.
+        # Two live code objects with one key (a function defined twice) are told
+        # apart by the order they were compiled.
         n = self._seen_keys.get(key, 0)
         self._seen_keys[key] = n + 1
         if n:
             key = "%s#%d" % (key, n)
-        name = self.dir.allocate("function", key, identifier(qualname.replace(".<locals>.", "__")))
-        fn = Function(name=name, code=code)
+        preferred = identifier(qualname.replace(".<locals>.", "__"))
+        name = self.dir.allocate_many([("function", key, preferred)] +
+                                      self._graph_requests(key, 0, new_code))[0]
+        fn = Function(name=name, code=code, key=key)
         self.functions[id(code)] = fn
         self._codes[id(code)] = code
         self._by_name[name] = fn
         return fn
 
-    def _stable_graph_names(self, fn: Function, entry: Entry) -> None:
+    def _graph_requests(self, fn_key: str, index: int, new_code: types.CodeType):
         graph_fns = []
-        for name in entry.new_code.co_names:
+        for name in new_code.co_names:
             m = _COMPILED_FN.match(name)
             if m:
                 graph_fns.append((int(m.group(1).rsplit("_", 1)[1]), name, m.group(1)))
-        for j, (_, real, plain) in enumerate(sorted(graph_fns)):
-            entry.graphs[real] = self.dir.allocate("graph", "%s:%d:%d" % (fn.name, entry.index, j), plain)
+        return [("graph", "%s:%d:%d" % (fn_key, index, j), plain)
+                for j, (_, real, plain) in enumerate(sorted(graph_fns))]
+
+    def _stable_graph_names(self, fn: Function, new_code: types.CodeType) -> Dict[str, str]:
+        """torch's name -> stable name of the graphs ``new_code`` calls."""
+        real = sorted((int(_COMPILED_FN.match(n).group(1).rsplit("_", 1)[1]), n)
+                      for n in new_code.co_names if _COMPILED_FN.match(n))
+        requests = self._graph_requests(fn.key, len(fn.entries), new_code)
+        names = self.dir.allocate_many(requests)
+        return {r: name for (_, r), name in zip(real, names)}
 
     def _resume_functions(self, code, new_code) -> Dict[str, types.CodeType]:
         """Resume functions the transformed code calls, by their global name.
@@ -290,7 +308,7 @@ class Session:
                 self._last_graph[cid] = ordered[k]
             else:
                 self._last_graph[cid] = self.dir.allocate(
-                    "graph", "%s:%d:%d" % (fn.name, entry.index, k),
+                    "graph", "%s:%d:%d" % (fn.key, entry.index, k),
                     "__graph_%d_for_%s" % (entry.index, fn.name) + ("_%d" % k if k else ""))
         graph = self._last_graph[cid]
         kind = self._kind_name(entry, graph, event.kind)
@@ -326,6 +344,17 @@ class Session:
         return ('Recompiling %s, File "%s", line %d:\n    %s\ntriggered by the guard failure(s):\n%s'
                 % (code.co_name, code.co_filename, code.co_firstlineno, line.strip(),
                    "\n".join("- " + r for r in reasons.splitlines() if r.strip())))
+
+    def _source(self, code: types.CodeType, name: str):
+        """Decompiled ``code`` as ``def name``: each code object is decompiled
+        once (full code files are rewritten as guards arrive, and a resume
+        function shows both in its parent's file and in its own)."""
+        key = id(code)
+        cached = self._sources.get(key)
+        if cached is None or cached[0] is not code:
+            text, problem = fullcode.safe_decompile(code, _PLACEHOLDER)
+            cached = self._sources[key] = (code, text, problem)
+        return fullcode.rename(cached[1], {_PLACEHOLDER: name}), cached[2]
 
     # -- guards and full code -----------------------------------------------------
     def flush(self, final: bool = False) -> None:
@@ -404,12 +433,12 @@ class Session:
                 if gname in resume_done:
                     continue
                 resume_done.add(gname)
-                text, problem = fullcode.safe_decompile(rcode, gname)
+                text, problem = self._source(rcode, gname)
                 out.append("\n# Resume function %s: %s, which Dynamo compiles in its turn\n%s"
                            % (gname, rcode.co_name, text))
             dispatch.insert(0, (names["guard"], names["transformed"]))
         original = "__original_%s" % fn.name
-        text, problem = fullcode.safe_decompile(code, original)
+        text, problem = self._source(code, original)
         if problem:
             self._warn(_qualname(code), problem, "the original code of ")
         out.append("\n# ---- the original function ----\n" + text)

@@ -57,3 +57,70 @@ def test_python_dash_m(tmp_path):
                          text=True, env=env)
     assert res.returncode == 0, res.stderr
     assert "STORE_NAME" in res.stdout and "(y)" in res.stdout
+
+
+# --------------------------------------------------------------------------
+# depyf decompile
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"])
+def test_decompile_one_file_any_version(version, tmp_path, capsys):
+    python = find_interpreter(version)
+    if python is None:
+        pytest.skip("Python %s is not installed under pyenv" % version)
+    pyc = compile_with(python, tmp_path, version.replace(".", ""))
+    assert main(["decompile", "--verify", str(pyc)]) == 0
+    captured = capsys.readouterr()
+    assert "def greet(name):" in captured.out
+    assert "return f'hello {name!r}'" in captured.out
+    assert "return [x * 2 for x in range(3)]" in captured.out
+    assert "verified 4/4 code objects identical" in captured.err \
+        or "verified 5/5 code objects identical" in captured.err
+
+
+def test_decompile_folder_in_parallel(tmp_path, capsys):
+    pythons = [(v, find_interpreter(v)) for v in ("3.8", "3.13")]
+    pythons = [(v, p) for v, p in pythons if p is not None]
+    if not pythons:
+        pytest.skip("neither Python 3.8 nor 3.13 is installed under pyenv")
+    cache = tmp_path / "pkg" / "__pycache__"
+    cache.mkdir(parents=True)
+    for version, python in pythons:
+        tag = version.replace(".", "")
+        pyc = compile_with(python, tmp_path, tag)
+        pyc.rename(cache / ("m.cpython-%s.pyc" % tag))
+    (tmp_path / "pkg" / "broken.pyc").write_bytes(b"\x55\x0d\r\n" + b"\0" * 8)
+    out = tmp_path / "out"
+    status = main(["decompile", str(tmp_path / "pkg"), "-o", str(out), "-j", "2"])
+    err = capsys.readouterr().err
+    assert status == 1                                 # one file was unreadable
+    assert "broken.pyc" in err and "Traceback" not in err
+    written = sorted(p.name for p in out.iterdir())
+    if len(pythons) == 2:                              # one module, two caches: both kept
+        assert written == ["m.cpython-313.py", "m.cpython-38.py"]
+    else:
+        assert written == ["m.py"]
+    for path in out.iterdir():
+        assert "def greet(name):" in path.read_text()
+    assert "%d files" % (len(pythons) + 1) in err and "1 files unreadable" in err
+
+
+def test_decompile_single_file_to_output(tmp_path, capsys):
+    pyc = tmp_path / "x.pyc"
+    import importlib.util, marshal, struct
+    pyc.write_bytes(importlib.util.MAGIC_NUMBER + struct.pack("<I", 0) + b"\0" * 8
+                    + marshal.dumps(compile("y = 2\nif y:\n    print(y)\n", "x.py", "exec")))
+    target = tmp_path / "x.py"
+    assert main(["decompile", str(pyc), "-o", str(target)]) == 0
+    assert capsys.readouterr().out == ""
+    assert target.read_text() == "y = 2\nif y:\n    print(y)\n"
+
+
+def test_output_names_strip_cache_tags():
+    from depyf.pyc_files import output_names
+    items = [("a/__pycache__/m.cpython-38.pyc", "a"), ("a/sub/__pycache__/n.cpython-311.opt-1.pyc", "a"),
+             ("a/old.pyc", "a")]
+    names = output_names(items, "o")
+    assert names == {"a/__pycache__/m.cpython-38.pyc": os.path.join("o", "m.py"),
+                     "a/sub/__pycache__/n.cpython-311.opt-1.pyc": os.path.join("o", "sub", "n.opt-1.py"),
+                     "a/old.pyc": os.path.join("o", "old.py")}

@@ -57,26 +57,30 @@ def decompile_report(obj, layout: str = "lines") -> Decompiled:
         raise DecompilationError(str(e)) from e
     log = _FailureLog()
     try:
-        tree = decompile_tree(record, kind, log)
+        tree = decompile_tree(record, kind, log, live=obj)
     except BytecodeError as e:
         raise DecompilationError(str(e)) from e
     source = render_module(tree, record.version, layout)
     return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs)
 
 
-def decompile_tree(record: CodeRecord, kind: str, on_failure=None) -> ast.Module:
+def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None) -> ast.Module:
+    """The module ``ast`` for a module record, or for a function's record a
+    ``def`` (a lambda: ``_lambda = lambda ...``) inside the scopes it needs;
+    ``live`` is the function object, if any, for defaults and cells."""
     decompiler = CodeDecompiler(record, "module" if kind == "module" else "function",
                                 on_failure=on_failure or _unstructured)
     if kind == "module":
         body = decompiler.statements()
     else:
-        from .values import FunctionValue
-        value = FunctionValue(record)
+        from .live import enclosing_scopes, function_value
+        value = function_value(record, live)
         if record.name == "<lambda>":
-            body = [ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
-                               value=decompiler.lambda_expr(value))]
+            node = ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
+                              value=decompiler.lambda_expr(value))
         else:
-            body = [decompiler.function_def(value, [])]
+            node = decompiler.function_def(value, [])
+        body = enclosing_scopes(record, live, node)
     return ast.Module(body=body, type_ignores=[])
 
 
@@ -84,6 +88,10 @@ def _record_of(obj):
     if isinstance(obj, (str, os.PathLike)):
         pyc = read_pyc(obj)
         return pyc.code, "module"
+    if isinstance(obj, type):
+        raise TypeError("depyf.decompile takes a function, method, lambda, code object or .pyc "
+                        "path, not the class %r (its body's code is gone once the class exists; "
+                        "decompile its methods one by one)" % obj.__qualname__)
     record = as_record(obj)
     kind = "module" if record.name == "<module>" else "function"
     return record, kind

@@ -124,3 +124,56 @@ def test_output_names_strip_cache_tags():
     assert names == {"a/__pycache__/m.cpython-38.pyc": os.path.join("o", "m.py"),
                      "a/sub/__pycache__/n.cpython-311.opt-1.pyc": os.path.join("o", "sub", "n.opt-1.py"),
                      "a/old.pyc": os.path.join("o", "old.py")}
+
+
+# --------------------------------------------------------------------------
+# depyf run (the torch side is tested in test_dynamo_*.py)
+
+
+def test_run_passes_arguments_and_exit_status(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import sys\nprint('args', sys.argv[1:], __name__)\nsys.exit(3)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    env.pop("DEPYF_DUMP_DIR", None)
+    res = subprocess.run([sys.executable, "-m", "depyf", "run", "--dump-dir", str(tmp_path / "d"),
+                          str(script), "a", "--b"], capture_output=True, text=True, env=env,
+                         cwd=str(tmp_path))
+    assert res.returncode == 3, res.stderr
+    assert "args ['a', '--b'] __main__" in res.stdout
+    assert "no dump written" in res.stderr
+
+
+def test_run_module_and_failing_script(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "job.py").write_text("import sys\nprint('module', sys.argv)\nraise ValueError('bad')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "src"), str(tmp_path)]))
+    res = subprocess.run([sys.executable, "-m", "depyf", "run", "-m", "pkg.job", "x"],
+                         capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert res.returncode == 1
+    assert "module ['" in res.stdout and "'x']" in res.stdout
+    assert "ValueError: bad" in res.stderr
+
+
+def test_autorun_waits_for_torch_and_never_breaks_the_program(tmp_path):
+    """The watcher fires on the program's own `import torch`; when dumping cannot
+    start (here a fake torch without Dynamo), the program still runs to the end."""
+    fake = tmp_path / "fake"
+    (fake / "torch").mkdir(parents=True)
+    (fake / "torch" / "__init__.py").write_text("VALUE = 42\n")
+    code = ("import depyf.autorun as a, sys\n"
+            "print(a.activate(sys.argv[1]) is not None, 'torch' in sys.modules)\n"
+            "import torch\n"
+            "print('result', torch.VALUE)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), os.path.join(ROOT, "src")]))
+    res = subprocess.run([sys.executable, "-c", code, str(tmp_path / "d")], capture_output=True,
+                         text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split("\n")[:2] == ["True False", "result 42"]
+    assert "could not start dumping" in res.stderr
+
+
+def test_rank_folders():
+    from depyf.autorun import dump_dir_for_process
+    assert dump_dir_for_process("d", {"RANK": "1", "WORLD_SIZE": "2"}) == os.path.join("d", "rank_1")
+    assert dump_dir_for_process("d", {"RANK": "0"}) == "d"

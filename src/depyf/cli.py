@@ -5,6 +5,7 @@ Example::
     $ depyf dis __pycache__/mod.cpython-38.pyc
     $ depyf decompile __pycache__/mod.cpython-38.pyc
     $ depyf decompile build/ -o decompiled -j 2 --verify
+    $ depyf run --dump-dir dump train.py --epochs 1
 """
 from __future__ import annotations
 
@@ -111,6 +112,46 @@ class _Progress:
             self._bar.close()
 
 
+def _cmd_run(args) -> int:
+    """Run a script or module as ``python`` would, with torch.compile dumped."""
+    import runpy
+    from . import autorun
+    if args.module is None and not args.target:
+        log.error("run: name a script (depyf run train.py) or a module (depyf run -m pkg.train)")
+        return 2
+    base = args.dump_dir or os.environ.get(autorun.ENV) or "depyf_dump"
+    # Children (torch.multiprocessing spawn, subprocesses) dump too, each into its own files.
+    os.environ[autorun.ENV] = os.path.abspath(base)
+    dump_dir = autorun.activate(base, report=not args.no_report)
+    if args.module is not None:
+        sys.argv = [args.module] + args.target
+    else:
+        sys.argv = list(args.target)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(args.target[0])))
+    status = 0
+    try:
+        if args.module is not None:
+            runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(args.target[0], run_name="__main__")
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        if not isinstance(e.code, (int, type(None))):
+            print(e.code, file=sys.stderr)
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        status = 1
+    report = autorun.finish()
+    if dump_dir and os.path.isdir(dump_dir):
+        log.info("dump: %s", dump_dir)
+    else:
+        log.info("nothing was compiled by torch.compile; no dump written")
+    if report:
+        log.info("report: %s", report)
+    return status
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="depyf", description=__doc__.splitlines()[0])
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
@@ -132,6 +173,15 @@ def build_parser() -> argparse.ArgumentParser:
     dec.add_argument("--compact", action="store_true",
                      help="compact layout for reading (default: each statement on its original line)")
     dec.set_defaults(run=_cmd_decompile)
+    run = sub.add_parser("run", help="run a Python script with torch.compile dumped (no code change)",
+                         description="Runs SCRIPT (or -m MODULE) like python does, inside "
+                                     "depyf.prepare_debug, and writes the HTML report at the end.")
+    run.add_argument("--dump-dir", metavar="DIR",
+                     help="where the dump goes (default $DEPYF_DUMP_DIR, else ./depyf_dump)")
+    run.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    run.add_argument("-m", dest="module", metavar="MODULE", help="run a library module as a script")
+    run.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]")
+    run.set_defaults(run=_cmd_run)
     return parser
 
 

@@ -152,6 +152,11 @@ def _cmd_run(args) -> int:
     return status
 
 
+def _cmd_demo(args) -> int:
+    from .demo import run
+    return run(args.dump_dir, backend=args.backend)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="depyf", description=__doc__.splitlines()[0])
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
@@ -182,6 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-m", dest="module", metavar="MODULE", help="run a library module as a script")
     run.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]")
     run.set_defaults(run=_cmd_run)
+    demo = sub.add_parser("demo", help="compile a toy example and a small model under prepare_debug "
+                                       "and show the dump and its report")
+    demo.add_argument("--dump-dir", default="depyf_demo_dump", metavar="DIR",
+                      help="where the dump goes (default ./depyf_demo_dump)")
+    demo.add_argument("--backend", default=None, help="torch.compile backend (default inductor)")
+    demo.set_defaults(run=_cmd_demo)
     return parser
 
 

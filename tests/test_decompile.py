@@ -667,6 +667,43 @@ SNIPPETS = {
                 pass
             return a, d
     """,
+    "except_clause_branches": """
+        def f(match, table):
+            s = match.group(0)
+            try:
+                return table[s]
+            except KeyError:
+                n = ord(s)
+                if n < 65536:
+                    return '{0:04x}'.format(n)
+                else:
+                    n -= 65536
+                    return '{0:04x}{1:04x}'.format(n, s)
+        def g(a, b, c):
+            try:
+                a()
+            except ValueError:
+                if b:
+                    c(1)
+                else:
+                    c(2)
+            return 3
+        def h(xs, c):
+            for x in xs:
+                try:
+                    c(x)
+                except KeyError:
+                    if x:
+                        continue
+                    c(0)
+                except ValueError as e:
+                    if e:
+                        break
+                    elif x:
+                        return e
+                    c(1)
+            return 0
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"
@@ -677,7 +714,10 @@ SNIPPETS = {
 #: constructs whose bytecode is reproduced only from this version on
 #: (an else after except clauses that all return: up to 3.9 only a dead closing
 #: `return None` tells it from code after the try, and that hint is not used here yet)
-STRUCTURED_FROM = {"except_returns_constant": "3.10"}
+STRUCTURED_FROM = {"except_returns_constant": "3.10",
+                   # up to 3.10 a return in an except clause shuffles the three
+                   # exception values (ROT_FOUR), which the clause's stack lacks
+                   "except_clause_branches": "3.11"}
 
 
 def need(version):

@@ -137,11 +137,7 @@ class Walker:
     def block(self, lo: int, hi: int, stack=None) -> List[ast.stmt]:
         m = StackMachine(self.ctx, stack)
         self.run(m, lo, hi)
-        # After break/return/raise nothing falls through, so the stack is moot
-        # (a for loop's iterator is already popped there).
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("block leaves values on the stack")
+        _check_stack_kept(m, stack, "block leaves values on the stack")
         return m.stmts
 
     # -- the main loop -------------------------------------------------------------------
@@ -181,6 +177,10 @@ class Walker:
         name = op.name
         if name == "END":
             return i + 1
+        if self.in_handler and self._unbinds_after_pop_except(i):
+            # `except E as e:` left by return/break/continue in a branch: the
+            # compiler's `e = None; del e`, not the clause's own statements.
+            return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)
         if name in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
@@ -200,6 +200,14 @@ class Walker:
         return i + 1
 
     # -- exception regions ------------------------------------------------------------------
+
+    def _unbinds_after_pop_except(self, i: int) -> bool:
+        """``POP_EXCEPT; LOAD_CONST None; STORE x; DELETE x`` at ``i - 1``."""
+        ops = self.ops
+        return i >= 1 and i + 2 < self.n and ops[i - 1].name == "POP_EXCEPT" \
+            and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
+            and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
+            and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
 
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
@@ -233,9 +241,7 @@ class Walker:
     def guarded_block(self, lo, hi, stack, handler, handler_code=False):
         m = StackMachine(self.ctx, stack)
         self.run_guarded(m, lo, hi, handler, handler_code)
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("guarded block leaves values on the stack")
+        _check_stack_kept(m, stack, "guarded block leaves values on the stack")
         return m.stmts
 
     def _copied_break(self, i: int):
@@ -978,6 +984,20 @@ class Walker:
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _check_stack_kept(m, stack, reason):
+    """A block that runs on must leave the stack it was given as it found it: a
+    value it consumed and replaced (``x; if c: x * 3``) has no statement form."""
+    # After break/return/raise nothing falls through, so the stack is moot
+    # (a for loop's iterator is already popped there).
+    if m.stmts and isinstance(m.stmts[-1], _TERMINAL):
+        return
+    stack = stack or []
+    if len(m.stack) != len(stack):
+        raise DecompileFailure(reason)
+    if any(a is not b for a, b in zip(m.stack, stack)):
+        raise DecompileFailure("a branch changes a value left on the stack")
 
 
 def _at(node, line):

@@ -704,6 +704,47 @@ SNIPPETS = {
                     c(1)
             return 0
     """,
+    "try_in_a_branch_with_raising_clauses": """
+        def reduce(function, it, initial):
+            if initial is None:
+                try:
+                    value = next(it)
+                except StopIteration:
+                    raise TypeError("empty") from None
+            else:
+                value = initial
+            for element in it:
+                value = function(value, element)
+            return value
+    """,
+    "for_else_in_a_loop_with_threaded_breaks": """
+        def merge(sequences):
+            result = []
+            while True:
+                sequences = [s for s in sequences if s]
+                if not sequences:
+                    return result
+                for s1 in sequences:
+                    candidate = s1[0]
+                    for s2 in sequences:
+                        if candidate in s2[1:]:
+                            candidate = None
+                            break
+                    else:
+                        break
+                if candidate is None:
+                    raise RuntimeError("Inconsistent hierarchy")
+                result.append(candidate)
+        def g(xs, ys, f):
+            for x in xs:
+                for y in ys:
+                    if f(y):
+                        break
+                else:
+                    f(x)
+                    continue
+            return 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

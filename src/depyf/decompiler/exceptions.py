@@ -117,11 +117,12 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     orelse: List[ast.stmt] = []
     k = body_end
-    if end is None and body_end < hs:
+    if end is None and body_end < min(hs, hi):
         # Every clause returns or raises; the normal path's code before the
-        # inline handler is the else.
-        orelse = w.block(body_end, hs, m.stack)
-        k = he_after_handlers(w, hs, he)
+        # inline handler (or the end of the enclosing block) is the else.
+        stop = min(hs, hi)
+        orelse = w.block(body_end, stop, m.stack)
+        k = he_after_handlers(w, hs, he) if stop == hs else stop
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"

@@ -522,7 +522,7 @@ class Walker:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.
             else_end = hi
-        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)
             join = self._join_from_inside(then_start, else_start, hi)
             if dead is not None:
@@ -790,6 +790,8 @@ class Walker:
             body_end -= 1
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
+        if break_target is None:
+            break_target = self._else_before_outer_end(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
@@ -862,6 +864,24 @@ class Walker:
                 targets.add(op.target.index)
         beyond = sorted(t for t in targets if t > exit_)
         return beyond[0] if beyond else None
+
+    def _else_before_outer_end(self, lo, latch, exit_):
+        """A loop's ``break`` that jumps straight to the enclosing loop's next
+        iteration (the compiler threads it there) while code follows the loop's
+        exit: that code is an else clause running to the end of the enclosing
+        body, where the break counts as going."""
+        if not self.loops:
+            return None
+        outer = self.loops[-1]
+        if outer.body_end is None or not exit_ < outer.body_end:
+            return None
+        nxt = self.ops[exit_]
+        if nxt.name == "JUMP" and nxt.target.index in outer.continues:
+            return None
+        if any(op.name == "JUMP" and op.target.index in outer.continues
+               for op in self.ops[lo:latch + 1]):
+            return outer.body_end
+        return None
 
     def while_loop(self, m, i, latch, hi, line) -> int:
         latch_op = self.ops[latch]

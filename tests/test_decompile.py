@@ -5,13 +5,15 @@ Constructs not yet structured (try/except, with, match, async, ...) are tracked
 by tools/roundtrip.py; they must still give valid Python (test_verify checks
 that every case file recompiles).
 """
+import os
 import textwrap
 
 import pytest
 
 import depyf
 from depyf.verify.interpreters import find_interpreter
-from depyf.verify.roundtrip import verify
+from depyf.verify.corpus import min_version
+from depyf.verify.roundtrip import verify, verify_file
 
 VERSIONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
 
@@ -694,6 +696,24 @@ def test_strict_round_trip(name, version):
         pytest.xfail("%s: not reproduced before %s yet" % (name, since))
     source = textwrap.dedent(SNIPPETS[name])
     result = verify(source, version, filename="<%s>" % name)
+    assert result.compiles and not result.crash, result.format()
+    failures = [o for o in result.objects if not o.deep]
+    assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)
+
+
+#: construct case files that every installed version their syntax fits reproduces exactly
+#: (tools/roundtrip.py --cases measures the others)
+EXACT_CASE_FILES = ["match_stmt.py"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", EXACT_CASE_FILES)
+def test_case_file_round_trip(name, version):
+    need(version)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases", name)
+    if min_version(path) > tuple(map(int, version.split("."))):
+        pytest.skip("%s needs Python %d.%d" % ((name,) + min_version(path)))
+    result = verify_file(path, version)
     assert result.compiles and not result.crash, result.format()
     failures = [o for o in result.objects if not o.deep]
     assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)

@@ -18,6 +18,7 @@ from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
 from .exceptions import Regions, names, try_statement, with_statement
+from .match import match_statement
 from .values import Iterator
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
@@ -32,6 +33,8 @@ _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
+#: ops that can start a match statement once its subject is on the stack
+_MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
 
 
 @dataclass
@@ -190,6 +193,10 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
+        if name in _MATCH_START or (name == "COPY" and op.arg == 1):
+            end = match_statement(self, m, i, hi)
+            if end is not None:
+                return end
         if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
             end = self._copied_break(i)
             if end is not None:

@@ -1,0 +1,538 @@
+"""Guards written by depyf give the same verdict as torch's C++ guard manager.
+
+Each program is compiled with backend="eager" (guards do not depend on the backend); every
+cache entry's guards are written with render_guards, run, and compared with
+``entry.guard_manager.check(L)`` on the recorded inputs and on perturbed ones.
+"""
+import collections
+import contextlib
+import itertools
+import math
+import re
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import torch._dynamo  # noqa: E402
+from torch._dynamo.eval_frame import _debug_get_cache_entry_list  # noqa: E402
+
+from depyf.dynamo.guards import PRELUDE, TRANSLATED_KINDS, render_guards  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+# Every leaf-guard kind the programs below produce on torch 2.13.  A kind that is not listed
+# (a new torch) fails the test that meets it, so its translation gets written and tested.
+KINDS_SEEN = {
+    "LAMBDA_GUARD", "GLOBAL_STATE", "TORCH_FUNCTION_MODE_STACK", "DEFAULT_DEVICE", "TYPE_MATCH",
+    "ID_MATCH", "EQUALS_MATCH", "TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH", "LENGTH_CHECK",
+    "DICT_LENGTH", "DICT_CONTAINS", "TENSOR_MATCH", "DIMENSION_DYNAMIC_MARKING_GUARD",
+    "NO_TENSOR_ALIASING", "TUPLE_ITERATOR_LEN", "RANGE_ITERATOR_MATCH", "FLOAT_IS_NAN",
+    "NOT_NONE", "SET_CONTAINS",
+}
+_seen = set()
+
+
+def _leaf_kinds(manager):
+    kinds = {type(g).__name__ for g in manager.get_leaf_guards()}
+    if hasattr(manager, "get_epilogue_lambda_guards"):
+        kinds |= {type(g).__name__ for g in manager.get_epilogue_lambda_guards()}
+    if hasattr(manager, "get_key_value_managers"):
+        for pair in manager.get_key_value_managers().values():
+            for m in pair:
+                if m is not None:
+                    kinds |= _leaf_kinds(m)
+    for child in manager.get_child_managers():
+        kinds |= _leaf_kinds(child)
+    return kinds
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def guard_functions(fn):
+    """[(entry, python guard function, source)] for every cache entry of `fn`."""
+    code = getattr(fn, "__code__", None) or fn.forward.__code__
+    result = []
+    for i, entry in enumerate(_debug_get_cache_entry_list(code)):
+        kinds = _leaf_kinds(entry.guard_manager.root)
+        assert kinds <= KINDS_SEEN, f"new guard kinds {kinds - KINDS_SEEN}: translate and list them"
+        _seen.update(kinds)
+        rendered = render_guards(entry.guard_manager, f"guard_{i}")
+        assert "not_translated(" not in rendered.source, rendered.source
+        assert set(rendered.kinds) <= TRANSLATED_KINDS | {"DICT_TYPE", "DICT_LENGTH"}
+        assert rendered.count == len(rendered.lines) > 0
+        namespace = {}
+        exec(compile(PRELUDE + rendered.source, f"<guard_{i}>", "exec"), namespace)
+        result.append((entry, namespace[f"guard_{i}"], rendered.source))
+    assert result, "nothing was compiled"
+    return result
+
+
+def assert_same_verdicts(fn, variants, globals_=None, expect_some_false=True):
+    """Each variant is a frame-locals dict (or a (context manager, dict) pair)."""
+    verdicts = []
+    for entry, check, source in guard_functions(fn):
+        G = globals_ if globals_ is not None else getattr(fn, "__globals__", None) or fn.forward.__globals__
+        for variant in variants:
+            context, L = variant if isinstance(variant, tuple) else (contextlib.nullcontext(), variant)
+            with context:
+                expected = entry.guard_manager.check(L)
+                got = check(L, G)
+            assert got == expected, f"depyf says {got}, torch says {expected} for {L!r}\n{source}"
+            verdicts.append(got)
+    assert any(verdicts), "no variant passes: the recorded inputs should"
+    if expect_some_false:
+        assert not all(verdicts), "no variant fails: the perturbations test nothing"
+    return verdicts
+
+
+def compile_and_run(fn, *args, **options):
+    options.setdefault("backend", "eager")
+    compiled = torch.compile(fn, **options)
+    return compiled(*args)
+
+
+# ---- programs -------------------------------------------------------------------
+
+
+def tensors_fn(x, y):
+    return x * 2 + y.sum()
+
+
+def test_tensor_metadata():
+    x, y = torch.randn(3, 4), torch.randn(2, 3, requires_grad=True)
+    compile_and_run(tensors_fn, x, y)
+    assert_same_verdicts(tensors_fn, [
+        {"x": x, "y": y},
+        {"x": torch.randn(3, 4), "y": torch.randn(2, 3, requires_grad=True)},
+        {"x": torch.randn(3, 5), "y": y},
+        {"x": torch.randn(3, 4, dtype=torch.float64), "y": y},
+        {"x": torch.randn(3, 4, requires_grad=True), "y": y},
+        {"x": x, "y": torch.randn(2, 3)},
+        {"x": torch.randn(4, 3).t(), "y": y},
+        {"x": torch.randn(3, 4, 1), "y": y},
+        {"x": torch.nn.Parameter(torch.randn(3, 4), requires_grad=False), "y": y},
+        {"x": torch.randn(3, 4).to(torch.int64), "y": y},
+        {"x": torch.empty(3, 4, device="meta"), "y": y},
+        {"x": y, "y": y},
+        {"x": x, "y": x},
+        {"x": [1, 2], "y": y},
+        {"x": 3, "y": y},
+        {"y": y},
+    ])
+
+
+def scalars_fn(x, n, s, flag, nothing, ratio, pair):
+    if flag and nothing is None and s == "a":
+        return x * n + ratio + pair[0]
+    return x
+
+
+def test_python_scalars():
+    x = torch.ones(2)
+    base = {"x": x, "n": 4, "s": "a", "flag": True, "nothing": None, "ratio": 0.5, "pair": (1, 2)}
+    compile_and_run(scalars_fn, *base.values())
+    changes = [
+        {}, {"n": 5}, {"n": 4.0}, {"n": True}, {"s": "b"}, {"s": b"a"}, {"flag": False}, {"flag": 1},
+        {"nothing": 0}, {"ratio": 0.25}, {"ratio": 1}, {"pair": (1, 3)}, {"pair": [1, 2]},
+        {"pair": (1, 2, 3)}, {"pair": (1.0, 2)},
+    ]
+    assert_same_verdicts(scalars_fn, [dict(base, **c) for c in changes])
+
+
+SCALE = 3
+OFFSET = torch.ones(2)
+
+
+def globals_fn(x):
+    return x * SCALE + OFFSET + math.pi
+
+
+@contextlib.contextmanager
+def global_set(name, value):
+    saved = globals()[name]
+    globals()[name] = value
+    try:
+        yield
+    finally:
+        globals()[name] = saved
+
+
+def test_globals_changed():
+    x = torch.ones(2)
+    compile_and_run(globals_fn, x)
+    assert_same_verdicts(globals_fn, [
+        {"x": x},
+        (global_set("SCALE", 4), {"x": x}),
+        (global_set("SCALE", 3.0), {"x": x}),
+        (global_set("OFFSET", torch.ones(3)), {"x": x}),
+        (global_set("OFFSET", torch.ones(2, dtype=torch.float64)), {"x": x}),
+        (global_set("math", collections), {"x": x}),
+    ])
+
+
+def dynamic_fn(x, y):
+    return (x.sin() + x.shape[0]) @ y
+
+
+def test_dynamic_shapes():
+    x, y = torch.randn(5, 4), torch.randn(4, 6)
+    compile_and_run(dynamic_fn, x, y, dynamic=True)
+    source = guard_functions(dynamic_fn)[0][2]
+    assert re.search(r"2 <= L\['x'\]\.size\(\)\[0\]", source), source
+    assert_same_verdicts(dynamic_fn, [
+        {"x": x, "y": y},
+        {"x": torch.randn(9, 7), "y": torch.randn(7, 3)},
+        {"x": torch.randn(1, 4), "y": y},
+        {"x": torch.randn(5, 1), "y": torch.randn(1, 6)},
+        {"x": torch.randn(5, 4), "y": torch.randn(5, 6)},
+        {"x": torch.randn(8, 5).t(), "y": torch.randn(8, 2)},
+        {"x": torch.randn(5, 4, 2), "y": y},
+        {"x": torch.randn(5, 4, dtype=torch.float64), "y": y},
+    ])
+
+
+def test_recompiled_shapes_and_mark_dynamic():
+    def f(x):
+        return x.cos() * 2
+
+    compile_fn = torch.compile(f, backend="eager")
+    compile_fn(torch.randn(3))
+    compile_fn(torch.randn(4))  # a second entry, dynamic in dim 0 after the recompile
+    z = torch.randn(6, 2)
+    torch._dynamo.mark_dynamic(z, 0)
+    compile_fn(z)
+    marked = torch.randn(6, 2)
+    torch._dynamo.mark_dynamic(marked, 0)
+    also_marked = torch.randn(6, 2)
+    torch._dynamo.mark_dynamic(also_marked, 1)
+    assert len(guard_functions(f)) >= 2
+    assert_same_verdicts(f, [
+        {"x": torch.randn(3)}, {"x": torch.randn(4)}, {"x": torch.randn(11)}, {"x": torch.randn(1)},
+        {"x": marked}, {"x": also_marked}, {"x": torch.randn(6, 2)}, {"x": torch.randn(6, 3)},
+    ])
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 4)
+        self.scale = 2.0
+        self.register_buffer("shift", torch.zeros(4))
+
+    def forward(self, x):
+        y = self.fc(x) * self.scale + self.shift
+        if self.training:
+            y = y + 1
+        return y
+
+
+@contextlib.contextmanager
+def attribute(obj, name, value):
+    saved = getattr(obj, name)
+    setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        setattr(obj, name, saved)
+
+
+def test_module_attributes():
+    net, x = Net(), torch.randn(2, 3)
+    compile_and_run(net, x)
+    other = Net()
+    hook = contextlib.ExitStack()
+    assert_same_verdicts(net, [
+        {"self": net, "x": x},
+        {"self": other, "x": x},
+        (attribute(net, "training", False), {"self": net, "x": x}),
+        (attribute(net, "scale", 3.0), {"self": net, "x": x}),
+        (attribute(net.fc, "weight", torch.nn.Parameter(torch.randn(4, 3))), {"self": net, "x": x}),
+        (attribute(net.fc, "weight", torch.nn.Parameter(torch.randn(5, 3))), {"self": net, "x": x}),
+        (attribute(net.fc, "bias", None), {"self": net, "x": x}),
+        (attribute(net, "shift", torch.zeros(4, dtype=torch.float64)), {"self": net, "x": x}),
+        (_forward_hook(net.fc), {"self": net, "x": x}),
+        (torch.no_grad(), {"self": net, "x": x}),
+        {"self": torch.nn.Linear(3, 4), "x": x},
+        {"self": net, "x": torch.randn(2, 4)},
+    ])
+    hook.close()
+
+
+@contextlib.contextmanager
+def _forward_hook(module):
+    handle = module.register_forward_hook(lambda *args: None)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+def make_closure(k, t):
+    def inner(x):
+        return x * k + t
+
+    return inner
+
+
+def closure_caller(x, fn):
+    return fn(x)
+
+
+def test_closures_and_cells():
+    x = torch.ones(3)
+    fn = make_closure(3, torch.ones(3))
+    compile_and_run(closure_caller, x, fn)
+    assert_same_verdicts(closure_caller, [
+        {"x": x, "fn": fn},
+        {"x": x, "fn": make_closure(3, torch.ones(3))},
+        {"x": x, "fn": make_closure(4, torch.ones(3))},
+        {"x": x, "fn": make_closure(3.0, torch.ones(3))},
+        {"x": x, "fn": make_closure(3, torch.ones(4))},
+        {"x": x, "fn": make_closure(3, x)},
+        {"x": x, "fn": lambda x: x},
+        {"x": x, "fn": None},
+    ])
+
+
+def containers_fn(d, lst, od):
+    return d["a"] * len(d) + lst[0] + lst[1] * 2 + od["k"]
+
+
+def test_dicts_and_lists_of_tensors():
+    d = {"a": torch.ones(2), "b": 1}
+    lst = [torch.ones(2), torch.zeros(2)]
+    od = collections.OrderedDict(k=torch.ones(2))
+    compile_and_run(containers_fn, d, lst, od)
+    same = {"d": d, "lst": lst, "od": od}
+    assert_same_verdicts(containers_fn, [
+        same,
+        dict(same, d={"a": torch.ones(2), "b": 1}),
+        dict(same, d={"b": 1, "a": torch.ones(2)}),
+        dict(same, d={"a": torch.ones(2), "b": 1, "c": 2}),
+        dict(same, d={"a": torch.ones(3), "b": 1}),
+        dict(same, d={"a": torch.ones(2)}),
+        dict(same, d=collections.OrderedDict(a=torch.ones(2), b=1)),
+        dict(same, lst=[torch.ones(2)]),
+        dict(same, lst=[torch.ones(2), torch.zeros(2), torch.zeros(2)]),
+        dict(same, lst=(torch.ones(2), torch.zeros(2))),
+        dict(same, lst=[torch.ones(2), torch.zeros(2, dtype=torch.int32)]),
+        dict(same, lst=[lst[0], lst[0]]),
+        dict(same, od={"k": torch.ones(2)}),
+        dict(same, od=collections.OrderedDict(k=torch.ones(2, 2))),
+    ])
+
+
+def test_global_state():
+    def f(x):
+        return x + 1
+
+    x = torch.ones(2)
+    compile_and_run(f, x)
+
+    class Mode(torch.overrides.TorchFunctionMode):
+        pass
+
+    @contextlib.contextmanager
+    def deterministic():
+        torch.use_deterministic_algorithms(True)
+        try:
+            yield
+        finally:
+            torch.use_deterministic_algorithms(False)
+
+    @contextlib.contextmanager
+    def default_dtype(dtype):
+        saved = torch.get_default_dtype()
+        torch.set_default_dtype(dtype)
+        try:
+            yield
+        finally:
+            torch.set_default_dtype(saved)
+
+    @contextlib.contextmanager
+    def threads(n):
+        saved = torch.get_num_threads()
+        torch.set_num_threads(n)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(saved)
+
+    L = {"x": x}
+    assert_same_verdicts(f, [
+        L,
+        (torch.no_grad(), L),
+        (torch.enable_grad(), L),
+        (deterministic(), L),
+        (default_dtype(torch.float64), L),
+        (threads(torch.get_num_threads() + 1), L),
+        (torch.autocast("cpu"), L),
+        (torch.autocast("cpu", dtype=torch.float16), L),
+        (Mode(), L),
+        (torch._C.DisableTorchFunctionSubclass(), L),
+        (torch.device("cpu"), L),
+        (torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t), L),
+    ])
+
+
+def test_global_state_reader_matches_torch():
+    """global_state() and autocast_state() read what torch's GlobalStateGuard records."""
+    import json
+
+    namespace = {}
+    exec(PRELUDE, namespace)
+
+    def both():
+        torch_state = json.loads(torch._C._dynamo.guards.GlobalStateGuard().__getstate__())
+        ours = namespace["global_state"]()
+        for key, value in ours.items():
+            if key == "default_dtype":
+                assert torch_state[key] == {torch.float32: 6, torch.float64: 7}[value]
+            else:
+                assert torch_state[key] == value, key
+        devices, cache = namespace["autocast_state"]()
+        assert torch_state["autocast_state"]["enabled"] == [e for e, _ in devices.values()]
+        assert torch_state["autocast_state"]["cached_enabled"] == cache
+
+    both()
+    with torch.no_grad(), torch.autocast("cpu"):
+        both()
+    torch.set_default_dtype(torch.float64)
+    try:
+        both()
+    finally:
+        torch.set_default_dtype(torch.float32)
+    torch._C._set_cublas_allow_fp16_reduced_precision_reduction(False, True)
+    try:
+        both()
+    finally:
+        torch._C._set_cublas_allow_fp16_reduced_precision_reduction(True, True)
+
+
+def iterators_fn(x, it, r, v, tags):
+    a = next(it)
+    b = next(r)
+    if "fast" in tags:
+        x = x + 1
+    return x * a + b + v
+
+
+def test_iterators_nan_and_sets():
+    x = torch.ones(2)
+    base = {"x": x, "it": iter((2, 3)), "r": iter(range(1, 5)), "v": float("nan"), "tags": {"fast", "slow"}}
+    compile_and_run(iterators_fn, *base.values())
+
+    def fresh(**changes):
+        values = {"x": x, "it": iter((2, 3)), "r": iter(range(1, 5)), "v": float("nan"), "tags": {"fast", "slow"}}
+        values.update(changes)
+        return values
+
+    advanced = iter((2, 3))
+    next(advanced)
+    assert_same_verdicts(iterators_fn, [
+        fresh(), fresh(it=iter((2, 3, 4))), fresh(it=advanced), fresh(it=iter((5, 3))),
+        fresh(it=iter([2, 3])), fresh(r=iter(range(1, 6))), fresh(r=iter(range(2, 5))), fresh(v=1.0),
+        fresh(v=float("inf")), fresh(tags={"slow"}), fresh(tags=frozenset({"fast", "slow"})),
+    ])
+
+
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+def objects_fn(p, t):
+    if isinstance(p, Point):
+        return t * p.x + p.y
+    return t
+
+
+def test_user_objects():
+    t = torch.ones(2)
+    compile_and_run(objects_fn, Point(2, 3), t)
+
+    class Other:
+        def __init__(self):
+            self.x, self.y = 2, 3
+
+    no_y = Point(2, 3)
+    del no_y.y
+    assert_same_verdicts(objects_fn, [
+        {"p": Point(2, 3), "t": t}, {"p": Point(2, 4), "t": t}, {"p": Point(2.0, 3), "t": t},
+        {"p": Other(), "t": t}, {"p": no_y, "t": t}, {"p": None, "t": t},
+    ])
+
+
+def test_sources_are_readable():
+    x, y = torch.randn(3, 4), torch.randn(2, 3)
+    compile_and_run(tensors_fn, x, y)
+    net = Net()
+    compile_and_run(net, x[:, :3])
+    for fn in (tensors_fn, net):
+        for _, _, source in guard_functions(fn):
+            compile(PRELUDE + source, "<guards>", "exec")
+            for line in source.splitlines():
+                # Object addresses only where torch compares identities (ID_MATCH).
+                if re.search(r"\d{9,}", line):
+                    assert re.search(r"id\(.*\) == \d+", line), line
+            assert "___" not in source, source
+    # Names as torch prints them, e.g. in recompile reasons.
+    assert "L['self']._modules['fc']._parameters['weight']" in source, source
+
+
+def test_untranslatable_guard_raises():
+    """An unknown leaf kind must raise naming the kind, never pass."""
+    from depyf.dynamo import guards
+
+    renderer = guards._Renderer(_FakeRoot())
+    renderer.run()
+    code = guards.render_guards(_FakeRoot(), "g")
+    namespace = {}
+    exec(PRELUDE + code.source, namespace)
+    with pytest.raises(namespace["GuardNotTranslated"], match="BRAND_NEW_GUARD"):
+        namespace["g"]({}, {})
+
+
+class _FakeLeaf:
+    def verbose_code_parts(self):
+        return ["something_new(L['x'])"]
+
+
+_FakeLeaf.__name__ = "BRAND_NEW_GUARD"
+
+
+class _FakeRoot:
+    def get_leaf_guards(self):
+        return [_FakeLeaf()]
+
+    def get_accessors(self):
+        return []
+
+    def get_child_managers(self):
+        return []
+
+    def get_epilogue_lambda_guards(self):
+        return []
+
+
+def test_every_torch_leaf_guard_kind_is_known():
+    """Each leaf-guard class torch defines is translated or deliberately refused."""
+    refused = {"STORAGE_OVERLAPPING"}
+    classes = {
+        name for name, value in vars(torch._C._dynamo.guards).items()
+        if isinstance(value, type) and issubclass(value, torch._C._dynamo.guards.LeafGuard)
+        and name not in ("LeafGuard", "RelationalGuard")
+    }
+    assert classes <= TRANSLATED_KINDS | refused, classes - TRANSLATED_KINDS - refused
+
+
+def test_zz_kinds_seen_are_all_exercised():
+    if not _seen:
+        pytest.skip("run with the program tests")
+    assert _seen == KINDS_SEEN, f"listed but not produced: {KINDS_SEEN - _seen}"

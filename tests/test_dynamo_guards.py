@@ -6,9 +6,11 @@ cache entry's guards are written with render_guards, run, and compared with
 """
 import collections
 import contextlib
-import itertools
+import dataclasses
+import enum
 import math
 import re
+import types
 
 import pytest
 
@@ -28,7 +30,7 @@ KINDS_SEEN = {
     "ID_MATCH", "EQUALS_MATCH", "TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH", "LENGTH_CHECK",
     "DICT_LENGTH", "DICT_CONTAINS", "TENSOR_MATCH", "DIMENSION_DYNAMIC_MARKING_GUARD",
     "NO_TENSOR_ALIASING", "TUPLE_ITERATOR_LEN", "RANGE_ITERATOR_MATCH", "FLOAT_IS_NAN",
-    "NOT_NONE", "SET_CONTAINS",
+    "SET_CONTAINS", "MAPPING_KEYS_MATCH", "SYMBOLIC_SHAPE_GUARD",
 }
 _seen = set()
 
@@ -467,6 +469,174 @@ def test_user_objects():
         {"p": Point(2, 3), "t": t}, {"p": Point(2, 4), "t": t}, {"p": Point(2.0, 3), "t": t},
         {"p": Other(), "t": t}, {"p": no_y, "t": t}, {"p": None, "t": t},
     ])
+
+
+class Color(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+@dataclasses.dataclass
+class Pair:
+    a: int
+    b: object
+
+
+Named = collections.namedtuple("Named", "a b")
+
+
+class Counter:
+    step = 3
+
+    def scaled(self, x):
+        return x * self.step
+
+
+def make_callee(k):
+    def callee(x, k=k):
+        return x * k
+
+    return callee
+
+
+def flag_fn(x, on):
+    return x * 2 if not on else x
+
+
+def enum_fn(x, c):
+    return x + 1 if c is Color.RED else x
+
+
+def dataclass_fn(x, p):
+    return x * p.a + p.b
+
+
+def namedtuple_fn(x, n):
+    return x * n.a + n.b
+
+
+def defaults_fn(x, f):
+    return f(x)
+
+
+def class_attr_fn(x, o):
+    return o.scaled(x) + type(o).step
+
+
+def set_fn(x, s):
+    return x + 1 if 3 in s else x
+
+
+def mapping_fn(x, m):
+    return x * len(m) + m["a"]
+
+
+def dict_iter_fn(x, d):
+    x = x * 2
+    for value in d.values():
+        x = x + value
+    return x
+
+
+def module_list_fn(x, layers):
+    for layer in layers:
+        x = layer(x)
+    return x
+
+
+def alias_fn(a, b):
+    return a + b
+
+
+def storage_fn(x):
+    return x.sum(0)
+
+
+Two = type("Two", (dict,), {})
+_LINEAR = torch.nn.Linear(2, 2)
+_SHARED = torch.ones(2)
+_LAYERS = torch.nn.ModuleList([torch.nn.Linear(3, 3), torch.nn.ReLU()])
+
+
+def _no_y():
+    p = Pair(2, 3)
+    del p.b
+    return p
+
+
+# (function, recorded inputs, changes to try, torch.compile options)
+VALUE_PROGRAMS = {
+    "bool_false": (flag_fn, {"x": torch.ones(2), "on": False}, [{"on": True}, {"on": 0}, {"on": None}], {}),
+    "enum": (enum_fn, {"x": torch.ones(2), "c": Color.RED}, [{"c": Color.BLUE}, {"c": 1}], {}),
+    "dataclass": (dataclass_fn, {"x": torch.ones(2), "p": Pair(2, 3)},
+                  [{"p": Pair(3, 3)}, {"p": Pair(2, 3.0)}, {"p": Named(2, 3)}, {"p": _no_y()}], {}),
+    "namedtuple": (namedtuple_fn, {"x": torch.ones(2), "n": Named(2, 3)},
+                   [{"n": Named(2, 4)}, {"n": (2, 3)}, {"n": Pair(2, 3)}], {}),
+    "defaults": (defaults_fn, {"x": torch.ones(2), "f": make_callee(5)},
+                 [{"f": make_callee(5)}, {"f": make_callee(6)}, {"f": make_callee(5.0)}, {"f": len}], {}),
+    "class_attribute": (class_attr_fn, {"x": torch.ones(2), "o": Counter()},
+                        [{"o": type("Sub", (Counter,), {"step": 4})()}, {"o": object()}], {}),
+    "set": (set_fn, {"x": torch.ones(2), "s": {1, 2, 3}},
+            [{"s": {1, 2}}, {"s": frozenset({1, 2, 3})}, {"s": {1, 2, 3, 4}}, {"s": [1, 2, 3]}], {}),
+    "mappingproxy": (mapping_fn, {"x": torch.ones(2), "m": types.MappingProxyType({"a": 1})},
+                     [{"m": types.MappingProxyType({"a": 2})}, {"m": types.MappingProxyType({"a": 1, "b": 2})},
+                      {"m": {"a": 1}}], {}),
+    "dict_iteration": (dict_iter_fn, {"x": torch.ones(2), "d": {"a": torch.ones(2), "b": 2}},
+                       [{"d": {"a": torch.ones(2), "b": 3}}, {"d": {"b": 2, "a": torch.ones(2)}},
+                        {"d": {"a": torch.ones(2), "b": 2, "c": 1}}, {"d": {}}, {"d": Two(a=torch.ones(2), b=2)},
+                        {"d": collections.OrderedDict(a=torch.ones(2), b=2)}, {"d": {"a": torch.ones(3), "b": 2}}], {}),
+    "empty_dict_iteration": (dict_iter_fn, {"x": torch.ones(2), "d": {}}, [{"d": {"a": 1}}, {"d": Two()}], {}),
+    "dict_subclass_iteration": (dict_iter_fn, {"x": torch.ones(2), "d": Two(a=1)},
+                                [{"d": {"a": 1}}, {"d": Two(a=2)}, {"d": Two(b=1)}], {}),
+    "object_keys": (dict_iter_fn, {"x": torch.ones(2), "d": {_LINEAR: 1}},
+                    [{"d": {torch.nn.Linear(2, 2): 1}}, {"d": {_LINEAR: 2}}], {}),
+    "module_list": (module_list_fn, {"x": torch.ones(2, 3), "layers": _LAYERS},
+                    [{"layers": torch.nn.ModuleList([torch.nn.Linear(3, 3), torch.nn.ReLU()])},
+                     {"layers": torch.nn.ModuleList([torch.nn.Linear(3, 3)])},
+                     {"layers": torch.nn.ModuleList([torch.nn.Linear(3, 3), torch.nn.ReLU(inplace=True)])}], {}),
+    "aliased_inputs": (alias_fn, {"a": _SHARED, "b": _SHARED}, [{"b": torch.ones(2)}, {"a": torch.ones(2)}], {}),
+    "dynamic_int": (alias_fn, {"a": torch.ones(3), "b": 3},
+                    [{"b": 5}, {"b": 1}, {"b": 0}, {"b": 5.0}, {"a": torch.ones(7)}], {"dynamic": True}),
+    "dynamic_strides": (storage_fn, {"x": torch.ones(4, 6)[:, ::2]},
+                        [{"x": torch.ones(5, 8)[:, ::2]}, {"x": torch.ones(5, 4)}, {"x": torch.ones(4, 6).t()},
+                         {"x": torch.ones(10)[2:].view(2, 4)}], {"dynamic": True}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VALUE_PROGRAMS))
+def test_python_values(name):
+    fn, recorded, changes, options = VALUE_PROGRAMS[name]
+    compile_and_run(fn, *recorded.values(), **options)
+    assert_same_verdicts(fn, [recorded] + [dict(recorded, **change) for change in changes])
+
+
+def test_cpp_shape_guards():
+    """With torch's C++ shape guards the shape expressions come as SYMBOLIC_SHAPE_GUARD."""
+    with torch._dynamo.config.patch(enable_cpp_symbolic_shape_guards=True):
+        x, y = torch.randn(5, 4), torch.randn(4, 6)
+        compile_and_run(dynamic_fn, x, y, dynamic=True)
+    assert_same_verdicts(dynamic_fn, [
+        {"x": x, "y": y},
+        {"x": torch.randn(9, 7), "y": torch.randn(7, 3)},
+        {"x": torch.randn(1, 4), "y": y},
+        {"x": torch.randn(5, 1), "y": torch.randn(1, 6)},
+        {"x": torch.randn(5, 4), "y": torch.randn(5, 6)},
+    ])
+
+
+class PassThrough(torch.overrides.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+def test_compiled_under_torch_function_mode():
+    def f(x):
+        return x + 1
+
+    x = torch.ones(2)
+    with PassThrough():
+        compile_and_run(f, x)
+    assert_same_verdicts(f, [(PassThrough(), {"x": x}), {"x": x}, (PassThrough(), {"x": torch.ones(3)})])
 
 
 def test_sources_are_readable():

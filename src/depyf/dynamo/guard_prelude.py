@@ -231,6 +231,18 @@ def cublas_reduction_option(allow_reduced_precision, allow_splitk):
     return 1 if allow_splitk else 2
 
 
+def cuda_matmul_allows_tf32():
+    return torch._C._get_fp32_precision_getter("cuda", "matmul") == "tf32"
+
+
+def cublas_fp16_reduction():
+    return cublas_reduction_option(*torch._C._get_cublas_allow_fp16_reduced_precision_reduction())
+
+
+def cublas_bf16_reduction():
+    return cublas_reduction_option(*torch._C._get_cublas_allow_bf16_reduced_precision_reduction())
+
+
 def global_state():
     """The process-wide settings torch's GLOBAL_STATE guard compares, read through torch."""
     return {
@@ -239,9 +251,9 @@ def global_state():
         "torch_function_all_disabled": torch._C._is_torch_function_all_disabled(),
         "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
         "deterministic_algorithms_warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
-        "allow_tf32": torch._C._get_fp32_precision_getter("cuda", "matmul") == "tf32",
-        "allow_fp16_reduce": cublas_reduction_option(*torch._C._get_cublas_allow_fp16_reduced_precision_reduction()),
-        "allow_bf16_reduce": cublas_reduction_option(*torch._C._get_cublas_allow_bf16_reduced_precision_reduction()),
+        "allow_tf32": cuda_matmul_allows_tf32(),
+        "allow_fp16_reduce": cublas_fp16_reduction(),
+        "allow_bf16_reduce": cublas_bf16_reduction(),
         "num_threads": torch.get_num_threads(),
         "default_dtype": torch.get_default_dtype(),
     }

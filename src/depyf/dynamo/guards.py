@@ -14,24 +14,38 @@ Example::
     >>> ns["guard_0"](frame_locals, fn.__globals__)                   # doctest: +SKIP
     True
 """
+
 from __future__ import annotations
 
 import ast
-import builtins
 import dataclasses
-import io
-import json
 import keyword
-import os
 import re
-import tokenize
 
-import torch
 from torch._C._dynamo import guards as _cguards
 
-_PRELUDE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_prelude.py")
-with open(_PRELUDE_PATH, encoding="utf-8") as _f:
-    PRELUDE = _f.read()
+from .guard_text import (
+    PRELUDE,
+    CannotTranslate,
+    dispatch_keys_expr,
+    equals_value_text,
+    eval_constant,
+    getattr_expr,
+    global_state_checks,
+    accessor_argument,
+    int_arg,
+    length_from_text,
+    read_literal,
+    parse_expr,
+    to_python,
+    simplify,
+    strip_comment,
+    subscript_key,
+    tensor_match,
+    type_check,
+    type_from_text,
+    type_ref,
+)
 
 __all__ = ["PRELUDE", "GuardCode", "render_guards", "TRANSLATED_KINDS"]
 
@@ -50,7 +64,6 @@ class GuardCode:
     kinds: list = dataclasses.field(default_factory=list)
 
 
-# Leaf-guard kinds written as Python (LAMBDA_GUARD only when its text is Python or known).
 TRANSLATED_KINDS = frozenset(
     {
         "TYPE_MATCH", "ID_MATCH", "EQUALS_MATCH", "TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH",
@@ -62,213 +75,6 @@ TRANSLATED_KINDS = frozenset(
         "OBJECT_ALIASING", "SYMBOLIC_SHAPE_GUARD", "LAMBDA_GUARD",
     }
 )
-
-# Names torch's guard text uses (its guard closure variables) -> the PRELUDE's plain Python.
-_RENAMES = {
-    "___check_type_id": "has_type_id",
-    "___check_obj_id": "has_id",
-    "___odict_getitem": "odict_getitem",
-    "___key_to_id": "key_to_id",
-    "___dict_version": "dict_version",
-    "___dict_contains": "dict_contains_key",
-    "___tuple_iterator_len": "tuple_iterator_len",
-    "___normalize_count_iter": "normalize_count_iter",
-    "___normalize_range_iter": "normalize_range_iter",
-    "___tuple_iterator_getitem": "tuple_iterator_getitem",
-    "___dataclass_fields": "dataclass_fields",
-    "___namedtuple_fields": "namedtuple_fields",
-    "___get_torch_function_mode_stack_at": "torch_function_mode_at",
-    "___get_current_stream": "current_stream",
-    "___from_numpy": "tensor_from_numpy",
-    "___as_tensor": "torch._as_tensor_fullprec",
-    "__math_isnan": "math.isnan",
-    "__numpy_isnan": "numpy_isnan",
-    "__load_module": "importlib.import_module",
-    "utils_device": "torch.utils._device",
-    "device": "torch.device",
-    "inf": "math.inf",
-    "IsNonOverlappingAndDenseIndicator": "is_non_overlapping_and_dense_indicator",
-}
-
-# ScalarType numbers (c10's enum order) of the dtypes torch's global state records.
-_SCALAR_TYPES = {
-    0: "torch.uint8", 1: "torch.int8", 2: "torch.int16", 3: "torch.int32", 4: "torch.int64",
-    5: "torch.float16", 6: "torch.float32", 7: "torch.float64", 8: "torch.complex32",
-    9: "torch.complex64", 10: "torch.complex128", 11: "torch.bool", 15: "torch.bfloat16",
-}
-
-_AUTOCAST_DEVICES = ("cpu", "cuda", "mtia", "maia", "xpu", "ipu", "hpu", "xla", "privateuseone", "mps")
-
-
-def _prelude_names():
-    names = set()
-    for node in ast.parse(PRELUDE).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return names
-
-
-_KNOWN_NAMES = _prelude_names() | set(dir(builtins)) | {"L", "G"}
-
-
-class _CannotTranslate(Exception):
-    pass
-
-
-# ---- reading torch's guard text ----------------------------------------------
-
-
-def _strip_comment(part):
-    """The code of a verbose code part, without the '# user code' comment torch appends."""
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(part).readline):
-            if tok.type == tokenize.COMMENT:
-                return part[: tok.start[1]].rstrip()
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return re.sub(r"\s*\(HINT: .*\)$", "", part.split("  # ")[0]).rstrip()
-
-
-def _parse(text):
-    try:
-        return ast.parse(text.strip(), mode="eval").body
-    except SyntaxError as exc:
-        raise _CannotTranslate(f"not Python: {text}") from exc
-
-
-class _Rewriter(ast.NodeTransformer):
-    """Renames torch's closure names and replaces torch's source text by our expression."""
-
-    def __init__(self, replacements):
-        self.replacements = [(ast.dump(_parse(s)), _parse(e)) for s, e in replacements if s != e]
-
-    def visit(self, node):
-        dumped = ast.dump(node) if isinstance(node, ast.expr) else None
-        for key, repl in self.replacements:
-            if dumped == key:
-                return repl
-        return super().visit(node)
-
-    def visit_Name(self, node):
-        if node.id in _RENAMES:
-            return _parse(_RENAMES[node.id])
-        return node
-
-
-def _free_names(tree):
-    bound = {
-        n.id
-        for comp in ast.walk(tree)
-        if isinstance(comp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp))
-        for gen in comp.generators
-        for n in ast.walk(gen.target)
-        if isinstance(n, ast.Name)
-    }
-    bound |= {a.arg for lam in ast.walk(tree) if isinstance(lam, ast.Lambda) for a in lam.args.args}
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - bound
-
-
-def _python(text, replacements=()):
-    """Torch's guard text as checked Python over L, G and the PRELUDE names."""
-    tree = _Rewriter(replacements).visit(_parse(text))
-    unknown = _free_names(tree) - _KNOWN_NAMES
-    if unknown:
-        raise _CannotTranslate(f"unknown names {sorted(unknown)} in: {text}")
-    return ast.unparse(tree)
-
-
-def _literal(text):
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError) as exc:
-        raise _CannotTranslate(f"not a literal: {text}") from exc
-
-
-def _inner(repr_text):
-    """The argument text of an accessor repr such as "DictGetItemGuardAccessor('a')"."""
-    start = repr_text.find("(")
-    return repr_text[start + 1 : -1] if start >= 0 and repr_text.endswith(")") else ""
-
-
-def _int_arg(repr_text):
-    match = re.search(r"(-?\d+)\)$", repr_text)
-    if not match:
-        raise _CannotTranslate(f"no index in {repr_text}")
-    return int(match.group(1))
-
-
-# ---- naming types -------------------------------------------------------------
-
-_IMPORTED_IN_PRELUDE = {"collections", "types", "itertools", "math", "torch", "weakref"}
-
-_SPECIAL_TYPES = {
-    type(iter(())): "type(iter(()))",
-    type(iter([])): "type(iter([]))",
-    type(iter(range(0))): "type(iter(range(0)))",
-}
-
-
-def _type_ref(cls):
-    """A Python expression naming `cls`, or None when it has no importable name."""
-    if cls in _SPECIAL_TYPES:
-        return _SPECIAL_TYPES[cls]
-    qualname = getattr(cls, "__qualname__", "")
-    module = getattr(cls, "__module__", "")
-    if getattr(builtins, qualname, None) is cls:
-        return qualname
-    for name, value in vars(__import__("types")).items():
-        if value is cls and not name.startswith("_"):
-            return f"types.{name}"
-    if not qualname or "<locals>" in qualname or not module:
-        return None
-    if module.split(".")[0] == "torch":
-        for candidate in (f"torch.{qualname}", f"torch.nn.{qualname}", f"{module}.{qualname}"):
-            if _resolve_dotted(candidate) is cls:
-                return candidate
-    if module in _IMPORTED_IN_PRELUDE and _resolve_dotted(f"{module}.{qualname}") is cls:
-        return f"{module}.{qualname}"
-    try:
-        found = __import__("importlib").import_module(module)
-        for part in qualname.split("."):
-            found = getattr(found, part)
-    except (ImportError, AttributeError):
-        return None
-    return f"find_class({module!r}, {qualname!r})" if found is cls else None
-
-
-def _resolve_dotted(path):
-    parts = path.split(".")
-    try:
-        obj = __import__(parts[0])
-        for part in parts[1:]:
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError):
-        return None
-    return obj
-
-
-def _type_check(expr, cls, type_id, described):
-    ref = _type_ref(cls) if cls is not None and id(cls) == type_id else None
-    if ref is None:
-        return f"id(type({expr})) == {type_id}", described
-    return f"type({expr}) is {ref}", ""
-
-
-def _type_from_text(text, manager):
-    """The class a TYPE_MATCH-like text names by id, when the guarded example value has it."""
-    match = re.search(r", (\d+)\)(?:, type=(.*))?$", text)
-    if not match:
-        raise _CannotTranslate(f"no type id in: {text}")
-    type_id = int(match.group(1))
-    cls = manager.get_type_of_guarded_value() if manager is not None else None
-    return type_id, cls, match.group(2) or ""
-
-
-# ---- the rendered checks ------------------------------------------------------
 
 
 @dataclasses.dataclass
@@ -331,7 +137,7 @@ class _Renderer:
         name = accessor.repr().split("(")[0].split("<")[0]
         try:
             node = self._access(name, accessor, child, parent)
-        except _CannotTranslate as exc:
+        except CannotTranslate as exc:
             self.checks.append(_Check(name, _not_translated(name, f"{child.get_source()}: {exc}")))
             return
         if node is not None:
@@ -358,42 +164,42 @@ class _Renderer:
         if name == "GetGenericDictGuardAccessor":
             return _Node(child, f"{pexpr}.__dict__", source, parent, via_generic_dict=True)
         if name == "FrameLocalsGuardAccessor":
-            key = _literal(re.match(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=", text).group(1))
+            key = read_literal(re.match(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=", text).group(1))
             return _Node(child, f"{pexpr}[{key!r}]", source, parent)
         if name == "DictGetItemGuardAccessor":
-            return _Node(child, self._dict_getitem(parent, _literal(_inner(text))), source, parent)
+            return _Node(child, self._dict_getitem(parent, read_literal(accessor_argument(text))), source, parent)
         if name == "GetAttrGuardAccessor":
-            return _Node(child, _getattr_expr(pexpr, accessor.get_attr_name()), source, parent)
+            return _Node(child, getattr_expr(pexpr, accessor.get_attr_name()), source, parent)
         if name == "GenericGetAttrGuardAccessor":
-            return _Node(child, f"object.__getattribute__({pexpr}, {_inner(text)!r})", source, parent)
+            return _Node(child, f"object.__getattribute__({pexpr}, {accessor_argument(text)!r})", source, parent)
         if name == "GetItemGuardAccessor":
-            return _Node(child, f"{pexpr}[{_subscript_key(source, parent.source, text)!r}]", source, parent)
+            return _Node(child, f"{pexpr}[{subscript_key(source, parent.source, text)!r}]", source, parent)
         if name in ("ListGetItemGuardAccessor", "TupleGetItemGuardAccessor"):
             base = list if name.startswith("List") else tuple
-            index = _int_arg(text)
+            index = int_arg(text)
             exact = parent.manager.get_type_of_guarded_value() is base
             expr = f"{pexpr}[{index}]" if exact else f"{base.__name__}.__getitem__({pexpr}, {index})"
             return _Node(child, expr, source, parent)
         if name == "SetGetItemGuardAccessor":
-            return _Node(child, f"list({pexpr})[{_int_arg(text)}]", source, parent)
+            return _Node(child, f"list({pexpr})[{int_arg(text)}]", source, parent)
         if name == "TupleIteratorGetItemAccessor":
-            return _Node(child, f"tuple_iterator_getitem({pexpr}, {_int_arg(text)})", source, parent)
+            return _Node(child, f"tuple_iterator_getitem({pexpr}, {int_arg(text)})", source, parent)
         if name == "GlobalWeakRefGuardAccessor":
-            return _Node(child, f"weakref_target({pexpr}[{_inner(text)!r}])", source, parent)
+            return _Node(child, f"weakref_target({pexpr}[{accessor_argument(text)!r}])", source, parent)
         if name == "TensorPropertyGuardAccessor":
             prop = re.search(r"TensorProperty::(\w+)", text).group(1)
             if prop == "STORAGE_OFFSET":
                 return _Node(child, f"{pexpr}.storage_offset()", source, parent)
             method = {"SIZE": "size", "STRIDE": "stride"}.get(prop)
             if method is None:
-                raise _CannotTranslate(text)
-            return _Node(child, f"{pexpr}.{method}()[{_int_arg(text)}]", source, parent)
+                raise CannotTranslate(text)
+            return _Node(child, f"{pexpr}.{method}()[{int_arg(text)}]", source, parent)
         if name in ("IndexedGuardAccesor", "IndexedGuardAccessor"):
             # Feeds (index, value) to a SYMBOLIC_SHAPE_GUARD, which we write from its own text.
             return _Node(child, pexpr, source, parent)
         if name == "PythonLambdaGuardAccessor":
-            return _Node(child, _python(source, [(parent.source, pexpr)]), source, parent)
-        raise _CannotTranslate(f"accessor {text}")
+            return _Node(child, to_python(source, [(parent.source, pexpr)]), source, parent)
+        raise CannotTranslate(f"accessor {text}")
 
     def _dict_getitem(self, parent, key):
         if (
@@ -413,10 +219,10 @@ class _Renderer:
     def _dict_header(self, node):
         """The type and length checks a DictGuardManager makes before anything else."""
         cls = node.manager.get_type_of_guarded_value()
-        ref = _type_ref(cls)
+        ref = type_ref(cls)
         try:
             size = _dict_size(node.manager)
-        except _CannotTranslate as exc:
+        except CannotTranslate as exc:
             self.checks.append(_Check("DICT_LENGTH", _not_translated("DICT_LENGTH", str(exc))))
             return None
         if ref is None:
@@ -452,44 +258,44 @@ class _Renderer:
     def _leaf(self, leaf, node, out):
         self.keepalive.append(leaf)
         kind = type(leaf).__name__
-        parts = [_strip_comment(p) for p in leaf.verbose_code_parts()]
+        parts = [strip_comment(p) for p in leaf.verbose_code_parts()]
         handler = getattr(self, f"_leaf_{kind}", None)
         try:
             if handler is None:
-                raise _CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
+                raise CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
             checks = handler(parts, node, leaf)
-        except _CannotTranslate as exc:
+        except CannotTranslate as exc:
             checks = [_Check(kind, _not_translated(kind, str(exc)))]
         out.extend(checks)
 
     def _same(self, parts, node, kind):
         """Guards whose text is already Python about the guarded value."""
-        return [_Check(kind, _python(p, [(node.source, node.expr)])) for p in parts]
+        return [_Check(kind, to_python(p, [(node.source, node.expr)])) for p in parts]
 
     def _leaf_TYPE_MATCH(self, parts, node, leaf):
-        type_id, cls, described = _type_from_text(parts[0], node.manager)
-        expr, note = _type_check(node.expr, cls, type_id, described)
+        type_id, cls, described = type_from_text(parts[0], node.manager)
+        expr, note = type_check(node.expr, cls, type_id, described)
         return [_Check("TYPE_MATCH", expr, note)]
 
     def _leaf_FAKE_SCRIPT_TYPE_MATCH(self, parts, node, leaf):
-        type_id, cls, described = _type_from_text(parts[0], node.manager)
+        type_id, cls, described = type_from_text(parts[0], node.manager)
         real = f"getattr({node.expr}, 'real_obj', {node.expr})"
-        expr, note = _type_check(real, cls, type_id, described)
+        expr, note = type_check(real, cls, type_id, described)
         return [_Check("FAKE_SCRIPT_TYPE_MATCH", expr, note)]
 
     def _leaf_ID_MATCH(self, parts, node, leaf):
         match = re.search(r", (\d+)\)(?:, type=(.*))?$", parts[0])
         if not match:
-            raise _CannotTranslate(parts[0])
+            raise CannotTranslate(parts[0])
         return [_Check("ID_MATCH", f"id({node.expr}) == {match.group(1)}", match.group(2) or "")]
 
     def _leaf_EQUALS_MATCH(self, parts, node, leaf):
-        value_text = _equals_value_text(parts[0])
-        value = _eval_constant(value_text)
+        value_text = equals_value_text(parts[0])
+        value = eval_constant(value_text)
         expected = node.manager.get_type_of_guarded_value()
         if type(value) is not expected:
-            raise _CannotTranslate(f"value {value_text} is not a {expected.__name__}")
-        return [_Check("EQUALS_MATCH", f"check_equals({node.expr}, {_python(value_text)})")]
+            raise CannotTranslate(f"value {value_text} is not a {expected.__name__}")
+        return [_Check("EQUALS_MATCH", f"check_equals({node.expr}, {to_python(value_text)})")]
 
     def _leaf_TRUE_MATCH(self, parts, node, leaf):
         return [_Check("TRUE_MATCH", f"{node.expr} is True")]
@@ -504,21 +310,21 @@ class _Renderer:
         return [_Check("NOT_NONE", f"{node.expr} is not None")]
 
     def _leaf_LENGTH_CHECK(self, parts, node, leaf):
-        return [_Check("LENGTH_CHECK", f"len({node.expr}) == {_length_from_text(parts[0])}")]
+        return [_Check("LENGTH_CHECK", f"len({node.expr}) == {length_from_text(parts[0])}")]
 
     def _leaf_DICT_LENGTH(self, parts, node, leaf):
-        n = _length_from_text(parts[0])
+        n = length_from_text(parts[0])
         return [_Check("DICT_LENGTH", f"isinstance({node.expr}, dict) and dict.__len__({node.expr}) == {n}")]
 
     def _leaf_TUPLE_ITERATOR_LEN(self, parts, node, leaf):
         n = int(parts[0].rsplit("==", 1)[1])
         cls = node.manager.get_type_of_guarded_value()
-        ref = _type_ref(cls) or "type(iter(()))"
+        ref = type_ref(cls) or "type(iter(()))"
         return [_Check("TUPLE_ITERATOR_LEN", f"type({node.expr}) is {ref} and tuple_iterator_len({node.expr}) == {n}")]
 
     def _leaf_RANGE_ITERATOR_MATCH(self, parts, node, leaf):
-        expected = _literal(parts[0].rsplit("==", 1)[1])
-        ref = _type_ref(node.manager.get_type_of_guarded_value()) or "type(iter(range(0)))"
+        expected = read_literal(parts[0].rsplit("==", 1)[1])
+        ref = type_ref(node.manager.get_type_of_guarded_value()) or "type(iter(range(0)))"
         expr = f"type({node.expr}) is {ref} and normalize_range_iter({node.expr}) == {expected!r}"
         return [_Check("RANGE_ITERATOR_MATCH", expr)]
 
@@ -528,10 +334,10 @@ class _Renderer:
     def _leaf_SET_CONTAINS(self, parts, node, leaf):
         match = re.match(r"^(not )?set\.__contains__\((.*)\)$", parts[0])
         if not match:
-            raise _CannotTranslate(parts[0])
-        args = _parse(f"f({match.group(2)})").args
+            raise CannotTranslate(parts[0])
+        args = parse_expr(f"f({match.group(2)})").args
         item = ast.unparse(args[1])
-        _literal(item)
+        read_literal(item)
         expr = f"set_contains({node.expr}, {item})"
         return [_Check("SET_CONTAINS", f"not {expr}" if match.group(1) else expr)]
 
@@ -546,7 +352,7 @@ class _Renderer:
         return self._same(parts, node, "NO_HASATTR")
 
     def _leaf_DEFAULT_DEVICE(self, parts, node, leaf):
-        return [_Check("DEFAULT_DEVICE", _python(parts[0]))]
+        return [_Check("DEFAULT_DEVICE", to_python(parts[0]))]
 
     def _leaf_DUAL_LEVEL_MATCH(self, parts, node, leaf):
         level = int(parts[0].rsplit("==", 1)[1])
@@ -566,20 +372,20 @@ class _Renderer:
     def _leaf_DISPATCH_KEY_SET_MATCH(self, parts, node, leaf):
         match = re.search(r"DispatchKeySet\(([^)]*)\)\.raw_repr\(\)$", parts[0])
         if not match:
-            raise _CannotTranslate(parts[0])
-        keys = _dispatch_keys_expr(match.group(1))
+            raise CannotTranslate(parts[0])
+        keys = dispatch_keys_expr(match.group(1))
         expr = f"with_local_dispatch_keys({node.expr}).raw_repr() == with_local_dispatch_keys({keys}).raw_repr()"
         return [_Check("DISPATCH_KEY_SET_MATCH", expr)]
 
     def _leaf_TENSOR_MATCH(self, parts, node, leaf):
-        return [_Check("TENSOR_MATCH", _tensor_match(parts[0], node))]
+        return [_Check("TENSOR_MATCH", tensor_match(parts[0], node))]
 
     def _leaf_GLOBAL_STATE(self, parts, node, leaf):
-        return _global_state_checks(parts[0])
+        return [_Check("GLOBAL_STATE", expr) for expr in global_state_checks(parts[0])]
 
     def _leaf_TORCH_FUNCTION_MODE_STACK(self, parts, node, leaf):
         types = _initial_mode_stack(self.wrapper)
-        refs = [_type_ref(t) for t in types]
+        refs = [type_ref(t) for t in types]
         if all(refs):
             return [_Check("TORCH_FUNCTION_MODE_STACK", f"torch_function_mode_types() == [{', '.join(refs)}]")]
         ids = ", ".join(str(id(t)) for t in types)
@@ -590,11 +396,11 @@ class _Renderer:
         for part in parts:
             hooks = re.match(r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$", part)
             if hooks:
-                checks.append(_Check("LAMBDA_GUARD", f"saved_tensors_hooks_ids() == {_literal(hooks.group(1))!r}"))
+                checks.append(_Check("LAMBDA_GUARD", f"saved_tensors_hooks_ids() == {read_literal(hooks.group(1))!r}"))
             elif re.match(r"^(___check_metadata_|__dtensor_spec_|___check_opaque_guard_fn_)", part):
-                raise _CannotTranslate(f"a Python closure of torch ({part}) with no text to translate")
+                raise CannotTranslate(f"a Python closure of torch ({part}) with no text to translate")
             else:
-                checks.append(_Check("LAMBDA_GUARD", _python(part, [(node.source, node.expr)])))
+                checks.append(_Check("LAMBDA_GUARD", to_python(part, [(node.source, node.expr)])))
         return checks
 
     # -- relational guards: one leaf guard object shared by several managers --
@@ -626,8 +432,8 @@ class _Renderer:
             elif kind == "SYMBOLIC_SHAPE_GUARD":
                 for part in parts:
                     try:
-                        checks.append(_Check(kind, _python(part)))
-                    except _CannotTranslate as exc:
+                        checks.append(_Check(kind, to_python(part)))
+                    except CannotTranslate as exc:
                         checks.append(_Check(kind, _not_translated(kind, str(exc))))
             else:
                 checks.append(_Check(kind, _not_translated(kind, " and ".join(parts))))
@@ -641,93 +447,12 @@ def _equals_literal(manager):
     """The constant an EQUALS_MATCH on `manager` compares with, if it is a literal."""
     for leaf in manager.get_leaf_guards():
         if type(leaf).__name__ == "EQUALS_MATCH":
-            text = _strip_comment(leaf.verbose_code_parts()[0])
+            text = strip_comment(leaf.verbose_code_parts()[0])
             try:
-                return _literal(_equals_value_text(text))
-            except _CannotTranslate:
+                return read_literal(equals_value_text(text))
+            except CannotTranslate:
                 return _NO_LITERAL
     return _NO_LITERAL
-
-
-def _equals_value_text(text):
-    """The constant of an EQUALS_MATCH text `<the guarded value> == <constant>`."""
-    tree = _parse(text)
-    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
-        raise _CannotTranslate(f"unexpected EQUALS_MATCH text: {text}")
-    return ast.get_source_segment(text.strip(), tree.comparators[0])
-
-
-def _eval_constant(text):
-    """The value an EQUALS_MATCH text names, when its repr reads back exactly."""
-    code = _python(text)
-    try:
-        value = eval(code, {"torch": torch, "math": __import__("math")})  # noqa: S307 - text torch wrote
-    except Exception as exc:
-        raise _CannotTranslate(f"cannot read back {text}") from exc
-    if repr(value) != text and code != text:
-        raise _CannotTranslate(f"{text} does not read back as itself")
-    return value
-
-
-def _equals_expr(reader, value):
-    """`reader == value` written the way a person would for bools and None."""
-    if value is True:
-        return reader
-    if value is False:
-        return f"not {reader}"
-    if value is None:
-        return f"{reader} is None"
-    return f"{reader} == {value!r}"
-
-
-class _Simplify(ast.NodeTransformer):
-    """`hasattr(...) == False` -> `not hasattr(...)`, `reader() == None` -> `reader() is None`:
-    only where the left side is a bool predicate or a known reader, so == cannot be overridden."""
-
-    PREDICATES = ("hasattr", "isinstance", "callable")
-    READERS = ("saved_tensors_hooks_ids()", "torch.utils._device.CURRENT_DEVICE")
-
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq):
-            return node
-        left, right = node.left, node.comparators[0]
-        if not isinstance(right, ast.Constant) or not (right.value is None or isinstance(right.value, bool)):
-            return node
-        predicate = isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id in self.PREDICATES
-        if right.value is None and (predicate or ast.unparse(left) in self.READERS):
-            return ast.Compare(left, [ast.Is()], [right])
-        if predicate and right.value is True:
-            return left
-        if predicate and right.value is False:
-            return ast.UnaryOp(ast.Not(), left)
-        return node
-
-
-def _simplify(expr):
-    return ast.unparse(_Simplify().visit(ast.parse(expr, mode="eval")).body)
-
-
-def _length_from_text(text):
-    if text.startswith("not "):
-        return 0
-    return int(text.rsplit("==", 1)[1])
-
-
-def _getattr_expr(base, name):
-    if name.isidentifier() and not keyword.iskeyword(name):
-        return f"{base}.{name}"
-    return f"getattr({base}, {name!r})"
-
-
-def _subscript_key(source, parent_source, accessor_text):
-    try:
-        tree = _parse(source)
-        if isinstance(tree, ast.Subscript) and ast.dump(tree.value) == ast.dump(_parse(parent_source)):
-            return ast.literal_eval(tree.slice)
-    except (_CannotTranslate, ValueError):
-        pass
-    return _literal(_inner(accessor_text))
 
 
 def _plain_attribute(owner, name):
@@ -755,90 +480,8 @@ def _dict_size(manager):
     pairs = manager.get_key_value_managers()
     keyed = sorted(i for i, (key_manager, _) in pairs.items() if key_manager is not None)
     if keyed != list(range(len(keyed))) or any(i >= len(keyed) for i in pairs):
-        raise _CannotTranslate(f"dict length of {manager.get_source()} is not recorded in its key guards")
+        raise CannotTranslate(f"dict length of {manager.get_source()} is not recorded in its key guards")
     return len(keyed)
-
-
-def _dispatch_keys_expr(names_text):
-    names = [n.strip() for n in names_text.split(",") if n.strip()]
-    expr = f"dispatch_key_set({', '.join(repr(n) for n in names)})"
-    built = torch._C.DispatchKeySet(torch._C.DispatchKey.Undefined)
-    try:
-        for name in names:
-            built = built | torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, name))
-    except AttributeError as exc:
-        raise _CannotTranslate(f"unknown dispatch key in {names_text}") from exc
-    if repr(built) != f"DispatchKeySet({names_text})":
-        raise _CannotTranslate(f"dispatch keys do not read back: {names_text}")
-    return expr
-
-
-_TENSOR_TAIL = re.compile(
-    r"^(?P<pytype>[\w.]+), DispatchKeySet\((?P<keys>[^)]*)\), (?P<dtype>torch\.\w+), "
-    r"device=(?P<device>None|-?\d+), requires_grad=(?P<grad>True|False), "
-    r"size=(?P<size>\[[^\]]*\]), stride=(?P<stride>\[[^\]]*\])\)$"
-)
-
-
-def _tensor_match(text, node):
-    prefix = f"check_tensor({node.source}, "
-    match = _TENSOR_TAIL.match(text[len(prefix) :]) if text.startswith(prefix) else None
-    if not match:
-        raise _CannotTranslate(f"unexpected TENSOR_MATCH text: {text}")
-    cls = node.manager.get_type_of_guarded_value()
-    if cls.__qualname__ != match.group("pytype"):
-        raise _CannotTranslate(f"tensor type {match.group('pytype')} is not {cls}")
-    pytype = _type_ref(cls)
-    if pytype is None:
-        raise _CannotTranslate(f"tensor type {cls} has no importable name")
-    if not isinstance(_resolve_dotted(match.group("dtype")), torch.dtype):
-        raise _CannotTranslate(f"unknown dtype {match.group('dtype')}")
-    size, stride = _literal(match.group("size")), _literal(match.group("stride"))
-    keys = _dispatch_keys_expr(match.group("keys"))
-    return (
-        f"check_tensor({node.expr}, {pytype}, {match.group('dtype')}, device_index={match.group('device')}, "
-        f"requires_grad={match.group('grad')}, size={size!r}, stride={stride!r}, dispatch_keys={keys})"
-    )
-
-
-def _global_state_checks(text):
-    match = re.match(r"^___check_global_state\(\) against (\{.*\})$", text)
-    if not match:
-        raise _CannotTranslate(f"unexpected GLOBAL_STATE text: {text}")
-    state = json.loads(match.group(1))
-    checks = []
-    plain = [
-        ("grad_mode", "torch.is_grad_enabled()"),
-        ("torch_function", "torch._C._is_torch_function_enabled()"),
-        ("torch_function_all_disabled", "torch._C._is_torch_function_all_disabled()"),
-        ("deterministic_algorithms", "torch.are_deterministic_algorithms_enabled()"),
-        ("deterministic_algorithms_warn_only", "torch.is_deterministic_algorithms_warn_only_enabled()"),
-        ("num_threads", "torch.get_num_threads()"),
-    ]
-    for key, reader in plain:
-        checks.append(_Check("GLOBAL_STATE", _equals_expr(reader, state.pop(key))))
-    checks.append(_Check("GLOBAL_STATE", _equals_expr("global_state()['allow_tf32']", state.pop("allow_tf32"))))
-    for key in ("allow_fp16_reduce", "allow_bf16_reduce"):
-        checks.append(_Check("GLOBAL_STATE", f"global_state()[{key!r}] == {state.pop(key)!r}"))
-    dtype = _SCALAR_TYPES.get(state.pop("default_dtype"))
-    if dtype is None:
-        raise _CannotTranslate(f"unknown default dtype in {text}")
-    checks.append(_Check("GLOBAL_STATE", f"torch.get_default_dtype() == {dtype}"))
-    autocast = state.pop("autocast_state")
-    devices = {}
-    for device, enabled, number in zip(_AUTOCAST_DEVICES, autocast["enabled"], autocast["dtype"]):
-        if enabled:
-            name = _SCALAR_TYPES.get(number)
-            if name is None:
-                raise _CannotTranslate(f"unknown autocast dtype {number}")
-            devices[device] = f"(True, {name})"
-    if len(autocast["enabled"]) != len(_AUTOCAST_DEVICES):
-        raise _CannotTranslate(f"unexpected autocast devices in {text}")
-    expected = "{" + ", ".join(f"{d!r}: {v}" for d, v in devices.items()) + "}"
-    checks.append(_Check("GLOBAL_STATE", f"autocast_state_matches({expected}, {autocast['cached_enabled']!r})"))
-    if state:
-        raise _CannotTranslate(f"unknown global state {sorted(state)}")
-    return checks
 
 
 def _initial_mode_stack(wrapper):
@@ -847,15 +490,12 @@ def _initial_mode_stack(wrapper):
     check = (getattr(wrapper, "closure_vars", None) or {}).get("___check_torch_function_mode_stack")
     code = getattr(check, "__code__", None)
     if code is None or "types" not in code.co_freevars:
-        raise _CannotTranslate("the mode stack Dynamo saw is not available")
+        raise CannotTranslate("the mode stack Dynamo saw is not available")
     return list(check.__closure__[code.co_freevars.index("types")].cell_contents)
 
 
-# ---- the function ---------------------------------------------------------------
-
-
 def _emit(lines, indent, check):
-    check.expr = _simplify(check.expr)
+    check.expr = simplify(check.expr)
     note = f"  # {check.note}" if check.note else ""
     lines.append(f"{indent}if not ({check.expr}):{note}")
     lines.append(f"{indent}    return False")
@@ -905,4 +545,3 @@ def render_guards(guard_manager, name):
         lines=[c.expr for c in all_checks],
         kinds=[c.kind for c in all_checks],
     )
-

@@ -77,6 +77,14 @@ def check_tensor(t, pytype, dtype, device_index, requires_grad, size, stride, di
     return True
 
 
+def check_overlapping(overlapping, non_overlapping):
+    """STORAGE_OVERLAPPING: exactly the first group may share memory (with some other input);
+    torch's own overlap test decides what may overlap."""
+    tensors = list(overlapping) + list(non_overlapping)
+    may_overlap = torch._C._dynamo.guards.compute_overlapping_tensors(tensors, symbolic=False)
+    return may_overlap == set(range(len(overlapping)))
+
+
 def no_aliasing(*tensors):
     """NO_TENSOR_ALIASING: no two of these are the same object."""
     return len({id(t) for t in tensors}) == len(tensors)

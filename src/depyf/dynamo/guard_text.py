@@ -283,6 +283,23 @@ def simplify(expr):
     return ast.unparse(Simplify().visit(ast.parse(expr, mode="eval")).body)
 
 
+def negate(expr):
+    """`not (expr)` without a double negation: the condition under which a guard fails."""
+    tree = ast.parse(expr, mode="eval").body
+    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
+        return ast.unparse(tree.operand)
+    if isinstance(tree, ast.Compare) and len(tree.ops) == 1:
+        op = tree.ops[0]
+        # Identity and membership invert exactly; == only against a plain constant, whose
+        # __ne__ is the opposite of its __eq__.
+        opposite = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+        if isinstance(tree.comparators[0], ast.Constant):
+            opposite[ast.Eq] = ast.NotEq
+        if type(op) in opposite:
+            return ast.unparse(ast.Compare(tree.left, [opposite[type(op)]()], tree.comparators))
+    return ast.unparse(ast.UnaryOp(ast.Not(), tree))
+
+
 def length_from_text(text):
     if text.startswith("not "):
         return 0

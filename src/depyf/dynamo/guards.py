@@ -27,21 +27,22 @@ from torch._C._dynamo import guards as _cguards
 from .guard_text import (
     PRELUDE,
     CannotTranslate,
+    accessor_argument,
     dispatch_keys_expr,
     equals_value_text,
     eval_constant,
     getattr_expr,
     global_state_checks,
-    accessor_argument,
     int_arg,
     length_from_text,
-    read_literal,
+    negate,
     parse_expr,
-    to_python,
+    read_literal,
     simplify,
     strip_comment,
     subscript_key,
     tensor_match,
+    to_python,
     type_check,
     type_from_text,
     type_ref,
@@ -72,16 +73,23 @@ TRANSLATED_KINDS = frozenset(
         "DEFAULT_DEVICE", "GLOBAL_STATE", "TORCH_FUNCTION_MODE_STACK", "DUAL_LEVEL_MATCH",
         "FLOAT_IS_NAN", "COMPLEX_IS_NAN", "TENSOR_MATCH", "DIMENSION_DYNAMIC_MARKING_GUARD",
         "DISPATCH_KEY_SET_MATCH", "FAKE_SCRIPT_TYPE_MATCH", "NO_TENSOR_ALIASING",
-        "OBJECT_ALIASING", "SYMBOLIC_SHAPE_GUARD", "LAMBDA_GUARD",
+        "OBJECT_ALIASING", "SYMBOLIC_SHAPE_GUARD", "STORAGE_OVERLAPPING", "LAMBDA_GUARD",
     }
 )
 
 
 @dataclasses.dataclass
 class _Check:
+    """One guard as a Python expression that is true when the guard passes."""
+
     kind: str
     expr: str
     note: str = ""
+
+    def __post_init__(self):
+        self.expr = simplify(self.expr)
+        # torch describes types as "<class 'module'>"; the name alone reads better.
+        self.note = re.sub(r"^<class '(.*)'>$", r"\1", self.note)
 
 
 @dataclasses.dataclass
@@ -405,9 +413,11 @@ class _Renderer:
 
     # -- relational guards: one leaf guard object shared by several managers --
 
-    def _relational(self, kind, parts, node, leaf):
-        entry = self.relational.setdefault(id(leaf), [kind, [], parts])
-        entry[1].append(node.expr)
+    def _relational(self, kind, parts, node, leaf, key=None):
+        """Collect the managers sharing one relational guard (torch returns the same Python
+        object for it from each manager; self.keepalive keeps ids unique meanwhile)."""
+        entry = self.relational.setdefault(key or id(leaf), [kind, [], parts])
+        entry[1].append((node.source, node.expr))
         return []
 
     def _leaf_NO_TENSOR_ALIASING(self, parts, node, leaf):
@@ -420,23 +430,24 @@ class _Renderer:
         return self._relational("SYMBOLIC_SHAPE_GUARD", parts, node, leaf)
 
     def _leaf_STORAGE_OVERLAPPING(self, parts, node, leaf):
-        return self._relational("STORAGE_OVERLAPPING", parts, node, leaf)
+        # Two guard objects (overlapping, non-overlapping tensors) share one check and its text.
+        return self._relational("STORAGE_OVERLAPPING", parts, node, leaf, key=("STORAGE_OVERLAPPING", *parts))
 
     def relational_checks(self):
         checks = []
-        for kind, exprs, parts in self.relational.values():
+        for kind, nodes, parts in self.relational.values():
+            exprs = [expr for _, expr in nodes]
             if kind == "NO_TENSOR_ALIASING":
                 checks.append(_Check(kind, f"no_aliasing({', '.join(exprs)})"))
             elif kind == "OBJECT_ALIASING":
                 checks.append(_Check(kind, " is ".join(exprs)))
-            elif kind == "SYMBOLIC_SHAPE_GUARD":
+            else:
+                # Shape guards and storage overlap: their text is Python over torch's names.
                 for part in parts:
                     try:
-                        checks.append(_Check(kind, to_python(part)))
+                        checks.append(_Check(kind, to_python(part, nodes)))
                     except CannotTranslate as exc:
                         checks.append(_Check(kind, _not_translated(kind, str(exc))))
-            else:
-                checks.append(_Check(kind, _not_translated(kind, " and ".join(parts))))
         return checks
 
 
@@ -495,9 +506,8 @@ def _initial_mode_stack(wrapper):
 
 
 def _emit(lines, indent, check):
-    check.expr = simplify(check.expr)
     note = f"  # {check.note}" if check.note else ""
-    lines.append(f"{indent}if not ({check.expr}):{note}")
+    lines.append(f"{indent}if {negate(check.expr)}:{note}")
     lines.append(f"{indent}    return False")
 
 

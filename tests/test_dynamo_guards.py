@@ -724,7 +724,7 @@ def local(root, name, value, index=0):
                                     guard_manager_enum=PLAIN)
 
 
-def check_tree(root, variants, some_pass=True):
+def check_tree(root, variants, some_pass=True, G=None):
     rendered = render_guards(root, "synthetic")
     assert "not_translated(" not in rendered.source, rendered.source
     namespace = {}
@@ -732,7 +732,7 @@ def check_tree(root, variants, some_pass=True):
     verdicts = []
     for L in variants:
         expected = root.check(L)
-        got = namespace["synthetic"](L, {})
+        got = namespace["synthetic"](L, G if G is not None else {})
         assert got == expected, f"depyf says {got}, torch says {expected} for {L!r}\n{rendered.source}"
         verdicts.append(got)
     assert not all(verdicts), verdicts
@@ -830,3 +830,59 @@ def test_synthetic_accessors():
     ])
     del holder  # a dead weakref reads as None, which fails the type check
     check_tree(root, [good(), dict(good(), s=Slotted(2))], some_pass=False)
+
+
+_WEAK_TARGET = Counter()
+SYNTHETIC_GLOBALS = {"w": __import__("weakref").ref(_WEAK_TARGET)}
+
+
+def test_synthetic_more_accessors_and_global_guards():
+    root = cguards.RootGuardManager()
+    g = root.globals_dict_manager(f_globals=SYNTHETIC_GLOBALS, source="G", example_value=SYNTHETIC_GLOBALS,
+                                  guard_manager_enum=PLAIN)
+    target = g.global_weakref_manager(global_name="w", source="G['w']()", example_value=_WEAK_TARGET,
+                                      guard_manager_enum=PLAIN)
+    target.add_type_match_guard(id(Counter), [f"___check_type_id(G['w'](), {id(Counter)})"], None)
+    f = local(root, "f", make_callee(1))
+    kw = f.func_kwdefaults_manager(source="L['f'].__kwdefaults__", example_value={"j": 3}, guard_manager_enum=PLAIN)
+    kw.add_dict_length_check_guard(1, ["len(L['f'].__kwdefaults__) == 1"], None)
+    c = local(root, "c", lambda: 4, 1).call_function_no_args_manager(source="L['c']()", example_value=4,
+                                                                     guard_manager_enum=PLAIN)
+    c.add_equals_match_guard(4, ["L['c']() == 4"], None)
+    s = local(root, "s", {7}, 2).set_getitem_manager(index=0, source="list(L['s'])[0]", example_value=7,
+                                                     guard_manager_enum=PLAIN)
+    s.add_equals_match_guard(7, ["list(L['s'])[0] == 7"], None)
+    m = local(root, "m", {"a": 1}, 3).getitem_manager(key="a", source="L['m']['a']", example_value=1,
+                                                      guard_manager_enum=PLAIN)
+    m.add_equals_match_guard(1, ["L['m']['a'] == 1"], None)
+    t = local(root, "t", torch.ones(2), 4)
+    t.grad_manager(source="L['t'].grad", example_value=None, guard_manager_enum=PLAIN).add_none_match_guard(
+        ["L['t'].grad is None"], None)
+    item = t.lambda_manager(python_lambda=lambda x: x.sum().item(), source="L['t'].sum().item()",
+                            example_value=2.0, guard_manager_enum=PLAIN)
+    item.add_equals_match_guard(2.0, ["L['t'].sum().item() == 2.0"], None)
+    keys = torch._C._dispatch_keys(torch.ones(1))
+    local(root, "k", keys, 5).add_dispatch_key_set_guard(keys, [f"L['k'].raw_repr() == {keys!r}.raw_repr()"], None)
+    root.add_dual_level_match_guard(-1, ["torch.autograd.forward_ad._current_level == -1"], None)
+
+    def kwonly(x, *, j=3):
+        return x
+
+    def good():
+        return {"f": kwonly, "c": lambda: 4, "s": {7}, "m": {"a": 1}, "t": torch.ones(2), "k": keys}
+
+    with_grad = torch.ones(2, requires_grad=True)
+    with_grad.grad = torch.ones(2)
+    rendered = check_tree(root, [
+        good(), dict(good(), f=make_callee(1)), dict(good(), c=lambda: 5), dict(good(), c=4),
+        dict(good(), s={8}), dict(good(), s={7, 8}), dict(good(), m={"a": 2}), dict(good(), m={}),
+        dict(good(), t=torch.zeros(2)), dict(good(), t=with_grad),
+        dict(good(), k=torch._C._dispatch_keys(torch.ones(1, requires_grad=True).to_sparse())),
+        dict(good(), k=torch._C._dispatch_keys(torch.ones(1, dtype=torch.int8))),
+    ], G=SYNTHETIC_GLOBALS)
+    assert "weakref_target(G['w'])" in rendered.source, rendered.source
+    with torch.autograd.forward_ad.dual_level():
+        namespace = {}
+        exec(PRELUDE + rendered.source, namespace)
+        assert root.check(good()) is False
+        assert namespace["synthetic"](good(), SYNTHETIC_GLOBALS) is False

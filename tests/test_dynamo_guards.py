@@ -639,6 +639,31 @@ def test_compiled_under_torch_function_mode():
     assert_same_verdicts(f, [(PassThrough(), {"x": x}), {"x": x}, (PassThrough(), {"x": torch.ones(3)})])
 
 
+def test_local_classes_compare_by_identity():
+    def make():
+        class Local(torch.Tensor):
+            pass
+
+        class Box:
+            def __init__(self, v):
+                self.v = v
+
+        return Local, Box
+
+    Local, Box = make()
+    OtherLocal, OtherBox = make()
+
+    def f(x, b):
+        return x * b.v
+
+    x = torch.ones(2).as_subclass(Local)
+    compile_and_run(f, x, Box(2))
+    assert_same_verdicts(f, [
+        {"x": x, "b": Box(2)}, {"x": torch.ones(2).as_subclass(OtherLocal), "b": Box(2)},
+        {"x": torch.ones(2), "b": Box(2)}, {"x": x, "b": OtherBox(2)}, {"x": x, "b": Box(3)},
+    ])
+
+
 def test_sources_are_readable():
     x, y = torch.randn(3, 4), torch.randn(2, 3)
     compile_and_run(tensors_fn, x, y)

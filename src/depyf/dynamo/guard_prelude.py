@@ -57,8 +57,9 @@ _NO_STRIDE_LAYOUTS = (torch.sparse_coo, torch.sparse_csr, torch.sparse_csc, torc
 def check_tensor(t, pytype, dtype, device_index, requires_grad, size, stride, dispatch_keys):
     """TENSOR_MATCH: exact Python type, dtype, device index, requires_grad, dispatch keys (which
     carry the device type and layout), rank, and every size and stride that is not None (None
-    marks a dynamic dimension, checked by the shape guards instead)."""
-    if type(t) is not pytype:
+    marks a dynamic dimension, checked by the shape guards instead).  `pytype` is the class,
+    or its id() for a class defined inside a function."""
+    if (type(t) is not pytype) if isinstance(pytype, type) else (id(type(t)) != pytype):
         return False
     actual_keys = with_local_dispatch_keys(torch._C._dispatch_keys(t))
     if actual_keys.raw_repr() != dispatch_keys.raw_repr():

@@ -337,7 +337,7 @@ def dispatch_keys_expr(names_text):
 
 
 TENSOR_TAIL = re.compile(
-    r"^(?P<pytype>[\w.]+), DispatchKeySet\((?P<keys>[^)]*)\), (?P<dtype>torch\.\w+), "
+    r"^(?P<pytype>[^,]+), DispatchKeySet\((?P<keys>[^)]*)\), (?P<dtype>torch\.\w+), "
     r"device=(?P<device>None|-?\d+), requires_grad=(?P<grad>True|False), "
     r"size=(?P<size>\[[^\]]*\]), stride=(?P<stride>\[[^\]]*\])\)$"
 )
@@ -351,9 +351,8 @@ def tensor_match(text, node):
     cls = node.manager.get_type_of_guarded_value()
     if cls.__qualname__ != match.group("pytype"):
         raise CannotTranslate(f"tensor type {match.group('pytype')} is not {cls}")
-    pytype = type_ref(cls)
-    if pytype is None:
-        raise CannotTranslate(f"tensor type {cls} has no importable name")
+    # A class with no importable name (defined in a function) is compared by identity.
+    pytype = type_ref(cls) or f"{id(cls)}"
     if not isinstance(resolve_dotted(match.group("dtype")), torch.dtype):
         raise CannotTranslate(f"unknown dtype {match.group('dtype')}")
     size, stride = read_literal(match.group("size")), read_literal(match.group("stride"))

@@ -145,7 +145,7 @@ class _Renderer:
         name = accessor.repr().split("(")[0].split("<")[0]
         try:
             node = self._access(name, accessor, child, parent)
-        except CannotTranslate as exc:
+        except Exception as exc:  # noqa: BLE001 - one untranslatable accessor must not lose the rest
             self.checks.append(_Check(name, _not_translated(name, f"{child.get_source()}: {exc}")))
             return
         if node is not None:
@@ -227,16 +227,12 @@ class _Renderer:
     def _dict_header(self, node):
         """The type and length checks a DictGuardManager makes before anything else."""
         cls = node.manager.get_type_of_guarded_value()
-        ref = type_ref(cls)
         try:
             size = _dict_size(node.manager)
         except CannotTranslate as exc:
             self.checks.append(_Check("DICT_LENGTH", _not_translated("DICT_LENGTH", str(exc))))
             return None
-        if ref is None:
-            self.checks.append(_Check("DICT_TYPE", _not_translated("DICT_TYPE", f"type of {node.source}")))
-        else:
-            self.checks.append(_Check("DICT_TYPE", f"type({node.expr}) is {ref}"))
+        self.checks.append(_Check("DICT_TYPE", *type_check(node.expr, cls, id(cls), cls.__qualname__)))
         length = f"len({node.expr})" if cls is dict else f"dict.__len__({node.expr})"
         self.checks.append(_Check("DICT_LENGTH", f"{length} == {size}"))
         return size
@@ -272,8 +268,8 @@ class _Renderer:
             if handler is None:
                 raise CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
             checks = handler(parts, node, leaf)
-        except CannotTranslate as exc:
-            checks = [_Check(kind, _not_translated(kind, str(exc)))]
+        except Exception as exc:  # noqa: BLE001 - an odd guard becomes a raising check, not a crash
+            checks = [_Check(kind, _not_translated(kind, str(exc) or type(exc).__name__))]
         out.extend(checks)
 
     def _same(self, parts, node, kind):

@@ -23,6 +23,7 @@ with open(_PRELUDE_PATH, encoding="utf-8") as _f:
     PRELUDE = _f.read()
 
 
+# Names torch's guard text uses (its guard closure variables) -> the PRELUDE's plain Python.
 RENAMES = {
     "___check_type_id": "has_type_id",
     "___check_obj_id": "has_id",
@@ -50,6 +51,7 @@ RENAMES = {
 }
 
 
+# ScalarType numbers (c10's enum order) of the dtypes torch's global state records.
 SCALAR_TYPES = {
     0: "torch.uint8", 1: "torch.int8", 2: "torch.int16", 3: "torch.int32", 4: "torch.int64",
     5: "torch.float16", 6: "torch.float32", 7: "torch.float64", 8: "torch.complex32",
@@ -57,6 +59,7 @@ SCALAR_TYPES = {
 }
 
 
+# The order of torch's per-device autocast state (ATen's _AUTOCAST_SUPPORTED_DEVICES).
 AUTOCAST_DEVICES = ("cpu", "cuda", "mtia", "maia", "xpu", "ipu", "hpu", "xla", "privateuseone", "mps")
 
 
@@ -158,9 +161,11 @@ def int_arg(repr_text):
     return int(match.group(1))
 
 
+# Modules the PRELUDE imports, so `module.Class` names a class directly.
 IMPORTED_IN_PRELUDE = {"collections", "types", "itertools", "math", "torch", "weakref"}
 
 
+# Builtin types with no public name.
 SPECIAL_TYPES = {
     type(iter(())): "type(iter(()))",
     type(iter([])): "type(iter([]))",

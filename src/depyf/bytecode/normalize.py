@@ -642,6 +642,25 @@ def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def match_results(func: Function, table: VersionTable) -> None:
+    """3.10: MATCH_CLASS and MATCH_KEYS push their result and a bool; 3.11+ push the
+    result or None and test that (the stack is as deep either way)::
+
+        MATCH_CLASS n; POP_JUMP_IF_FALSE L -> MATCH_CLASS n; COPY 1; POP_JUMP_IF_NONE L
+        MATCH_KEYS; POP_JUMP_IF_FALSE L    -> MATCH_KEYS; COPY 1; POP_JUMP_IF_NONE L
+    """
+    ops = func.ops
+    out = []
+    for i, op in enumerate(ops):
+        out.append(op)
+        nxt = ops[i + 1] if i + 1 < len(ops) else None
+        if op.name in ("MATCH_CLASS", "MATCH_KEYS") and nxt is not None \
+                and nxt.name == "POP_JUMP_IF_FALSE":
+            nxt.name = "POP_JUMP_IF_NONE"
+            out.append(Op("COPY", 1, None, op.line, op.offset, op.handler))
+    func.ops = out
+
+
 # -- data ---------------------------------------------------------------------------
 
 _RENAMES = {
@@ -698,7 +717,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
-        copied_returns, explicit_returns, copied_loop_returns,
+        copied_returns, explicit_returns, copied_loop_returns, match_results,
         block_stack_handlers, finally_to_py39)
 }
 
@@ -717,7 +736,7 @@ PASSES = {
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
         "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"],
+        "unthread_short_circuits", "copied_loop_returns", "match_results"],
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
         "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",

@@ -36,6 +36,7 @@ from typing import Dict, List, Optional
 
 from . import fullcode
 from .artifacts import Event, TraceCapture, user_part
+from .breakpoints import Breakpoints
 from .dump import DumpDir, as_python, identifier
 
 # torch names a graph's callable __compiled_fn_<counter>_<uuid4 with _ for ->.
@@ -107,6 +108,7 @@ class Session:
         self._handle = None
         self._handle_missing = False
         self._capture: Optional[TraceCapture] = None
+        self.breakpoints = Breakpoints(self)
 
     # -- lifetime -------------------------------------------------------------
     def start(self) -> None:
@@ -129,6 +131,8 @@ class Session:
             from torch._dynamo.eval_frame import _debug_get_cache_entry_list  # noqa: F401
         except ImportError:
             missing.append("torch._dynamo.eval_frame._debug_get_cache_entry_list (no guards)")
+        # depyf.debug(): the code that runs names the dumped files (breakpoints.py)
+        self._guarded("breakpoints", self.breakpoints.install)
         if missing:
             warnings.warn("depyf: torch %s lacks %s; the rest of the dump is written."
                           % (torch.__version__, "; ".join(missing)), DepyfWarning, stacklevel=3)
@@ -141,6 +145,7 @@ class Session:
             self._capture.uninstall()
             self._capture = None
         self._guarded("the dump", self.flush, final=True)
+        self._guarded("breakpoints", self.breakpoints.uninstall)
 
     # -- failure containment ----------------------------------------------------
     def _guarded(self, who: str, fn, *args, **kwargs):
@@ -161,7 +166,8 @@ class Session:
     # -- bytecode hook ------------------------------------------------------------
     def _bytecode_hook(self, code: types.CodeType, new_code: types.CodeType):
         self._guarded(_qualname(code), self._record, code, new_code)
-        return None         # Dynamo keeps its own code
+        # Dynamo's own code, naming the dumped file (None: unchanged)
+        return self._guarded(_qualname(code), self.breakpoints.transformed, code, new_code)
 
     def _record(self, code: types.CodeType, new_code: types.CodeType) -> None:
         import torch
@@ -316,6 +322,8 @@ class Session:
         title = "%s of %s (compile %s, cache entry %d of %s)" % (
             kind.replace("_", " "), graph, cid, entry.index, fn.name)
         self.dir.write(name, as_python(event.payload, title))
+        self._guarded(graph, self.breakpoints.graph_written, self.dir.file(name), kind,
+                      event.payload, event.metadata)
         if name not in entry.graph_files:
             entry.graph_files.append(name)
 

@@ -1,0 +1,168 @@
+"""Make breakpoints in a ``prepare_debug`` dump hit: the code that runs names the dumped files.
+
+Three kinds of code run when a compiled function is called, and each is
+pointed at the file that shows it (see :mod:`.linemap`: file name and line
+table change, the instructions never do):
+
+* the transformed code of every frame Dynamo compiled, resume functions
+  included: the bytecode hook returns it retargeted at
+  ``__transformed_code_<k>_for_<fn>.py``;
+* the ``forward`` of the graph modules that run, Dynamo's own graph (backend
+  "eager") or AOTAutograd's forward and backward graphs ("aot_eager"):
+  retargeted at ``<graph>.dynamo_graph.py`` / ``<graph>.aot_forward_graph.py``...
+  The module objects are seen when torch prints them for the structured trace
+  (``GraphModule.print_readable``), and tied to the dumped file by that text;
+* Inductor's wrapper ``call()``: the output code module torch loaded from its
+  cache is found by the file path the trace names, and its ``call`` retargeted
+  at ``<graph>.inductor_output_code.py``.
+
+Every failure leaves Dynamo's own code in place, with one warning.
+
+Example::
+
+    >>> with depyf.prepare_debug("./dump"):      # doctest: +SKIP
+    ...     f(x)                                  # compiled: code now names ./dump files
+    >>> with depyf.debug():
+    ...     breakpoint(); f(x)                    # b ./dump/__transformed_code_0_for_f.py:12
+"""
+from __future__ import annotations
+
+import os
+import threading
+import types
+import weakref
+from typing import Dict, List, Optional
+
+from .linemap import child, find_code, retarget
+
+# Graph files whose module runs a ``forward`` worth stepping through.
+FX_KINDS = ("dynamo_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
+OUTPUT_CODE = "output_code"
+
+
+class Breakpoints:
+    """What one ``prepare_debug`` session retargets; ``session`` gives the dump
+    directory, the recorded functions and the one-warning-per-function rule."""
+
+    def __init__(self, session):
+        self.session = session
+        self._printed: Dict[str, List[weakref.ref]] = {}    # print_readable text -> modules
+        self._waiting: Dict[str, str] = {}                  # inductor module path -> dumped file
+        self._original = None
+        self._lock = threading.RLock()
+        self.retargeted: List[str] = []                     # dumped files code now points into
+
+    # -- lifetime -------------------------------------------------------------
+    def install(self) -> None:
+        import torch.fx
+        original = torch.fx.GraphModule.print_readable
+        breakpoints = self
+
+        def print_readable(module, *args, **kwargs):
+            text = original(module, *args, **kwargs)
+            breakpoints._saw(module, text)
+            return text
+
+        print_readable.__wrapped__ = original
+        print_readable.__doc__ = original.__doc__
+        self._original = original
+        self._wrapper = print_readable
+        torch.fx.GraphModule.print_readable = print_readable
+
+    def uninstall(self) -> None:
+        if self._original is None:
+            return
+        import torch.fx
+        if torch.fx.GraphModule.__dict__.get("print_readable") is self._wrapper:
+            torch.fx.GraphModule.print_readable = self._original
+        self._original = None
+        self.retry()
+        self._printed.clear()
+        self._waiting.clear()
+
+    def _saw(self, module, text) -> None:
+        try:
+            if isinstance(text, str):
+                with self._lock:
+                    self._printed.setdefault(text, []).append(weakref.ref(module))
+        except Exception:       # a module that cannot be weakly referenced: no breakpoints in it
+            pass
+
+    # -- transformed code -----------------------------------------------------
+    def transformed(self, code: types.CodeType, new_code: types.CodeType) -> Optional[types.CodeType]:
+        """``new_code`` pointed at its dumped file, or None (keep Dynamo's)."""
+        fn = self.session.functions.get(id(code))
+        if fn is None or fn.code is not code:
+            return None
+        entry = next((e for e in reversed(fn.entries) if e.new_code is new_code), None)
+        if entry is None or entry.problem:
+            return None         # no transformed text (the dump warned already)
+        name = entry.names(fn.name)["transformed"]
+        path = self.session.dir.file(name + ".py")
+        dumped = find_code(_compile_file(path), name)
+        if dumped is None:
+            raise LookupError("no function %s in %s" % (name, path))
+        self.retry()
+        new = retarget(new_code, dumped, path, entry.graphs)
+        self.retargeted.append(path)
+        return new
+
+    # -- graphs ---------------------------------------------------------------
+    def graph_written(self, path: str, kind: str, payload: str, metadata: dict) -> None:
+        """A graph file was written: point the code that runs it there."""
+        if kind in FX_KINDS:
+            with self._lock:
+                refs = self._printed.pop(payload, [])
+            modules = [m for m in (r() for r in refs) if m is not None]
+            if modules:
+                dumped = child(_compile_file(path), "GraphModule", "forward")
+                if dumped is None:
+                    raise LookupError("no GraphModule.forward in %s" % path)
+                for module in modules:
+                    self._retarget_forward(module, dumped, path)
+        elif OUTPUT_CODE in kind:
+            where = (metadata or {}).get("file_path") or (metadata or {}).get("filename")
+            if where:
+                with self._lock:
+                    self._waiting[os.path.abspath(where)] = path
+                self.retry()
+
+    def _retarget_forward(self, module, dumped: types.CodeType, path: str) -> None:
+        forward = type(module).__dict__.get("forward")
+        if not isinstance(forward, types.FunctionType) or forward.__code__.co_freevars:
+            return              # not fx's generated method: nothing of ours to point
+        forward.__code__ = retarget(forward.__code__, dumped, path)
+        self.retargeted.append(path)
+
+    def retry(self) -> None:
+        """Point ``call()`` of every output code module Inductor has loaded by
+        now (it loads the module right after reporting its code)."""
+        if not self._waiting:
+            return
+        try:
+            from torch._inductor.codecache import PyCodeCache
+            loaded = {os.path.abspath(getattr(m, "__file__", "") or ""): m for m in list(PyCodeCache.modules)}
+        except Exception:
+            return
+        with self._lock:
+            ready = [(where, path) for where, path in self._waiting.items() if where in loaded]
+            for where, _ in ready:
+                del self._waiting[where]
+        for where, path in ready:
+            self.session._guarded(os.path.basename(path), self._retarget_call, loaded[where], path)
+
+    def _retarget_call(self, module, path: str) -> None:
+        call = getattr(module, "call", None)
+        if not isinstance(call, types.FunctionType):
+            return
+        dumped = child(_compile_file(path), "call")
+        if dumped is None:
+            raise LookupError("no call() in %s" % path)
+        call.__code__ = retarget(call.__code__, dumped, path)
+        self.retargeted.append(path)
+
+
+def _compile_file(path: str) -> types.CodeType:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return compile(text, path, "exec", dont_inherit=True)

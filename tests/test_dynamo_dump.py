@@ -77,6 +77,7 @@ def test_program_dump(runs, name):
     run = runs[name]
     dump = run["dump"]
     assert run["same"] in (True, None), "results differ with prepare_debug"
+    assert run["hooks_left"] == [], "hooks left after prepare_debug exited"
     assert [w for w in run["warnings"] if not (name in KNOWN_STUBS and "failure stub" in w)] == []
     # Every dumped .py is valid Python.
     files = sorted(glob.glob(os.path.join(dump, "*.py")))

@@ -200,7 +200,9 @@ PROGRAMS = {
     "inductor_small": (inductor_small, "inductor"),
     "toy_example_broken": (toy_example, "eager"),
     "toy_example_old_torch": (toy_example, "eager"),
+    "toy_example_log_bytecode": (toy_example, "eager"),
 }
+PREPARE_ARGS = {"toy_example_log_bytecode": {"log_bytecode": True}}
 # Around the run under prepare_debug (prepare_debug included).
 AROUND = {"toy_example_broken": disk_full, "toy_example_old_torch": old_torch}
 SINGLE_RUN = {"inductor_small"}
@@ -231,10 +233,15 @@ def run(name: str, dump_root: str) -> dict:
         torch._dynamo.reset()
         torch.manual_seed(0)
         with AROUND.get(name, contextlib.nullcontext)():
-            with depyf.prepare_debug(dump):
+            with depyf.prepare_debug(dump, **PREPARE_ARGS.get(name, {})):
                 dumped = program(backend)
     handle.remove()
-    return {"name": name, "dump": dump, "same": None if plain is None else _same(plain, dumped), "compiled": compiled,
+    from torch._dynamo.convert_frame import _bytecode_hooks
+    from torch._logging._internal import trace_log
+    left = [h for h in _bytecode_hooks.values() if "depyf" in getattr(h, "__module__", "") or
+            "depyf" in type(getattr(h, "__self__", None)).__module__]
+    left += [h for h in trace_log.handlers if "depyf" in type(h).__module__]
+    return {"hooks_left": [repr(h) for h in left],"name": name, "dump": dump, "same": None if plain is None else _same(plain, dumped), "compiled": compiled,
             "warnings": [str(w.message) for w in caught if "depyf" in str(w.message)]}
 
 

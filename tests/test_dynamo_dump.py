@@ -20,7 +20,7 @@ FAILURE_STUB = "depyf could not decompile"
 
 NAMES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "closures",
          "module_hooks", "attention", "inductor_small"]
-SPECIAL = ["toy_example_broken", "toy_example_old_torch"]
+SPECIAL = ["toy_example_broken", "toy_example_old_torch", "toy_example_log_bytecode"]
 # The decompiler cannot yet give a source form to a code object Dynamo passes as
 # a value (to torch._dynamo.variables.functions._create_nested_fn).
 KNOWN_STUBS = {"closures"}
@@ -77,6 +77,7 @@ def test_program_dump(runs, name):
     run = runs[name]
     dump = run["dump"]
     assert run["same"] in (True, None), "results differ with prepare_debug"
+    assert run["hooks_left"] == [], "hooks left after prepare_debug exited"
     assert [w for w in run["warnings"] if not (name in KNOWN_STUBS and "failure stub" in w)] == []
     # Every dumped .py is valid Python.
     files = sorted(glob.glob(os.path.join(dump, "*.py")))
@@ -204,3 +205,15 @@ def test_two_processes_one_dump_dir(tmp_path):
     for path in glob.glob(str(tmp_path / "*.py")):
         with open(path) as f:
             compile(f.read(), path, "exec")
+
+
+@pytest.mark.torch
+def test_log_bytecode(runs):
+    run = runs["toy_example_log_bytecode"]
+    assert run["same"] is True and run["warnings"] == []
+    for meta in _metas(run["dump"]):
+        assert "# Bytecode of the original function:" in _read(run["dump"], meta["full_code"])
+        for entry in meta["entries"]:
+            text = _read(run["dump"], entry["transformed_code"])
+            assert "# Bytecode Dynamo made:" in text and "RETURN_VALUE" in text
+            compile(text, entry["transformed_code"], "exec")

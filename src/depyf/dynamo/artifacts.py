@@ -74,7 +74,6 @@ class TraceCapture(logging.Handler):
         super().__init__(level=logging.DEBUG)
         self.sink = sink
         self._saved = None
-        self._filter = self._original = None
 
     def emit(self, record) -> None:
         try:
@@ -85,57 +84,22 @@ class TraceCapture(logging.Handler):
             pass
 
     def install(self) -> None:
-        import torch._logging
         from torch._logging._internal import trace_log
-        # trace_structured only works when the logger has handlers; its level is
-        # DEBUG only when TORCH_TRACE set it up, so set it and restore it later.
+        # trace_structured only works when the logger has handlers and lets DEBUG
+        # through (torch sets both up at import, but a user may have changed them).
         self._saved = (trace_log.level, trace_log.propagate)
-        alone = not trace_log.handlers
         trace_log.setLevel(logging.DEBUG)
         trace_log.propagate = False
         trace_log.addHandler(self)
-        if alone:
-            # With a handler present torch builds every event's payload (timing
-            # events, metrics, bytecode listings...), a tenth of a cold compile.
-            # Events Dynamo sends through the torch._logging attribute are
-            # dropped before that when no one else (TORCH_TRACE) reads them.
-            original = torch._logging.trace_structured
-            self._filter = _early_filter(original)
-            self._original = original
-            torch._logging.trace_structured = self._filter
 
     def uninstall(self) -> None:
-        import torch._logging
         from torch._logging._internal import trace_log
-        if getattr(self, "_filter", None) is not None:
-            if torch._logging.trace_structured is self._filter:
-                torch._logging.trace_structured = self._original
-            self._filter = self._original = None
         trace_log.removeHandler(self)
         if self._saved is not None:
             level, propagate = self._saved
-            if not trace_log.handlers:
-                trace_log.setLevel(level)
-                trace_log.propagate = propagate
+            trace_log.setLevel(level)
+            trace_log.propagate = propagate
             self._saved = None
-
-
-def _early_filter(original):
-    """``trace_structured`` that only goes on for events :func:`event_of` keeps."""
-    def trace_structured(name, *args, **kwargs):
-        if name in GRAPH_EVENTS:
-            return original(name, *args, **kwargs)
-        if name == "artifact":
-            metadata_fn = args[0] if args else kwargs.get("metadata_fn")
-            try:
-                keep = callable(metadata_fn) and metadata_fn().get("name") in ARTIFACTS
-            except Exception:
-                keep = True
-            if keep:
-                return original(name, *args, **kwargs)
-        return None
-    trace_structured.__wrapped__ = original
-    return trace_structured
 
 
 def user_part(graph_break_text: str) -> str:

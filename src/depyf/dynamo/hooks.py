@@ -29,6 +29,7 @@ import json
 import linecache
 import re
 import threading
+import time
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -93,9 +94,7 @@ class Session:
         self.clean_wild_fx_code = clean_wild_fx_code
         self.log_bytecode = log_bytecode
         self.functions: Dict[int, Function] = {}          # id(code) -> Function
-        self._by_name: Dict[str, Function] = {}
         self._seen_keys: Dict[str, int] = {}               # per-process ordinal of equal keys
-        self._codes: Dict[int, types.CodeType] = {}          # keep codes alive: ids stay unique
         self._by_cid: Dict[str, Entry] = {}
         self._fn_of_cid: Dict[str, Function] = {}
         self._pending: Dict[str, List[Event]] = {}          # events before their compile's hook
@@ -104,6 +103,8 @@ class Session:
         self._kind_count: Dict[tuple, int] = {}
         self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
         self._warned = set()
+        self._depth = 0
+        self.own_seconds = 0.0          # CPU time spent in depyf's hooks and at exit
         self._lock = threading.RLock()
         self._handle = None
         self._handle_missing = False
@@ -149,11 +150,18 @@ class Session:
 
     # -- failure containment ----------------------------------------------------
     def _guarded(self, who: str, fn, *args, **kwargs):
+        outermost = self._depth == 0
+        self._depth += 1
+        start = time.process_time() if outermost else 0.0
         try:
             return fn(*args, **kwargs)
         except Exception as e:      # the user's program must go on, with Dynamo's own code
             self._warn(who, "%s: %s" % (type(e).__name__, e))
             return None
+        finally:
+            self._depth -= 1
+            if outermost:
+                self.own_seconds += time.process_time() - start
 
     def _warn(self, who: str, why: str, part: str = "") -> None:
         """One warning per function (``who``, its qualname) whatever part failed."""
@@ -222,27 +230,20 @@ class Session:
         name = self.dir.allocate_many([("function", key, preferred)] +
                                       self._graph_requests(key, 0, new_code))[0]
         fn = Function(name=name, code=code, key=key)
-        self.functions[id(code)] = fn
-        self._codes[id(code)] = code
-        self._by_name[name] = fn
+        self.functions[id(code)] = fn     # fn keeps code alive: the id stays its own
         return fn
 
     def _graph_requests(self, fn_key: str, index: int, new_code: types.CodeType):
-        graph_fns = []
-        for name in new_code.co_names:
-            m = _COMPILED_FN.match(name)
-            if m:
-                graph_fns.append((int(m.group(1).rsplit("_", 1)[1]), name, m.group(1)))
+        """Name requests for the graphs of cache entry ``index``: the j-th graph
+        it calls (in torch's counter order) is known by (function, entry, j)
+        and would like torch's name without the random part."""
         return [("graph", "%s:%d:%d" % (fn_key, index, j), plain)
-                for j, (_, real, plain) in enumerate(sorted(graph_fns))]
+                for j, (real, plain) in enumerate(_graph_callables(new_code))]
 
     def _stable_graph_names(self, fn: Function, new_code: types.CodeType) -> Dict[str, str]:
         """torch's name -> stable name of the graphs ``new_code`` calls."""
-        real = sorted((int(_COMPILED_FN.match(n).group(1).rsplit("_", 1)[1]), n)
-                      for n in new_code.co_names if _COMPILED_FN.match(n))
-        requests = self._graph_requests(fn.key, len(fn.entries), new_code)
-        names = self.dir.allocate_many(requests)
-        return {r: name for (_, r), name in zip(real, names)}
+        names = self.dir.allocate_many(self._graph_requests(fn.key, len(fn.entries), new_code))
+        return {real: name for (real, _), name in zip(_graph_callables(new_code), names)}
 
     def _resume_functions(self, code, new_code) -> Dict[str, types.CodeType]:
         """Resume functions the transformed code calls, by their global name.
@@ -498,6 +499,17 @@ class Session:
                                    as_python(event.payload, "%s of compile %s" % (event.kind, cid)))
         if notes:
             self.dir.write("unattributed_compile_log.txt", "\n\n".join(notes) + "\n")
+
+
+def _graph_callables(new_code: types.CodeType) -> List[tuple]:
+    """(torch's name, name without the uuid) of each graph ``new_code`` calls,
+    in the order torch's counter made them."""
+    found = []
+    for name in new_code.co_names:
+        m = _COMPILED_FN.match(name)
+        if m:
+            found.append((int(m.group(1).rsplit("_", 1)[1]), name, m.group(1)))
+    return [(real, plain) for _, real, plain in sorted(found)]
 
 
 def _qualname(code: types.CodeType) -> str:

@@ -12,6 +12,9 @@ table change, the instructions never do):
   retargeted at ``<graph>.dynamo_graph.py`` / ``<graph>.aot_forward_graph.py``...
   The module objects are seen when torch prints them for the structured trace
   (``GraphModule.print_readable``), and tied to the dumped file by that text;
+  a module compiled later from the same graph (AOTAutograd compiles a deep
+  copy of the backward graph at the first ``backward()``) is known by its
+  nodes when it is (re)compiled;
 * Inductor's wrapper ``call()``: the output code module torch loaded from its
   cache is found by the file path the trace names, and its ``call`` retargeted
   at ``<graph>.inductor_output_code.py``.
@@ -48,43 +51,56 @@ class Breakpoints:
         self.session = session
         self._printed: Dict[str, List[weakref.ref]] = {}    # print_readable text -> modules
         self._waiting: Dict[str, str] = {}                  # inductor module path -> dumped file
-        self._original = None
+        self._by_graph: Dict[tuple, tuple] = {}             # graph nodes -> (dumped forward, file)
+        self._originals: Dict[str, object] = {}
         self._lock = threading.RLock()
         self.retargeted: List[str] = []                     # dumped files code now points into
 
     # -- lifetime -------------------------------------------------------------
     def install(self) -> None:
         import torch.fx
-        original = torch.fx.GraphModule.print_readable
+        cls = torch.fx.GraphModule
+        printed, recompiled = cls.print_readable, cls.recompile
         breakpoints = self
 
         def print_readable(module, *args, **kwargs):
-            text = original(module, *args, **kwargs)
+            text = printed(module, *args, **kwargs)
             breakpoints._saw(module, text)
             return text
 
-        print_readable.__wrapped__ = original
-        print_readable.__doc__ = original.__doc__
-        self._original = original
-        self._wrapper = print_readable
-        torch.fx.GraphModule.print_readable = print_readable
+        def recompile(module, *args, **kwargs):
+            out = recompiled(module, *args, **kwargs)
+            if breakpoints._by_graph:
+                breakpoints._recompiled(module)
+            return out
+
+        for name, wrapper, original in (("print_readable", print_readable, printed),
+                                        ("recompile", recompile, recompiled)):
+            wrapper.__wrapped__ = original
+            wrapper.__doc__ = original.__doc__
+            self._originals[name] = (wrapper, original)
+            setattr(cls, name, wrapper)
 
     def uninstall(self) -> None:
-        if self._original is None:
+        if not self._originals:
             return
         import torch.fx
-        if torch.fx.GraphModule.__dict__.get("print_readable") is self._wrapper:
-            torch.fx.GraphModule.print_readable = self._original
-        self._original = None
+        for name, (wrapper, original) in self._originals.items():
+            if torch.fx.GraphModule.__dict__.get(name) is wrapper:
+                setattr(torch.fx.GraphModule, name, original)
+        self._originals.clear()
         self.retry()
         self._printed.clear()
         self._waiting.clear()
+        self._by_graph.clear()
 
     def _saw(self, module, text) -> None:
         try:
             if isinstance(text, str):
                 with self._lock:
-                    self._printed.setdefault(text, []).append(weakref.ref(module))
+                    refs = self._printed.setdefault(text, [])
+                    if not any(r() is module for r in refs):
+                        refs.append(weakref.ref(module))
         except Exception:       # a module that cannot be weakly referenced: no breakpoints in it
             pass
 
@@ -115,10 +131,12 @@ class Breakpoints:
                 refs = self._printed.pop(payload, [])
             modules = [m for m in (r() for r in refs) if m is not None]
             if modules:
-                dumped = child(_compile_file(path), "GraphModule", "forward")
+                dumped = _forward_of(_compile_file(path))
                 if dumped is None:
                     raise LookupError("no GraphModule.forward in %s" % path)
                 for module in modules:
+                    with self._lock:
+                        self._by_graph[_nodes(module)] = (dumped, path)
                     self._retarget_forward(module, dumped, path)
         elif OUTPUT_CODE in kind:
             where = (metadata or {}).get("file_path") or (metadata or {}).get("filename")
@@ -126,6 +144,14 @@ class Breakpoints:
                 with self._lock:
                     self._waiting[os.path.abspath(where)] = path
                 self.retry()
+
+    def _recompiled(self, module) -> None:
+        try:
+            found = self._by_graph.get(_nodes(module))
+            if found is not None:
+                self._retarget_forward(module, *found)
+        except Exception as e:  # the module keeps torch's code
+            self.session._warn(os.path.basename(found[1]) if found else "a graph", "%s: %s" % (type(e).__name__, e))
 
     def _retarget_forward(self, module, dumped: types.CodeType, path: str) -> None:
         forward = type(module).__dict__.get("forward")
@@ -153,13 +179,31 @@ class Breakpoints:
 
     def _retarget_call(self, module, path: str) -> None:
         call = getattr(module, "call", None)
-        if not isinstance(call, types.FunctionType):
-            return
-        dumped = child(_compile_file(path), "call")
+        # ``call`` is a function, or (newer torch) the bound method of a Runner instance.
+        function = getattr(call, "__func__", call)
+        if not isinstance(function, types.FunctionType):
+            raise TypeError("call is a %s" % type(call).__name__)
+        where = () if function is call else (type(call.__self__).__name__,)
+        dumped = child(_compile_file(path), *where, "call")
         if dumped is None:
-            raise LookupError("no call() in %s" % path)
-        call.__code__ = retarget(call.__code__, dumped, path)
+            raise LookupError("no %s in %s" % (".".join(where + ("call",)), path))
+        function.__code__ = retarget(function.__code__, dumped, path)
         self.retargeted.append(path)
+
+
+def _nodes(module) -> tuple:
+    """What tells a graph apart from others (node names are kept by deep copies)."""
+    return tuple((n.op, n.name, str(n.target)) for n in module.graph.nodes)
+
+
+def _forward_of(dumped_module: types.CodeType) -> Optional[types.CodeType]:
+    """``forward`` of the first class in a dumped graph file."""
+    for const in dumped_module.co_consts:
+        if isinstance(const, types.CodeType):
+            found = child(const, "forward")
+            if found is not None:
+                return found
+    return None
 
 
 def _compile_file(path: str) -> types.CodeType:

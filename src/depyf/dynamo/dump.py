@@ -144,8 +144,19 @@ def as_python(text: str, header: str = "") -> str:
     """
     head = "".join("# %s\n" % line if line else "#\n" for line in header.splitlines())
     body = text if text.endswith("\n") else text + "\n"
-    try:
-        compile(body, "<depyf dump>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        body = "".join("# " + line + "\n" for line in body.splitlines())
+    if not _compiles(body):
+        # torch prints a graph module made from a lambda as ``class <lambda>(...)``
+        named = _ODD_CLASS.sub("class GraphModule(", body)
+        body = named if _compiles(named) else "".join("# " + line + "\n" for line in body.splitlines())
     return head + body
+
+
+_ODD_CLASS = re.compile(r"^class <\w+>\(", re.M)
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<depyf dump>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):
+        return False

@@ -34,13 +34,28 @@ import os
 import threading
 import types
 import weakref
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from .linemap import child, find_code, retarget
 
 # Graph files whose module runs a ``forward`` worth stepping through.
 FX_KINDS = ("dynamo_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
 OUTPUT_CODE = "output_code"
+
+# (dump directory, files code points into) of prepare_debug blocks that ended, newest last.
+_finished: List[Tuple[str, List[str]]] = []
+_KEEP = 8
+
+
+def dumps() -> List[Tuple[str, List[str]]]:
+    """(dump directory, retargeted files) of the open and the recently closed
+    ``prepare_debug`` blocks of this process, one per directory."""
+    from .hooks import _active
+    seen: Dict[str, List[str]] = {}
+    for path, files in _finished + [(s.dir.path, s.breakpoints.retargeted) for s in list(_active)]:
+        seen.setdefault(path, [])
+        seen[path] = sorted(set(seen[path]) | set(files))
+    return [(path, files) for path, files in seen.items() if files]
 
 
 class Breakpoints:
@@ -90,6 +105,8 @@ class Breakpoints:
                 setattr(torch.fx.GraphModule, name, original)
         self._originals.clear()
         self.retry()
+        _finished.append((self.session.dir.path, list(self.retargeted)))
+        del _finished[:-_KEEP]
         self._printed.clear()
         self._waiting.clear()
         self._by_graph.clear()

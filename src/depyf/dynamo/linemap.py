@@ -70,10 +70,13 @@ def _key(ins, names: Dict[str, str]) -> str:
     value = ins.argval
     if isinstance(value, types.CodeType):
         return "%s code:%s" % (ins.opname, value.co_name)
-    text = ins.argrepr
-    if isinstance(value, str) and ins.opcode not in _CONSTS and value in names:
-        text = text.replace(value, names[value])
-    return "%s %s" % (ins.opname, text)
+    if ins.opcode in _CONSTS:
+        return "%s %s" % (ins.opname, ins.argrepr)
+    if isinstance(value, str):
+        # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
+        # depends on whether the value is called there or stored first.
+        return "%s %s" % (ins.opname, names.get(value, value))
+    return "%s %r" % (ins.opname, value)
 
 
 def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[Span]:

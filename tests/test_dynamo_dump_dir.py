@@ -93,3 +93,11 @@ def test_closures_are_enclosed():
     exec(compile(text, "t", "exec"), namespace)
     made = namespace["__transformed_code_0_for_inner"]
     assert made.__code__.co_freevars == ("n",)
+
+
+def test_text_that_does_not_compile_is_kept_as_comments(monkeypatch):
+    monkeypatch.setattr(fullcode, "decompile_as", lambda code, name: "def %s():\n    x = {<module>}\n" % name)
+    text, problem = fullcode.safe_decompile((lambda: 0).__code__, "g")
+    assert "does not compile" in problem
+    compile(text, "t", "exec")
+    assert "#     x = {<module>}" in text

@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import re
+import runpy
 import subprocess
 import sys
 
@@ -85,6 +86,12 @@ def test_program_dump(runs, name):
     for path in files:
         with open(path, encoding="utf-8") as f:
             compile(f.read(), path, "exec", dont_inherit=True)
+    # ...and runs: full code files and graphs define what they show (Inductor's
+    # output code is left out: importing it compiles its C++ kernels).
+    for path in files:
+        name = os.path.basename(path)
+        if name.startswith("full_code_for_") or (name.startswith("__compiled_fn_") and "inductor" not in name):
+            runpy.run_path(path, run_name="depyf_dump_check")
     # Every frame Dynamo compiled has its entry, transformed code and guards.
     metas = _metas(dump)
     entries = [(m, e) for m in metas for e in m["entries"]]

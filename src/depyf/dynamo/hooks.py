@@ -316,7 +316,11 @@ class Session:
         name = "%s.%s.py" % (graph, kind)
         title = "%s of %s (compile %s, cache entry %d of %s)" % (
             kind.replace("_", " "), graph, cid, entry.index, fn.name)
-        self.dir.write(name, as_python(event.payload, title))
+        payload = event.payload
+        if payload.startswith("class ") and "import torch" not in payload:
+            # print_readable's GraphModule classes name torch.nn.Module: importable this way.
+            payload = "import torch\n\n" + payload
+        self.dir.write(name, as_python(payload, title))
         if name not in entry.graph_files:
             entry.graph_files.append(name)
 

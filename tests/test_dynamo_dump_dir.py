@@ -101,3 +101,11 @@ def test_text_that_does_not_compile_is_kept_as_comments(monkeypatch):
     assert "does not compile" in problem
     compile(text, "t", "exec")
     assert "#     x = {<module>}" in text
+
+
+def test_each_rank_writes_its_own_directory(monkeypatch, tmp_path):
+    from depyf.dynamo.hooks import _rank_dir
+    monkeypatch.delenv("RANK", raising=False)
+    assert _rank_dir(str(tmp_path)) == str(tmp_path)
+    monkeypatch.setenv("RANK", "3")
+    assert _rank_dir(str(tmp_path)) == os.path.join(str(tmp_path), "rank_3")

@@ -567,13 +567,15 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
         import torch  # noqa: F401
     except ImportError as e:
         raise ImportError("depyf.prepare_debug needs torch (pip install torch)") from e
-    session = Session(str(dump_src_dir), clean_wild_fx_code, log_bytecode)
+    session = None
     try:
+        session = Session(str(dump_src_dir), clean_wild_fx_code, log_bytecode)
         session.start()
     except Exception as e:      # an unusable dump dir or torch: say so, run the program anyway
-        warnings.warn("depyf: prepare_debug could not start: %s: %s" % (type(e).__name__, e),
-                      DepyfWarning, stacklevel=3)
-        session.stop()
+        warnings.warn("depyf: prepare_debug could not start: %s: %s (nothing is dumped)"
+                      % (type(e).__name__, e), DepyfWarning, stacklevel=3)
+        if session is not None:
+            session.stop()
         yield None
         return
     _active.append(session)

@@ -208,6 +208,52 @@ AROUND = {"toy_example_broken": disk_full, "toy_example_old_torch": old_torch}
 SINGLE_RUN = {"inductor_small"}
 
 
+@contextlib.contextmanager
+def run_decompiled(session):
+    """Make Dynamo run the transformed code as depyf decompiled it (compiled
+    from the dumped file) instead of its own bytecode: the results then tell
+    whether the decompiled code does what Dynamo's does."""
+    import types
+
+    def module_globals(code):
+        for module in list(sys.modules.values()):
+            if getattr(module, "__file__", None) == code.co_filename:
+                return vars(module)
+        return None
+
+    def find(code, name):
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                if const.co_name == name:
+                    return const
+                inner = find(const, name)
+                if inner is not None:
+                    return inner
+        return None
+
+    def hook(code, new_code):
+        fn = session.functions.get(id(code))
+        if fn is None or not fn.entries or fn.entries[-1].new_code is not new_code:
+            return None
+        entry = fn.entries[-1]
+        name = entry.names(fn.name)["transformed"]
+        path = session.dir.file(name + ".py")
+        with open(path) as f:
+            made = find(compile(f.read(), path, "exec"), name)
+        namespace = module_globals(code)
+        if made is None or namespace is None:
+            return None
+        for real, stable in entry.graphs.items():
+            namespace[stable] = namespace[real]
+        return made
+
+    handle = torch._dynamo.convert_frame.register_bytecode_hook(hook)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
 def _run(program, backend):
     torch._dynamo.reset()
     torch.manual_seed(0)
@@ -247,6 +293,23 @@ def run(name: str, dump_root: str) -> dict:
 
 if __name__ == "__main__":
     root = sys.argv[1]
+    if sys.argv[2:3] == ["--decompiled"]:
+        # Each program under prepare_debug with Dynamo running depyf's code.
+        import depyf
+        for name in sys.argv[3:]:
+            program, backend = PROGRAMS[name]
+            plain = _run(program, backend)
+            torch._dynamo.reset()
+            torch.manual_seed(0)
+            error = None
+            try:
+                with depyf.prepare_debug(os.path.join(root, name)) as session:
+                    with run_decompiled(session):
+                        dumped = program(backend)
+            except Exception as e:
+                error, dumped = "%s: %s" % (type(e).__name__, e), []
+            print(json.dumps({"name": name, "same": _same(plain, dumped), "error": error}), flush=True)
+        sys.exit(0)
     if sys.argv[2:3] == ["--spawn"]:
         torch.multiprocessing.spawn(spawn_worker, args=(root,), nprocs=2)
         sys.exit(0)

@@ -93,3 +93,19 @@ def test_closures_are_enclosed():
     exec(compile(text, "t", "exec"), namespace)
     made = namespace["__transformed_code_0_for_inner"]
     assert made.__code__.co_freevars == ("n",)
+
+
+def test_text_that_does_not_compile_is_kept_as_comments(monkeypatch):
+    monkeypatch.setattr(fullcode, "decompile_as", lambda code, name: "def %s():\n    x = {<module>}\n" % name)
+    text, problem = fullcode.safe_decompile((lambda: 0).__code__, "g")
+    assert "does not compile" in problem
+    compile(text, "t", "exec")
+    assert "#     x = {<module>}" in text
+
+
+def test_each_rank_writes_its_own_directory(monkeypatch, tmp_path):
+    from depyf.dynamo.hooks import _rank_dir
+    monkeypatch.delenv("RANK", raising=False)
+    assert _rank_dir(str(tmp_path)) == str(tmp_path)
+    monkeypatch.setenv("RANK", "3")
+    assert _rank_dir(str(tmp_path)) == os.path.join(str(tmp_path), "rank_3")

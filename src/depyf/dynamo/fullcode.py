@@ -159,4 +159,13 @@ def safe_decompile(code: types.CodeType, name: str) -> Tuple[str, Optional[str]]
         return text, problem
     if FAILURE_STUB in text:
         return text, "the decompiler left a failure stub"
+    try:
+        compile(text, "<depyf>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        # A constant with no source form (an object Dynamo put in co_consts)
+        # printed as its repr, say: keep the text for reading, as comments.
+        problem = "the decompiled text does not compile (%s)" % e
+        params, _ = signature(code)
+        return ("def %s(%s):\n    raise NotImplementedError(%r)\n%s" % (
+            name, params, "%s: %s" % (FAILURE_STUB, problem), comment(text))), problem
     return text, None

@@ -322,7 +322,12 @@ class Session:
         name = "%s.%s.py" % (graph, kind)
         title = "%s of %s (compile %s, cache entry %d of %s)" % (
             kind.replace("_", " "), graph, cid, entry.index, fn.name)
-        self.dir.write(name, as_python(event.payload, title))
+        payload = event.payload
+        if payload.startswith("class ") and "import torch" not in payload:
+            # print_readable's GraphModule classes name torch.nn.Module: importable this way.
+            payload = "import torch\n\n" + payload
+        self.dir.write(name, as_python(payload, title))
+        # the text torch printed ties the file to the graph module that runs it
         self._guarded(graph, self.breakpoints.graph_written, self.dir.file(name), kind,
                       event.payload, event.metadata)
         if name not in entry.graph_files:
@@ -571,13 +576,15 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
         import torch  # noqa: F401
     except ImportError as e:
         raise ImportError("depyf.prepare_debug needs torch (pip install torch)") from e
-    session = Session(str(dump_src_dir), clean_wild_fx_code, log_bytecode)
+    session = None
     try:
+        session = Session(str(dump_src_dir), clean_wild_fx_code, log_bytecode)
         session.start()
     except Exception as e:      # an unusable dump dir or torch: say so, run the program anyway
-        warnings.warn("depyf: prepare_debug could not start: %s: %s" % (type(e).__name__, e),
-                      DepyfWarning, stacklevel=3)
-        session.stop()
+        warnings.warn("depyf: prepare_debug could not start: %s: %s (nothing is dumped)"
+                      % (type(e).__name__, e), DepyfWarning, stacklevel=3)
+        if session is not None:
+            session.stop()
         yield None
         return
     _active.append(session)

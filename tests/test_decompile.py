@@ -745,6 +745,31 @@ SNIPPETS = {
                     continue
             return 1
     """,
+    "loop_ending_an_except_clause": """
+        def f(names, mro, getter, processed):
+            for key in names:
+                try:
+                    value = getter(key)
+                except AttributeError:
+                    for base in mro:
+                        if key in base:
+                            value = base[key]
+                            break
+                    else:
+                        continue
+                processed.add(value)
+            return 1
+        def g(names, mro, f):
+            for key in names:
+                try:
+                    f(key)
+                except KeyError as e:
+                    for base in mro:
+                        if key in base:
+                            break
+                f(0)
+            return 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -286,9 +286,15 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         stop = min(stop, unbind.target.index)
     body_end = _clause_body_end(w, p, stop, cleanup)
     sub = StackMachine(w.ctx, base)
-    w.run_guarded(sub, p, body_end, cleanup, handler_code=True)
-    k = body_end
-    exit_target = None
+    hint = next((t for t in map(w.clause_exit_at, range(p, stop))
+                 if t is not None and not w._is_loop_jump(ops[t[1]])), None)
+    w.clause_exits.append((hint and hint[0], len(w.loops), stop))
+    try:
+        k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))
+    finally:
+        w.clause_exits.pop()
+    # (A loop's break may leave the clause by a copy of its exit, the only one.)
+    exit_target = hint[0] if hint is not None and k >= stop else None
     if k < clause_end and ops[k].name == "POP_EXCEPT":
         sub.step(ops[k])
         k += 1

@@ -770,6 +770,55 @@ SNIPPETS = {
                 f(0)
             return 1
     """,
+    "try_body_if_returning_past_the_handler": """
+        def check(fp, f):
+            try:
+                if f(fp):
+                    return True
+            except OSError:
+                pass
+            return False
+        def check2(fp, f):
+            while fp:
+                try:
+                    if f(fp):
+                        return True
+                    if fp < 3:
+                        break
+                except OSError:
+                    pass
+                fp -= 1
+            return False
+    """,
+    "except_return_none_before_a_copied_return": """
+        def wake(self):
+            if not self._waiters:
+                return
+            try:
+                fut = next(iter(self._waiters))
+            except StopIteration:
+                return
+            if not fut.done():
+                fut.set_result(True)
+    """,
+    "with_body_if_returning": """
+        def add(self, fn):
+            with self._condition:
+                if self._state not in [1, 2]:
+                    self._done_callbacks.append(fn)
+                    return
+            try:
+                fn(self)
+            except Exception:
+                fn(None)
+        def add2(self, fn):
+            with self._condition as c:
+                if c:
+                    return 1
+                elif fn:
+                    fn()
+            return 2
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -538,7 +538,8 @@ class Walker:
             # A jump to where the enclosing branch rejoins: the end of this block.
             else_start = hi
         if else_start > hi:
-            raise DecompileFailure("conditional jump out of the block")
+            raise DecompileFailure("conditional jump out of the block at offset %d"
+                                   % self.ops[then_start - 1].offset)
         if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
             end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
             if end is not None:

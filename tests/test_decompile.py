@@ -819,6 +819,32 @@ SNIPPETS = {
                     fn()
             return 2
     """,
+    "try_finally_body_if_with_copied_exits": """
+        def add(self, hdlr, acquire, release):
+            acquire()
+            try:
+                if not (hdlr in self.handlers):
+                    self.handlers.append(hdlr)
+            finally:
+                release()
+    """,
+    "nested_ifs_with_copied_returns": """
+        def make(self_wr, callback):
+            def _cb(arg):
+                self = self_wr()
+                if self._alive:
+                    self._alive = False
+                    if callback is not None:
+                        callback(self)
+            return _cb
+        def g(a, b, c):
+            if a:
+                c(1)
+                if b:
+                    c(2)
+                    if c:
+                        c(3)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -386,6 +386,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
                                 w.regions.cleanup_of(handler), handler_code=True)
     limit = hs if hs > i else hi
     body_end = _body_end(w, i, hi, handler, limit)
+    body_end = _extend_to_finally_copy(w, i, body_end, fin_ops, limit)
     w.finally_copies.append(fin_ops)
     try:
         sub = StackMachine(w.ctx, m.stack)
@@ -418,6 +419,19 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
+    """A branch of the body may leave by its own copy of the finally body (3.10+
+    copies the closing ``return None`` and what runs before it into each way
+    out): the body runs to the last copy its forward jumps land on."""
+    ops = w.ops
+    for k in range(i, body_end):
+        t = ops[k].target.index if ops[k].target is not None else -1
+        if body_end < t < limit and not w._is_loop_jump(ops[k]) \
+                and names(ops, t, t + len(fin_ops)) == fin_ops:
+            body_end = t
+    return body_end
 
 
 # -- with ----------------------------------------------------------------------------------

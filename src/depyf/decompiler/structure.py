@@ -537,6 +537,14 @@ class Walker:
         elif else_start > hi and self.block_exit.get(hi) == else_start:
             # A jump to where the enclosing branch rejoins: the end of this block.
             else_start = hi
+        elif else_start > hi and self._is_return_none_copy(else_start) \
+                and (not self.loops or self.loops[-1].body_end != hi) \
+                and (self._is_return_none_copy(hi) or
+                     (hi - 2 >= then_start and self._is_return_none_copy(hi - 2))):
+            # 3.10+ copies the closing `return None` onto each way out: a jump to
+            # another copy ends the branch where this block's own copy starts (or
+            # where the block runs into one).
+            else_start = hi if self._is_return_none_copy(hi) else hi - 2
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block at offset %d"
                                    % self.ops[then_start - 1].offset)

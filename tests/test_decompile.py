@@ -845,6 +845,21 @@ SNIPPETS = {
                     if c:
                         c(3)
     """,
+    "loop_and_try_starting_together": """
+        def commit(self, pop, d, remove):
+            while True:
+                try:
+                    key = pop()
+                except IndexError:
+                    return
+                remove(d, key)
+        def commit2(pop, d):
+            try:
+                while True:
+                    d(pop())
+            except IndexError:
+                return 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -173,9 +173,10 @@ class Walker:
         if op.name == "BEFORE_WITH":
             return with_statement(self, m, i, hi)
         h = op.handler
-        if h is not None and not self._handled(h):
+        is_header = i in self.back_targets and not self._is_current_header(i)
+        if h is not None and not self._handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
-        if i in self.back_targets and not self._is_current_header(i):
+        if is_header:
             return self.loop(m, i, hi)
         name = op.name
         if name == "END":
@@ -211,6 +212,12 @@ class Walker:
             and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
             and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
             and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
+
+    def _loop_holds_try(self, i: int, h) -> bool:
+        """A loop and a try start at ``i`` (``while True: try:``): the jump back
+        lies outside the try."""
+        latch = self.ops[max(self.back_targets[i])]
+        return not self.regions.covered(latch, h)
 
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's

@@ -747,6 +747,121 @@ SNIPPETS = {
                     continue
             return 1
     """,
+    "loop_ending_an_except_clause": """
+        def f(names, mro, getter, processed):
+            for key in names:
+                try:
+                    value = getter(key)
+                except AttributeError:
+                    for base in mro:
+                        if key in base:
+                            value = base[key]
+                            break
+                    else:
+                        continue
+                processed.add(value)
+            return 1
+        def g(names, mro, f):
+            for key in names:
+                try:
+                    f(key)
+                except KeyError as e:
+                    for base in mro:
+                        if key in base:
+                            break
+                f(0)
+            return 1
+    """,
+    "try_body_if_returning_past_the_handler": """
+        def check(fp, f):
+            try:
+                if f(fp):
+                    return True
+            except OSError:
+                pass
+            return False
+        def check2(fp, f):
+            while fp:
+                try:
+                    if f(fp):
+                        return True
+                    if fp < 3:
+                        break
+                except OSError:
+                    pass
+                fp -= 1
+            return False
+    """,
+    "except_return_none_before_a_copied_return": """
+        def wake(self):
+            if not self._waiters:
+                return
+            try:
+                fut = next(iter(self._waiters))
+            except StopIteration:
+                return
+            if not fut.done():
+                fut.set_result(True)
+    """,
+    "with_body_if_returning": """
+        def add(self, fn):
+            with self._condition:
+                if self._state not in [1, 2]:
+                    self._done_callbacks.append(fn)
+                    return
+            try:
+                fn(self)
+            except Exception:
+                fn(None)
+        def add2(self, fn):
+            with self._condition as c:
+                if c:
+                    return 1
+                elif fn:
+                    fn()
+            return 2
+    """,
+    "try_finally_body_if_with_copied_exits": """
+        def add(self, hdlr, acquire, release):
+            acquire()
+            try:
+                if not (hdlr in self.handlers):
+                    self.handlers.append(hdlr)
+            finally:
+                release()
+    """,
+    "nested_ifs_with_copied_returns": """
+        def make(self_wr, callback):
+            def _cb(arg):
+                self = self_wr()
+                if self._alive:
+                    self._alive = False
+                    if callback is not None:
+                        callback(self)
+            return _cb
+        def g(a, b, c):
+            if a:
+                c(1)
+                if b:
+                    c(2)
+                    if c:
+                        c(3)
+    """,
+    "loop_and_try_starting_together": """
+        def commit(self, pop, d, remove):
+            while True:
+                try:
+                    key = pop()
+                except IndexError:
+                    return
+                remove(d, key)
+        def commit2(pop, d):
+            try:
+                while True:
+                    d(pop())
+            except IndexError:
+                return 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

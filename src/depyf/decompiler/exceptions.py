@@ -107,6 +107,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     body_end = _body_end(w, i, hi, handler, limit)
     if inline:
         body_end = _extend_inline_body(w, i, body_end, hs)
+    elif hs > i:
+        body_end = _extend_inline_body(w, i, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = _clauses(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
@@ -148,14 +150,14 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
 def _extend_inline_body(w, i, body_end, hs) -> int:
     """Ops that cannot raise are left out of the exception table, so a body's
     ``if c: return x`` ends outside it; take in what the body's own forward
-    jumps land before (up to the handler)."""
+    jumps land before (up to the handler, or ``hs``: the end of the enclosing block)."""
     ops = w.ops
     changed = True
     while changed:
         changed = False
         for k in range(i, body_end):
             t = ops[k].target.index if ops[k].target is not None else -1
-            if body_end < t < hs and ops[k].name != "JUMP":
+            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]):
                 body_end = t
                 changed = True
     return body_end
@@ -208,11 +210,19 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
         for j in range(start, hi):
             if inline and j < hs <= j + len(tail):
                 break
-            if names(ops, j, j + len(tail)) == tail and j in w.normal:
+            if names(ops, j, j + len(tail)) == tail and j in w.normal \
+                    and not _jumped_over(ops, start, j):
                 return j
     if inline:
         return he_after_handlers(w, hs, he)
     return None
+
+
+def _jumped_over(ops, lo, j) -> bool:
+    """A forward jump in ``[lo, j)`` lands past ``j``: ``j`` is inside a statement
+    there (a copy of the tail in a branch), not where the try statement ends."""
+    return any(o.target is not None and o.target.index > j
+               for o in ops[lo:j])
 
 
 def he_after_handlers(w, hs, he):
@@ -286,9 +296,15 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         stop = min(stop, unbind.target.index)
     body_end = _clause_body_end(w, p, stop, cleanup)
     sub = StackMachine(w.ctx, base)
-    w.run_guarded(sub, p, body_end, cleanup, handler_code=True)
-    k = body_end
-    exit_target = None
+    hint = next((t for t in map(w.clause_exit_at, range(p, stop))
+                 if t is not None and not w._is_loop_jump(ops[t[1]])), None)
+    w.clause_exits.append((hint and hint[0], len(w.loops), stop))
+    try:
+        k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))
+    finally:
+        w.clause_exits.pop()
+    # (A loop's break may leave the clause by a copy of its exit, the only one.)
+    exit_target = hint[0] if hint is not None and k >= stop else None
     if k < clause_end and ops[k].name == "POP_EXCEPT":
         sub.step(ops[k])
         k += 1
@@ -370,6 +386,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
                                 w.regions.cleanup_of(handler), handler_code=True)
     limit = hs if hs > i else hi
     body_end = _body_end(w, i, hi, handler, limit)
+    body_end = _extend_to_finally_copy(w, i, body_end, fin_ops, limit)
     w.finally_copies.append(fin_ops)
     try:
         sub = StackMachine(w.ctx, m.stack)
@@ -404,6 +421,19 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     return k
 
 
+def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
+    """A branch of the body may leave by its own copy of the finally body (3.10+
+    copies the closing ``return None`` and what runs before it into each way
+    out): the body runs to the last copy its forward jumps land on."""
+    ops = w.ops
+    for k in range(i, body_end):
+        t = ops[k].target.index if ops[k].target is not None else -1
+        if body_end < t < limit and not w._is_loop_jump(ops[k]) \
+                and names(ops, t, t + len(fin_ops)) == fin_ops:
+            body_end = t
+    return body_end
+
+
 # -- with ----------------------------------------------------------------------------------
 
 def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
@@ -428,6 +458,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     else:
         raise DecompileFailure("with without a target store or POP_TOP")
     body_end = _body_end(w, j, hi, handler)
+    hs = handler.target.index
+    body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
     exit_seq = [("LOAD_CONST", None)] * 3
     sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager)])
     w.finally_copies.append(exit_seq + [("CALL", (2, (), 2)), ("POP_TOP", None)])

@@ -76,6 +76,9 @@ class Walker:
             if op.target is not None and op.target.index <= op.index and \
                     not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
+        #: (target of the jump that leaves the except clause being walked, or None;
+        #: loop depth at the clause's start; the clause's end)
+        self.clause_exits = []
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
@@ -173,9 +176,10 @@ class Walker:
         if op.name == "BEFORE_WITH":
             return with_statement(self, m, i, hi)
         h = op.handler
-        if h is not None and not self._handled(h):
+        is_header = i in self.back_targets and not self._is_current_header(i)
+        if h is not None and not self._handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
-        if i in self.back_targets and not self._is_current_header(i):
+        if is_header:
             return self.loop(m, i, hi)
         name = op.name
         if name == "END":
@@ -215,6 +219,12 @@ class Walker:
             and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
             and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
             and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
+
+    def _loop_holds_try(self, i: int, h) -> bool:
+        """A loop and a try start at ``i`` (``while True: try:``): the jump back
+        lies outside the try."""
+        latch = self.ops[max(self.back_targets[i])]
+        return not self.regions.covered(latch, h)
 
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
@@ -306,7 +316,7 @@ class Walker:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target) \
-                    or self._break_threaded(target):
+                    or self._break_threaded(target) or self._break_leaves_clause(i):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -327,6 +337,38 @@ class Walker:
         nxt = self.ops[end] if end < self.n else None
         return (nxt is not None and nxt.name == "JUMP" and nxt.target.index == target) \
             or (end == outer.body_end and target in outer.continues)
+
+    def clause_exit_at(self, k: int):
+        """``POP_EXCEPT; [name = None; del name;] JUMP T`` at ``k`` (the way out of
+        an except clause): (T, index of the JUMP), else None."""
+        ops = self.ops
+        if ops[k].name != "POP_EXCEPT":
+            return None
+        j = k + 1
+        if j < self.n and self._unbinds_after_pop_except(j):
+            j += 3
+        if j < self.n and ops[j].name == "JUMP":
+            return ops[j].target.index, j
+        return None
+
+    def _jump_leaves_clause(self, i: int):
+        """The JUMP at ``i`` leaves the except clause being walked (to where the
+        clause's end leads) from a loop begun inside it; the clause's end, or None."""
+        if not self.clause_exits:
+            return None
+        exit_, depth, end = self.clause_exits[-1]
+        if exit_ is None or len(self.loops) < depth or self.ops[i].target.index != exit_:
+            return None
+        for k in (i - 1, i - 4):
+            if k >= 0 and self.clause_exit_at(k) == (exit_, i):
+                return end
+        return None
+
+    def _break_leaves_clause(self, i: int) -> bool:
+        """A ``break`` from a loop at the end of an except clause: the compiler
+        copied the clause's way out (``POP_EXCEPT; JUMP``) into it."""
+        return self._jump_leaves_clause(i) is not None and \
+            len(self.loops) > self.clause_exits[-1][1]
 
     def _past_loop_else(self, loop: Loop, target: int) -> bool:
         return getattr(loop, "break_target", None) == target
@@ -475,6 +517,16 @@ class Walker:
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
                                           orelse=[]), line))
                 return hi
+            first = self.ops[then_start]
+            if else_start == then_start + 1 and first.name == "JUMP" \
+                    and first.target.index in loop.continues and else_start < hi \
+                    and self._flows_to_next_iteration(loop, hi) and folds_a_not(test):
+                # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
+                # jump back to the top); `if not c: continue` would fold the `not`.
+                body = self.block(else_start, hi, m.stack)
+                m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                return hi
             if else_start in loop.continues and else_start < then_start:
                 # `if not test: continue` folded into one backward jump
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
@@ -499,8 +551,17 @@ class Walker:
         elif else_start > hi and self.block_exit.get(hi) == else_start:
             # A jump to where the enclosing branch rejoins: the end of this block.
             else_start = hi
+        elif else_start > hi and self._is_return_none_copy(else_start) \
+                and (not self.loops or self.loops[-1].body_end != hi) \
+                and (self._is_return_none_copy(hi) or
+                     (hi - 2 >= then_start and self._is_return_none_copy(hi - 2))):
+            # 3.10+ copies the closing `return None` onto each way out: a jump to
+            # another copy ends the branch where this block's own copy starts (or
+            # where the block runs into one).
+            else_start = hi if self._is_return_none_copy(hi) else hi - 2
         if else_start > hi:
-            raise DecompileFailure("conditional jump out of the block")
+            raise DecompileFailure("conditional jump out of the block at offset %d"
+                                   % self.ops[then_start - 1].offset)
         if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
             end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
             if end is not None:
@@ -798,7 +859,8 @@ class Walker:
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
         if break_target is None:
-            break_target = self._else_before_outer_end(i, body_end - 1, exit_)
+            break_target = self._else_before_outer_end(i, body_end - 1, exit_) \
+                or self._else_before_clause_end(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
@@ -888,6 +950,20 @@ class Walker:
         if any(op.name == "JUMP" and op.target.index in outer.continues
                for op in self.ops[lo:latch + 1]):
             return outer.body_end
+        return None
+
+    def _else_before_clause_end(self, lo, latch, exit_):
+        """A loop ending an except clause whose breaks leave the clause (by copies
+        of its way out) while other code follows the loop's exit: that code is an
+        else clause, up to the clause's end."""
+        if not self.clause_exits or len(self.loops) != self.clause_exits[-1][1]:
+            return None
+        exit_target, _, end = self.clause_exits[-1]
+        if exit_ >= end or (self.clause_exit_at(exit_) or (None,))[0] == exit_target:
+            return None
+        for k in range(lo, latch + 1):
+            if self.ops[k].name == "JUMP" and self._jump_leaves_clause(k) is not None:
+                return end
         return None
 
     def while_loop(self, m, i, latch, hi, line) -> int:

@@ -57,13 +57,11 @@ def normalize(obj) -> Function:
 
 def to_ops(bc: Bytecode) -> Function:
     """One Op per decoded instruction, with targets and 3.11+ handlers as Op references."""
-    ops = []
-    by_ins = {}
-    for ins in bc:
-        op = Op(ins.opname, ins.argval, None, ins.line, ins.offset, extra=ins.arg)
-        by_ins[id(ins)] = op
-        ops.append(op)
-    for ins, op in zip(bc, ops):
+    instructions = bc.instructions
+    ops = [Op(ins.opname, ins.argval, None, ins.line, ins.offset, None, ins.arg)
+           for ins in instructions]
+    by_ins = dict(zip(map(id, instructions), ops))
+    for ins, op in zip(instructions, ops):
         if ins.target is not None:
             op.target = by_ins[id(ins.target)]
     if bc.exception_entries:
@@ -90,9 +88,10 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
         if id(op) in doomed_ids:
             pending.append(op)
             continue
-        for gone in pending:
-            successor[id(gone)] = op
-        pending.clear()
+        if pending:
+            for gone in pending:
+                successor[id(gone)] = op
+            pending.clear()
         survivors.append(op)
     if pending:
         # Nothing follows: keep a terminal NOP-like marker so targets stay valid.
@@ -114,21 +113,38 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
 
 def replace_op(func: Function, op: Op, new: List[Op]) -> None:
     """Put ``new`` in place of ``op``; what targeted ``op`` targets ``new[0]``."""
-    first = new[0]
-    for other in func.ops:
-        if other.target is op:
-            other.target = first
-        if other.handler is not None and other.handler.target is op:
-            other.handler.target = first
-    for n in new:
-        if n.line is None:
-            n.line = op.line
-        if n.offset < 0:
-            n.offset = op.offset
-        if n.handler is None:
-            n.handler = op.handler
-    i = func.ops.index(op)
-    func.ops[i:i + 1] = new
+    replace_ops(func, {id(op): new})
+
+
+def replace_ops(func: Function, replacements: Dict[int, List[Op]]) -> None:
+    """``replace_op`` for many ops in one pass over the function (``replacements``
+    maps ``id(op)`` to its new ops): a pass that replaced ops one by one would
+    take time quadratic in the function's length."""
+    if not replacements:
+        return
+    out = []
+    first_of: Dict[int, Op] = {}
+    for op in func.ops:
+        new = replacements.get(id(op))
+        if new is None:
+            out.append(op)
+            continue
+        for n in new:
+            if n.line is None:
+                n.line = op.line
+            if n.offset < 0:
+                n.offset = op.offset
+            if n.handler is None:
+                n.handler = op.handler
+        first_of[id(op)] = new[0]
+        out.extend(new)
+    for other in out:
+        if other.target is not None and id(other.target) in first_of:
+            other.target = first_of[id(other.target)]
+        h = other.handler
+        if h is not None and id(h.target) in first_of:
+            h.target = first_of[id(h.target)]
+    func.ops = out
 
 
 def _is_target(func: Function, op: Op) -> bool:
@@ -178,13 +194,15 @@ def compare_ops(func: Function, table: VersionTable) -> None:
 def split_superinstructions(func: Function, table: VersionTable) -> None:
     """``LOAD_FAST_LOAD_FAST (a, b)`` -> ``LOAD_FAST a; LOAD_FAST b`` (and the STORE forms);
     ``RETURN_CONST c`` -> ``LOAD_CONST c; RETURN_VALUE``."""
-    for op in list(func.ops):
+    replacements = {}
+    for op in func.ops:
         halves = _SUPER.get(op.name)
         if halves is not None:
             first, second = op.arg
-            replace_op(func, op, [Op(halves[0], first), Op(halves[1], second)])
+            replacements[id(op)] = [Op(halves[0], first), Op(halves[1], second)]
         elif op.name == "RETURN_CONST":
-            replace_op(func, op, [Op("LOAD_CONST", op.arg), Op("RETURN_VALUE")])
+            replacements[id(op)] = [Op("LOAD_CONST", op.arg), Op("RETURN_VALUE")]
+    replace_ops(func, replacements)
 
 
 def fold_kwnames(func: Function, table: VersionTable) -> None:
@@ -246,14 +264,13 @@ def null_after_global(func: Function, table: VersionTable) -> None:
 
 
 def _explicit_null(func, before):
-    for op in list(func.ops):
+    replacements = {}
+    for op in func.ops:
         if op.name == "LOAD_GLOBAL" and op.extra is not None and op.extra & 1:
             null = Op("PUSH_NULL", None, None, op.line, op.offset, op.handler)
-            if before:
-                replace_op(func, op, [null, op])
-            else:
-                i = func.ops.index(op)
-                func.ops.insert(i + 1, null)
+            # (Before: jumps to the load now land on the NULL; after: still on the load.)
+            replacements[id(op)] = [null, op] if before else [op, null]
+    replace_ops(func, replacements)
 
 
 def method_loads(func: Function, table: VersionTable) -> None:

@@ -141,6 +141,8 @@ class StackMachine:
 # -- finishing placeholders ---------------------------------------------------------
 
 def finish(m: StackMachine, node) -> ast.expr:
+    if not isinstance(node, _UNFINISHED):
+        return node         # most values: nothing to do (this runs for every operand)
     if isinstance(node, FunctionValue):
         return m.ctx.nested(node, "lambda")
     if isinstance(node, Converted):
@@ -172,6 +174,10 @@ def finish(m: StackMachine, node) -> ast.expr:
     return node
 
 
+#: the only kinds of value finish() changes or rejects
+_UNFINISHED = (Placeholder, ast.Tuple, ast.List, ast.Call)
+
+
 def _decorated(node) -> bool:
     """A function or class value, possibly under decorator calls not yet claimed
     by a ``def``/``class`` statement."""
@@ -180,12 +186,18 @@ def _decorated(node) -> bool:
     return isinstance(node, (FunctionValue, ClassValue))
 
 
+# Node constructors take positional fields much faster than keywords, and
+# every load can share one Load() (as ast.parse's trees do): load() and const()
+# build a node for most ops.
+_LOAD = ast.Load()
+
+
 def load(name: str) -> ast.Name:
-    return ast.Name(id=name, ctx=ast.Load())
+    return ast.Name(name, _LOAD)
 
 
 def const(value) -> ast.expr:
-    return ast.Constant(value=value)
+    return ast.Constant(value)
 
 
 # -- loads ------------------------------------------------------------------------

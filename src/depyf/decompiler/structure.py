@@ -82,7 +82,8 @@ class Walker:
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
-        ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
+        ctx.implicit_returns = {k for k, op in enumerate(self.ops)
+                                if op.name == "RETURN_VALUE" and self._implicit_return(k)}
 
     def _check_handlers(self):
         """Block-stack exception handling (up to 3.10) is not structured yet."""
@@ -108,12 +109,13 @@ class Walker:
     def _reachable(self, with_handlers: bool):
         """Ops control flow reaches from the entry (through handlers, if asked)."""
         seen = set()
-        work = [0] if self.ops else []
+        ops, n = self.ops, self.n
+        work = [0] if ops else []
         while work:
             i = work.pop()
-            while i < self.n and i not in seen:
+            while i < n and i not in seen:
                 seen.add(i)
-                op = self.ops[i]
+                op = ops[i]
                 if op.target is not None:
                     work.append(op.target.index)
                 if with_handlers and op.handler is not None:
@@ -235,8 +237,11 @@ class Walker:
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
+        if not self.finally_copies:
+            return 0
+        first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and names(self.ops, i, i + len(seq)) == seq:
+            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
                 return len(seq)
         return 0
 

@@ -669,6 +669,15 @@ SNIPPETS = {
                 pass
             return a, d
     """,
+    "with_return_inside_if": """
+        def f(lock, cache, key):
+            with lock:
+                result = cache.get(key)
+                if result is not None:
+                    return result
+                cache[key] = 1
+            return None
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -411,10 +411,9 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
         j += 1
     else:
         raise DecompileFailure("with without a target store or POP_TOP")
-    body_end = _body_end(w, j, hi, handler)
-    exit_seq = [("LOAD_CONST", None)] * 3
+    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler)
     sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager)])
-    w.finally_copies.append(exit_seq + [("CALL", (2, (), 2)), ("POP_TOP", None)])
+    w.finally_copies.append(_EXIT_CALL)
     try:
         k = max(body_end, w.run_guarded(sub, j, body_end, handler))
     finally:
@@ -436,6 +435,34 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+_EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
+
+
+def _exit_join(w, lo, body_end, handler) -> int:
+    """The body's normal ``__exit__`` call, when a jump from the body reaches it past
+    the covered ops (``if c: return x`` leaves through its own copy of the call, and
+    the ops of that return are not covered): the body ends there."""
+    ops = w.ops
+    hs = handler.target.index
+    end = body_end
+    for k in range(lo, body_end):
+        t = ops[k].target
+        if t is not None and end < t.index and (t.index < hs or hs < lo) \
+                and names(ops, t.index, t.index + len(_EXIT_CALL)) == _EXIT_CALL:
+            end = t.index
+    return end
+
+
+def exit_under_value(w, m, i) -> Optional[int]:
+    """``SWAP 2; <__exit__ call>`` in a with body: ``return value`` leaving it calls
+    ``__exit__`` with the value kept on top. Drop the exit function; where it ends."""
+    if len(m.stack) >= 2 and isinstance(m.stack[-2], WithExit) \
+            and names(w.ops, i + 1, i + 1 + len(_EXIT_CALL)) == _EXIT_CALL:
+        del m.stack[-2]
+        return i + 1 + len(_EXIT_CALL)
+    return None
 
 
 def _skip_exit_call(ops, k, sub):

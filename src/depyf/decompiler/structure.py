@@ -17,7 +17,7 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import Regions, names, try_statement, with_statement
+from .exceptions import Regions, exit_under_value, names, try_statement, with_statement
 from .match import match_statement
 from .values import Iterator
 
@@ -171,6 +171,10 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
+        if op.name == "SWAP" and op.arg == 2:
+            end = exit_under_value(self, m, i)
+            if end is not None:
+                return end
         copy = self._finally_copy_at(i)
         if copy:
             return i + copy

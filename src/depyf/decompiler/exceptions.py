@@ -396,40 +396,71 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     line = m.start_line if m.start_line is not None else ops[i].line
     m.start_line = None
     j = i + 1
-    handler = ops[j].handler
+    is_async = ops[i].name == "BEFORE_ASYNC_WITH"
+    if is_async:
+        # `async with` awaits __aenter__ before the body's handler starts.
+        if [o.name for o in ops[j:j + 3]] != ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]:
+            raise DecompileFailure("async with without its __aenter__ await")
+        j += 3
+    handler = ops[j].handler if j < w.n else None
     if handler is None:
         raise DecompileFailure("with body without a handler")
-    bind = ops[j]
+    exit_call = _exit_call(w, handler, is_async)
+    exit_value = WithExit(manager, exit_call)
     target = None
-    if bind.name.startswith("STORE") or bind.name == "UNPACK_SEQUENCE":
-        sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager), Entered()])
-        while sub.stack and isinstance(sub.stack[-1], Entered):
+    if ops[j].name == "POP_TOP":
+        j += 1
+    else:
+        # `as target`: the ops up to the store that takes the entered value
+        # (a name, an attribute or subscript, or a tuple to unpack into).
+        depth = len(m.stack) + 1
+        sub = StackMachine(w.ctx, list(m.stack) + [exit_value, Entered()])
+        while sub.last_target is None or len(sub.stack) > depth:
+            if j >= w.n or ops[j].target is not None or sub.stmts or len(sub.stack) < depth:
+                raise DecompileFailure("with without a target store or POP_TOP")
             sub.step(ops[j])
             j += 1
         target = sub.last_target
-    elif bind.name == "POP_TOP":
-        j += 1
-    else:
-        raise DecompileFailure("with without a target store or POP_TOP")
-    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler)
-    sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager)])
-    w.finally_copies.append(_EXIT_CALL)
+    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler, exit_call)
+    sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
+    w.finally_copies.append(exit_call)
     try:
         k = max(body_end, w.run_guarded(sub, j, body_end, handler))
     finally:
         w.finally_copies.pop()
-    if not _terminal(sub) or len(sub.stack) > len(m.stack) + 1:
-        k = _skip_exit_call(ops, k, sub)
-        if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
+    # (A walk that ran past the body ended in a statement that left through the
+    # exit call already: a nested with's `return`.)
+    if k == body_end and (not _terminal(sub) or len(sub.stack) > len(m.stack) + 1):
+        k = _skip_exit_call(ops, k, sub, exit_call)
+        pending = len(sub.stack) > len(m.stack)
+        while pending and k < w.n:
+            # `return value` from nested withs calls each __exit__ in turn.
+            nxt = with_exit_at(w, sub, k)
+            if nxt is None:
+                break
+            k = nxt
+        if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             k += 1
+        elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
+                and ops[k].line == ops[k - 1].line:
+            # `return constant` in the body loads its value after the __exit__ call,
+            # on the with statement's line (code after the statement has its own).
+            w.run(sub, k, k + 2)
+            k += 2
         elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
             k = ops[k].target.index      # over the inline handler
+        elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \
+                and _rejoins(w, k + 1, ops[k].target):
+            # The jump over the inline handler, threaded to where the handler's
+            # own way out goes too (the next iteration of a loop, up to 3.9).
+            k += 1
     item = ast.withitem(context_expr=manager, optional_vars=target)
     body = sub.stmts
-    node = ast.With(items=[item], body=body or [ast.Pass()])
+    kind = ast.AsyncWith if is_async else ast.With
+    node = kind(items=[item], body=body or [ast.Pass()])
     # `with a, b:` is one statement with two items.
-    if len(body) == 1 and isinstance(body[0], ast.With) and getattr(body[0], "lineno", None) == line:
+    if len(body) == 1 and type(body[0]) is kind and getattr(body[0], "lineno", None) == line:
         node.items += body[0].items
         node.body = body[0].body
     node.lineno = line
@@ -440,7 +471,35 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
 _EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
 
 
-def _exit_join(w, lo, body_end, handler) -> int:
+def _rejoins(w, hs, target) -> bool:
+    """Handler code from ``hs`` ends in a jump to ``target``."""
+    k = hs
+    while k < w.n and k not in w.normal:
+        op = w.ops[k]
+        if op.name == "JUMP" and op.target is target:
+            return True
+        k += 1
+    return False
+
+
+def _exit_call(w, handler, is_async):
+    """The ops of the normal ``__exit__`` call; ``async with`` awaits it, the await
+    spelled as in the handler's own ``WITH_EXCEPT_START; GET_AWAITABLE`` ."""
+    if not is_async:
+        return _EXIT_CALL
+    k = handler.target.index
+    ops = w.ops
+    while k < w.n and ops[k].name != "WITH_EXCEPT_START":
+        if k - handler.target.index > 2:
+            raise DecompileFailure("async with handler not understood")
+        k += 1
+    if k + 1 >= w.n or ops[k + 1].name != "GET_AWAITABLE":
+        raise DecompileFailure("async with handler not understood")
+    return _EXIT_CALL[:4] + [("GET_AWAITABLE", ops[k + 1].arg), ("LOAD_CONST", None),
+                             ("YIELD_FROM", None), ("POP_TOP", None)]
+
+
+def _exit_join(w, lo, body_end, handler, exit_call) -> int:
     """The body's normal ``__exit__`` call, when a jump from the body reaches it past
     the covered ops (``if c: return x`` leaves through its own copy of the call, and
     the ops of that return are not covered): the body ends there."""
@@ -450,24 +509,30 @@ def _exit_join(w, lo, body_end, handler) -> int:
     for k in range(lo, body_end):
         t = ops[k].target
         if t is not None and end < t.index and (t.index < hs or hs < lo) \
-                and names(ops, t.index, t.index + len(_EXIT_CALL)) == _EXIT_CALL:
+                and names(ops, t.index, t.index + len(exit_call)) == exit_call:
             end = t.index
     return end
 
 
-def exit_under_value(w, m, i) -> Optional[int]:
-    """``SWAP 2; <__exit__ call>`` in a with body: ``return value`` leaving it calls
-    ``__exit__`` with the value kept on top. Drop the exit function; where it ends."""
-    if len(m.stack) >= 2 and isinstance(m.stack[-2], WithExit) \
-            and names(w.ops, i + 1, i + 1 + len(_EXIT_CALL)) == _EXIT_CALL:
-        del m.stack[-2]
-        return i + 1 + len(_EXIT_CALL)
-    return None
+def with_exit_at(w, m, i) -> Optional[int]:
+    """A copy of an enclosing with's ``__exit__`` call at ``i``, on a way out of its
+    body (``break``, ``continue``, ``return``): drop the exit function from the
+    stack and return where the copy ends. ``return value`` calls it with the value
+    kept on top: ``SWAP 2; <__exit__ call>``."""
+    below = 2 if w.ops[i].name == "SWAP" and w.ops[i].arg == 2 else 1
+    if len(m.stack) < below or not isinstance(m.stack[-below], WithExit):
+        return None
+    exit_call = m.stack[-below].exit_call
+    start = i + below - 1
+    if names(w.ops, start, start + len(exit_call)) != exit_call:
+        return None
+    del m.stack[-below]
+    return start + len(exit_call)
 
 
-def _skip_exit_call(ops, k, sub):
-    """``LOAD_CONST None x3; CALL 2; POP_TOP`` (the normal ``__exit__`` call), maybe
-    after a SWAP that moves a return value under it."""
+def _skip_exit_call(ops, k, sub, exit_call):
+    """The normal ``__exit__`` call, maybe after a SWAP that moves a return value
+    under it."""
     if k < len(ops) and ops[k].name == "SWAP" and ops[k].arg == 2:
         k += 1
         ret = sub.pop()
@@ -476,9 +541,8 @@ def _skip_exit_call(ops, k, sub):
         skip_exit = True
     else:
         skip_exit = False
-    seq = [o.name for o in ops[k:k + 5]]
-    if seq[:3] != ["LOAD_CONST"] * 3 or seq[3] != "CALL" or seq[4] != "POP_TOP":
+    if names(ops, k, k + len(exit_call)) != exit_call:
         raise DecompileFailure("with statement without its __exit__ call")
     if not skip_exit:
         sub.pop()          # the exit function
-    return k + 5
+    return k + len(exit_call)

@@ -17,9 +17,9 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import Regions, exit_under_value, names, try_statement, with_statement
+from .exceptions import Regions, names, try_statement, with_exit_at, with_statement
 from .match import match_statement
-from .values import Iterator
+from .values import Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -171,14 +171,14 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
-        if op.name == "SWAP" and op.arg == 2:
-            end = exit_under_value(self, m, i)
+        if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
+            end = with_exit_at(self, m, i)
             if end is not None:
                 return end
         copy = self._finally_copy_at(i)
         if copy:
             return i + copy
-        if op.name == "BEFORE_WITH":
+        if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
         h = op.handler
         if h is not None and not self._handled(h):
@@ -833,8 +833,9 @@ class Walker:
             lo, stop = loop.moved_exit
             after = self.block(lo, stop, m.stack)
             end = hi
-        node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
-                       orelse=orelse)
+        kind = ast.AsyncFor if header.arg == "async" else ast.For
+        node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
+                    orelse=orelse)
         if inlined:
             display = m.pop()
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))

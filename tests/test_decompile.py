@@ -678,6 +678,18 @@ SNIPPETS = {
                 cache[key] = 1
             return None
     """,
+    "finally_with_if": """
+        def close(self):
+            if self.closed:
+                return
+            self.closed = True
+            try:
+                if self.mode == "w":
+                    self.buf += 1
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"
@@ -688,7 +700,7 @@ SNIPPETS = {
 #: constructs whose bytecode is reproduced only from this version on
 #: (an else after except clauses that all return: up to 3.9 only a dead closing
 #: `return None` tells it from code after the try, and that hint is not used here yet)
-STRUCTURED_FROM = {"except_returns_constant": "3.10"}
+STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9"}
 
 
 def need(version):

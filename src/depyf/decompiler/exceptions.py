@@ -337,6 +337,47 @@ def _name_epilogue(ops, k, name) -> bool:
 
 # -- finally -----------------------------------------------------------------------------
 
+def _statement_copy(w, stack, k, hi, stmts) -> int:
+    """Where a copy of ``stmts`` starting at ``k`` ends: the finally body on the
+    normal way out, when its own jumps (an ``if`` in it) make the copy's ops differ
+    from the handler's (they end at the code after the statement, not at RERAISE)."""
+    want = [ast.dump(s) for s in stmts]
+    sub = StackMachine(w.ctx, stack)
+    j = k
+    while len(sub.stmts) < len(want) and j < hi:
+        j = w.step(sub, j, hi)
+    got = [ast.dump(s) for s in _drop_copied_returns(sub.stmts)]
+    if got != want or len(sub.stack) != len(stack):
+        raise DecompileFailure("no finally copy after the try body")
+    return j
+
+
+def _drop_copied_returns(stmts):
+    """The compiler's ``return None`` copied to the ends of a statement's branches
+    (3.10+ copies the code after the statement there when it is that small)."""
+    stmts = list(stmts)
+    while stmts and isinstance(stmts[-1], ast.Return) and getattr(stmts[-1], "implicit", False):
+        stmts.pop()
+    if stmts and isinstance(stmts[-1], ast.If):
+        last = stmts[-1]
+        stmts[-1] = ast.If(test=last.test, body=_drop_copied_returns(last.body),
+                           orelse=_drop_copied_returns(last.orelse))
+    return stmts
+
+
+def _finally_end(op, cleanup) -> bool:
+    """``RERAISE 0`` that ends a finally body (covered by the clean-up, not by a
+    try statement nested in the body)."""
+    return op.name == "RERAISE" and op.arg == 0 and cleanup is not None \
+        and op.handler is not None and op.handler.target is cleanup.target \
+        and op.handler.depth == cleanup.depth
+
+
+def finally_end(w, op) -> bool:
+    """``op`` ends the finally body being walked (on one of its paths)."""
+    return bool(w.finally_ends) and _finally_end(op, w.finally_ends[-1])
+
+
 def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     ops = w.ops
     cleanup = w.regions.cleanup_of(handler)
@@ -344,14 +385,21 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     while j < w.n and cleanup is not None and w.regions.covered(ops[j], cleanup):
         j += 1
     r = j - 1
-    while r > hs and ops[r].name != "RERAISE":
+    # The body's end is a RERAISE 0 under the clean-up itself; 3.10+ copies it to
+    # the end of each branch, so it is the last one, and the others end branches.
+    while r > hs and not _finally_end(ops[r], cleanup):
         r -= 1
     if r <= hs:
         raise DecompileFailure("finally handler without its RERAISE")
     fin_lo, fin_hi = hs + 1, r
     fin_ops = names(ops, fin_lo, fin_hi)
-    finalbody = w.guarded_block(fin_lo, fin_hi, list(m.stack) + [ExcInfo(), CaughtException()],
-                                w.regions.cleanup_of(handler), handler_code=True)
+    w.finally_ends.append(cleanup)
+    try:
+        finalbody = w.guarded_block(fin_lo, fin_hi,
+                                    list(m.stack) + [ExcInfo(), CaughtException()],
+                                    cleanup, handler_code=True)
+    finally:
+        w.finally_ends.pop()
     limit = hs if hs > i else hi
     body_end = _body_end(w, i, hi, handler, limit)
     w.finally_copies.append(fin_ops)
@@ -364,9 +412,10 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     k = body_end
     # The normal way out runs a copy of the finally body.
     if not _terminal(sub) or len(sub.stack) > len(m.stack):
-        if names(ops, k, k + len(fin_ops)) != fin_ops:
-            raise DecompileFailure("no finally copy after the try body")
-        k += len(fin_ops)
+        if names(ops, k, k + len(fin_ops)) == fin_ops:
+            k += len(fin_ops)
+        else:
+            k = _statement_copy(w, sub.stack, k, hi, finalbody)
         if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             body = sub.stmts

@@ -17,7 +17,8 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import Regions, names, try_statement, with_exit_at, with_statement
+from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+                         with_statement)
 from .match import match_statement
 from .values import Iterator, WithExit
 
@@ -68,6 +69,8 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
+        #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
+        self.finally_ends = []
         self.normal = self._reachable(with_handlers=False)
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -186,7 +189,7 @@ class Walker:
         if i in self.back_targets and not self._is_current_header(i):
             return self.loop(m, i, hi)
         name = op.name
-        if name == "END":
+        if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)

@@ -690,6 +690,20 @@ SNIPPETS = {
                 if not self._extfileobj:
                     self.fileobj.close()
     """,
+    "try_inside_except_clause": """
+        def get(value, parse, other, error, ids):
+            ids.append(value)
+            try:
+                token, value = parse(value)
+            except error:
+                try:
+                    token, value = other(value)
+                    ids.append(token)
+                except error:
+                    raise error("expected {}".format(value))
+            ids.append(token)
+            return ids, value
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"
@@ -700,7 +714,8 @@ SNIPPETS = {
 #: constructs whose bytecode is reproduced only from this version on
 #: (an else after except clauses that all return: up to 3.9 only a dead closing
 #: `return None` tells it from code after the try, and that hint is not used here yet)
-STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9"}
+STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
+                   "try_inside_except_clause": "3.10"}
 
 
 def need(version):

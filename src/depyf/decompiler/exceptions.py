@@ -71,9 +71,35 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     cleanup = regions.cleanup_of(handler)
     he = cleanup.target.index if cleanup is not None else w.n
     line = ops[i].line
-    if _is_finally(w, hs, he):
-        return _try_finally(w, m, i, hi, handler, hs, he, line)
-    return _try_except(w, m, i, hi, handler, hs, he, line)
+    saved = w.normal
+    if i not in w.normal:
+        # A try statement inside handler code: what is "normal flow" (as opposed
+        # to its own handlers' code) is relative to it.
+        w.normal = w.normal | _flow_from(w, i, hi)
+    try:
+        if _is_finally(w, hs, he):
+            return _try_finally(w, m, i, hi, handler, hs, he, line)
+        return _try_except(w, m, i, hi, handler, hs, he, line)
+    finally:
+        w.normal = saved
+
+
+def _flow_from(w, i, hi):
+    """Ops in ``[i, hi]`` control reaches from ``i`` without exceptions (``hi``: the
+    code after the statement's block)."""
+    seen = set()
+    work = [i]
+    while work:
+        k = work.pop()
+        while i <= k <= hi and k < w.n and k not in seen:
+            seen.add(k)
+            op = w.ops[k]
+            if op.target is not None:
+                work.append(op.target.index)
+            if op.name in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                break
+            k += 1
+    return seen
 
 
 def _body_end(w, i, hi, handler, limit=None):

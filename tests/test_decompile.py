@@ -704,6 +704,84 @@ SNIPPETS = {
             ids.append(token)
             return ids, value
     """,
+    "except_clause_branches": """
+        def f(match, table):
+            s = match.group(0)
+            try:
+                return table[s]
+            except KeyError:
+                n = ord(s)
+                if n < 65536:
+                    return '{0:04x}'.format(n)
+                else:
+                    n -= 65536
+                    return '{0:04x}{1:04x}'.format(n, s)
+        def g(a, b, c):
+            try:
+                a()
+            except ValueError:
+                if b:
+                    c(1)
+                else:
+                    c(2)
+            return 3
+        def h(xs, c):
+            for x in xs:
+                try:
+                    c(x)
+                except KeyError:
+                    if x:
+                        continue
+                    c(0)
+                except ValueError as e:
+                    if e:
+                        break
+                    elif x:
+                        return e
+                    c(1)
+            return 0
+    """,
+    "try_in_a_branch_with_raising_clauses": """
+        def reduce(function, it, initial):
+            if initial is None:
+                try:
+                    value = next(it)
+                except StopIteration:
+                    raise TypeError("empty") from None
+            else:
+                value = initial
+            for element in it:
+                value = function(value, element)
+            return value
+    """,
+    "for_else_in_a_loop_with_threaded_breaks": """
+        def merge(sequences):
+            result = []
+            while True:
+                sequences = [s for s in sequences if s]
+                if not sequences:
+                    return result
+                for s1 in sequences:
+                    candidate = s1[0]
+                    for s2 in sequences:
+                        if candidate in s2[1:]:
+                            candidate = None
+                            break
+                    else:
+                        break
+                if candidate is None:
+                    raise RuntimeError("Inconsistent hierarchy")
+                result.append(candidate)
+        def g(xs, ys, f):
+            for x in xs:
+                for y in ys:
+                    if f(y):
+                        break
+                else:
+                    f(x)
+                    continue
+            return 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"
@@ -715,7 +793,10 @@ SNIPPETS = {
 #: (an else after except clauses that all return: up to 3.9 only a dead closing
 #: `return None` tells it from code after the try, and that hint is not used here yet)
 STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
-                   "try_inside_except_clause": "3.10"}
+                   "try_inside_except_clause": "3.10",
+                   # up to 3.10 a return in an except clause shuffles the three
+                   # exception values (ROT_FOUR), which the clause's stack lacks
+                   "except_clause_branches": "3.11"}
 
 
 def need(version):

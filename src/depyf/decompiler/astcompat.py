@@ -213,24 +213,37 @@ def fill_missing(tree: ast.AST) -> ast.AST:
         ([], None, [], [])
     """
     pending = [tree]
+    fields_of = _FIELDS_OF
+    AST = ast.AST
     while pending:
         node = pending.pop()
-        name = type(node).__name__
-        fields = tuple(node._fields) + tuple(
-            f for f in _EXTRA_FIELDS.get(name, ()) if f not in node._fields)
-        given = {}
+        cls = type(node)
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = fields_of[cls] = _all_fields(cls)
+        # Set fields live in the instance dict; a class-level default (ours for
+        # type parameters, 3.13's for optional fields) counts as given too.
+        given = node.__dict__
         for field in fields:
-            try:
-                given[field] = getattr(node, field)
-            except AttributeError:
-                pass
-        for field in fields:
-            if field not in given:
-                given[field] = _default(name, field, given)
-                setattr(node, field, given[field])
-        for value in given.values():
-            if isinstance(value, ast.AST):
+            if field in given:
+                value = given[field]
+            else:
+                try:
+                    value = getattr(node, field)
+                except AttributeError:
+                    value = _default(cls.__name__, field, given)
+                    setattr(node, field, value)
+            if isinstance(value, AST):
                 pending.append(value)
             elif isinstance(value, list):
-                pending.extend(v for v in value if isinstance(v, ast.AST))
+                pending.extend([v for v in value if isinstance(v, AST)])
     return tree
+
+
+#: node class -> its fields, ``_EXTRA_FIELDS`` included (fill_missing's cache)
+_FIELDS_OF: dict = {}
+
+
+def _all_fields(cls) -> tuple:
+    return tuple(cls._fields) + tuple(
+        f for f in _EXTRA_FIELDS.get(cls.__name__, ()) if f not in cls._fields)

@@ -143,11 +143,12 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     orelse: List[ast.stmt] = []
     k = body_end
-    if end is None and body_end < hs:
+    if end is None and body_end < min(hs, hi):
         # Every clause returns or raises; the normal path's code before the
-        # inline handler is the else.
-        orelse = w.block(body_end, hs, m.stack)
-        k = he_after_handlers(w, hs, he)
+        # inline handler (or the end of the enclosing block) is the else.
+        stop = min(hs, hi)
+        orelse = w.block(body_end, stop, m.stack)
+        k = he_after_handlers(w, hs, he) if stop == hs else stop
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
@@ -309,9 +310,7 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     if unbind is not None and unbind.target.index > p:
         # `except E as name`: the block that unbinds name on the way out is not body.
         stop = min(stop, unbind.target.index)
-    body_end = p
-    while body_end < stop and w.regions.covered(ops[body_end], cleanup):
-        body_end += 1
+    body_end = _clause_body_end(w, p, stop, cleanup)
     sub = StackMachine(w.ctx, base)
     w.run_guarded(sub, p, body_end, cleanup, handler_code=True)
     k = body_end
@@ -334,6 +333,23 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
             else:
                 exit_target = ops[k].target.index
     return sub.stmts, exit_target, k
+
+
+def _clause_body_end(w, p, stop, cleanup) -> int:
+    """End of the ops of a clause's body covered by its clean-up handler. A
+    ``return`` in a branch (``if c: return x``) leaves the covered range early
+    (``POP_EXCEPT; RETURN_VALUE``), so the range runs on over what the body's own
+    forward jumps still land beyond."""
+    ops = w.ops
+    end = p
+    while True:
+        while end < stop and w.regions.covered(ops[end], cleanup):
+            end += 1
+        beyond = [o.target.index for o in ops[p:end]
+                  if o.target is not None and end < o.target.index < stop]
+        if not beyond:
+            return end
+        end = max(beyond)
 
 
 def _tail_signature(ops, k, end):

@@ -143,11 +143,7 @@ class Walker:
     def block(self, lo: int, hi: int, stack=None) -> List[ast.stmt]:
         m = StackMachine(self.ctx, stack)
         self.run(m, lo, hi)
-        # After break/return/raise nothing falls through, so the stack is moot
-        # (a for loop's iterator is already popped there).
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("block leaves values on the stack")
+        _check_stack_kept(m, stack, "block leaves values on the stack")
         return m.stmts
 
     # -- the main loop -------------------------------------------------------------------
@@ -191,6 +187,10 @@ class Walker:
         name = op.name
         if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
+        if self.in_handler and self._unbinds_after_pop_except(i):
+            # `except E as e:` left by return/break/continue in a branch: the
+            # compiler's `e = None; del e`, not the clause's own statements.
+            return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)
         if name in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
@@ -214,6 +214,14 @@ class Walker:
         return i + 1
 
     # -- exception regions ------------------------------------------------------------------
+
+    def _unbinds_after_pop_except(self, i: int) -> bool:
+        """``POP_EXCEPT; LOAD_CONST None; STORE x; DELETE x`` at ``i - 1``."""
+        ops = self.ops
+        return i >= 1 and i + 2 < self.n and ops[i - 1].name == "POP_EXCEPT" \
+            and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
+            and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
+            and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
 
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
@@ -247,9 +255,7 @@ class Walker:
     def guarded_block(self, lo, hi, stack, handler, handler_code=False):
         m = StackMachine(self.ctx, stack)
         self.run_guarded(m, lo, hi, handler, handler_code)
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("guarded block leaves values on the stack")
+        _check_stack_kept(m, stack, "guarded block leaves values on the stack")
         return m.stmts
 
     def _copied_break(self, i: int):
@@ -530,7 +536,7 @@ class Walker:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.
             else_end = hi
-        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)
             join = self._join_from_inside(then_start, else_start, hi)
             if dead is not None:
@@ -798,6 +804,8 @@ class Walker:
             body_end -= 1
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
+        if break_target is None:
+            break_target = self._else_before_outer_end(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
@@ -871,6 +879,24 @@ class Walker:
                 targets.add(op.target.index)
         beyond = sorted(t for t in targets if t > exit_)
         return beyond[0] if beyond else None
+
+    def _else_before_outer_end(self, lo, latch, exit_):
+        """A loop's ``break`` that jumps straight to the enclosing loop's next
+        iteration (the compiler threads it there) while code follows the loop's
+        exit: that code is an else clause running to the end of the enclosing
+        body, where the break counts as going."""
+        if not self.loops:
+            return None
+        outer = self.loops[-1]
+        if outer.body_end is None or not exit_ < outer.body_end:
+            return None
+        nxt = self.ops[exit_]
+        if nxt.name == "JUMP" and nxt.target.index in outer.continues:
+            return None
+        if any(op.name == "JUMP" and op.target.index in outer.continues
+               for op in self.ops[lo:latch + 1]):
+            return outer.body_end
+        return None
 
     def while_loop(self, m, i, latch, hi, line) -> int:
         latch_op = self.ops[latch]
@@ -993,6 +1019,20 @@ class Walker:
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _check_stack_kept(m, stack, reason):
+    """A block that runs on must leave the stack it was given as it found it: a
+    value it consumed and replaced (``x; if c: x * 3``) has no statement form."""
+    # After break/return/raise nothing falls through, so the stack is moot
+    # (a for loop's iterator is already popped there).
+    if m.stmts and isinstance(m.stmts[-1], _TERMINAL):
+        return
+    stack = stack or []
+    if len(m.stack) != len(stack):
+        raise DecompileFailure(reason)
+    if any(a is not b for a, b in zip(m.stack, stack)):
+        raise DecompileFailure("a branch changes a value left on the stack")
 
 
 def _at(node, line):

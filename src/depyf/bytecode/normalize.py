@@ -17,7 +17,8 @@ Vocabulary after normalisation (differences from the 3.11 names):
   ``LOAD_METHOD`` push those explicitly); no PRECALL or KW_NAMES.
 * ``CALL_FUNCTION_EX`` with ``(flags, slots)`` likewise.
 * ``MAKE_FUNCTION`` with the flag bits; no qualname on the stack.
-* ``FOR_ITER`` targets the first Op after the loop (no END_FOR).
+* ``FOR_ITER`` targets the first Op after the loop (no END_FOR); ``FOR_ITER "async"``
+  is the header of an ``async for`` (no GET_ANEXT await, END_ASYNC_FOR handler).
 * ``YIELD_FROM`` after ``GET_AWAITABLE``/``GET_YIELD_FROM_ITER; LOAD_CONST None`` for
   ``await`` and ``yield from`` (no SEND loop, END_SEND or CLEANUP_THROW); YIELD_VALUE
   without argument, no ASYNC_GEN_WRAP; no 3.12+ StopIteration wrapper handler.
@@ -659,6 +660,40 @@ def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def async_for_loops(func: Function, table: VersionTable) -> None:
+    """An ``async for`` header becomes one ``FOR_ITER "async"`` that, like FOR_ITER,
+    leaves the next item on the stack or jumps past the loop (popping the iterator)::
+
+        L: GET_ANEXT; LOAD_CONST None; YIELD_FROM      (handler E)   3.11+
+           ... JUMP L ...; E: END_ASYNC_FOR; X:
+        L: SETUP_FINALLY E; GET_ANEXT; LOAD_CONST None; YIELD_FROM; POP_BLOCK   (3.8-3.10)
+           ... JUMP L ...; E: END_ASYNC_FOR; X:
+        -> L: FOR_ITER "async" ->X ... JUMP L ...; X:
+    """
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.name != "GET_ANEXT" or i + 2 >= len(ops) or ops[i + 1].name != "LOAD_CONST" \
+                or ops[i + 2].name != "YIELD_FROM":
+            continue
+        setup = ops[i - 1] if i >= 1 and ops[i - 1].name == "SETUP_FINALLY" else None
+        end = setup.target if setup is not None else (op.handler.target if op.handler else None)
+        if end is None or end.name != "END_ASYNC_FOR":
+            continue
+        k = ops.index(end)
+        if k + 1 >= len(ops):
+            continue
+        head = setup if setup is not None else op
+        head.name, head.arg, head.target = "FOR_ITER", "async", ops[k + 1]
+        head.handler = end.handler
+        doomed += [ops[i + 1], ops[i + 2], end]
+        if setup is not None:
+            doomed.append(op)
+            if i + 3 < len(ops) and ops[i + 3].name == "POP_BLOCK":
+                doomed.append(ops[i + 3])
+    remove_ops(func, doomed)
+
+
 def match_results(func: Function, table: VersionTable) -> None:
     """3.10: MATCH_CLASS and MATCH_KEYS push their result and a bool; 3.11+ push the
     result or None and test that (the stack is as deep either way)::
@@ -734,7 +769,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
-        copied_returns, explicit_returns, copied_loop_returns, match_results,
+        copied_returns, explicit_returns, copied_loop_returns, match_results, async_for_loops,
         block_stack_handlers, finally_to_py39)
 }
 
@@ -744,29 +779,30 @@ _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "dr
 PASSES = {
     (3, 8): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "finally_to_py39", "block_stack_handlers",
+        "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
         "copied_loop_returns"],
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "block_stack_handlers", "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
+        "async_for_loops", "block_stack_handlers", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns"],
     (3, 10): _COMMON + [
-        "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
-        "chained_comparisons",
+        "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
+        "block_stack_handlers", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "match_results"],
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-        "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",
-        "copied_loop_returns"],
+        "async_for_loops", "drop_async_gen_wrap", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns"],
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
-        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns"],
+        "async_for_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
+        "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns"],
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
-        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
-        "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns"],
+        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
+        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns"],
 }

@@ -148,8 +148,8 @@ def finish(m: StackMachine, node) -> ast.expr:
     if isinstance(node, Converted):
         raise DecompileFailure("dangling f-string conversion")
     if isinstance(node, Iterator):
-        return ast.Call(func=ast.Name(id="iter", ctx=ast.Load()), args=[finish(m, node.iterable)],
-                        keywords=[])
+        return ast.Call(func=ast.Name(id="aiter" if node.is_async else "iter", ctx=ast.Load()),
+                        args=[finish(m, node.iterable)], keywords=[])
     if isinstance(node, UnpackSlot) and len(node.owner.slots) == 1 \
             and node.owner.star_index is None and node.owner.parent is None:
         # `*args: *Ts` evaluates the starred annotation as a one-item unpacking
@@ -727,6 +727,11 @@ def _get_iter(m, op):
     m.push(Iterator(m.value(m.pop())), op)
 
 
+@handles("GET_AITER")
+def _get_aiter(m, op):
+    m.push(Iterator(m.value(m.pop()), is_async=True), op)
+
+
 # -- stores -----------------------------------------------------------------------------
 
 def store(m: StackMachine, target: ast.expr, op) -> None:
@@ -846,6 +851,9 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     except ValueError as e:
         raise DecompileFailure(str(e))
     value = owner.value
+    if isinstance(value, Entered):
+        m.last_target = tuple_target      # `with cm as (a, b):`
+        return
     if isinstance(value, _ForTarget):
         value.target = tuple_target
         if m.stack and m.stack[-1] is value:

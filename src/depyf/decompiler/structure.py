@@ -17,9 +17,10 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import Regions, names, try_statement, with_statement
+from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+                         with_statement)
 from .match import match_statement
-from .values import Iterator
+from .values import Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -68,6 +69,8 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
+        #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
+        self.finally_ends = []
         self.normal = self._reachable(with_handlers=False)
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -172,10 +175,14 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
+        if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
+            end = with_exit_at(self, m, i)
+            if end is not None:
+                return end
         copy = self._finally_copy_at(i)
         if copy:
             return i + copy
-        if op.name == "BEFORE_WITH":
+        if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
         h = op.handler
         is_header = i in self.back_targets and not self._is_current_header(i)
@@ -184,7 +191,7 @@ class Walker:
         if is_header:
             return self.loop(m, i, hi)
         name = op.name
-        if name == "END":
+        if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
         if self.in_handler and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the
@@ -904,8 +911,9 @@ class Walker:
             lo, stop = loop.moved_exit
             after = self.block(lo, stop, m.stack)
             end = hi
-        node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
-                       orelse=orelse)
+        kind = ast.AsyncFor if header.arg == "async" else ast.For
+        node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
+                    orelse=orelse)
         if inlined:
             display = m.pop()
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))

@@ -98,8 +98,7 @@ async def fetch(session, urls):
 
 @pytest.mark.parametrize("func", [
     make_counter, make_counter(5), make_adder(2), Base.greet, Child.greet, Child().greet,
-    Child.twice, Child.make, Child.kind.fget, outer, outer().method, generator,
-    pytest.param(fetch, marks=pytest.mark.xfail(strict=True, reason="async with is not structured yet")),
+    Child.twice, Child.make, Child.kind.fget, outer, outer().method, generator, fetch,
 ], ids=lambda f: getattr(f, "__qualname__", repr(f)))
 def test_recompiles_to_the_same_code(func):
     assert_same_code(func)

@@ -65,13 +65,15 @@ def block_stack_handlers(func: Function, table) -> None:
     _rewrite_prologues(func, entries, kinds)
     _rewrite_with_exits(func)
     for op in func.ops:
-        if op.name in ("SETUP_WITH", "SETUP_ASYNC_WITH"):
-            op.name = "BEFORE_WITH" if op.name == "SETUP_WITH" else "BEFORE_ASYNC_WITH"
+        if op.name == "SETUP_WITH":
+            op.name = "BEFORE_WITH"
             op.target = None
         elif op.name == "RERAISE" and op.arg is None:
             op.arg = 0
     from .normalize import remove_ops
-    remove_ops(func, [op for op in func.ops if op.name in ("SETUP_FINALLY", "POP_BLOCK")])
+    # (BEFORE_ASYNC_WITH and the __aenter__ await come before SETUP_ASYNC_WITH.)
+    remove_ops(func, [op for op in func.ops
+                      if op.name in ("SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH")])
 
 
 def _is_name_cleanup(op_list, i) -> bool:

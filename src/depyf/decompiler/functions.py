@@ -336,6 +336,8 @@ def _drop_implicit_return(stmts, top=True):
     elif isinstance(last, ast.Match):
         for case in last.cases:
             case.body = _drop_implicit_return(case.body, False) or [ast.Pass()]
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
     return stmts
 
 

@@ -164,8 +164,18 @@ class _Reader:
             raise DecompileFailure("match end before its last case")
         stop = min(end, self.hi)
         nodes = []
+        exits = self.w.block_exit
         for c in cases:
-            body = self.w.block(c["body"], c["stop"], m.stack)
+            # A jump from inside a body to the end of the statement ends that body.
+            saved = exits.get(c["stop"])
+            exits[c["stop"]] = end
+            try:
+                body = self.w.block(c["body"], c["stop"], m.stack)
+            finally:
+                if saved is None:
+                    exits.pop(c["stop"], None)
+                else:
+                    exits[c["stop"]] = saved
             if c.get("continue") is not None:
                 body = [ast.Continue(lineno=c["continue"].line)]
             nodes.append(ast.match_case(pattern=c["pattern"], guard=c["guard"],

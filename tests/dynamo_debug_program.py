@@ -1,10 +1,11 @@
 """A program to step through with pdb, for tests/test_dynamo_debug.py.
 
-``python tests/dynamo_debug_program.py DUMP BACKEND [--pdb]`` compiles a
-function under ``depyf.prepare_debug(DUMP)``; with ``--pdb`` it then calls it
-again under ``depyf.debug()`` after ``pdb.set_trace()``, so that commands fed
-on stdin can set breakpoints in the dumped files, and prints whether both
-calls gave the same result.
+``python tests/dynamo_debug_program.py DUMP BACKEND[,BACKEND] [--pdb]``
+compiles a function per backend under ``depyf.prepare_debug(DUMP)`` (``toy``
+with "eager", ``toy_aot`` with "aot_eager", ``small`` with "inductor"); with
+``--pdb`` it then calls them again under ``depyf.debug()`` after
+``pdb.set_trace()``, so that commands fed on stdin can set breakpoints in the
+dumped files, and prints whether both calls gave the same results.
 """
 import sys
 
@@ -21,26 +22,37 @@ def toy(a, b):
     return x * b
 
 
+def toy_aot(a, b):
+    # toy again: a code object of its own for the second backend
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
 def small(a):
     # One graph: a single Inductor compile keeps the test short.
     return (a.sin() * 2).sum()
 
 
-def main(dump, backend, stop):
+FUNCTIONS = {"eager": toy, "aot_eager": toy_aot, "inductor": small}
+
+
+def main(dump, backends, stop):
     a, b = torch.arange(4.0), -torch.ones(4)
-    if backend == "inductor":
-        f, args = torch.compile(small, backend=backend), (a,)
-    else:
-        f, args = torch.compile(toy, backend=backend), (a, b)
+    calls = []
+    for backend in backends:
+        fn = FUNCTIONS[backend]
+        calls.append((torch.compile(fn, backend=backend), (a,) if fn is small else (a, b)))
     with depyf.prepare_debug(dump):
-        first = f(*args)
+        first = [f(*args) for f, args in calls]
     if stop:
         with depyf.debug():
             import pdb
             pdb.set_trace()
-            second = f(*args)
-        print("SAME RESULT:", torch.equal(first, second))
+            second = [f(*args) for f, args in calls]
+        print("SAME RESULT:", all(torch.equal(x, y) for x, y in zip(first, second)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], "--pdb" in sys.argv[3:])
+    main(sys.argv[1], sys.argv[2].split(","), "--pdb" in sys.argv[3:])

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -44,8 +45,9 @@ def _meta(dump, function):
         return json.load(f)
 
 
-def _resume_meta(dump):
-    names = [n for n in os.listdir(dump) if n.startswith("__meta_for_") and "resume" in n]
+def _resume_meta(dump, function):
+    names = [n for n in os.listdir(dump)
+             if n.startswith("__meta_for_torch_dynamo_resume_in_%s_at_" % function)]
     assert len(names) == 1, names
     with open(os.path.join(dump, names[0])) as f:
         return json.load(f)
@@ -91,31 +93,23 @@ def _drive(dump, backend, stops):
 
 
 @pytest.mark.torch
-def test_breakpoints_eager(tmp_path):
-    """Transformed code of the frame and of its resume function, and the
-    Dynamo graph's forward (backend "eager")."""
+def test_breakpoints_eager_and_aot_eager(tmp_path):
+    """Backend "eager": the transformed code of the frame and of its resume
+    function, and the Dynamo graph's forward. Backend "aot_eager": the
+    transformed code and AOTAutograd's graph, the forward that runs there."""
     pytest.importorskip("torch")
     dump = tmp_path / "dump"
-    _run(dump, "eager")
-    main = _meta(dump, "toy")
-    resume = _resume_meta(dump)
+    _run(dump, "eager,aot_eager")
+    main, aot = _meta(dump, "toy"), _meta(dump, "toy_aot")
+    resume = _resume_meta(dump, "toy")
     transformed = _line(os.path.join(dump, main["entries"][0]["transformed_code"]), "__compiled_fn")
     graph = _line(_graph_file(dump, main, "dynamo_graph"), "torch.abs(")
     resumed = _line(os.path.join(dump, resume["entries"][0]["transformed_code"]), "__compiled_fn")
-    transcript = _drive(dump, "eager", [transformed + ("a", A), graph + ("l_a_", A), resumed + ("x", X)])
-    print(transcript)
-
-
-@pytest.mark.torch
-def test_breakpoints_aot_eager(tmp_path):
-    """AOTAutograd's graph is the forward that runs under "aot_eager"."""
-    pytest.importorskip("torch")
-    dump = tmp_path / "dump"
-    _run(dump, "aot_eager")
-    main = _meta(dump, "toy")
-    transformed = _line(os.path.join(dump, main["entries"][0]["transformed_code"]), "__compiled_fn")
-    graph = _line(_graph_file(dump, main, "aot_inference_graph"), "torch.ops.aten.abs.default(")
-    print(_drive(dump, "aot_eager", [transformed + ("b", B), graph + ("arg0_1", A)]))
+    aot_transformed = _line(os.path.join(dump, aot["entries"][0]["transformed_code"]), "__compiled_fn")
+    aot_graph = _line(_graph_file(dump, aot, "aot_inference_graph"), "torch.ops.aten.abs.default(")
+    print(_drive(dump, "eager,aot_eager", [
+        transformed + ("a", A), graph + ("l_a_", A), resumed + ("x", X),
+        aot_transformed + ("b", B), aot_graph + ("arg0_1", A)]))
 
 
 @pytest.mark.torch
@@ -132,3 +126,115 @@ def test_breakpoint_inductor_call(tmp_path):
     call = _line(path, after.strip())
     assert call[1] == cleared + 1
     print(_drive(dump, "inductor", [call + ("arg0_1", A)]))
+
+
+# -- the line table retargeting on its own (standard library only, every host version) --
+
+LINEMAP_CHECK = textwrap.dedent('''
+    import importlib.util, sys
+    spec = importlib.util.spec_from_file_location("linemap", sys.argv[1])
+    linemap = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(linemap)
+    SOURCE = """
+    def f(a, b):
+        x = a + 1
+        for i in range(3):
+            x = x * b + i
+        try:
+            y = [x for x in range(a)]
+        except Exception:
+            y = None
+        return x, y
+    """
+    live = compile(SOURCE, "<live>", "exec")
+    # the same function further down another file, one blank line between statements
+    shown = "# header\\n" * 300 + SOURCE.replace("\\n", "\\n\\n")
+    dumped = linemap.find_code(compile(shown, "/dump/f.py", "exec"), "f")
+    code = linemap.retarget(linemap.find_code(live, "f"), dumped, "/dump/f.py")
+    namespace = {}
+    exec(live, namespace)
+    f = namespace["f"]
+    before = f(3, 2)
+    f.__code__ = code
+    statements = sorted(n for n, line in enumerate(shown.splitlines(), 1) if line.strip().startswith(
+        ("x =", "for ", "y =", "try", "except", "return")))
+    lines = sorted(set(line for _, _, line in code.co_lines() if line is not None))
+    assert code.co_filename == "/dump/f.py" and code.co_code == live.co_consts[0].co_code
+    assert set(statements) - set(lines) <= {statements[3]}, (statements, lines)   # 'try' has no code
+    assert f(3, 2) == before
+    print("OK", sys.version_info[:2])
+''')
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
+def test_linemap_retarget_keeps_code_and_moves_lines(tmp_path, version):
+    """Same bytecode, the dumped file's name and lines, on each host version
+    (3.10 has its own line table format)."""
+    sys.path.insert(0, SRC)
+    from depyf.verify.interpreters import find_interpreter
+    python = find_interpreter(version)
+    if python is None:
+        pytest.skip("no Python %s installed" % version)
+    script = tmp_path / "check.py"
+    script.write_text(LINEMAP_CHECK)
+    proc = subprocess.run([python, str(script), os.path.join(SRC, "depyf", "dynamo", "linemap.py")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr
+
+
+def test_alignment_takes_matched_lines():
+    """Unmatched instructions keep the line before them."""
+    sys.path.insert(0, SRC)
+    from depyf.dynamo.linemap import matched_lines
+    live = [(0, 2, "A", 1), (2, 4, "X", 1), (4, 6, "B", 1)]
+    dumped = [(0, 2, "A", 10), (2, 4, "B", 12)]
+    assert matched_lines(live, dumped, 9) == [10, 10, 12]
+
+
+# -- never break the user --------------------------------------------------------------
+
+FAILING = textwrap.dedent('''
+    import warnings, torch, depyf
+    import depyf.dynamo.breakpoints as breakpoints
+    from dynamo_debug_program import toy
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    breakpoints.retarget = boom            # every retargeting fails
+    a, b = torch.arange(4.0), -torch.ones(4)
+    plain = toy(a, b)
+    printed, recompiled = torch.fx.GraphModule.print_readable, torch.fx.GraphModule.recompile
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(__import__("sys").argv[1]):
+            f = torch.compile(toy, backend="eager")
+            results = [f(a, b) for _ in range(3)]
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+    entry = _debug_get_cache_entry_list(toy.__code__)[0]
+    print("SAME", all(torch.equal(r, plain) for r in results))
+    print("OWN CODE", entry.code.co_filename == toy.__code__.co_filename)
+    print("RESTORED", torch.fx.GraphModule.print_readable is printed and torch.fx.GraphModule.recompile is recompiled)
+    for w in caught:
+        if "depyf" in str(w.message):
+            print("WARNING", w.message)
+''')
+
+
+@pytest.mark.torch
+def test_failure_keeps_dynamo_code_with_one_warning(tmp_path):
+    pytest.importorskip("torch")
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING)
+    env = _env()
+    env["PYTHONPATH"] = HERE + os.pathsep + env["PYTHONPATH"]
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "dump")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert "SAME True" in out and "OWN CODE True" in out and "RESTORED True" in out, out
+    warned = [line for line in out.splitlines() if line.startswith("WARNING")]
+    # one per function (toy, its resume function) and per graph (two), each naming it
+    assert len(warned) == 4 and all("boom" in w for w in warned), out
+    assert len(set(warned)) == len(warned), out
+    assert any(" of toy will not be hit" in w for w in warned) and any(" of __compiled_fn_1 " in w for w in warned), out

@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import threading
 import types
+import warnings
 import weakref
 from typing import Dict, List, Optional, Tuple
 
@@ -124,6 +125,13 @@ class Breakpoints:
     # -- transformed code -----------------------------------------------------
     def transformed(self, code: types.CodeType, new_code: types.CodeType) -> Optional[types.CodeType]:
         """``new_code`` pointed at its dumped file, or None (keep Dynamo's)."""
+        try:
+            return self._transformed(code, new_code)
+        except Exception as e:
+            self._failed(getattr(code, "co_qualname", code.co_name), e)
+            return None
+
+    def _transformed(self, code: types.CodeType, new_code: types.CodeType) -> Optional[types.CodeType]:
         fn = self.session.functions.get(id(code))
         if fn is None or fn.code is not code:
             return None
@@ -143,6 +151,12 @@ class Breakpoints:
     # -- graphs ---------------------------------------------------------------
     def graph_written(self, path: str, kind: str, payload: str, metadata: dict) -> None:
         """A graph file was written: point the code that runs it there."""
+        try:
+            self._graph_written(path, kind, payload, metadata)
+        except Exception as e:
+            self._failed(_graph_name(path), e)
+
+    def _graph_written(self, path: str, kind: str, payload: str, metadata: dict) -> None:
         if kind in FX_KINDS:
             with self._lock:
                 refs = self._printed.pop(payload, [])
@@ -168,7 +182,7 @@ class Breakpoints:
             if found is not None:
                 self._retarget_forward(module, *found)
         except Exception as e:  # the module keeps torch's code
-            self.session._warn(os.path.basename(found[1]) if found else "a graph", "%s: %s" % (type(e).__name__, e))
+            self._failed(_graph_name(found[1]) if found else "a graph", e)
 
     def _retarget_forward(self, module, dumped: types.CodeType, path: str) -> None:
         forward = type(module).__dict__.get("forward")
@@ -192,7 +206,21 @@ class Breakpoints:
             for where, _ in ready:
                 del self._waiting[where]
         for where, path in ready:
-            self.session._guarded(os.path.basename(path), self._retarget_call, loaded[where], path)
+            try:
+                self._retarget_call(loaded[where], path)
+            except Exception as e:
+                self._failed(_graph_name(path), e)
+
+    def _failed(self, who: str, error: Exception) -> None:
+        """One warning per function or graph, shared with the dump's own."""
+        warned = self.session._warned
+        if who in warned:
+            return
+        warned.add(who)
+        from .hooks import DepyfWarning
+        warnings.warn("depyf: breakpoints in the dumped files of %s will not be hit: %s: %s "
+                      "(it runs the code torch made, unchanged)" % (who, type(error).__name__, error),
+                      DepyfWarning, stacklevel=2)
 
     def _retarget_call(self, module, path: str) -> None:
         call = getattr(module, "call", None)
@@ -206,6 +234,11 @@ class Breakpoints:
             raise LookupError("no %s in %s" % (".".join(where + ("call",)), path))
         function.__code__ = retarget(function.__code__, dumped, path)
         self.retargeted.append(path)
+
+
+def _graph_name(path: str) -> str:
+    """``__compiled_fn_1`` of ``.../__compiled_fn_1.dynamo_graph.py``."""
+    return os.path.basename(path).split(".", 1)[0]
 
 
 def _nodes(module) -> tuple:

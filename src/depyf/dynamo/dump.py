@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import keyword
 import os
 import re
 import threading
@@ -40,12 +39,10 @@ _NOT_IDENT = re.compile(r"\W")
 def identifier(text: str) -> str:
     """``text`` as a Python identifier fit for a file name.
 
-    >>> identifier("Net.forward.<locals>.inner"), identifier("<lambda>")
-    ('Net_forward__locals__inner', 'lambda_')
+    >>> identifier("Net.forward.<locals>.inner")
+    'Net_forward__locals__inner'
     """
     name = _NOT_IDENT.sub("_", text).strip("_") or "fn"
-    if keyword.iskeyword(name):     # a module-level lambda: ``def lambda(`` would not compile
-        return name + "_"
     return ("_" + name) if name[0].isdigit() else name
 
 

@@ -18,6 +18,7 @@ Example::
 """
 from __future__ import annotations
 
+import keyword
 import logging
 import threading
 import warnings
@@ -93,7 +94,8 @@ def _log_sources(code, new_code):
 
 def _name(code) -> str:
     from .dump import identifier
-    return identifier(code.co_name)
+    name = identifier(code.co_name)
+    return name + "_" if keyword.iskeyword(name) else name      # <lambda>: no ``def lambda(``
 
 
 def _transformed_name(code) -> str:

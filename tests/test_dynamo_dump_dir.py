@@ -109,3 +109,14 @@ def test_each_rank_writes_its_own_directory(monkeypatch, tmp_path):
     assert _rank_dir(str(tmp_path)) == str(tmp_path)
     monkeypatch.setenv("RANK", "3")
     assert _rank_dir(str(tmp_path)) == os.path.join(str(tmp_path), "rank_3")
+
+
+def test_cell_variables_stay_cells():
+    # Dynamo's code makes closures without a visible def: the text alone would
+    # leave `a` and `c` plain locals.
+    text = fullcode.keep_cells('def f(a):\n    """doc"""\n    c = a + 1\n    return c\n', "f", ("a", "c"))
+    namespace = {}
+    exec(compile(text, "t", "exec"), namespace)
+    f = namespace["f"]
+    assert f.__code__.co_cellvars == ("a", "c")
+    assert f.__doc__ == "doc" and f(1) == 2

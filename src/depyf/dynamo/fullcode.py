@@ -27,7 +27,33 @@ def decompile_as(code: types.CodeType, name: str) -> str:
     if hasattr(code, "co_qualname"):
         renamed = renamed.replace(co_qualname=name)
     text = decompile(renamed, layout="compact")
+    if code.co_cellvars:
+        text = keep_cells(text, name, code.co_cellvars)
     return enclose(text, name, code.co_freevars) if code.co_freevars else text
+
+
+def keep_cells(text: str, name: str, cellvars) -> str:
+    """Make the cell variables of ``code`` cells in the decompiled function too.
+
+    Dynamo's code keeps the original's cells (closures it builds read them,
+    and it refuses replacement code whose cells differ), but the decompiled
+    body may no longer show the nested function that made them cells: a
+    nested function naming them, never called, makes them cells again.
+    """
+    import ast
+    tree = ast.parse(text)
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if fn is None or not fn.body:
+        return text
+    first = fn.body[0]
+    if (len(fn.body) > 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        first = fn.body[1]          # the docstring stays first
+    indent = " " * first.col_offset
+    lines = text.splitlines(True)
+    lines.insert(first.lineno - 1, "%sdef __depyf_cells__():  # keeps %s in cells, as Dynamo's code does\n"
+                 "%s    return (%s,)\n" % (indent, ", ".join(cellvars), indent, ", ".join(cellvars)))
+    return "".join(lines)
 
 
 def enclose(text: str, name: str, freevars) -> str:

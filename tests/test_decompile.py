@@ -897,6 +897,21 @@ SNIPPETS = {
             except IndexError:
                 return 1
     """,
+    "continue_after_an_if_ending_a_branch": """
+        def replace(obj, changes, fields, CV, IV, MISSING):
+            for f in fields:
+                if f._field_type is CV:
+                    continue
+                if not f.init:
+                    if f.name in changes:
+                        raise ValueError('x')
+                    continue
+                if f.name not in changes:
+                    if f._field_type is IV and f.default is MISSING:
+                        raise ValueError('y')
+                    changes[f.name] = getattr(obj, f.name)
+            return 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -529,6 +529,19 @@ class Walker:
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
                                           orelse=[]), line))
                 return hi
+            end = self.ops[hi - 1] if hi - 1 > then_start else None
+            if else_start in loop.continues and else_start < then_start and end is not None \
+                    and end.name == "JUMP" and end.target.index == else_start \
+                    and end.index not in self.reachable \
+                    and else_start != loop.top and not folds_a_not(test):
+                # `if test: A` then `continue` ending the block, unreached after a
+                # raise in A (up to 3.9): the jump past A was threaded through the
+                # continue. (`if not test: continue` keeps a jump over the continue.)
+                body = self.block(then_start, hi - 1, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                m.stmts.append(_at(ast.Continue(), end.line))
+                return hi
             first = self.ops[then_start]
             if else_start == then_start + 1 and first.name == "JUMP" \
                     and first.target.index in loop.continues and else_start < hi \
@@ -583,7 +596,10 @@ class Walker:
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
         if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
                 and self._continues_at_body_end(last, hi) \
-                and not self._jumped_to(else_start, then_start, else_start - 1):
+                and not self._jumped_to(else_start, then_start, else_start - 1) \
+                and not self._conditional_to(last.target.index, then_start, else_start - 1) \
+                and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
+                         and last.line != self.ops[else_start - 2].line):
             # `if c: A else: B` ending a loop body: A ends with the jump to the next
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
@@ -733,6 +749,14 @@ class Walker:
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
+
+    def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
+        """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
+        from inside a branch that ends in a jump there was threaded through that
+        jump (up to 3.9; 3.12+ jumps to it, on its own line): the jump is a
+        ``continue``, not the jump over an else, which would have been threaded on
+        or copied.)"""
+        return any(o.name in CONDITIONAL and o.target.index == k for o in self.ops[lo:hi])
 
     def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
         """Some op in ``[lo, hi)`` jumps to ``k``."""

@@ -390,7 +390,10 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     doomed = []
     cleanups = {}
     for i in range(len(ops) - 3):
-        a, b, cmp, jump = ops[i:i + 4]
+        cmp = ops[i + 2]
+        if cmp.name != "COMPARE_OP":
+            continue        # (the cheap test first: this looks at every op)
+        a, b, jump = ops[i], ops[i + 1], ops[i + 3]
         dup = (a.name == "DUP_TOP" and b.name == "ROT_THREE") or (
             a.name == "SWAP" and a.arg == 2 and b.name == "COPY" and b.arg == 2)
         if not (dup and cmp.name == "COMPARE_OP" and jump.target is not None
@@ -610,8 +613,10 @@ def send_loops(func: Function, table: VersionTable) -> None:
     ops = func.ops
     doomed = []
     for i, op in enumerate(ops[:-3]):
+        if op.name != "SEND":
+            continue
         yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
-        if not (op.name == "SEND" and op.target is after and yield_.name == "YIELD_VALUE"
+        if not (op.target is after and yield_.name == "YIELD_VALUE"
                 and back.name == "JUMP" and back.target is op):
             continue
         doomed += [yield_, back]

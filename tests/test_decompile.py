@@ -667,6 +667,32 @@ SNIPPETS = {
                 pass
             return a, d
     """,
+    "return_from_loop_in_except": """
+        def f(cls, value):
+            try:
+                return cls.m[value]
+            except TypeError:
+                for member in cls.x:
+                    if member == value:
+                        return member
+            return 5
+    """,
+    "code_after_try_reached_from_handlers": """
+        def f(x):
+            try:
+                return x()
+            except E:
+                pass
+            return 5
+        def g(x):
+            try:
+                return x()
+            except E as e:
+                x = e
+            except F:
+                return 3
+            x.y()
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -240,3 +240,26 @@ def _rewrite_with_exits(func: Function) -> None:
             b.name = c.name = "LOAD_CONST"
             b.arg = c.arg = None
             d.arg = (2, (), 2)
+
+
+def exc_info_shuffles(func: Function, table) -> None:
+    """Up to 3.10 the saved exception state is three stack slots; from 3.11 (and
+    after :func:`block_stack_handlers`) it is one, so the shuffles that move a
+    return value under it shrink: ``ROT_FOUR`` -> ``SWAP 2``, and a ``return``
+    in a finally body that drops the caught exception::
+
+        ROT_FOUR; POP_TOP; POP_TOP; POP_TOP; ROT_FOUR; POP_EXCEPT
+        -> SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT
+
+    (The compiler emits ROT_FOUR for nothing else.)
+    """
+    from .normalize import remove_ops
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.name != "ROT_FOUR":
+            continue
+        op.name, op.arg = "SWAP", 2
+        if [o.name for o in ops[i + 1:i + 5]] == ["POP_TOP"] * 3 + ["ROT_FOUR"]:
+            doomed += ops[i + 2:i + 4]
+    remove_ops(func, doomed)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List
 
-from .blockstack import block_stack_handlers
+from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .decode import Bytecode, decode
 from .ir import Function, Handler, Op
@@ -478,11 +478,21 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         jump = ops[i + 1]
         if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
                 and jump.target.index <= i + 1 and id(jump) not in targeted \
-                and jump.handler is op.handler:
+                and _same_region(op, jump):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
     remove_ops(func, doomed)
+
+
+def _same_region(op: Op, jump: Op) -> bool:
+    """Whether ``jump`` runs under ``op``'s handler. 3.12 leaves a backward jump
+    that cannot raise out of the exception table, even inside a handler; it
+    still counts as inside when it goes back into that handler's region."""
+    if jump.handler is op.handler:
+        return True
+    h = op.handler
+    return jump.handler is None and h is not None and h.same_as(jump.target.handler)
 
 
 def assertion_error_loads(func: Function, table: VersionTable) -> None:
@@ -699,7 +709,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
         copied_returns, explicit_returns, copied_loop_returns,
-        block_stack_handlers, finally_to_py39)
+        block_stack_handlers, exc_info_shuffles, finally_to_py39)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
@@ -708,15 +718,16 @@ _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "dr
 PASSES = {
     (3, 8): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "finally_to_py39", "block_stack_handlers",
+        "finally_to_py39", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
         "copied_loop_returns"],
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "block_stack_handlers", "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
+        "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns"],
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
-        "chained_comparisons",
+        "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns"],
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",

@@ -287,8 +287,9 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     while body_end < stop and w.regions.covered(ops[body_end], cleanup):
         body_end += 1
     sub = StackMachine(w.ctx, base)
-    w.run_guarded(sub, p, body_end, cleanup, handler_code=True)
-    k = body_end
+    # A loop's body may run past the covered range (a return in it pops the
+    # exception state first); the walk says where it ended.
+    k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))
     exit_target = None
     if k < clause_end and ops[k].name == "POP_EXCEPT":
         sub.step(ops[k])

@@ -30,6 +30,11 @@ _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SE
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_MAX_HANDLER_DEPTH = 20
+#: what may sit between an except clause's POP_EXCEPT and its closing jump
+_CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                              "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
+                              "DELETE_DEREF", "POP_TOP"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 
@@ -65,7 +70,7 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
-        self.normal = self._reachable(with_handlers=False)
+        self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
@@ -116,6 +121,37 @@ class Walker:
                     break
                 i += 1
         return seen
+
+    def _outside_handlers(self):
+        """Ops that run with no exception being handled: reached from the entry,
+        and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
+        del name]; JUMP after``): the code after a try whose body always returns
+        is reached from its except clauses only. (What falls through after
+        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
+        seen = set()
+        work = [(0, 0)] if self.ops else []
+        while work:
+            i, depth = work.pop()
+            leaving = False
+            while i < self.n and (i, depth, leaving) not in seen:
+                seen.add((i, depth, leaving))
+                op = self.ops[i]
+                if op.target is not None:
+                    work.append((op.target.index, depth - (leaving and op.name == "JUMP")))
+                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
+                        and depth < _MAX_HANDLER_DEPTH:
+                    # (clean-up handlers only re-raise: never followed; a handler
+                    # that loops back into its try without POP_EXCEPT would
+                    # nest without end)
+                    work.append((op.handler.target.index, depth + 1))
+                if op.name in _NO_FALLTHROUGH:
+                    break
+                if op.name == "POP_EXCEPT" and depth > 0:
+                    leaving = True
+                elif op.name not in _CLAUSE_EPILOGUE:
+                    leaving = False
+                i += 1
+        return {i for i, depth, _ in seen if depth == 0}
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -190,7 +226,9 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
-        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator) \
+                and self.ops[i - 1].name != "SWAP":
+            # (after a SWAP a return value sits under the iterator: no break)
             end = self._copied_break(i)
             if end is not None:
                 m.pop()

@@ -693,6 +693,33 @@ SNIPPETS = {
                 return 3
             x.y()
     """,
+    "with_body_returns": """
+        def f(lock, g):
+            with lock:
+                return g()
+        def h(lock, g):
+            with lock as x:
+                x.y()
+                return g(x)
+    """,
+    "except_as_returns": """
+        def exists(self):
+            try:
+                self.stat()
+            except OSError as e:
+                if not _ignore_error(e):
+                    raise
+                return False
+            return True
+        def g(xs):
+            for x in xs:
+                try:
+                    x()
+                except ValueError as e:
+                    return e.args
+                except TypeError as e:
+                    break
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -27,7 +27,7 @@ import ast
 from typing import List, Optional
 
 from .expressions import DecompileFailure, StackMachine
-from .values import CaughtException, Entered, ExcInfo, WithExit
+from .values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
 
 class Regions:
@@ -134,14 +134,19 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
                 orelse += w.block(target, end, m.stack)
         else:
             if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
-                    ops[stop - 1].target.index == end:
-                stop -= 1
+                    (ops[stop - 1].target.index == end
+                     or (end >= hi and _continues(w, ops[stop - 1]))):
+                stop -= 1       # the body's way out (to the join, or on round its loop)
             orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
         k = end
     node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+def _continues(w, jump) -> bool:
+    return any(jump.target.index in loop.continues for loop in w.loops[-1:])
 
 
 def _extend_inline_body(w, i, body_end, hs) -> int:
@@ -294,10 +299,18 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     if k < clause_end and ops[k].name == "POP_EXCEPT":
         sub.step(ops[k])
         k += 1
-        # `return value` inside the clause finishes after POP_EXCEPT.
+        if name is not None and _name_epilogue(ops, k, name):
+            k += 3          # before a return value's last shuffles too
+        # `return value` inside the clause finishes after POP_EXCEPT, and a
+        # return or break out of a loop drops the loop's iterator there.
+        rest = base[:-1]
         w.in_handler += 1
         try:
-            while k < clause_end and len(sub.stack) > len(base) - 1 and not _terminal(sub):
+            while k < clause_end and not _terminal(sub):
+                if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub):
+                    break
+                if ops[k].name == "JUMP" and not w._is_loop_jump(ops[k]):
+                    break
                 k = w.step(sub, k, clause_end)
         finally:
             w.in_handler -= 1
@@ -309,6 +322,15 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
             else:
                 exit_target = ops[k].target.index
     return sub.stmts, exit_target, k
+
+
+def _settled(stack, rest) -> bool:
+    """Whether ``stack`` is back to ``rest`` (no value of a statement pending)."""
+    return len(stack) == len(rest) and all(a is b for a, b in zip(stack, rest))
+
+
+def _drops_iterator(op, m) -> bool:
+    return op.name == "POP_TOP" and bool(m.stack) and isinstance(m.stack[-1], Iterator)
 
 
 def _tail_signature(ops, k, end):

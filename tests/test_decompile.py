@@ -720,6 +720,20 @@ SNIPPETS = {
                 except TypeError as e:
                     break
     """,
+    "finally_body_with_if": """
+        def close(self):
+            try:
+                self.x()
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+        def close2(self):
+            try:
+                return self.x()
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

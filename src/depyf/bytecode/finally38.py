@@ -159,8 +159,11 @@ def _finally(func, setup, doomed, appended) -> None:
     if begin.name == "BEGIN_FINALLY":
         doomed.append(begin)
     doomed.append(ops[e])                 # END_FINALLY: the normal copy falls through
-    copy = _clone_range(fin)
-    copy.append(Op("RERAISE", 0, line=ops[e].line, offset=ops[e].offset))
+    # A jump to the END_FINALLY (the end of an `if` in the body) goes to
+    # whatever follows each copy.
+    reraise = Op("RERAISE", 0, line=ops[e].line, offset=ops[e].offset)
+    copy = _clone_range(fin, ops[e], reraise)
+    copy.append(reraise)
     appended.extend(copy)
     original = setup.target
     setup.target = copy[0]
@@ -168,7 +171,7 @@ def _finally(func, setup, doomed, appended) -> None:
     for op in list(ops):
         if op.name == "CALL_FINALLY" and op.target is original:
             i = ops.index(op)
-            clone = _clone_range(fin)
+            clone = _clone_range(fin, ops[e], ops[i + 1])
             ops[i:i + 1] = clone
             for other in ops:
                 if other.target is op:
@@ -225,9 +228,12 @@ def _clone(op: Op) -> Op:
     return Op(op.name, op.arg, op.target, op.line, op.offset, None, op.extra)
 
 
-def _clone_range(seq: List[Op]) -> List[Op]:
-    """Copies of ``seq`` whose jumps inside the range point at the copies."""
+def _clone_range(seq: List[Op], end: Op = None, after: Op = None) -> List[Op]:
+    """Copies of ``seq`` whose jumps inside the range point at the copies (and
+    jumps to ``end``, just past it, at ``after``)."""
     mapping: Dict[int, Op] = {id(o): _clone(o) for o in seq}
+    if end is not None:
+        mapping[id(end)] = after
     out = []
     for o in seq:
         c = mapping[id(o)]

@@ -485,6 +485,28 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def merge_copied_exits(func: Function, table: VersionTable) -> None:
+    """3.10+ copies a block's closing RERAISE or RETURN_VALUE onto each branch
+    that ends there (``if c: x()`` in a finally body); merge the copies back into
+    the one exit older versions have::
+
+        ...; POP_JUMP_IF_TRUE L; x(); RERAISE 0; L: RERAISE 0
+        -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
+    """
+    ops = func.ops
+    doomed = []
+    for i in range(len(ops) - 1, 0, -1):
+        op, before = ops[i], ops[i - 1]
+        if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE") \
+                and op.arg == before.arg and _same_handler(op, before):
+            doomed.append(before)
+    remove_ops(func, doomed)
+
+
+def _same_handler(a: Op, b: Op) -> bool:
+    return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))
+
+
 def _same_region(op: Op, jump: Op) -> bool:
     """Whether ``jump`` runs under ``op``'s handler. 3.12 leaves a backward jump
     that cannot raise out of the exception table, even inside a handler; it
@@ -709,10 +731,12 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
         copied_returns, explicit_returns, copied_loop_returns,
-        block_stack_handlers, exc_info_shuffles, finally_to_py39)
+        block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
+#: 3.10 on: the compiler copies small exit blocks
+_COPIED_EXITS = ["merge_copied_exits"]
 
 #: Which passes each version needs, in order.
 PASSES = {
@@ -728,20 +752,20 @@ PASSES = {
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"],
+        "unthread_short_circuits", "copied_loop_returns"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
         "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",
-        "copied_loop_returns"],
+        "copied_loop_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
         "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns"],
+        "backward_conditional_jumps", "copied_loop_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
         "drop_end_for_pop", "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
         "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns"],
+        "copied_loop_returns"] + _COPIED_EXITS,
 }

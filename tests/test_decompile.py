@@ -734,6 +734,33 @@ SNIPPETS = {
                 if not self._extfileobj:
                     self.fileobj.close()
     """,
+    "return_in_try_in_loop": """
+        def getitem(self, key):
+            for mapping in self.maps:
+                try:
+                    return mapping[key]
+                except KeyError:
+                    pass
+            return self.__missing__(key)
+        def next_value(start, last_values):
+            for last_value in reversed(last_values):
+                try:
+                    return last_value + 1
+                except TypeError:
+                    pass
+            else:
+                return start
+        def h(xs):
+            for x in xs:
+                try:
+                    x()
+                except KeyError:
+                    continue
+                except ValueError:
+                    x.y()
+                    continue
+                x.done()
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -110,6 +110,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = _clauses(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
+    if end is None or end >= hi:
+        # The try ends its loop's body: a clause falling off its end goes round.
+        for clause in clauses:
+            if clause.body and getattr(clause.body[-1], "fall_off", False):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
             # Not a copy of the code after the try: the clause's own closing
@@ -170,7 +175,9 @@ def _try_body(w, m, i, body_end, handler):
     the covered range (returning cannot raise), which belongs to the body."""
     sub = StackMachine(w.ctx, m.stack)
     end = max(body_end, w.run_guarded(sub, i, body_end, handler))
-    if len(sub.stack) == len(m.stack) + 1 and end < w.n and w.ops[end].name == "RETURN_VALUE":
+    # (after dropping a loop's iterator: SWAP 2; POP_TOP; RETURN_VALUE)
+    while end < w.n and not _terminal(sub) and not _settled(sub.stack, m.stack) \
+            and w.ops[end].name in ("SWAP", "POP_TOP", "RETURN_VALUE"):
         w.step(sub, end, end + 1)
         end += 1
     if len(sub.stack) != len(m.stack) and not _terminal(sub):
@@ -319,6 +326,10 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         if not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
             if w._is_loop_jump(ops[k]):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
+                # Up to 3.9 an explicit `continue` leaves the clause's own way
+                # out after it, dead; without that it may be the clause ending.
+                sub.stmts[-1].fall_off = isinstance(sub.stmts[-1], ast.Continue) and \
+                    not (k + 1 < w.n and ops[k + 1].name == "POP_EXCEPT")
             else:
                 exit_target = ops[k].target.index
     return sub.stmts, exit_target, k

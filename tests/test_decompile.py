@@ -761,6 +761,25 @@ SNIPPETS = {
                     continue
                 x.done()
     """,
+    "with_inside_try_finally": """
+        def close(self):
+            try:
+                if self.mode in ('w', 'x', 'a') and self._didModify:
+                    with self._lock:
+                        if self._seekable:
+                            self.fp.seek(self.start_dir)
+                        self._write_end_record()
+            finally:
+                fp = self.fp
+                self.fp = None
+                self._fpclose(fp)
+        def close2(self):
+            try:
+                if self.mode:
+                    self._write_end_record()
+            finally:
+                self._fpclose(fp)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -503,6 +503,51 @@ def merge_copied_exits(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def merge_copied_tails(func: Function, table: VersionTable) -> None:
+    """3.10 copies the code that ends a function (a finally body's normal copy
+    and the closing return) onto each branch that reaches it; merge a copy that
+    sits right after its original back into it::
+
+        POP_JUMP_IF_FALSE L; x(); fin; LOAD_CONST None; RETURN_VALUE
+        L: fin; LOAD_CONST None; RETURN_VALUE
+        -> POP_JUMP_IF_FALSE L'; x(); L': fin; LOAD_CONST None; RETURN_VALUE
+
+    (Copies of a bare ``return`` are left alone: the structurer reads those.)
+    """
+    func.reindex()
+    ops = func.ops
+    jumped = {}
+    for op in ops:
+        if op.target is not None:
+            jumped.setdefault(op.target.index, []).append(op)
+    doomed = []
+    gone = set()
+    # (last first: a copy of a copy merges into the copy, then on into the first)
+    for t in sorted(jumped, reverse=True):
+        end = t
+        while end < len(ops) and ops[end].target is None and ops[end].name != "RETURN_VALUE":
+            end += 1
+        size = end + 1 - t
+        if end >= len(ops) or size < 3 or t - size < 0:
+            continue
+        copy, original = ops[t:end + 1], ops[t - size:t]
+        if any(o.target is not None or id(o) in gone for o in original) or \
+                not all(_same_op(a, b) for a, b in zip(copy, original)) or \
+                any(o.index in jumped for o in copy[1:]):
+            continue
+        for op in ops:
+            if op.target is copy[0]:
+                op.target = original[0]
+        doomed += copy
+        gone.update(id(o) for o in copy)
+    remove_ops(func, doomed)
+
+
+def _same_op(a: Op, b: Op) -> bool:
+    return a.name == b.name and a.arg == b.arg and type(a.arg) is type(b.arg) \
+        and a.line == b.line and _same_handler(a, b)
+
+
 def _same_handler(a: Op, b: Op) -> bool:
     return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))
 
@@ -731,7 +776,8 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
         copied_returns, explicit_returns, copied_loop_returns,
-        block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits)
+        block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
+        merge_copied_tails)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
@@ -752,7 +798,7 @@ PASSES = {
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"] + _COPIED_EXITS,
+        "unthread_short_circuits", "copied_loop_returns", "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
         "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",

@@ -375,7 +375,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     ops = w.ops
     cleanup = w.regions.cleanup_of(handler)
     j = hs + 1
-    while j < w.n and cleanup is not None and w.regions.covered(ops[j], cleanup):
+    while j < w.n and cleanup is not None and _handler_code(w, ops[j], handler, cleanup):
         j += 1
     r = j - 1
     while r > hs and ops[r].name != "RERAISE":
@@ -391,11 +391,13 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     w.finally_copies.append(fin_ops)
     try:
         sub = StackMachine(w.ctx, m.stack)
-        w.run_guarded(sub, i, body_end, handler)
+        # (a last statement's code may run on past the covered range: a with
+        # statement over its inline handler)
+        k = max(body_end, w.run_guarded(sub, i, body_end, handler))
     finally:
         w.finally_copies.pop()
     body = sub.stmts
-    k = body_end
+    k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
     if not _terminal(sub) or len(sub.stack) > len(m.stack):
         if names(ops, k, k + len(fin_ops)) != fin_ops:
@@ -420,6 +422,29 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _over_inline_handlers(w, k) -> int:
+    """Past the handler code of the body's last statement, when the body's
+    closing jump leads over it (a with or try that ends an if branch)."""
+    ops = w.ops
+    if 0 < k < w.n and ops[k - 1].name == "JUMP" and ops[k - 1].target.index > k \
+            and all(j not in w.normal for j in range(k, ops[k - 1].target.index)):
+        return ops[k - 1].target.index
+    return k
+
+
+def _handler_code(w, op, handler, cleanup) -> bool:
+    """Whether ``op`` is ``handler``'s own code (maybe nested in it), not code of
+    a statement inside the try body that the layout put after the handler."""
+    h = op.handler
+    for _ in range(64):
+        if h is None or h is handler or (h.target is handler.target and h.depth == handler.depth):
+            return False
+        if h is cleanup or (h.target is cleanup.target and h.depth == cleanup.depth):
+            return True
+        h = w.regions.parent(h)
+    return False
 
 
 # -- with ----------------------------------------------------------------------------------

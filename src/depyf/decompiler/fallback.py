@@ -117,7 +117,7 @@ CO_ASYNC_GENERATOR = 0x200
 #: keeping each op's exact meaning (the fallback needs exact meaning)
 STRUCTURAL_PASSES = frozenset({
     "block_stack_handlers", "exc_info_shuffles", "finally_to_py39", "chained_comparisons",
-    "send_loops", "merge_copied_exits",
+    "send_loops", "merge_copied_exits", "merge_copied_tails",
     "backward_conditional_jumps",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits",

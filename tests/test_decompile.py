@@ -780,6 +780,34 @@ SNIPPETS = {
             finally:
                 self._fpclose(fp)
     """,
+    "break_in_try_body": """
+        def g(last_values):
+            for last_value in reversed(last_values):
+                try:
+                    high_bit = _high_bit(last_value)
+                    break
+                except Exception:
+                    raise TypeError('Invalid Flag value: %r' % last_value) from None
+            return 2 ** (high_bit+1)
+    """,
+    "return_in_try_in_except_clause": """
+        def _exact_ratio(x):
+            try:
+                if type(x) is float or type(x) is Decimal:
+                    return x.as_integer_ratio()
+                try:
+                    return (x.numerator, x.denominator)
+                except AttributeError:
+                    try:
+                        return x.as_integer_ratio()
+                    except AttributeError:
+                        pass
+            except (OverflowError, ValueError):
+                assert not _isfinite(x)
+                return (x, None)
+            msg = "can't convert type '{}' to numerator/denominator"
+            raise TypeError(msg.format(type(x).__name__))
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

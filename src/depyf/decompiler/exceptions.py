@@ -175,9 +175,16 @@ def _try_body(w, m, i, body_end, handler):
     the covered range (returning cannot raise), which belongs to the body."""
     sub = StackMachine(w.ctx, m.stack)
     end = max(body_end, w.run_guarded(sub, i, body_end, handler))
-    # (after dropping a loop's iterator: SWAP 2; POP_TOP; RETURN_VALUE)
-    while end < w.n and not _terminal(sub) and not _settled(sub.stack, m.stack) \
-            and w.ops[end].name in ("SWAP", "POP_TOP", "RETURN_VALUE"):
+    # So does a loop's iterator drop before a return or break (SWAP 2; POP_TOP;
+    # RETURN_VALUE or POP_TOP; JUMP), and an enclosing except clause's end
+    # (SWAP 2; POP_EXCEPT; RETURN_VALUE).
+    while end < w.n and not _terminal(sub):
+        op = w.ops[end]
+        if _settled(sub.stack, m.stack) and not _drops_iterator(op, sub):
+            break
+        if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
+                or (op.name == "JUMP" and w._is_loop_jump(op))):
+            break
         w.step(sub, end, end + 1)
         end += 1
     if len(sub.stack) != len(m.stack) and not _terminal(sub):
@@ -323,7 +330,11 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
             w.in_handler -= 1
         if name is not None and _name_epilogue(ops, k, name):
             k += 3
-        if not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
+        if not _terminal(sub) and k + 1 < clause_end and ops[k].name == "POP_EXCEPT" \
+                and ops[k + 1].name == "JUMP" and any(isinstance(v, ExcInfo) for v in rest):
+            # 3.13 sends the clause on through the enclosing clause's own way out.
+            exit_target = k
+        elif not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
             if w._is_loop_jump(ops[k]):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
                 # Up to 3.9 an explicit `continue` leaves the clause's own way

@@ -132,12 +132,12 @@ class Walker:
         work = [(0, 0)] if self.ops else []
         while work:
             i, depth = work.pop()
-            leaving = False
-            while i < self.n and (i, depth, leaving) not in seen:
-                seen.add((i, depth, leaving))
+            popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
+            while i < self.n and (i, depth, popped) not in seen:
+                seen.add((i, depth, popped))
                 op = self.ops[i]
                 if op.target is not None:
-                    work.append((op.target.index, depth - (leaving and op.name == "JUMP")))
+                    work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
                 if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
                         and depth < _MAX_HANDLER_DEPTH:
                     # (clean-up handlers only re-raise: never followed; a handler
@@ -146,10 +146,10 @@ class Walker:
                     work.append((op.handler.target.index, depth + 1))
                 if op.name in _NO_FALLTHROUGH:
                     break
-                if op.name == "POP_EXCEPT" and depth > 0:
-                    leaving = True
+                if op.name == "POP_EXCEPT" and depth > popped:
+                    popped += 1
                 elif op.name not in _CLAUSE_EPILOGUE:
-                    leaving = False
+                    popped = 0
                 i += 1
         return {i for i, depth, _ in seen if depth == 0}
 

@@ -157,7 +157,8 @@ def _decode_into(bc: Bytecode) -> None:
     else:
         positions = None
         lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
-    resolve = _Resolver(code, table)
+    resolver = _Resolver(code, table)
+    resolvers = _RESOLVERS
     ops = table.ops
     extended_arg = table.extended_arg
     cache_op = table.cache_op
@@ -183,13 +184,16 @@ def _decode_into(bc: Bytecode) -> None:
             # A stray CACHE never executes; treat it like the padding it is.
             i += 2
             continue
-        arg = (ext | raw[i + 1]) if info.has_arg else None
         unit = i >> 1
         line = lines[unit]
-        try:
-            argval = resolve(info.kind, arg, i, info.cache) if arg is not None else None
-        except _BadArg as e:
-            raise _error(code, "%s: %s" % (info.name, e), i) from None
+        if info.has_arg:
+            arg = ext | raw[i + 1]
+            try:
+                argval = resolvers[info.kind](resolver, arg, i, info.cache)
+            except _BadArg as e:
+                raise _error(code, "%s: %s" % (info.name, e), i) from None
+        else:
+            arg = argval = None
         ins = Instruction(i, i if start is None else start, info, arg, argval,
                           line, positions[unit] if positions is not None else None, bc)
         if line is not None and line != last_line:
@@ -274,10 +278,9 @@ class _Resolver:
             self.cells = code.cellvars + code.freevars
         self.jump_unit = table.jump_unit
         self.skip_caches = table.jump_skips_caches
-        self.methods = {kind: getattr(self, "_" + kind) for kind in _KINDS}
 
     def __call__(self, kind, arg, offset, cache):
-        return self.methods[kind](arg, offset, cache)
+        return _RESOLVERS[kind](self, arg, offset, cache)
 
     @staticmethod
     def _lookup(seq, index, what):
@@ -285,17 +288,32 @@ class _Resolver:
             return seq[index]
         raise _BadArg("%s index %d out of range (%d entries)" % (what, index, len(seq)))
 
+    # The common kinds index directly (arguments are never negative); a bad
+    # index still ends in _lookup's message.
+
+    def _const(self, arg, offset, cache):
+        try:
+            return self.consts[arg]
+        except IndexError:
+            return self._lookup(self.consts, arg, "constant")
+
+    def _name(self, arg, offset, cache):
+        try:
+            return self.names[arg]
+        except IndexError:
+            return self._lookup(self.names, arg, "name")
+
+    def _local(self, arg, offset, cache):
+        try:
+            return self.locals[arg]
+        except IndexError:
+            return self._lookup(self.locals, arg, "local variable")
+
     def _none(self, arg, offset, cache):
         return None
 
     def _int(self, arg, offset, cache):
         return arg
-
-    def _const(self, arg, offset, cache):
-        return self._lookup(self.consts, arg, "constant")
-
-    def _name(self, arg, offset, cache):
-        return self._lookup(self.names, arg, "name")
 
     def _global(self, arg, offset, cache):
         return self._lookup(self.names, arg >> 1, "name")
@@ -304,9 +322,6 @@ class _Resolver:
 
     def _super_attr(self, arg, offset, cache):
         return self._lookup(self.names, arg >> 2, "name")
-
-    def _local(self, arg, offset, cache):
-        return self._lookup(self.locals, arg, "local variable")
 
     def _local_pair(self, arg, offset, cache):
         return (self._lookup(self.locals, arg >> 4, "local variable"),
@@ -357,3 +372,6 @@ _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local
           "local_pair", "free", "jump_abs", "jump_fwd", "jump_back", "compare",
           "binary_op", "format_value", "convert_value", "make_function",
           "intrinsic1", "intrinsic2")
+
+#: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
+_RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}

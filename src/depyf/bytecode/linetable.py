@@ -66,7 +66,8 @@ def positions_table(data: bytes, firstlineno: int, code_len: int) -> List[Positi
     line = firstlineno
     n = len(data)
     pos = 0
-    while pos < n and len(out) < units:
+    count = 0       # len(out), kept by hand: this loop runs once per entry of every code object
+    while pos < n and count < units:
         first = data[pos]
         if not first & 0x80:
             raise TruncatedError("location table entry at byte %d lacks its start bit" % pos)
@@ -74,7 +75,7 @@ def positions_table(data: bytes, firstlineno: int, code_len: int) -> List[Positi
         code = (first >> 3) & 15
         length = (first & 7) + 1
         if code == 15:
-            entry = (None, None, None, None)
+            entry = _NO_POSITION
         elif code == 14:
             delta, pos = _svarint(data, pos)
             line += delta
@@ -100,16 +101,27 @@ def positions_table(data: bytes, firstlineno: int, code_len: int) -> List[Positi
             pos += 1
             col = code * 8 + ((second >> 4) & 7)
             entry = (line, line, col, col + (second & 15))
-        out.extend([entry] * length)
-    if len(out) < units:
-        out.extend([(None, None, None, None)] * (units - len(out)))
-    return out[:units]
+        if length == 1:
+            out.append(entry)
+        else:
+            out.extend([entry] * length)
+        count += length
+    if count < units:
+        out.extend([_NO_POSITION] * (units - count))
+    elif count > units:
+        del out[units:]
+    return out
+
+
+_NO_POSITION: Position = (None, None, None, None)
 
 
 def _varint(data: bytes, pos: int):
     """Little-endian 6-bit groups; bit 6 says another group follows."""
-    shift = value = 0
     n = len(data)
+    if pos < n and not data[pos] & 64:
+        return data[pos] & 63, pos + 1      # most numbers fit one group
+    shift = value = 0
     while True:
         if pos >= n:
             raise TruncatedError("location table ends inside a number")

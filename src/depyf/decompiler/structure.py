@@ -17,8 +17,10 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import Regions, names, try_statement, with_statement
-from .values import Iterator
+from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+                         with_statement)
+from .match import match_statement
+from .values import Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -31,12 +33,16 @@ _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _MAX_HANDLER_DEPTH = 20
-#: what may sit between an except clause's POP_EXCEPT and its closing jump
+#: what may sit between an except clause's POP_EXCEPT and its closing jump (not
+#: POP_TOP: a with statement's suppressed exception goes on that way, and the
+#: with statement reads that path itself)
 _CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
                               "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
-                              "DELETE_DEREF", "POP_TOP"})
+                              "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
+#: ops that can start a match statement once its subject is on the stack
+_MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
 
 
 @dataclass
@@ -70,6 +76,8 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
+        #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
+        self.finally_ends = []
         self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -78,10 +86,14 @@ class Walker:
             if op.target is not None and op.target.index <= op.index and \
                     not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
+        #: (target of the jump that leaves the except clause being walked, or None;
+        #: loop depth at the clause's start; the clause's end)
+        self.clause_exits = []
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
-        ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
+        ctx.implicit_returns = {k for k, op in enumerate(self.ops)
+                                if op.name == "RETURN_VALUE" and self._implicit_return(k)}
 
     def _check_handlers(self):
         """Block-stack exception handling (up to 3.10) is not structured yet."""
@@ -107,12 +119,13 @@ class Walker:
     def _reachable(self, with_handlers: bool):
         """Ops control flow reaches from the entry (through handlers, if asked)."""
         seen = set()
-        work = [0] if self.ops else []
+        ops, n = self.ops, self.n
+        work = [0] if ops else []
         while work:
             i = work.pop()
-            while i < self.n and i not in seen:
+            while i < n and i not in seen:
                 seen.add(i)
-                op = self.ops[i]
+                op = ops[i]
                 if op.target is not None:
                     work.append(op.target.index)
                 if with_handlers and op.handler is not None:
@@ -173,11 +186,7 @@ class Walker:
     def block(self, lo: int, hi: int, stack=None) -> List[ast.stmt]:
         m = StackMachine(self.ctx, stack)
         self.run(m, lo, hi)
-        # After break/return/raise nothing falls through, so the stack is moot
-        # (a for loop's iterator is already popped there).
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("block leaves values on the stack")
+        _check_stack_kept(m, stack, "block leaves values on the stack")
         return m.stmts
 
     # -- the main loop -------------------------------------------------------------------
@@ -204,19 +213,28 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
+        if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
+            end = with_exit_at(self, m, i)
+            if end is not None:
+                return end
         copy = self._finally_copy_at(i)
         if copy:
             return i + copy
-        if op.name == "BEFORE_WITH":
+        if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
         h = op.handler
-        if h is not None and not self._handled(h):
+        is_header = i in self.back_targets and not self._is_current_header(i)
+        if h is not None and not self._handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
-        if i in self.back_targets and not self._is_current_header(i):
+        if is_header:
             return self.loop(m, i, hi)
         name = op.name
-        if name == "END":
+        if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
+        if self.in_handler and self._unbinds_after_pop_except(i):
+            # `except E as e:` left by return/break/continue in a branch: the
+            # compiler's `e = None; del e`, not the clause's own statements.
+            return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)
         if name in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
@@ -226,6 +244,10 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
+        if name in _MATCH_START or (name == "COPY" and op.arg == 1):
+            end = match_statement(self, m, i, hi)
+            if end is not None:
+                return end
         if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator) \
                 and self.ops[i - 1].name != "SWAP":
             # (after a SWAP a return value sits under the iterator: no break)
@@ -239,6 +261,20 @@ class Walker:
 
     # -- exception regions ------------------------------------------------------------------
 
+    def _unbinds_after_pop_except(self, i: int) -> bool:
+        """``POP_EXCEPT; LOAD_CONST None; STORE x; DELETE x`` at ``i - 1``."""
+        ops = self.ops
+        return i >= 1 and i + 2 < self.n and ops[i - 1].name == "POP_EXCEPT" \
+            and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
+            and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
+            and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
+
+    def _loop_holds_try(self, i: int, h) -> bool:
+        """A loop and a try start at ``i`` (``while True: try:``): the jump back
+        lies outside the try."""
+        latch = self.ops[max(self.back_targets[i])]
+        return not self.regions.covered(latch, h)
+
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
         # clean-ups (`except ... as name`, inlined comprehensions, generators).
@@ -248,8 +284,11 @@ class Walker:
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
+        if not self.finally_copies:
+            return 0
+        first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and names(self.ops, i, i + len(seq)) == seq:
+            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
                 return len(seq)
         return 0
 
@@ -271,9 +310,7 @@ class Walker:
     def guarded_block(self, lo, hi, stack, handler, handler_code=False):
         m = StackMachine(self.ctx, stack)
         self.run_guarded(m, lo, hi, handler, handler_code)
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("guarded block leaves values on the stack")
+        _check_stack_kept(m, stack, "guarded block leaves values on the stack")
         return m.stmts
 
     def _copied_break(self, i: int):
@@ -331,7 +368,7 @@ class Walker:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target) \
-                    or self._break_threaded(target):
+                    or self._break_threaded(target) or self._break_leaves_clause(i):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -352,6 +389,38 @@ class Walker:
         nxt = self.ops[end] if end < self.n else None
         return (nxt is not None and nxt.name == "JUMP" and nxt.target.index == target) \
             or (end == outer.body_end and target in outer.continues)
+
+    def clause_exit_at(self, k: int):
+        """``POP_EXCEPT; [name = None; del name;] JUMP T`` at ``k`` (the way out of
+        an except clause): (T, index of the JUMP), else None."""
+        ops = self.ops
+        if ops[k].name != "POP_EXCEPT":
+            return None
+        j = k + 1
+        if j < self.n and self._unbinds_after_pop_except(j):
+            j += 3
+        if j < self.n and ops[j].name == "JUMP":
+            return ops[j].target.index, j
+        return None
+
+    def _jump_leaves_clause(self, i: int):
+        """The JUMP at ``i`` leaves the except clause being walked (to where the
+        clause's end leads) from a loop begun inside it; the clause's end, or None."""
+        if not self.clause_exits:
+            return None
+        exit_, depth, end = self.clause_exits[-1]
+        if exit_ is None or len(self.loops) < depth or self.ops[i].target.index != exit_:
+            return None
+        for k in (i - 1, i - 4):
+            if k >= 0 and self.clause_exit_at(k) == (exit_, i):
+                return end
+        return None
+
+    def _break_leaves_clause(self, i: int) -> bool:
+        """A ``break`` from a loop at the end of an except clause: the compiler
+        copied the clause's way out (``POP_EXCEPT; JUMP``) into it."""
+        return self._jump_leaves_clause(i) is not None and \
+            len(self.loops) > self.clause_exits[-1][1]
 
     def _past_loop_else(self, loop: Loop, target: int) -> bool:
         return getattr(loop, "break_target", None) == target
@@ -500,6 +569,16 @@ class Walker:
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
                                           orelse=[]), line))
                 return hi
+            first = self.ops[then_start]
+            if else_start == then_start + 1 and first.name == "JUMP" \
+                    and first.target.index in loop.continues and else_start < hi \
+                    and self._flows_to_next_iteration(loop, hi) and folds_a_not(test):
+                # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
+                # jump back to the top); `if not c: continue` would fold the `not`.
+                body = self.block(else_start, hi, m.stack)
+                m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                return hi
             if else_start in loop.continues and else_start < then_start:
                 # `if not test: continue` folded into one backward jump
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
@@ -524,8 +603,17 @@ class Walker:
         elif else_start > hi and self.block_exit.get(hi) == else_start:
             # A jump to where the enclosing branch rejoins: the end of this block.
             else_start = hi
+        elif else_start > hi and self._is_return_none_copy(else_start) \
+                and (not self.loops or self.loops[-1].body_end != hi) \
+                and (self._is_return_none_copy(hi) or
+                     (hi - 2 >= then_start and self._is_return_none_copy(hi - 2))):
+            # 3.10+ copies the closing `return None` onto each way out: a jump to
+            # another copy ends the branch where this block's own copy starts (or
+            # where the block runs into one).
+            else_start = hi if self._is_return_none_copy(hi) else hi - 2
         if else_start > hi:
-            raise DecompileFailure("conditional jump out of the block")
+            raise DecompileFailure("conditional jump out of the block at offset %d"
+                                   % self.ops[then_start - 1].offset)
         if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
             end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
             if end is not None:
@@ -554,7 +642,7 @@ class Walker:
             # 3.10+ copies the function's closing `return None` into each branch,
             # so the branch that follows is the else, up to the block's end.
             else_end = hi
-        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)
             join = self._join_from_inside(then_start, else_start, hi)
             if dead is not None:
@@ -822,6 +910,9 @@ class Walker:
             body_end -= 1
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
+        if break_target is None:
+            break_target = self._else_before_outer_end(i, body_end - 1, exit_) \
+                or self._else_before_clause_end(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
@@ -860,8 +951,9 @@ class Walker:
             lo, stop = loop.moved_exit
             after = self.block(lo, stop, m.stack)
             end = hi
-        node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
-                       orelse=orelse)
+        kind = ast.AsyncFor if header.arg == "async" else ast.For
+        node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
+                    orelse=orelse)
         if inlined:
             display = m.pop()
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
@@ -894,6 +986,38 @@ class Walker:
                 targets.add(op.target.index)
         beyond = sorted(t for t in targets if t > exit_)
         return beyond[0] if beyond else None
+
+    def _else_before_outer_end(self, lo, latch, exit_):
+        """A loop's ``break`` that jumps straight to the enclosing loop's next
+        iteration (the compiler threads it there) while code follows the loop's
+        exit: that code is an else clause running to the end of the enclosing
+        body, where the break counts as going."""
+        if not self.loops:
+            return None
+        outer = self.loops[-1]
+        if outer.body_end is None or not exit_ < outer.body_end:
+            return None
+        nxt = self.ops[exit_]
+        if nxt.name == "JUMP" and nxt.target.index in outer.continues:
+            return None
+        if any(op.name == "JUMP" and op.target.index in outer.continues
+               for op in self.ops[lo:latch + 1]):
+            return outer.body_end
+        return None
+
+    def _else_before_clause_end(self, lo, latch, exit_):
+        """A loop ending an except clause whose breaks leave the clause (by copies
+        of its way out) while other code follows the loop's exit: that code is an
+        else clause, up to the clause's end."""
+        if not self.clause_exits or len(self.loops) != self.clause_exits[-1][1]:
+            return None
+        exit_target, _, end = self.clause_exits[-1]
+        if exit_ >= end or (self.clause_exit_at(exit_) or (None,))[0] == exit_target:
+            return None
+        for k in range(lo, latch + 1):
+            if self.ops[k].name == "JUMP" and self._jump_leaves_clause(k) is not None:
+                return end
+        return None
 
     def while_loop(self, m, i, latch, hi, line) -> int:
         latch_op = self.ops[latch]
@@ -1016,6 +1140,20 @@ class Walker:
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _check_stack_kept(m, stack, reason):
+    """A block that runs on must leave the stack it was given as it found it: a
+    value it consumed and replaced (``x; if c: x * 3``) has no statement form."""
+    # After break/return/raise nothing falls through, so the stack is moot
+    # (a for loop's iterator is already popped there).
+    if m.stmts and isinstance(m.stmts[-1], _TERMINAL):
+        return
+    stack = stack or []
+    if len(m.stack) != len(stack):
+        raise DecompileFailure(reason)
+    if any(a is not b for a, b in zip(m.stack, stack)):
+        raise DecompileFailure("a branch changes a value left on the stack")
 
 
 def _at(node, line):

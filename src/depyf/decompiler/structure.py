@@ -32,6 +32,13 @@ _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SE
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_MAX_HANDLER_DEPTH = 20
+#: what may sit between an except clause's POP_EXCEPT and its closing jump (not
+#: POP_TOP: a with statement's suppressed exception goes on that way, and the
+#: with statement reads that path itself)
+_CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                              "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
+                              "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
@@ -71,7 +78,7 @@ class Walker:
         self.finally_copies = []
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
-        self.normal = self._reachable(with_handlers=False)
+        self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
@@ -127,6 +134,37 @@ class Walker:
                     break
                 i += 1
         return seen
+
+    def _outside_handlers(self):
+        """Ops that run with no exception being handled: reached from the entry,
+        and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
+        del name]; JUMP after``): the code after a try whose body always returns
+        is reached from its except clauses only. (What falls through after
+        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
+        seen = set()
+        work = [(0, 0)] if self.ops else []
+        while work:
+            i, depth = work.pop()
+            popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
+            while i < self.n and (i, depth, popped) not in seen:
+                seen.add((i, depth, popped))
+                op = self.ops[i]
+                if op.target is not None:
+                    work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
+                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
+                        and depth < _MAX_HANDLER_DEPTH:
+                    # (clean-up handlers only re-raise: never followed; a handler
+                    # that loops back into its try without POP_EXCEPT would
+                    # nest without end)
+                    work.append((op.handler.target.index, depth + 1))
+                if op.name in _NO_FALLTHROUGH:
+                    break
+                if op.name == "POP_EXCEPT" and depth > popped:
+                    popped += 1
+                elif op.name not in _CLAUSE_EPILOGUE:
+                    popped = 0
+                i += 1
+        return {i for i, depth, _ in seen if depth == 0}
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -210,7 +248,9 @@ class Walker:
             end = match_statement(self, m, i, hi)
             if end is not None:
                 return end
-        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator) \
+                and self.ops[i - 1].name != "SWAP":
+            # (after a SWAP a return value sits under the iterator: no break)
             end = self._copied_break(i)
             if end is not None:
                 m.pop()

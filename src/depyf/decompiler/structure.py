@@ -32,6 +32,13 @@ _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SE
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_MAX_HANDLER_DEPTH = 20
+#: what may sit between an except clause's POP_EXCEPT and its closing jump (not
+#: POP_TOP: a with statement's suppressed exception goes on that way, and the
+#: with statement reads that path itself)
+_CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                              "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
+                              "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
@@ -71,7 +78,7 @@ class Walker:
         self.finally_copies = []
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
-        self.normal = self._reachable(with_handlers=False)
+        self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
@@ -127,6 +134,37 @@ class Walker:
                     break
                 i += 1
         return seen
+
+    def _outside_handlers(self):
+        """Ops that run with no exception being handled: reached from the entry,
+        and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
+        del name]; JUMP after``): the code after a try whose body always returns
+        is reached from its except clauses only. (What falls through after
+        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
+        seen = set()
+        work = [(0, 0)] if self.ops else []
+        while work:
+            i, depth = work.pop()
+            popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
+            while i < self.n and (i, depth, popped) not in seen:
+                seen.add((i, depth, popped))
+                op = self.ops[i]
+                if op.target is not None:
+                    work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
+                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
+                        and depth < _MAX_HANDLER_DEPTH:
+                    # (clean-up handlers only re-raise: never followed; a handler
+                    # that loops back into its try without POP_EXCEPT would
+                    # nest without end)
+                    work.append((op.handler.target.index, depth + 1))
+                if op.name in _NO_FALLTHROUGH:
+                    break
+                if op.name == "POP_EXCEPT" and depth > popped:
+                    popped += 1
+                elif op.name not in _CLAUSE_EPILOGUE:
+                    popped = 0
+                i += 1
+        return {i for i, depth, _ in seen if depth == 0}
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -210,7 +248,9 @@ class Walker:
             end = match_statement(self, m, i, hi)
             if end is not None:
                 return end
-        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator) \
+                and self.ops[i - 1].name != "SWAP":
+            # (after a SWAP a return value sits under the iterator: no break)
             end = self._copied_break(i)
             if end is not None:
                 m.pop()
@@ -529,6 +569,19 @@ class Walker:
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
                                           orelse=[]), line))
                 return hi
+            end = self.ops[hi - 1] if hi - 1 > then_start else None
+            if else_start in loop.continues and else_start < then_start and end is not None \
+                    and end.name == "JUMP" and end.target.index == else_start \
+                    and end.index not in self.reachable \
+                    and else_start != loop.top and not folds_a_not(test):
+                # `if test: A` then `continue` ending the block, unreached after a
+                # raise in A (up to 3.9): the jump past A was threaded through the
+                # continue. (`if not test: continue` keeps a jump over the continue.)
+                body = self.block(then_start, hi - 1, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                m.stmts.append(_at(ast.Continue(), end.line))
+                return hi
             first = self.ops[then_start]
             if else_start == then_start + 1 and first.name == "JUMP" \
                     and first.target.index in loop.continues and else_start < hi \
@@ -583,7 +636,10 @@ class Walker:
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
         if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
                 and self._continues_at_body_end(last, hi) \
-                and not self._jumped_to(else_start, then_start, else_start - 1):
+                and not self._jumped_to(else_start, then_start, else_start - 1) \
+                and not self._conditional_to(last.target.index, then_start, else_start - 1) \
+                and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
+                         and last.line != self.ops[else_start - 2].line):
             # `if c: A else: B` ending a loop body: A ends with the jump to the next
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
@@ -733,6 +789,14 @@ class Walker:
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
+
+    def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
+        """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
+        from inside a branch that ends in a jump there was threaded through that
+        jump (up to 3.9; 3.12+ jumps to it, on its own line): the jump is a
+        ``continue``, not the jump over an else, which would have been threaded on
+        or copied.)"""
+        return any(o.name in CONDITIONAL and o.target.index == k for o in self.ops[lo:hi])
 
     def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
         """Some op in ``[lo, hi)`` jumps to ``k``."""

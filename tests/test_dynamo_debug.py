@@ -89,6 +89,7 @@ def _drive(dump, backend, stops):
         assert printed.strip() == value, transcript
         at += 2
     assert "SAME RESULT: True" in proc.stdout, transcript
+    assert "depyf.debug(): breakpoints in %s are hit" % dump in proc.stderr, proc.stderr[-2000:]
     return transcript
 
 
@@ -131,10 +132,10 @@ def test_breakpoint_inductor_call(tmp_path):
 # -- the line table retargeting on its own (standard library only, every host version) --
 
 LINEMAP_CHECK = textwrap.dedent('''
-    import importlib.util, sys
-    spec = importlib.util.spec_from_file_location("linemap", sys.argv[1])
-    linemap = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(linemap)
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    from depyf.dynamo import linemap
+    assert "torch" not in sys.modules
     SOURCE = """
     def f(a, b):
         x = a + 1
@@ -177,7 +178,7 @@ def test_linemap_retarget_keeps_code_and_moves_lines(tmp_path, version):
         pytest.skip("no Python %s installed" % version)
     script = tmp_path / "check.py"
     script.write_text(LINEMAP_CHECK)
-    proc = subprocess.run([python, str(script), os.path.join(SRC, "depyf", "dynamo", "linemap.py")],
+    proc = subprocess.run([python, str(script), SRC],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr
 
@@ -210,6 +211,8 @@ FAILING = textwrap.dedent('''
         with depyf.prepare_debug(__import__("sys").argv[1]):
             f = torch.compile(toy, backend="eager")
             results = [f(a, b) for _ in range(3)]
+        with depyf.debug():             # graphs are pointed at their files here
+            results.append(f(a, b))
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list
     entry = _debug_get_cache_entry_list(toy.__code__)[0]
     print("SAME", all(torch.equal(r, plain) for r in results))

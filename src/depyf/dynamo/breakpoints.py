@@ -6,20 +6,24 @@ table change, the instructions never do):
 
 * the transformed code of every frame Dynamo compiled, resume functions
   included: the bytecode hook returns it retargeted at
-  ``__transformed_code_<k>_for_<fn>.py``;
+  ``__transformed_code_<k>_for_<fn>.py`` (this must happen as Dynamo
+  compiles: a cache entry's code cannot be swapped later);
 * the ``forward`` of the graph modules that run, Dynamo's own graph (backend
-  "eager") or AOTAutograd's forward and backward graphs ("aot_eager"):
-  retargeted at ``<graph>.dynamo_graph.py`` / ``<graph>.aot_forward_graph.py``...
-  The module objects are seen when torch prints them for the structured trace
-  (``GraphModule.print_readable``), and tied to the dumped file by that text;
-  a module compiled later from the same graph (AOTAutograd compiles a deep
-  copy of the backward graph at the first ``backward()``) is known by its
-  nodes when it is (re)compiled;
+  "eager") or AOTAutograd's forward and backward graphs ("aot_eager"),
+  pointed at ``<graph>.dynamo_graph.py``, ``<graph>.aot_forward_graph.py``...
+  The module objects are seen when torch prints them for the structured
+  trace (``GraphModule.print_readable``), and tied to the dumped file by that
+  text; a module compiled later from the same graph (AOTAutograd compiles a
+  deep copy of the backward graph at the first ``backward()``) is known by
+  its nodes when it is (re)compiled;
 * Inductor's wrapper ``call()``: the output code module torch loaded from its
-  cache is found by the file path the trace names, and its ``call`` retargeted
+  cache is found by the file path the trace names, and its ``call`` pointed
   at ``<graph>.inductor_output_code.py``.
 
-Every failure leaves Dynamo's own code in place, with one warning.
+Functions can take new code at any time, so graphs and ``call()`` are only
+noted while compiling and pointed at their files when ``depyf.debug()``
+starts (:func:`apply_all`): compiling pays for the transformed code alone.
+Every failure leaves torch's code in place, with one warning.
 
 Example::
 
@@ -35,7 +39,7 @@ import threading
 import types
 import warnings
 import weakref
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from .linemap import child, find_code, retarget
 
@@ -43,34 +47,49 @@ from .linemap import child, find_code, retarget
 FX_KINDS = ("dynamo_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
 OUTPUT_CODE = "output_code"
 
-# (dump directory, files code points into) of prepare_debug blocks that ended, newest last.
-_finished: List[Tuple[str, List[str]]] = []
+# Breakpoints of prepare_debug blocks that ended (their graphs are pointed at
+# their files when debug() starts), newest last.
+_finished: List["Breakpoints"] = []
 _KEEP = 8
 
 
-def dumps() -> List[Tuple[str, List[str]]]:
-    """(dump directory, retargeted files) of the open and the recently closed
-    ``prepare_debug`` blocks of this process, one per directory."""
+def _known() -> List["Breakpoints"]:
     from .hooks import _active
-    seen: Dict[str, List[str]] = {}
-    for path, files in _finished + [(s.dir.path, s.breakpoints.retargeted) for s in list(_active)]:
-        seen.setdefault(path, [])
-        seen[path] = sorted(set(seen[path]) | set(files))
-    return [(path, files) for path, files in seen.items() if files]
+    return _finished + [s.breakpoints for s in list(_active)]
+
+
+def apply_all() -> None:
+    """Point the graphs and ``call()`` noted by every known dump at their files."""
+    for breakpoints in _known():
+        breakpoints.apply()
+
+
+def dumps() -> List[Tuple[str, List[str]]]:
+    """(dump directory, files that code now points into) of the open and the
+    recently closed ``prepare_debug`` blocks of this process, one per directory."""
+    seen: Dict[str, Set[str]] = {}
+    for breakpoints in _known():
+        seen.setdefault(breakpoints.path, set()).update(breakpoints.retargeted)
+    return [(path, sorted(files)) for path, files in seen.items()]
 
 
 class Breakpoints:
-    """What one ``prepare_debug`` session retargets; ``session`` gives the dump
-    directory, the recorded functions and the one-warning-per-function rule."""
+    """What one ``prepare_debug`` session points at its files; ``session``
+    gives the dump directory, the recorded functions and the set of names
+    already warned about (one warning per function)."""
 
     def __init__(self, session):
         self.session = session
+        self.path = session.dir.path
+        self._warned = session._warned
+        self.retargeted: List[str] = []                     # files code now points into
         self._printed: Dict[str, List[weakref.ref]] = {}    # print_readable text -> modules
-        self._waiting: Dict[str, str] = {}                  # inductor module path -> dumped file
-        self._by_graph: Dict[tuple, tuple] = {}             # graph nodes -> (dumped forward, file)
-        self._originals: Dict[str, object] = {}
+        self._by_graph: Dict[tuple, str] = {}               # graph nodes -> dumped file
+        self._sizes: Set[int] = set()                       # node counts of those graphs
+        self._modules: List[Tuple[weakref.ref, str]] = []   # graph modules to point, with their file
+        self._outputs: Dict[str, str] = {}                  # Inductor module path -> dumped file
+        self._originals: Dict[str, tuple] = {}
         self._lock = threading.RLock()
-        self.retargeted: List[str] = []                     # dumped files code now points into
 
     # -- lifetime -------------------------------------------------------------
     def install(self) -> None:
@@ -86,7 +105,7 @@ class Breakpoints:
 
         def recompile(module, *args, **kwargs):
             out = recompiled(module, *args, **kwargs)
-            if breakpoints._by_graph:
+            if breakpoints._sizes:
                 breakpoints._recompiled(module)
             return out
 
@@ -98,19 +117,19 @@ class Breakpoints:
             setattr(cls, name, wrapper)
 
     def uninstall(self) -> None:
-        if not self._originals:
-            return
-        import torch.fx
-        for name, (wrapper, original) in self._originals.items():
-            if torch.fx.GraphModule.__dict__.get(name) is wrapper:
-                setattr(torch.fx.GraphModule, name, original)
-        self._originals.clear()
-        self.retry()
-        _finished.append((self.session.dir.path, list(self.retargeted)))
-        del _finished[:-_KEEP]
+        """Stop watching graph modules; what was noted is kept for :meth:`apply`."""
+        if self._originals:
+            import torch.fx
+            for name, (wrapper, original) in self._originals.items():
+                if torch.fx.GraphModule.__dict__.get(name) is wrapper:
+                    setattr(torch.fx.GraphModule, name, original)
+            self._originals.clear()
         self._printed.clear()
-        self._waiting.clear()
         self._by_graph.clear()
+        self._sizes.clear()
+        self.session = None         # the dump's records are not needed any more
+        _finished.append(self)
+        del _finished[:-_KEEP]
 
     def _saw(self, module, text) -> None:
         try:
@@ -122,7 +141,7 @@ class Breakpoints:
         except Exception:       # a module that cannot be weakly referenced: no breakpoints in it
             pass
 
-    # -- transformed code -----------------------------------------------------
+    # -- transformed code (at compile time) -------------------------------------
     def transformed(self, code: types.CodeType, new_code: types.CodeType) -> Optional[types.CodeType]:
         """``new_code`` pointed at its dumped file, or None (keep Dynamo's)."""
         try:
@@ -143,84 +162,89 @@ class Breakpoints:
         dumped = find_code(_compile_file(path), name)
         if dumped is None:
             raise LookupError("no function %s in %s" % (name, path))
-        self.retry()
         new = retarget(new_code, dumped, path, entry.graphs)
         self.retargeted.append(path)
         return new
 
-    # -- graphs ---------------------------------------------------------------
+    # -- graphs (noted now, pointed at their files by apply) --------------------
     def graph_written(self, path: str, kind: str, payload: str, metadata: dict) -> None:
-        """A graph file was written: point the code that runs it there."""
+        """A graph file was written: note the code that runs it."""
         try:
-            self._graph_written(path, kind, payload, metadata)
+            with self._lock:
+                if kind in FX_KINDS:
+                    for ref in self._printed.pop(payload, []):
+                        module = ref()
+                        if module is not None:
+                            self._by_graph[_nodes(module)] = path
+                            self._sizes.add(len(module.graph.nodes))
+                            self._modules.append((ref, path))
+                elif OUTPUT_CODE in kind:
+                    where = (metadata or {}).get("file_path") or (metadata or {}).get("filename")
+                    if where:
+                        self._outputs[os.path.abspath(where)] = path
         except Exception as e:
             self._failed(_graph_name(path), e)
 
-    def _graph_written(self, path: str, kind: str, payload: str, metadata: dict) -> None:
-        if kind in FX_KINDS:
-            with self._lock:
-                refs = self._printed.pop(payload, [])
-            modules = [m for m in (r() for r in refs) if m is not None]
-            if modules:
-                dumped = _forward_of(_compile_file(path))
-                if dumped is None:
-                    raise LookupError("no GraphModule.forward in %s" % path)
-                for module in modules:
-                    with self._lock:
-                        self._by_graph[_nodes(module)] = (dumped, path)
-                    self._retarget_forward(module, dumped, path)
-        elif OUTPUT_CODE in kind:
-            where = (metadata or {}).get("file_path") or (metadata or {}).get("filename")
-            if where:
-                with self._lock:
-                    self._waiting[os.path.abspath(where)] = path
-                self.retry()
-
     def _recompiled(self, module) -> None:
+        path = None
         try:
-            found = self._by_graph.get(_nodes(module))
-            if found is not None:
-                self._retarget_forward(module, *found)
+            if len(module.graph.nodes) not in self._sizes:
+                return
+            with self._lock:
+                path = self._by_graph.get(_nodes(module))
+                if path is not None:
+                    self._modules.append((weakref.ref(module), path))
         except Exception as e:  # the module keeps torch's code
-            self._failed(_graph_name(found[1]) if found else "a graph", e)
+            self._failed(_graph_name(path) if path else "a graph", e)
 
-    def _retarget_forward(self, module, dumped: types.CodeType, path: str) -> None:
+    def apply(self) -> None:
+        """Point every noted graph module's ``forward`` and Inductor's ``call``
+        at their dumped files (again after a recompile; a no-op otherwise)."""
+        with self._lock:
+            modules, self._modules = self._modules, []
+            outputs = dict(self._outputs)
+        compiled: Dict[str, types.CodeType] = {}
+        for ref, path in modules:
+            module = ref()
+            if module is None:
+                continue
+            try:
+                if path not in compiled:
+                    compiled[path] = _compile_file(path)
+                self._retarget_forward(module, compiled[path], path)
+            except Exception as e:
+                self._failed(_graph_name(path), e)
+        if outputs:
+            self._apply_outputs(outputs)
+
+    def _retarget_forward(self, module, dumped_module: types.CodeType, path: str) -> None:
         forward = type(module).__dict__.get("forward")
         if not isinstance(forward, types.FunctionType) or forward.__code__.co_freevars:
             return              # not fx's generated method: nothing of ours to point
+        if forward.__code__.co_filename == path:
+            return
+        dumped = _forward_of(dumped_module)
+        if dumped is None:
+            raise LookupError("no GraphModule.forward in %s" % path)
         forward.__code__ = retarget(forward.__code__, dumped, path)
         self.retargeted.append(path)
 
-    def retry(self) -> None:
-        """Point ``call()`` of every output code module Inductor has loaded by
-        now (it loads the module right after reporting its code)."""
-        if not self._waiting:
-            return
+    def _apply_outputs(self, outputs: Dict[str, str]) -> None:
         try:
             from torch._inductor.codecache import PyCodeCache
             loaded = {os.path.abspath(getattr(m, "__file__", "") or ""): m for m in list(PyCodeCache.modules)}
         except Exception:
             return
-        with self._lock:
-            ready = [(where, path) for where, path in self._waiting.items() if where in loaded]
-            for where, _ in ready:
-                del self._waiting[where]
-        for where, path in ready:
+        for where, path in outputs.items():
+            module = loaded.get(where)
+            if module is None:
+                continue        # not loaded (yet): tried again at the next apply
             try:
-                self._retarget_call(loaded[where], path)
+                self._retarget_call(module, path)
             except Exception as e:
                 self._failed(_graph_name(path), e)
-
-    def _failed(self, who: str, error: Exception) -> None:
-        """One warning per function or graph, shared with the dump's own."""
-        warned = self.session._warned
-        if who in warned:
-            return
-        warned.add(who)
-        from .hooks import DepyfWarning
-        warnings.warn("depyf: breakpoints in the dumped files of %s will not be hit: %s: %s "
-                      "(it runs the code torch made, unchanged)" % (who, type(error).__name__, error),
-                      DepyfWarning, stacklevel=2)
+            with self._lock:
+                self._outputs.pop(where, None)
 
     def _retarget_call(self, module, path: str) -> None:
         call = getattr(module, "call", None)
@@ -228,12 +252,24 @@ class Breakpoints:
         function = getattr(call, "__func__", call)
         if not isinstance(function, types.FunctionType):
             raise TypeError("call is a %s" % type(call).__name__)
+        if function.__code__.co_filename == path:
+            return
         where = () if function is call else (type(call.__self__).__name__,)
         dumped = child(_compile_file(path), *where, "call")
         if dumped is None:
             raise LookupError("no %s in %s" % (".".join(where + ("call",)), path))
         function.__code__ = retarget(function.__code__, dumped, path)
         self.retargeted.append(path)
+
+    def _failed(self, who: str, error: Exception) -> None:
+        """One warning per function or graph, shared with the dump's own."""
+        if who in self._warned:
+            return
+        self._warned.add(who)
+        from .hooks import DepyfWarning
+        warnings.warn("depyf: breakpoints in the dumped files of %s will not be hit: %s: %s "
+                      "(it runs the code torch made, unchanged)" % (who, type(error).__name__, error),
+                      DepyfWarning, stacklevel=2)
 
 
 def _graph_name(path: str) -> str:

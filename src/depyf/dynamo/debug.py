@@ -44,9 +44,10 @@ def debug(pause: bool = False):
         import torch  # noqa: F401
     except ImportError as e:
         raise ImportError("depyf.debug needs torch (pip install torch)") from e
-    from .breakpoints import dumps
+    from .breakpoints import apply_all, dumps
     from .hooks import DepyfWarning
 
+    apply_all()
     known = dumps()
     if not known:
         warnings.warn("depyf.debug(): nothing was dumped in this process; run the compiled code "
@@ -69,6 +70,9 @@ def _listing(known) -> str:
     lines = []
     for path, files in known:
         names = sorted(set(os.path.basename(f) for f in files))
+        if not names:
+            lines.append("depyf.debug(): no code points into %s (see depyf's warnings)\n" % path)
+            continue
         shown = ", ".join(names[:_SHOWN]) + (" and %d more" % (len(names) - _SHOWN) if len(names) > _SHOWN else "")
         lines.append("depyf.debug(): breakpoints in %s are hit (%d files: %s)\n" % (path, len(names), shown))
     return "".join(lines)

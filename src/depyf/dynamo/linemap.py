@@ -21,12 +21,8 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import dis
 import types
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
-
-_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
-_CONSTS = frozenset(dis.hasconst)
 
 # One instruction: (start byte, end byte, comparison key, line or None).
 Span = Tuple[int, int, str, Optional[int]]
@@ -64,14 +60,14 @@ def child(code: Optional[types.CodeType], *names: str) -> Optional[types.CodeTyp
 
 
 def _key(ins, names: Dict[str, str]) -> str:
-    if ins.opcode in _JUMPS:
+    kind = ins.kind
+    if kind.startswith("jump"):
         # Which way a jump points depends on the block layout, not on what it does.
         return ins.opname.replace("FORWARD_", "").replace("BACKWARD_", "")
     value = ins.argval
-    if isinstance(value, types.CodeType):
-        return "%s code:%s" % (ins.opname, value.co_name)
-    if ins.opcode in _CONSTS:
-        return "%s %s" % (ins.opname, ins.argrepr)
+    if kind == "const":
+        name = getattr(value, "name", None) if not isinstance(value, (str, bytes, tuple)) else None
+        return "%s code:%s" % (ins.opname, name) if name is not None else "%s %r" % (ins.opname, value)
     if isinstance(value, str):
         # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
         # depends on whether the value is called there or stored first.
@@ -80,37 +76,25 @@ def _key(ins, names: Dict[str, str]) -> str:
 
 
 def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[Span]:
-    """One :data:`Span` per instruction; an EXTENDED_ARG prefix belongs to the
-    instruction it extends, inline caches to the instruction they follow."""
+    """One :data:`Span` per instruction, EXTENDED_ARG prefixes and inline
+    caches included in the span of the instruction they belong to."""
+    from ..bytecode.decode import decode
     names = names or {}
-    starts, lines = [], []
-    for start, _end, line in code.co_lines():
-        starts.append(start)
-        lines.append(line)
-    out: List[Span] = []
-    pending = None
-    instructions = [i for i in dis.get_instructions(code)]
-    for k, ins in enumerate(instructions):
-        begin = ins.offset if pending is None else pending
-        if ins.opname == "EXTENDED_ARG":
-            pending = begin
-            continue
-        pending = None
-        end = instructions[k + 1].offset if k + 1 < len(instructions) else len(code.co_code)
-        at = bisect.bisect_right(starts, ins.offset) - 1
-        out.append((begin, end, _key(ins, names), lines[at] if at >= 0 else None))
-    return out
+    return [(ins.start_offset, ins.next_offset, _key(ins, names), ins.line) for ins in decode(code)]
 
 
 def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> List[int]:
     """For each live instruction, the line of the dumped instruction it is
     aligned with; unmatched ones (and matched ones without a line) repeat the
     line before them, ``first`` at the start."""
-    matcher = difflib.SequenceMatcher(None, [s[2] for s in live], [s[2] for s in dumped], autojunk=False)
-    lines: List[Optional[int]] = [None] * len(live)
-    for i, j, n in matcher.get_matching_blocks():
-        for t in range(n):
-            lines[i + t] = dumped[j + t][3]
+    a, b = [s[2] for s in live], [s[2] for s in dumped]
+    if a == b:          # the same instructions (a graph's forward): line for line
+        lines: List[Optional[int]] = [s[3] for s in dumped]
+    else:
+        lines = [None] * len(live)
+        for i, j, n in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+            for t in range(n):
+                lines[i + t] = dumped[j + t][3]
     out, previous = [], first
     for line in lines:
         previous = line if line is not None else previous

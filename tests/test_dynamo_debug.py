@@ -241,3 +241,47 @@ def test_failure_keeps_dynamo_code_with_one_warning(tmp_path):
     assert len(warned) == 4 and all("boom" in w for w in warned), out
     assert len(set(warned)) == len(warned), out
     assert any(" of toy will not be hit" in w for w in warned) and any(" of __compiled_fn_1 " in w for w in warned), out
+
+
+INSIDE = textwrap.dedent('''
+    import os, sys, warnings, torch, depyf
+
+    def f(a):
+        return (a + 1).relu()
+
+    def g(a):
+        return a * 3
+
+    hits = set()
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename.startswith(sys.argv[1]):
+            hits.add(os.path.basename(frame.f_code.co_filename))
+            return tracer
+    a = torch.arange(4.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(sys.argv[1]), depyf.debug():
+            sys.settrace(tracer)             # compiled and run inside debug(): stops at once
+            torch.compile(f, backend="eager")(a)
+            sys.settrace(None)
+        with depyf.debug():                  # no dump open: a new compile is only reported
+            torch.compile(g, backend="eager")(a)
+    print("HITS", sorted(hits))
+    for w in caught:
+        if "depyf" in str(w.message):
+            print("WARNING", w.message)
+''')
+
+
+@pytest.mark.torch
+def test_compiled_inside_debug(tmp_path):
+    pytest.importorskip("torch")
+    script = tmp_path / "inside.py"
+    script.write_text(INSIDE)
+    dump = tmp_path / "dump"
+    proc = subprocess.run([sys.executable, str(script), str(dump)], env=_env(),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "HITS ['__compiled_fn_1.dynamo_graph.py', '__transformed_code_0_for_f.py']" in proc.stdout, proc.stdout
+    warned = [line for line in proc.stdout.splitlines() if line.startswith("WARNING")]
+    assert len(warned) == 1 and "compiled g anew outside prepare_debug" in warned[0], proc.stdout

@@ -51,6 +51,8 @@ OUTPUT_CODE = "output_code"
 # their files when debug() starts), newest last.
 _finished: List["Breakpoints"] = []
 _KEEP = 8
+# Open debug() blocks: compiles inside one point their graphs at once.
+_debugging = [0]
 
 
 def _known() -> List["Breakpoints"]:
@@ -164,6 +166,8 @@ class Breakpoints:
             raise LookupError("no function %s in %s" % (name, path))
         new = retarget(new_code, dumped, path, entry.graphs)
         self.retargeted.append(path)
+        if _debugging[0]:
+            self.apply()        # this compile's graphs, noted just before
         return new
 
     # -- graphs (noted now, pointed at their files by apply) --------------------

@@ -44,7 +44,7 @@ def debug(pause: bool = False):
         import torch  # noqa: F401
     except ImportError as e:
         raise ImportError("depyf.debug needs torch (pip install torch)") from e
-    from .breakpoints import apply_all, dumps
+    from .breakpoints import _debugging, apply_all, dumps
     from .hooks import DepyfWarning
 
     apply_all()
@@ -59,9 +59,11 @@ def debug(pause: bool = False):
     if pause:
         input("depyf.debug(): set your breakpoints, then press Enter to go on ")
     watch = _NewCompiles() if not _dumping() else None
+    _debugging[0] += 1
     try:
         yield
     finally:
+        _debugging[0] -= 1
         if watch is not None:
             watch.close()
 

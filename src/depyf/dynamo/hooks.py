@@ -9,9 +9,12 @@ Two hooks do the recording while the context is open:
   Dynamo, AOTAutograd and Inductor, graph-break and recompile reasons, each
   with its compile id, which ties it to the code the bytecode hook saw.
 
-A cache entry (and so its guards) exists only after the bytecode hook returns,
-so guard files and ``full_code_for_<fn>.py`` are (re)written on the next
-compile and when the context exits.
+A cache entry (and so its guards) exists only after the bytecode hook returns:
+guards are read at the next compile (before an eviction or a reset can take
+the entry) and at exit, when guard files, ``full_code_for_<fn>.py`` and
+``__meta_for_<fn>.json`` are written. Graph files are written as torch
+reports them (a backward graph Inductor compiles at the first ``backward()``
+comes late).
 
 Nothing here may break the user's program: every failure becomes one warning
 naming the function, and Dynamo goes on with its own code.
@@ -364,7 +367,8 @@ class Session:
     # -- guards and full code -----------------------------------------------------
     def flush(self, final: bool = False) -> None:
         """Read the guards of entries that exist by now and write each changed
-        function's guard files and ``full_code_for_<fn>.py``."""
+        function's guard files, ``full_code_for_<fn>.py`` and its meta file;
+        ``final`` also writes what no compile claimed."""
         with self._lock:
             for fn in list(self.functions.values()):
                 if fn.dirty:

@@ -391,10 +391,11 @@ class Session:
         todo = {e.compile_id: e for e in fn.entries if e.guard is None and e.guard_problem is None}
         if not todo:
             return
+        by_code = {id(e.new_code): e for e in todo.values()}
         for cache_entry in _debug_get_cache_entry_list(fn.code):
-            cid = cache_entry.compile_id
+            cid = getattr(cache_entry, "compile_id", None)     # torch < 2.6 has none
             cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
-            entry = todo.get(cid)
+            entry = todo.get(cid) or by_code.get(id(cache_entry.code))
             if entry is None:
                 continue
             try:

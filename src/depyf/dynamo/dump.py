@@ -1,4 +1,29 @@
-"""The dump directory: stable names, locking and atomic writes.
+"""The dump directory: layout, stable names, locking and atomic writes.
+
+Layout of ``prepare_debug(dir)`` (``<fn>`` is a function's stable name: its
+qualname with ``.<locals>.`` as ``__`` and other non-identifier characters as
+``_``; a Dynamo resume function's name ends in ``_offset_<n>``, the bytecode
+offset where it resumes; ``<k>`` counts the compiles of one function, 0 first;
+``<graph>`` is ``__compiled_fn_<n>``, torch's name without its random part)::
+
+    full_code_for_<fn>.py              guards, transformed code and resume functions
+                                       of every entry, __original_<fn>, and <fn>()
+                                       dispatching between them (at exit)
+    __transformed_code_<k>_for_<fn>.py def __transformed_code_<k>_for_<fn> (at the compile)
+    __guard_<k>_for_<fn>.py            guards.PRELUDE + def __guard_<k>_for_<fn>(L, G) (at exit)
+    __meta_for_<fn>.json               names, files, compile ids, graph-break and
+                                       recompile reasons, for reports (at exit)
+    <graph>.dynamo_graph.py            Dynamo's FX graph
+    <graph>.aot_joint_graph.py / .aot_forward_graph.py / .aot_backward_graph.py
+    <graph>.aot_inference_graph.py     (no autograd)
+    <graph>.inductor_output_code.py, <graph>.inductor_post_grad_graph.py
+                                       (inference; with autograd inductor_forward_*
+                                       and inductor_backward_*)
+    unattributed_compile_log.txt       graph breaks of frames Dynamo skipped whole
+    __graph_of_compile_<f>_<c>.<kind>.py  graphs no code claimed (older torch, or
+                                       clean_wild_fx_code=False)
+    .depyf_names.json, .depyf.lock     the name registry and its lock
+    rank_<r>/                          everything above, per rank, when RANK is set
 
 Names in a dump never carry random ids. A function is named after its
 ``co_qualname``; a second, different function with the same qualname gets

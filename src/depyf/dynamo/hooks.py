@@ -9,9 +9,12 @@ Two hooks do the recording while the context is open:
   Dynamo, AOTAutograd and Inductor, graph-break and recompile reasons, each
   with its compile id, which ties it to the code the bytecode hook saw.
 
-A cache entry (and so its guards) exists only after the bytecode hook returns,
-so guard files and ``full_code_for_<fn>.py`` are (re)written on the next
-compile and when the context exits.
+A cache entry (and so its guards) exists only after the bytecode hook returns:
+guards are read at the next compile (before an eviction or a reset can take
+the entry) and at exit, when guard files, ``full_code_for_<fn>.py`` and
+``__meta_for_<fn>.json`` are written. Graph files are written as torch
+reports them (a backward graph Inductor compiles at the first ``backward()``
+comes late).
 
 Nothing here may break the user's program: every failure becomes one warning
 naming the function, and Dynamo goes on with its own code.
@@ -373,7 +376,8 @@ class Session:
     # -- guards and full code -----------------------------------------------------
     def flush(self, final: bool = False) -> None:
         """Read the guards of entries that exist by now and write each changed
-        function's guard files and ``full_code_for_<fn>.py``."""
+        function's guard files, ``full_code_for_<fn>.py`` and its meta file;
+        ``final`` also writes what no compile claimed."""
         with self._lock:
             for fn in list(self.functions.values()):
                 if fn.dirty:
@@ -396,10 +400,11 @@ class Session:
         todo = {e.compile_id: e for e in fn.entries if e.guard is None and e.guard_problem is None}
         if not todo:
             return
+        by_code = {id(e.new_code): e for e in todo.values()}
         for cache_entry in _debug_get_cache_entry_list(fn.code):
-            cid = cache_entry.compile_id
+            cid = getattr(cache_entry, "compile_id", None)     # torch < 2.6 has none
             cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
-            entry = todo.get(cid)
+            entry = todo.get(cid) or by_code.get(id(cache_entry.code))
             if entry is None:
                 continue
             try:

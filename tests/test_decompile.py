@@ -875,6 +875,17 @@ SNIPPETS = {
                     changes[f.name] = getattr(obj, f.name)
             return 1
     """,
+    "returned_and_or_with_a_copied_return": """
+        def ishex(c):
+            assert isinstance(c, bytes)
+            return b'0' <= c <= b'9' or b'a' <= c <= b'f' or b'A' <= c <= b'F'
+        def f(a, b):
+            return a or None
+        def h(a, b, c):
+            if a:
+                return b or c
+            return a < b < c
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -452,6 +452,26 @@ def copied_loop_returns(func: Function, table: VersionTable) -> None:
             op.arg = "copied"
 
 
+def doubled_returns(func: Function, table: VersionTable) -> None:
+    """A return of an and/or (or of a chained comparison) ends in the RETURN_VALUE
+    its jumps lead to; the compiler copies that RETURN_VALUE into the path that
+    falls through to it::
+
+        ...; RETURN_VALUE; L: RETURN_VALUE      -> ...; L: RETURN_VALUE
+
+    (The label a pass gave the copy stays with the one kept.)
+    """
+    ops = func.ops
+    doomed = []
+    for a, b in zip(ops, ops[1:]):
+        if a.name == b.name == "RETURN_VALUE" and (a.handler is b.handler or (
+                a.handler is not None and a.handler.same_as(b.handler))):
+            if a.arg is not None:
+                b.arg = a.arg
+            doomed.append(a)
+    remove_ops(func, doomed)
+
+
 def explicit_returns(func: Function, table: VersionTable) -> None:
     """Up to 3.9 the compiler's own ``return None`` is only ever the last op; any
     other RETURN_VALUE is a return statement: ``RETURN_VALUE`` -> ``RETURN_VALUE "explicit"``."""
@@ -698,7 +718,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
-        copied_returns, explicit_returns, copied_loop_returns,
+        copied_returns, explicit_returns, copied_loop_returns, doubled_returns,
         block_stack_handlers, finally_to_py39)
 }
 
@@ -710,27 +730,28 @@ PASSES = {
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
         "finally_to_py39", "block_stack_handlers",
         "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
-        "copied_loop_returns"],
+        "copied_loop_returns", "doubled_returns"],
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "block_stack_handlers", "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
+        "block_stack_handlers", "chained_comparisons", "unthread_short_circuits",
+        "copied_loop_returns", "doubled_returns"],
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
         "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"],
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"],
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
         "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",
-        "copied_loop_returns"],
+        "copied_loop_returns", "doubled_returns"],
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
         "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns"],
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"],
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
         "drop_end_for_pop", "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
         "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns"],
+        "copied_loop_returns", "doubled_returns"],
 }

@@ -886,6 +886,15 @@ SNIPPETS = {
                 return b or c
             return a < b < c
     """,
+    "chained_comparison_ending_in_is_none": """
+        def f(g, node, clock_seq):
+            if g is not None and node is clock_seq is None:
+                return 1
+            return 2
+        def f2(node, clock_seq):
+            if node is clock_seq is None:
+                return 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -18,7 +18,7 @@ from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
 from .exceptions import Regions, names, try_statement, with_statement
-from .values import Iterator
+from .values import ChainLink, Iterator
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -397,7 +397,7 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
+            segments.append(self._segment(_operand(sub), seg_start, self.ops[j]))
             start = j + 1
             if segments and not self._chain_continues(list(prior) + segments, start, hi):
                 return segments, start
@@ -406,6 +406,14 @@ class Walker:
     def _segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
+        if isinstance(value, ChainLink) and sense is not None:
+            raise DecompileFailure("ChainLink used as a value")
+        if sense is None and isinstance(value, ChainLink):
+            # `a is b is None`: the chain's last link became the jump.
+            value = value.compare
+            value.ops.append(ast.Is())
+            value.comparators.append(ast.Constant(value=None))
+            return Segment(value, start, jump, jump.name == "POP_JUMP_IF_NONE")
         if sense is None:
             is_none = jump.name == "POP_JUMP_IF_NONE"
             value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
@@ -447,7 +455,7 @@ class Walker:
         starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
         jump = self.ops[i]
-        segments = [self._segment(m.value(m.pop()), i, jump)]
+        segments = [self._segment(_operand(m), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
@@ -1089,7 +1097,7 @@ class Walker:
                 j += 1
             if j >= latch or len(sub.stack) != len(m.stack) + 1:
                 return [], i, None
-            first = self._segment(sub.value(sub.pop()), i, self.ops[j])
+            first = self._segment(_operand(sub), i, self.ops[j])
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
@@ -1104,6 +1112,13 @@ class Walker:
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _operand(m):
+    """The condition operand on top of ``m``'s stack (a chained comparison's open
+    last link stays open: the jump may be its ``is None``)."""
+    top = m.pop()
+    return top if isinstance(top, ChainLink) else m.value(top)
 
 
 def _check_stack_kept(m, stack, reason):

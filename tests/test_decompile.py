@@ -895,6 +895,25 @@ SNIPPETS = {
             if node is clock_seq is None:
                 return 1
     """,
+    "while_exit_threaded_to_an_outer_loop": """
+        def wrap(diffs, split):
+            for fromdata, flag in diffs:
+                fromlist, tolist = [], []
+                while fromlist or tolist:
+                    if fromlist:
+                        fromdata = fromlist.pop(0)
+                    else:
+                        fromdata = ('', ' ')
+                    yield fromdata, flag
+
+        def wrap3(diffs, f):
+            while diffs:
+                a = f()
+                while a or diffs:
+                    if a > 3:
+                        break
+                    a -= 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -475,6 +475,8 @@ class Walker:
         m.start_line = None
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
+        #: how many jumps the condition took (a while loop's test repeats them all)
+        test.chain_length = k
         return test, after, target, line
 
     def _tail_key(self, t: int):
@@ -504,6 +506,12 @@ class Walker:
         end = self._assert(m, test, then_start, else_start, hi, line)
         if end is not None:
             return end
+        if then_start in self.back_targets and else_start < then_start:
+            # A bottom-tested while whose exit was threaded to an outer loop's top.
+            end = self.inverted_while(m, test, then_start, else_start, line,
+                                      jumps=getattr(test, "chain_length", None))
+            if end is not None:
+                return end
         for loop in reversed(self.loops):
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
@@ -546,7 +554,8 @@ class Walker:
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
-            if else_start == loop.exit and else_start > hi:
+            if else_start == loop.exit and else_start > hi \
+                    or else_start < then_start and self._break_threaded(else_start):
                 stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
@@ -1023,10 +1032,16 @@ class Walker:
             return max(end, latch + 1)
         raise DecompileFailure("loop shape not recognised")
 
-    def inverted_while(self, m, test, body_start, exit_, line, top=None):
+    def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):
         """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
         latch = max(self.back_targets[body_start])
         latch_op = self.ops[latch]
+        if exit_ < body_start:
+            # The exit jumps on to an outer loop's top, as the op after the latch does.
+            after = self.ops[latch + 1] if latch + 1 < self.n else None
+            if after is None or after.name != "JUMP" or after.target.index != exit_:
+                return None
+            exit_ = latch + 1
         # The top test may jump to a copy of the code after the loop (3.10+
         # duplicates small exit blocks), so the loop ends at the latch.
         if latch + 1 > exit_:
@@ -1041,6 +1056,11 @@ class Walker:
             return None
         bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
+            return None
+        if jumps is not None and jumps != sum(
+                o.name in CONDITIONAL for o in self.ops[bottom_start:test_end + 1]):
+            # The condition read at the top takes in more than the loop's test
+            # (an `if c: continue` before the loop jumps where it exits).
             return None
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
                     body_end=bottom_start, top=top)
@@ -1103,10 +1123,18 @@ class Walker:
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch, segments)
                 segments += more
-            k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
+            k, test, after = longest_chain(
+                segments, after, lambda s: s.target > latch or self._exit_threaded(s.target, latch))
             return segments[:k], after, test
         except DecompileFailure:
             return [], i, None
+
+    def _exit_threaded(self, target, latch) -> bool:
+        """A loop test's exit jump sent on to an enclosing loop's top, where the
+        op after the loop's latch (its exit) jumps too."""
+        after = self.ops[latch + 1] if latch + 1 < self.n else None
+        return target < latch and after is not None and after.name == "JUMP" \
+            and after.target.index == target and self._is_current_header(target)
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)

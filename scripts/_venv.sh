@@ -28,5 +28,7 @@ make_venv() {
     if [ ! -x "$dir/bin/python" ]; then
         "$py" -m venv "$dir" || return 1
     fi
-    "$dir/bin/python" -m pip install -q --disable-pip-version-check -e ".[$extras]" || return 1
+    # A regular (not editable) install: only it puts depyf_autorun.pth into site-packages.
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps . &&
+        "$dir/bin/python" -m pip install -q --disable-pip-version-check ".[$extras]" || return 1
 }

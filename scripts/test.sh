@@ -6,6 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/_venv.sh
 
+# The report's tests load pages in a real headless Chromium (Debian's package).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "== installing Debian's chromium for the browser tests"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+        echo "chromium could not be installed; the browser tests will skip"
+fi
+
 main_py=$(find_python 3.11)
 if [ -z "$main_py" ]; then
     echo "Python 3.11 not found under $(pyenv_root)/versions; using python3" >&2

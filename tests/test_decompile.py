@@ -5,13 +5,15 @@ Constructs not yet structured (try/except, with, match, async, ...) are tracked
 by tools/roundtrip.py; they must still give valid Python (test_verify checks
 that every case file recompiles).
 """
+import os
 import textwrap
 
 import pytest
 
 import depyf
 from depyf.verify.interpreters import find_interpreter
-from depyf.verify.roundtrip import verify
+from depyf.verify.corpus import min_version
+from depyf.verify.roundtrip import verify, verify_file
 
 VERSIONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
 
@@ -667,6 +669,182 @@ SNIPPETS = {
                 pass
             return a, d
     """,
+    "return_from_loop_in_except": """
+        def f(cls, value):
+            try:
+                return cls.m[value]
+            except TypeError:
+                for member in cls.x:
+                    if member == value:
+                        return member
+            return 5
+    """,
+    "code_after_try_reached_from_handlers": """
+        def f(x):
+            try:
+                return x()
+            except E:
+                pass
+            return 5
+        def g(x):
+            try:
+                return x()
+            except E as e:
+                x = e
+            except F:
+                return 3
+            x.y()
+    """,
+    "with_body_returns": """
+        def f(lock, g):
+            with lock:
+                return g()
+        def h(lock, g):
+            with lock as x:
+                x.y()
+                return g(x)
+    """,
+    "except_as_returns": """
+        def exists(self):
+            try:
+                self.stat()
+            except OSError as e:
+                if not _ignore_error(e):
+                    raise
+                return False
+            return True
+        def g(xs):
+            for x in xs:
+                try:
+                    x()
+                except ValueError as e:
+                    return e.args
+                except TypeError as e:
+                    break
+    """,
+    "finally_body_with_if": """
+        def close(self):
+            try:
+                self.x()
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+        def close2(self):
+            try:
+                return self.x()
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+    """,
+    "return_in_try_in_loop": """
+        def getitem(self, key):
+            for mapping in self.maps:
+                try:
+                    return mapping[key]
+                except KeyError:
+                    pass
+            return self.__missing__(key)
+        def next_value(start, last_values):
+            for last_value in reversed(last_values):
+                try:
+                    return last_value + 1
+                except TypeError:
+                    pass
+            else:
+                return start
+        def h(xs):
+            for x in xs:
+                try:
+                    x()
+                except KeyError:
+                    continue
+                except ValueError:
+                    x.y()
+                    continue
+                x.done()
+    """,
+    "with_inside_try_finally": """
+        def close(self):
+            try:
+                if self.mode in ('w', 'x', 'a') and self._didModify:
+                    with self._lock:
+                        if self._seekable:
+                            self.fp.seek(self.start_dir)
+                        self._write_end_record()
+            finally:
+                fp = self.fp
+                self.fp = None
+                self._fpclose(fp)
+        def close2(self):
+            try:
+                if self.mode:
+                    self._write_end_record()
+            finally:
+                self._fpclose(fp)
+    """,
+    "break_in_try_body": """
+        def g(last_values):
+            for last_value in reversed(last_values):
+                try:
+                    high_bit = _high_bit(last_value)
+                    break
+                except Exception:
+                    raise TypeError('Invalid Flag value: %r' % last_value) from None
+            return 2 ** (high_bit+1)
+    """,
+    "return_in_try_in_except_clause": """
+        def _exact_ratio(x):
+            try:
+                if type(x) is float or type(x) is Decimal:
+                    return x.as_integer_ratio()
+                try:
+                    return (x.numerator, x.denominator)
+                except AttributeError:
+                    try:
+                        return x.as_integer_ratio()
+                    except AttributeError:
+                        pass
+            except (OverflowError, ValueError):
+                assert not _isfinite(x)
+                return (x, None)
+            msg = "can't convert type '{}' to numerator/denominator"
+            raise TypeError(msg.format(type(x).__name__))
+    """,
+    "with_return_inside_if": """
+        def f(lock, cache, key):
+            with lock:
+                result = cache.get(key)
+                if result is not None:
+                    return result
+                cache[key] = 1
+            return None
+    """,
+    "finally_with_if": """
+        def close(self):
+            if self.closed:
+                return
+            self.closed = True
+            try:
+                if self.mode == "w":
+                    self.buf += 1
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+    """,
+    "try_inside_except_clause": """
+        def get(value, parse, other, error, ids):
+            ids.append(value)
+            try:
+                token, value = parse(value)
+            except error:
+                try:
+                    token, value = other(value)
+                    ids.append(token)
+                except error:
+                    raise error("expected {}".format(value))
+            ids.append(token)
+            return ids, value
+    """,
     "except_clause_branches": """
         def f(match, table):
             s = match.group(0)
@@ -924,7 +1102,8 @@ SNIPPETS = {
 #: constructs whose bytecode is reproduced only from this version on
 #: (an else after except clauses that all return: up to 3.9 only a dead closing
 #: `return None` tells it from code after the try, and that hint is not used here yet)
-STRUCTURED_FROM = {"except_returns_constant": "3.10",
+STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
+                   "try_inside_except_clause": "3.10",
                    # up to 3.10 a return in an except clause shuffles the three
                    # exception values (ROT_FOUR), which the clause's stack lacks
                    "except_clause_branches": "3.11"}
@@ -944,6 +1123,27 @@ def test_strict_round_trip(name, version):
         pytest.xfail("%s: not reproduced before %s yet" % (name, since))
     source = textwrap.dedent(SNIPPETS[name])
     result = verify(source, version, filename="<%s>" % name)
+    assert result.compiles and not result.crash, result.format()
+    failures = [o for o in result.objects if not o.deep]
+    assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)
+
+
+#: construct case files reproduced exactly, from the version given on
+#: (tools/roundtrip.py --cases measures the others)
+EXACT_CASE_FILES = {"match_stmt.py": "3.10", "with_stmt.py": "3.9"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", sorted(EXACT_CASE_FILES))
+def test_case_file_round_trip(name, version):
+    need(version)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases", name)
+    target = tuple(map(int, version.split(".")))
+    if min_version(path) > target:
+        pytest.skip("%s needs Python %d.%d" % ((name,) + min_version(path)))
+    if target < tuple(map(int, EXACT_CASE_FILES[name].split("."))):
+        pytest.xfail("%s: not reproduced before %s yet" % (name, EXACT_CASE_FILES[name]))
+    result = verify_file(path, version)
     assert result.compiles and not result.crash, result.format()
     failures = [o for o in result.objects if not o.deep]
     assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)

@@ -37,9 +37,9 @@ class Instruction:
     ``target`` the Instruction a jump goes to.
     """
     __slots__ = ("offset", "start_offset", "opcode", "opname", "arg", "argval", "kind",
-                 "target", "line", "starts_line", "positions", "cache", "_bytecode")
+                 "target", "line", "starts_line", "cache", "_bytecode")
 
-    def __init__(self, offset, start_offset, info, arg, argval, line, positions, bytecode):
+    def __init__(self, offset, start_offset, info, arg, argval, line, bytecode):
         self.offset = offset
         self.start_offset = start_offset
         self.opcode = info.op
@@ -51,8 +51,13 @@ class Instruction:
         self.target: Optional[Instruction] = None
         self.line = line
         self.starts_line = False
-        self.positions = positions
         self._bytecode = bytecode
+
+    @property
+    def positions(self):
+        """(line, end line, column, end column) on 3.11+, else None."""
+        table = self._bytecode.positions
+        return table[self.offset >> 1] if table is not None else None
 
     @property
     def is_jump(self) -> bool:
@@ -89,6 +94,16 @@ class Bytecode:
         self.instructions: List[Instruction] = []
         self.exception_entries: List[ExceptionEntry] = []
         self._by_offset: Dict[int, Instruction] = {}
+        self._positions = None
+
+    @property
+    def positions(self):
+        """3.11+: the position of every code unit (read when first asked for: the
+        decompiler needs only lines); None before 3.11."""
+        if self._positions is None and self.table.exception_table:
+            code = self.code
+            self._positions = positions_table(code.linetable, code.firstlineno, len(code.code))
+        return self._positions
 
     def __iter__(self):
         return iter(self.instructions)
@@ -151,13 +166,9 @@ def _decode_into(bc: Bytecode) -> None:
     if n % 2:
         raise _error(code, "code length %d is odd" % n, n - 1)
     units = n // 2
-    if table.exception_table:
-        positions = positions_table(code.linetable, code.firstlineno, n)
-        lines = [p[0] for p in positions]
-    else:
-        positions = None
-        lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
-    resolve = _Resolver(code, table)
+    lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
+    resolver = _Resolver(code, table)
+    resolvers = _RESOLVERS
     ops = table.ops
     extended_arg = table.extended_arg
     cache_op = table.cache_op
@@ -183,15 +194,17 @@ def _decode_into(bc: Bytecode) -> None:
             # A stray CACHE never executes; treat it like the padding it is.
             i += 2
             continue
-        arg = (ext | raw[i + 1]) if info.has_arg else None
         unit = i >> 1
         line = lines[unit]
-        try:
-            argval = resolve(info.kind, arg, i, info.cache) if arg is not None else None
-        except _BadArg as e:
-            raise _error(code, "%s: %s" % (info.name, e), i) from None
-        ins = Instruction(i, i if start is None else start, info, arg, argval,
-                          line, positions[unit] if positions is not None else None, bc)
+        if info.has_arg:
+            arg = ext | raw[i + 1]
+            try:
+                argval = resolvers[info.kind](resolver, arg, i, info.cache)
+            except _BadArg as e:
+                raise _error(code, "%s: %s" % (info.name, e), i) from None
+        else:
+            arg = argval = None
+        ins = Instruction(i, i if start is None else start, info, arg, argval, line, bc)
         if line is not None and line != last_line:
             ins.starts_line = True
             last_line = line
@@ -274,10 +287,9 @@ class _Resolver:
             self.cells = code.cellvars + code.freevars
         self.jump_unit = table.jump_unit
         self.skip_caches = table.jump_skips_caches
-        self.methods = {kind: getattr(self, "_" + kind) for kind in _KINDS}
 
     def __call__(self, kind, arg, offset, cache):
-        return self.methods[kind](arg, offset, cache)
+        return _RESOLVERS[kind](self, arg, offset, cache)
 
     @staticmethod
     def _lookup(seq, index, what):
@@ -285,17 +297,32 @@ class _Resolver:
             return seq[index]
         raise _BadArg("%s index %d out of range (%d entries)" % (what, index, len(seq)))
 
+    # The common kinds index directly (arguments are never negative); a bad
+    # index still ends in _lookup's message.
+
+    def _const(self, arg, offset, cache):
+        try:
+            return self.consts[arg]
+        except IndexError:
+            return self._lookup(self.consts, arg, "constant")
+
+    def _name(self, arg, offset, cache):
+        try:
+            return self.names[arg]
+        except IndexError:
+            return self._lookup(self.names, arg, "name")
+
+    def _local(self, arg, offset, cache):
+        try:
+            return self.locals[arg]
+        except IndexError:
+            return self._lookup(self.locals, arg, "local variable")
+
     def _none(self, arg, offset, cache):
         return None
 
     def _int(self, arg, offset, cache):
         return arg
-
-    def _const(self, arg, offset, cache):
-        return self._lookup(self.consts, arg, "constant")
-
-    def _name(self, arg, offset, cache):
-        return self._lookup(self.names, arg, "name")
 
     def _global(self, arg, offset, cache):
         return self._lookup(self.names, arg >> 1, "name")
@@ -304,9 +331,6 @@ class _Resolver:
 
     def _super_attr(self, arg, offset, cache):
         return self._lookup(self.names, arg >> 2, "name")
-
-    def _local(self, arg, offset, cache):
-        return self._lookup(self.locals, arg, "local variable")
 
     def _local_pair(self, arg, offset, cache):
         return (self._lookup(self.locals, arg >> 4, "local variable"),
@@ -357,3 +381,6 @@ _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local
           "local_pair", "free", "jump_abs", "jump_fwd", "jump_back", "compare",
           "binary_op", "format_value", "convert_value", "make_function",
           "intrinsic1", "intrinsic2")
+
+#: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
+_RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}

@@ -17,7 +17,8 @@ Vocabulary after normalisation (differences from the 3.11 names):
   ``LOAD_METHOD`` push those explicitly); no PRECALL or KW_NAMES.
 * ``CALL_FUNCTION_EX`` with ``(flags, slots)`` likewise.
 * ``MAKE_FUNCTION`` with the flag bits; no qualname on the stack.
-* ``FOR_ITER`` targets the first Op after the loop (no END_FOR).
+* ``FOR_ITER`` targets the first Op after the loop (no END_FOR); ``FOR_ITER "async"``
+  is the header of an ``async for`` (no GET_ANEXT await, END_ASYNC_FOR handler).
 * ``YIELD_FROM`` after ``GET_AWAITABLE``/``GET_YIELD_FROM_ITER; LOAD_CONST None`` for
   ``await`` and ``yield from`` (no SEND loop, END_SEND or CLEANUP_THROW); YIELD_VALUE
   without argument, no ASYNC_GEN_WRAP; no 3.12+ StopIteration wrapper handler.
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List
 
-from .blockstack import block_stack_handlers
+from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .decode import Bytecode, decode
 from .ir import Function, Handler, Op
@@ -57,13 +58,11 @@ def normalize(obj) -> Function:
 
 def to_ops(bc: Bytecode) -> Function:
     """One Op per decoded instruction, with targets and 3.11+ handlers as Op references."""
-    ops = []
-    by_ins = {}
-    for ins in bc:
-        op = Op(ins.opname, ins.argval, None, ins.line, ins.offset, extra=ins.arg)
-        by_ins[id(ins)] = op
-        ops.append(op)
-    for ins, op in zip(bc, ops):
+    instructions = bc.instructions
+    ops = [Op(ins.opname, ins.argval, None, ins.line, ins.offset, None, ins.arg)
+           for ins in instructions]
+    by_ins = dict(zip(map(id, instructions), ops))
+    for ins, op in zip(instructions, ops):
         if ins.target is not None:
             op.target = by_ins[id(ins.target)]
     if bc.exception_entries:
@@ -90,9 +89,10 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
         if id(op) in doomed_ids:
             pending.append(op)
             continue
-        for gone in pending:
-            successor[id(gone)] = op
-        pending.clear()
+        if pending:
+            for gone in pending:
+                successor[id(gone)] = op
+            pending.clear()
         survivors.append(op)
     if pending:
         # Nothing follows: keep a terminal NOP-like marker so targets stay valid.
@@ -114,21 +114,38 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
 
 def replace_op(func: Function, op: Op, new: List[Op]) -> None:
     """Put ``new`` in place of ``op``; what targeted ``op`` targets ``new[0]``."""
-    first = new[0]
-    for other in func.ops:
-        if other.target is op:
-            other.target = first
-        if other.handler is not None and other.handler.target is op:
-            other.handler.target = first
-    for n in new:
-        if n.line is None:
-            n.line = op.line
-        if n.offset < 0:
-            n.offset = op.offset
-        if n.handler is None:
-            n.handler = op.handler
-    i = func.ops.index(op)
-    func.ops[i:i + 1] = new
+    replace_ops(func, {id(op): new})
+
+
+def replace_ops(func: Function, replacements: Dict[int, List[Op]]) -> None:
+    """``replace_op`` for many ops in one pass over the function (``replacements``
+    maps ``id(op)`` to its new ops): a pass that replaced ops one by one would
+    take time quadratic in the function's length."""
+    if not replacements:
+        return
+    out = []
+    first_of: Dict[int, Op] = {}
+    for op in func.ops:
+        new = replacements.get(id(op))
+        if new is None:
+            out.append(op)
+            continue
+        for n in new:
+            if n.line is None:
+                n.line = op.line
+            if n.offset < 0:
+                n.offset = op.offset
+            if n.handler is None:
+                n.handler = op.handler
+        first_of[id(op)] = new[0]
+        out.extend(new)
+    for other in out:
+        if other.target is not None and id(other.target) in first_of:
+            other.target = first_of[id(other.target)]
+        h = other.handler
+        if h is not None and id(h.target) in first_of:
+            h.target = first_of[id(h.target)]
+    func.ops = out
 
 
 def _is_target(func: Function, op: Op) -> bool:
@@ -178,13 +195,15 @@ def compare_ops(func: Function, table: VersionTable) -> None:
 def split_superinstructions(func: Function, table: VersionTable) -> None:
     """``LOAD_FAST_LOAD_FAST (a, b)`` -> ``LOAD_FAST a; LOAD_FAST b`` (and the STORE forms);
     ``RETURN_CONST c`` -> ``LOAD_CONST c; RETURN_VALUE``."""
-    for op in list(func.ops):
+    replacements = {}
+    for op in func.ops:
         halves = _SUPER.get(op.name)
         if halves is not None:
             first, second = op.arg
-            replace_op(func, op, [Op(halves[0], first), Op(halves[1], second)])
+            replacements[id(op)] = [Op(halves[0], first), Op(halves[1], second)]
         elif op.name == "RETURN_CONST":
-            replace_op(func, op, [Op("LOAD_CONST", op.arg), Op("RETURN_VALUE")])
+            replacements[id(op)] = [Op("LOAD_CONST", op.arg), Op("RETURN_VALUE")]
+    replace_ops(func, replacements)
 
 
 def fold_kwnames(func: Function, table: VersionTable) -> None:
@@ -246,14 +265,13 @@ def null_after_global(func: Function, table: VersionTable) -> None:
 
 
 def _explicit_null(func, before):
-    for op in list(func.ops):
+    replacements = {}
+    for op in func.ops:
         if op.name == "LOAD_GLOBAL" and op.extra is not None and op.extra & 1:
             null = Op("PUSH_NULL", None, None, op.line, op.offset, op.handler)
-            if before:
-                replace_op(func, op, [null, op])
-            else:
-                i = func.ops.index(op)
-                func.ops.insert(i + 1, null)
+            # (Before: jumps to the load now land on the NULL; after: still on the load.)
+            replacements[id(op)] = [null, op] if before else [op, null]
+    replace_ops(func, replacements)
 
 
 def method_loads(func: Function, table: VersionTable) -> None:
@@ -372,7 +390,10 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     doomed = []
     cleanups = {}
     for i in range(len(ops) - 3):
-        a, b, cmp, jump = ops[i:i + 4]
+        cmp = ops[i + 2]
+        if cmp.name != "COMPARE_OP":
+            continue        # (the cheap test first: this looks at every op)
+        a, b, jump = ops[i], ops[i + 1], ops[i + 3]
         dup = (a.name == "DUP_TOP" and b.name == "ROT_THREE") or (
             a.name == "SWAP" and a.arg == 2 and b.name == "COPY" and b.arg == 2)
         if not (dup and cmp.name == "COMPARE_OP" and jump.target is not None
@@ -498,11 +519,88 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         jump = ops[i + 1]
         if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
                 and jump.target.index <= i + 1 and id(jump) not in targeted \
-                and jump.handler is op.handler:
+                and _same_region(op, jump):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
     remove_ops(func, doomed)
+
+
+def merge_copied_exits(func: Function, table: VersionTable) -> None:
+    """3.10+ copies a block's closing RERAISE or RETURN_VALUE onto each branch
+    that ends there (``if c: x()`` in a finally body); merge the copies back into
+    the one exit older versions have::
+
+        ...; POP_JUMP_IF_TRUE L; x(); RERAISE 0; L: RERAISE 0
+        -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
+    """
+    ops = func.ops
+    doomed = []
+    for i in range(len(ops) - 1, 0, -1):
+        op, before = ops[i], ops[i - 1]
+        if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE") \
+                and op.arg == before.arg and _same_handler(op, before):
+            doomed.append(before)
+    remove_ops(func, doomed)
+
+
+def merge_copied_tails(func: Function, table: VersionTable) -> None:
+    """3.10 copies the code that ends a function (a finally body's normal copy
+    and the closing return) onto each branch that reaches it; merge a copy that
+    sits right after its original back into it::
+
+        POP_JUMP_IF_FALSE L; x(); fin; LOAD_CONST None; RETURN_VALUE
+        L: fin; LOAD_CONST None; RETURN_VALUE
+        -> POP_JUMP_IF_FALSE L'; x(); L': fin; LOAD_CONST None; RETURN_VALUE
+
+    (Copies of a bare ``return`` are left alone: the structurer reads those.)
+    """
+    func.reindex()
+    ops = func.ops
+    jumped = {}
+    for op in ops:
+        if op.target is not None:
+            jumped.setdefault(op.target.index, []).append(op)
+    doomed = []
+    gone = set()
+    # (last first: a copy of a copy merges into the copy, then on into the first)
+    for t in sorted(jumped, reverse=True):
+        end = t
+        while end < len(ops) and ops[end].target is None and ops[end].name != "RETURN_VALUE":
+            end += 1
+        size = end + 1 - t
+        if end >= len(ops) or size < 3 or t - size < 0:
+            continue
+        copy, original = ops[t:end + 1], ops[t - size:t]
+        if any(o.target is not None or id(o) in gone for o in original) or \
+                not all(_same_op(a, b) for a, b in zip(copy, original)) or \
+                any(o.index in jumped for o in copy[1:]):
+            continue
+        for op in ops:
+            if op.target is copy[0]:
+                op.target = original[0]
+        doomed += copy
+        gone.update(id(o) for o in copy)
+    remove_ops(func, doomed)
+
+
+def _same_op(a: Op, b: Op) -> bool:
+    return a.name == b.name and a.arg == b.arg and type(a.arg) is type(b.arg) \
+        and a.line == b.line and _same_handler(a, b)
+
+
+def _same_handler(a: Op, b: Op) -> bool:
+    return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))
+
+
+def _same_region(op: Op, jump: Op) -> bool:
+    """Whether ``jump`` runs under ``op``'s handler. 3.12 leaves a backward jump
+    that cannot raise out of the exception table, even inside a handler; it
+    still counts as inside when it goes back into that handler's region."""
+    if jump.handler is op.handler:
+        return True
+    h = op.handler
+    return jump.handler is None and h is not None and h.same_as(jump.target.handler)
 
 
 def assertion_error_loads(func: Function, table: VersionTable) -> None:
@@ -612,8 +710,10 @@ def send_loops(func: Function, table: VersionTable) -> None:
     ops = func.ops
     doomed = []
     for i, op in enumerate(ops[:-3]):
+        if op.name != "SEND":
+            continue
         yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
-        if not (op.name == "SEND" and op.target is after and yield_.name == "YIELD_VALUE"
+        if not (op.target is after and yield_.name == "YIELD_VALUE"
                 and back.name == "JUMP" and back.target is op):
             continue
         doomed += [yield_, back]
@@ -660,6 +760,59 @@ def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
         elif op.name == "YIELD_VALUE":
             op.arg = None
     remove_ops(func, doomed)
+
+
+def async_for_loops(func: Function, table: VersionTable) -> None:
+    """An ``async for`` header becomes one ``FOR_ITER "async"`` that, like FOR_ITER,
+    leaves the next item on the stack or jumps past the loop (popping the iterator)::
+
+        L: GET_ANEXT; LOAD_CONST None; YIELD_FROM      (handler E)   3.11+
+           ... JUMP L ...; E: END_ASYNC_FOR; X:
+        L: SETUP_FINALLY E; GET_ANEXT; LOAD_CONST None; YIELD_FROM; POP_BLOCK   (3.8-3.10)
+           ... JUMP L ...; E: END_ASYNC_FOR; X:
+        -> L: FOR_ITER "async" ->X ... JUMP L ...; X:
+    """
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.name != "GET_ANEXT" or i + 2 >= len(ops) or ops[i + 1].name != "LOAD_CONST" \
+                or ops[i + 2].name != "YIELD_FROM":
+            continue
+        setup = ops[i - 1] if i >= 1 and ops[i - 1].name == "SETUP_FINALLY" else None
+        end = setup.target if setup is not None else (op.handler.target if op.handler else None)
+        if end is None or end.name != "END_ASYNC_FOR":
+            continue
+        k = ops.index(end)
+        if k + 1 >= len(ops):
+            continue
+        head = setup if setup is not None else op
+        head.name, head.arg, head.target = "FOR_ITER", "async", ops[k + 1]
+        head.handler = end.handler
+        doomed += [ops[i + 1], ops[i + 2], end]
+        if setup is not None:
+            doomed.append(op)
+            if i + 3 < len(ops) and ops[i + 3].name == "POP_BLOCK":
+                doomed.append(ops[i + 3])
+    remove_ops(func, doomed)
+
+
+def match_results(func: Function, table: VersionTable) -> None:
+    """3.10: MATCH_CLASS and MATCH_KEYS push their result and a bool; 3.11+ push the
+    result or None and test that (the stack is as deep either way)::
+
+        MATCH_CLASS n; POP_JUMP_IF_FALSE L -> MATCH_CLASS n; COPY 1; POP_JUMP_IF_NONE L
+        MATCH_KEYS; POP_JUMP_IF_FALSE L    -> MATCH_KEYS; COPY 1; POP_JUMP_IF_NONE L
+    """
+    ops = func.ops
+    out = []
+    for i, op in enumerate(ops):
+        out.append(op)
+        nxt = ops[i + 1] if i + 1 < len(ops) else None
+        if op.name in ("MATCH_CLASS", "MATCH_KEYS") and nxt is not None \
+                and nxt.name == "POP_JUMP_IF_FALSE":
+            nxt.name = "POP_JUMP_IF_NONE"
+            out.append(Op("COPY", 1, None, op.line, op.offset, op.handler))
+    func.ops = out
 
 
 # -- data ---------------------------------------------------------------------------
@@ -718,40 +871,46 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
-        copied_returns, explicit_returns, copied_loop_returns, doubled_returns,
-        block_stack_handlers, finally_to_py39)
+        copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
+        async_for_loops,
+        block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
+        merge_copied_tails)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
+#: 3.10 on: the compiler copies small exit blocks
+_COPIED_EXITS = ["merge_copied_exits"]
 
 #: Which passes each version needs, in order.
 PASSES = {
     (3, 8): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "finally_to_py39", "block_stack_handlers",
+        "async_for_loops", "finally_to_py39", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
         "copied_loop_returns", "doubled_returns"],
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "block_stack_handlers", "chained_comparisons", "unthread_short_circuits",
-        "copied_loop_returns", "doubled_returns"],
-    (3, 10): _COMMON + [
-        "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
-        "chained_comparisons",
+        "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns"],
+    (3, 10): _COMMON + [
+        "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
+        "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
+        "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-        "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",
-        "copied_loop_returns", "doubled_returns"],
+        "async_for_loops", "drop_async_gen_wrap", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
-        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"],
+        "async_for_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
+        "chained_comparisons", "backward_conditional_jumps",
+        "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
-        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
-        "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns", "doubled_returns"],
+        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
+        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
 }

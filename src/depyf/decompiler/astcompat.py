@@ -213,24 +213,80 @@ def fill_missing(tree: ast.AST) -> ast.AST:
         ([], None, [], [])
     """
     pending = [tree]
+    shapes = _SHAPES
     while pending:
         node = pending.pop()
-        name = type(node).__name__
-        fields = tuple(node._fields) + tuple(
-            f for f in _EXTRA_FIELDS.get(name, ()) if f not in node._fields)
-        given = {}
-        for field in fields:
-            try:
-                given[field] = getattr(node, field)
-            except AttributeError:
-                pass
-        for field in fields:
-            if field not in given:
-                given[field] = _default(name, field, given)
-                setattr(node, field, given[field])
-        for value in given.values():
-            if isinstance(value, ast.AST):
+        cls = type(node)
+        shape = shapes.get(cls)
+        if shape is None:
+            if not isinstance(node, ast.AST):
+                continue            # None in a list (a dict's ``**`` key), or no node
+            shape = shapes[cls] = _Shape(cls)
+        given = node.__dict__
+        if not given.keys() >= shape.required:
+            for field in shape.required:
+                if field not in given:
+                    setattr(node, field, _default(cls.__name__, field, given))
+        for field in shape.nodes:
+            value = given[field]
+            if value is not None:
                 pending.append(value)
-            elif isinstance(value, list):
-                pending.extend(v for v in value if isinstance(v, ast.AST))
+        for field in shape.lists:
+            pending.extend(given[field])
+        for field in shape.others:
+            value = getattr(node, field)
+            if isinstance(value, list):
+                pending.extend(value)
+            elif value is not None:
+                pending.append(value)
     return tree
+
+
+# ASDL field types (from each node class's docstring) that never hold a node with
+# fields of its own; fill_missing does not descend into them.
+_LEAF_TYPES = frozenset({"identifier", "string", "constant", "int", "object",
+                         "expr_context", "boolop", "operator", "unaryop", "cmpop"})
+
+
+class _Shape:
+    """What fill_missing needs of one node class: the fields it must have
+    (``required``: no class-level default), and where children can hold nodes
+    (``nodes``: one node or None; ``lists``: a list; ``others``: either, or a
+    field with a class-level default, read with getattr)."""
+
+    def __init__(self, cls):
+        fields = tuple(cls._fields) + tuple(
+            f for f in _EXTRA_FIELDS.get(cls.__name__, ()) if f not in cls._fields)
+        types = _field_types(cls)
+        self.required = frozenset(f for f in fields if not hasattr(cls, f))
+        nodes, lists, others = [], [], []
+        for field in fields:
+            kind = types.get(field)
+            if kind is not None and kind.rstrip("*?") in _LEAF_TYPES:
+                continue
+            if field not in self.required or kind is None:
+                others.append(field)
+            elif kind.endswith("*"):
+                lists.append(field)
+            else:
+                nodes.append(field)
+        self.nodes, self.lists, self.others = tuple(nodes), tuple(lists), tuple(others)
+
+
+def _field_types(cls) -> dict:
+    """``{field: "expr*"}`` from ``ast``'s docstring ``Name(expr* elts, ...)``; {}
+    for a class documented otherwise (every field is then checked as it comes)."""
+    doc = cls.__doc__ or ""
+    head = doc.split("\n", 1)[0]
+    if not head.startswith(cls.__name__ + "(") or not head.endswith(")"):
+        return {}
+    types = {}
+    for part in head[len(cls.__name__) + 1:-1].split(","):
+        words = part.split()
+        if len(words) != 2:
+            return {}
+        types[words[1]] = words[0]
+    return types
+
+
+_SHAPES: dict = {}

@@ -141,13 +141,15 @@ class StackMachine:
 # -- finishing placeholders ---------------------------------------------------------
 
 def finish(m: StackMachine, node) -> ast.expr:
+    if not isinstance(node, _UNFINISHED):
+        return node         # most values: nothing to do (this runs for every operand)
     if isinstance(node, FunctionValue):
         return m.ctx.nested(node, "lambda")
     if isinstance(node, Converted):
         raise DecompileFailure("dangling f-string conversion")
     if isinstance(node, Iterator):
-        return ast.Call(func=ast.Name(id="iter", ctx=ast.Load()), args=[finish(m, node.iterable)],
-                        keywords=[])
+        return ast.Call(func=ast.Name(id="aiter" if node.is_async else "iter", ctx=ast.Load()),
+                        args=[finish(m, node.iterable)], keywords=[])
     if isinstance(node, UnpackSlot) and len(node.owner.slots) == 1 \
             and node.owner.star_index is None and node.owner.parent is None:
         # `*args: *Ts` evaluates the starred annotation as a one-item unpacking
@@ -172,6 +174,10 @@ def finish(m: StackMachine, node) -> ast.expr:
     return node
 
 
+#: the only kinds of value finish() changes or rejects
+_UNFINISHED = (Placeholder, ast.Tuple, ast.List, ast.Call)
+
+
 def _decorated(node) -> bool:
     """A function or class value, possibly under decorator calls not yet claimed
     by a ``def``/``class`` statement."""
@@ -180,12 +186,18 @@ def _decorated(node) -> bool:
     return isinstance(node, (FunctionValue, ClassValue))
 
 
+# Node constructors take positional fields much faster than keywords, and
+# every load can share one Load() (as ast.parse's trees do): load() and const()
+# build a node for most ops.
+_LOAD = ast.Load()
+
+
 def load(name: str) -> ast.Name:
-    return ast.Name(id=name, ctx=ast.Load())
+    return ast.Name(name, _LOAD)
 
 
 def const(value) -> ast.expr:
-    return ast.Constant(value=value)
+    return ast.Constant(value)
 
 
 # -- loads ------------------------------------------------------------------------
@@ -715,6 +727,11 @@ def _get_iter(m, op):
     m.push(Iterator(m.value(m.pop())), op)
 
 
+@handles("GET_AITER")
+def _get_aiter(m, op):
+    m.push(Iterator(m.value(m.pop()), is_async=True), op)
+
+
 # -- stores -----------------------------------------------------------------------------
 
 def store(m: StackMachine, target: ast.expr, op) -> None:
@@ -834,6 +851,9 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     except ValueError as e:
         raise DecompileFailure(str(e))
     value = owner.value
+    if isinstance(value, Entered):
+        m.last_target = tuple_target      # `with cm as (a, b):`
+        return
     if isinstance(value, _ForTarget):
         value.target = tuple_target
         if m.stack and m.stack[-1] is value:

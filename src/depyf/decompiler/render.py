@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import struct
 import unicodedata
-from contextlib import contextmanager
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from .astcompat import fill_missing
@@ -85,6 +85,8 @@ _INDENT = "    "
 
 def _lineno(node) -> Optional[int]:
     value = getattr(node, "lineno", None)
+    if type(value) is int:      # the usual case, checked first: this runs for every node
+        return value
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -126,11 +128,26 @@ def _escape_char(ch: str) -> str:
     return "\\U%08x" % code
 
 
+# Printable ASCII but quotes and backslash: always written as is. Runs of these
+# are copied in one piece; only the other characters take the careful path.
+_PLAIN = "[ !#-&(-\\[\\]-~]"
+_ALL_PLAIN = re.compile(_PLAIN + "*")
+_NOT_PLAIN = re.compile("[^" + _PLAIN[1:])
+
+
 def _quote_body(value: str, quote: str, keep_newlines: bool = False) -> str:
     """``value`` escaped to sit between ``quote`` delimiters."""
+    if _ALL_PLAIN.fullmatch(value):
+        return value
     out = []
     last = len(value) - 1
-    for i, ch in enumerate(value):
+    done = 0
+    for match in _NOT_PLAIN.finditer(value):
+        i = match.start()
+        if done < i:
+            out.append(value[done:i])
+        done = i + 1
+        ch = value[i]
         if ch == "\n" and keep_newlines:
             out.append(ch)
         elif ch in _ESCAPES:
@@ -144,6 +161,7 @@ def _quote_body(value: str, quote: str, keep_newlines: bool = False) -> str:
             out.append(ch)
         else:
             out.append(_escape_char(ch))
+    out.append(value[done:])
     return "".join(out)
 
 
@@ -259,6 +277,36 @@ def _cleandoc_313(doc: str) -> str:
 
 # -- the renderer --------------------------------------------------------------------------
 
+class _Delim:
+    __slots__ = ("renderer", "closing")
+
+    def __init__(self, renderer, opening: str, closing: str):
+        self.renderer = renderer
+        self.closing = closing
+        renderer._w(opening)
+        renderer._depth += 1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.renderer._depth -= 1
+        self.renderer._w(self.closing)
+
+
+class _NoDelim:
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+_NO_DELIM = _NoDelim()
+
+
 class _Renderer:
     def __init__(self, layout: str, target: Sequence[int]):
         if layout not in LAYOUTS:
@@ -325,13 +373,15 @@ class _Renderer:
         if not self.faithful or self._nobreak:
             return False
         lineno = _lineno(node)
-        return lineno is not None and lineno > self.line
+        return lineno is not None and lineno > len(self._lines) + 1
 
     def _brk(self, node) -> None:
         """Move down to ``node``'s line, if it is below the current one."""
-        if not self._wants_break(node):
+        if not self.faithful or self._nobreak:
             return
         target = _lineno(node)
+        if target is None or target <= len(self._lines) + 1:
+            return
         if self._depth == 0 and not "".join(self._cur).strip():
             return  # a continuation can't start a statement's line
         if self._cur:
@@ -343,17 +393,10 @@ class _Renderer:
         self._cur = [_INDENT * (self._level + 1)]
         self._fresh = True
 
-    @contextmanager
     def _delim(self, opening: str, closing: str, condition: bool = True):
-        if condition:
-            self._w(opening)
-            self._depth += 1
-        try:
-            yield
-        finally:
-            if condition:
-                self._depth -= 1
-                self._w(closing)
+        """``with self._delim("(", ")", cond):`` writes the brackets around the body
+        when ``cond`` (a plain class: this runs for most expressions)."""
+        return _Delim(self, opening, closing) if condition else _NO_DELIM
 
     def _capture(self, fn: Callable[[], None]) -> str:
         """Run ``fn`` into a string, without line breaks."""
@@ -829,15 +872,10 @@ class _Renderer:
     # -- expressions -----------------------------------------------------------------------
 
     def _dispatch(self, prefix: str, node, *args) -> None:
-        method = getattr(self, prefix + type(node).__name__, None)
+        method = _METHODS.get((prefix, type(node)))
         if method is None:
-            for base in type(node).__mro__[1:]:
-                method = getattr(self, prefix + base.__name__, None)
-                if method is not None:
-                    break
-            else:
-                raise TypeError("cannot render %s node" % type(node).__name__)
-        method(node, *args)
+            method = _METHODS[prefix, type(node)] = _method_for(prefix, type(node))
+        method(self, node, *args)
 
     def _expr(self, node, ctx) -> None:
         """Write ``node``, in parentheses if its level is below ``ctx``."""
@@ -1297,6 +1335,19 @@ class _Renderer:
                     self._brk(pattern)
                     self._ws(" | ")
                 self._pattern(pattern, _P_ATOM)
+
+
+#: (prefix, node class) -> the _Renderer method that writes it (by class name, so
+#: host classes and astcompat's render alike), looked up once per class
+_METHODS: dict = {}
+
+
+def _method_for(prefix: str, cls):
+    for klass in cls.__mro__:
+        method = getattr(_Renderer, prefix + klass.__name__, None)
+        if method is not None:
+            return method
+    raise TypeError("cannot render %s node" % cls.__name__)
 
 
 def _starts_with_sign(node) -> bool:

@@ -17,8 +17,10 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import Regions, names, try_statement, with_statement
-from .values import ChainLink, Iterator
+from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+                         with_statement)
+from .match import match_statement
+from .values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -30,8 +32,17 @@ _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SE
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_MAX_HANDLER_DEPTH = 20
+#: what may sit between an except clause's POP_EXCEPT and its closing jump (not
+#: POP_TOP: a with statement's suppressed exception goes on that way, and the
+#: with statement reads that path itself)
+_CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                              "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
+                              "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
+#: ops that can start a match statement once its subject is on the stack
+_MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
 
 
 @dataclass
@@ -65,7 +76,9 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
-        self.normal = self._reachable(with_handlers=False)
+        #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
+        self.finally_ends = []
+        self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
@@ -79,7 +92,8 @@ class Walker:
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
-        ctx.implicit_returns = {k for k in range(self.n) if self._implicit_return(k)}
+        ctx.implicit_returns = {k for k, op in enumerate(self.ops)
+                                if op.name == "RETURN_VALUE" and self._implicit_return(k)}
 
     def _check_handlers(self):
         """Block-stack exception handling (up to 3.10) is not structured yet."""
@@ -105,12 +119,13 @@ class Walker:
     def _reachable(self, with_handlers: bool):
         """Ops control flow reaches from the entry (through handlers, if asked)."""
         seen = set()
-        work = [0] if self.ops else []
+        ops, n = self.ops, self.n
+        work = [0] if ops else []
         while work:
             i = work.pop()
-            while i < self.n and i not in seen:
+            while i < n and i not in seen:
                 seen.add(i)
-                op = self.ops[i]
+                op = ops[i]
                 if op.target is not None:
                     work.append(op.target.index)
                 if with_handlers and op.handler is not None:
@@ -119,6 +134,37 @@ class Walker:
                     break
                 i += 1
         return seen
+
+    def _outside_handlers(self):
+        """Ops that run with no exception being handled: reached from the entry,
+        and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
+        del name]; JUMP after``): the code after a try whose body always returns
+        is reached from its except clauses only. (What falls through after
+        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
+        seen = set()
+        work = [(0, 0)] if self.ops else []
+        while work:
+            i, depth = work.pop()
+            popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
+            while i < self.n and (i, depth, popped) not in seen:
+                seen.add((i, depth, popped))
+                op = self.ops[i]
+                if op.target is not None:
+                    work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
+                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
+                        and depth < _MAX_HANDLER_DEPTH:
+                    # (clean-up handlers only re-raise: never followed; a handler
+                    # that loops back into its try without POP_EXCEPT would
+                    # nest without end)
+                    work.append((op.handler.target.index, depth + 1))
+                if op.name in _NO_FALLTHROUGH:
+                    break
+                if op.name == "POP_EXCEPT" and depth > popped:
+                    popped += 1
+                elif op.name not in _CLAUSE_EPILOGUE:
+                    popped = 0
+                i += 1
+        return {i for i, depth, _ in seen if depth == 0}
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -167,10 +213,14 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
+        if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
+            end = with_exit_at(self, m, i)
+            if end is not None:
+                return end
         copy = self._finally_copy_at(i)
         if copy:
             return i + copy
-        if op.name == "BEFORE_WITH":
+        if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
         h = op.handler
         is_header = i in self.back_targets and not self._is_current_header(i)
@@ -179,7 +229,7 @@ class Walker:
         if is_header:
             return self.loop(m, i, hi)
         name = op.name
-        if name == "END":
+        if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
         if self.in_handler and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the
@@ -194,7 +244,13 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
-        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+        if name in _MATCH_START or (name == "COPY" and op.arg == 1):
+            end = match_statement(self, m, i, hi)
+            if end is not None:
+                return end
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator) \
+                and self.ops[i - 1].name != "SWAP":
+            # (after a SWAP a return value sits under the iterator: no break)
             end = self._copied_break(i)
             if end is not None:
                 m.pop()
@@ -228,8 +284,11 @@ class Walker:
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
+        if not self.finally_copies:
+            return 0
+        first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and names(self.ops, i, i + len(seq)) == seq:
+            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
                 return len(seq)
         return 0
 
@@ -933,8 +992,9 @@ class Walker:
             lo, stop = loop.moved_exit
             after = self.block(lo, stop, m.stack)
             end = hi
-        node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
-                       orelse=orelse)
+        kind = ast.AsyncFor if header.arg == "async" else ast.For
+        node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
+                    orelse=orelse)
         if inlined:
             display = m.pop()
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))

@@ -1,0 +1,1 @@
+"""torch.compile integration; torch is imported lazily, only by the modules that need it."""

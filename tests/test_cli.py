@@ -170,7 +170,7 @@ def test_autorun_waits_for_torch_and_never_breaks_the_program(tmp_path):
                          text=True, env=env)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split("\n")[:2] == ["True False", "result 42"]
-    assert "could not start dumping" in res.stderr
+    assert "could not start" in res.stderr       # one warning, from depyf or from prepare_debug
 
 
 def test_rank_folders():

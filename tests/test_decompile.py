@@ -1053,6 +1053,45 @@ SNIPPETS = {
                     changes[f.name] = getattr(obj, f.name)
             return 1
     """,
+    "returned_and_or_with_a_copied_return": """
+        def ishex(c):
+            assert isinstance(c, bytes)
+            return b'0' <= c <= b'9' or b'a' <= c <= b'f' or b'A' <= c <= b'F'
+        def f(a, b):
+            return a or None
+        def h(a, b, c):
+            if a:
+                return b or c
+            return a < b < c
+    """,
+    "chained_comparison_ending_in_is_none": """
+        def f(g, node, clock_seq):
+            if g is not None and node is clock_seq is None:
+                return 1
+            return 2
+        def f2(node, clock_seq):
+            if node is clock_seq is None:
+                return 1
+    """,
+    "while_exit_threaded_to_an_outer_loop": """
+        def wrap(diffs, split):
+            for fromdata, flag in diffs:
+                fromlist, tolist = [], []
+                while fromlist or tolist:
+                    if fromlist:
+                        fromdata = fromlist.pop(0)
+                    else:
+                        fromdata = ('', ' ')
+                    yield fromdata, flag
+
+        def wrap3(diffs, f):
+            while diffs:
+                a = f()
+                while a or diffs:
+                    if a > 3:
+                        break
+                    a -= 1
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

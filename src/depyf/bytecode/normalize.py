@@ -473,6 +473,26 @@ def copied_loop_returns(func: Function, table: VersionTable) -> None:
             op.arg = "copied"
 
 
+def doubled_returns(func: Function, table: VersionTable) -> None:
+    """A return of an and/or (or of a chained comparison) ends in the RETURN_VALUE
+    its jumps lead to; the compiler copies that RETURN_VALUE into the path that
+    falls through to it::
+
+        ...; RETURN_VALUE; L: RETURN_VALUE      -> ...; L: RETURN_VALUE
+
+    (The label a pass gave the copy stays with the one kept.)
+    """
+    ops = func.ops
+    doomed = []
+    for a, b in zip(ops, ops[1:]):
+        if a.name == b.name == "RETURN_VALUE" and (a.handler is b.handler or (
+                a.handler is not None and a.handler.same_as(b.handler))):
+            if a.arg is not None:
+                b.arg = a.arg
+            doomed.append(a)
+    remove_ops(func, doomed)
+
+
 def explicit_returns(func: Function, table: VersionTable) -> None:
     """Up to 3.9 the compiler's own ``return None`` is only ever the last op; any
     other RETURN_VALUE is a return statement: ``RETURN_VALUE`` -> ``RETURN_VALUE "explicit"``."""
@@ -851,7 +871,8 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
-        copied_returns, explicit_returns, copied_loop_returns, match_results, async_for_loops,
+        copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
+        async_for_loops,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails)
 }
@@ -866,30 +887,30 @@ PASSES = {
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
         "async_for_loops", "finally_to_py39", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
-        "copied_loop_returns"],
+        "copied_loop_returns", "doubled_returns"],
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"],
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"],
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
         "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns", "match_results",
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
         "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
         "async_for_loops", "drop_async_gen_wrap", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"] + _COPIED_EXITS,
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
         "async_for_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
         "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns"] + _COPIED_EXITS,
+        "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
         "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
         "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns"] + _COPIED_EXITS,
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
 }

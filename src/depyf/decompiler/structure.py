@@ -20,7 +20,7 @@ from .comprehensions import build_comprehension
 from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
                          with_statement)
 from .match import match_statement
-from .values import Iterator, WithExit
+from .values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -456,7 +456,7 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
+            segments.append(self._segment(_operand(sub), seg_start, self.ops[j]))
             start = j + 1
             if segments and not self._chain_continues(list(prior) + segments, start, hi):
                 return segments, start
@@ -465,6 +465,14 @@ class Walker:
     def _segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
+        if isinstance(value, ChainLink) and sense is not None:
+            raise DecompileFailure("ChainLink used as a value")
+        if sense is None and isinstance(value, ChainLink):
+            # `a is b is None`: the chain's last link became the jump.
+            value = value.compare
+            value.ops.append(ast.Is())
+            value.comparators.append(ast.Constant(value=None))
+            return Segment(value, start, jump, jump.name == "POP_JUMP_IF_NONE")
         if sense is None:
             is_none = jump.name == "POP_JUMP_IF_NONE"
             value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
@@ -506,7 +514,7 @@ class Walker:
         starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
         jump = self.ops[i]
-        segments = [self._segment(m.value(m.pop()), i, jump)]
+        segments = [self._segment(_operand(m), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
@@ -526,6 +534,8 @@ class Walker:
         m.start_line = None
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
+        #: how many jumps the condition took (a while loop's test repeats them all)
+        test.chain_length = k
         return test, after, target, line
 
     def _tail_key(self, t: int):
@@ -555,6 +565,12 @@ class Walker:
         end = self._assert(m, test, then_start, else_start, hi, line)
         if end is not None:
             return end
+        if then_start in self.back_targets and else_start < then_start:
+            # A bottom-tested while whose exit was threaded to an outer loop's top.
+            end = self.inverted_while(m, test, then_start, else_start, line,
+                                      jumps=getattr(test, "chain_length", None))
+            if end is not None:
+                return end
         for loop in reversed(self.loops):
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
@@ -597,7 +613,8 @@ class Walker:
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
-            if else_start == loop.exit and else_start > hi:
+            if else_start == loop.exit and else_start > hi \
+                    or else_start < then_start and self._break_threaded(else_start):
                 stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
@@ -1075,10 +1092,16 @@ class Walker:
             return max(end, latch + 1)
         raise DecompileFailure("loop shape not recognised")
 
-    def inverted_while(self, m, test, body_start, exit_, line, top=None):
+    def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):
         """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
         latch = max(self.back_targets[body_start])
         latch_op = self.ops[latch]
+        if exit_ < body_start:
+            # The exit jumps on to an outer loop's top, as the op after the latch does.
+            after = self.ops[latch + 1] if latch + 1 < self.n else None
+            if after is None or after.name != "JUMP" or after.target.index != exit_:
+                return None
+            exit_ = latch + 1
         # The top test may jump to a copy of the code after the loop (3.10+
         # duplicates small exit blocks), so the loop ends at the latch.
         if latch + 1 > exit_:
@@ -1093,6 +1116,11 @@ class Walker:
             return None
         bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
+            return None
+        if jumps is not None and jumps != sum(
+                o.name in CONDITIONAL for o in self.ops[bottom_start:test_end + 1]):
+            # The condition read at the top takes in more than the loop's test
+            # (an `if c: continue` before the loop jumps where it exits).
             return None
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
                     body_end=bottom_start, top=top)
@@ -1149,21 +1177,36 @@ class Walker:
                 j += 1
             if j >= latch or len(sub.stack) != len(m.stack) + 1:
                 return [], i, None
-            first = self._segment(sub.value(sub.pop()), i, self.ops[j])
+            first = self._segment(_operand(sub), i, self.ops[j])
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch, segments)
                 segments += more
-            k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
+            k, test, after = longest_chain(
+                segments, after, lambda s: s.target > latch or self._exit_threaded(s.target, latch))
             return segments[:k], after, test
         except DecompileFailure:
             return [], i, None
+
+    def _exit_threaded(self, target, latch) -> bool:
+        """A loop test's exit jump sent on to an enclosing loop's top, where the
+        op after the loop's latch (its exit) jumps too."""
+        after = self.ops[latch + 1] if latch + 1 < self.n else None
+        return target < latch and after is not None and after.name == "JUMP" \
+            and after.target.index == target and self._is_current_header(target)
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _operand(m):
+    """The condition operand on top of ``m``'s stack (a chained comparison's open
+    last link stays open: the jump may be its ``is None``)."""
+    top = m.pop()
+    return top if isinstance(top, ChainLink) else m.value(top)
 
 
 def _check_stack_kept(m, stack, reason):

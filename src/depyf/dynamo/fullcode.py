@@ -26,7 +26,8 @@ def decompile_as(code: types.CodeType, name: str) -> str:
     renamed = code.replace(co_name=name)
     if hasattr(code, "co_qualname"):
         renamed = renamed.replace(co_qualname=name)
-    text = decompile(renamed, layout="compact")
+    # The enclosing scope is built here (cells included), not by the decompiler.
+    text = decompile(renamed, layout="compact", enclose=False)
     if code.co_cellvars:
         text = keep_cells(text, name, code.co_cellvars)
     return enclose(text, name, code.co_freevars) if code.co_freevars else text

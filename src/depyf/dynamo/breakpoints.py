@@ -165,6 +165,7 @@ class Breakpoints:
         if dumped is None:
             raise LookupError("no function %s in %s" % (name, path))
         new = retarget(new_code, dumped, path, entry.graphs)
+        entry.new_code = new    # what the cache entry will hold (the dump finds entries by it)
         self.retargeted.append(path)
         if _debugging[0]:
             self.apply()        # this compile's graphs, noted just before

@@ -27,10 +27,10 @@ Every failure leaves torch's code in place, with one warning.
 
 Example::
 
-    >>> with depyf.prepare_debug("./dump"):      # doctest: +SKIP
-    ...     f(x)                                  # compiled: code now names ./dump files
-    >>> with depyf.debug():
-    ...     breakpoint(); f(x)                    # b ./dump/__transformed_code_0_for_f.py:12
+    with depyf.prepare_debug("./dump"):
+        f(x)                                  # compiled: code now names ./dump files
+    with depyf.debug():
+        breakpoint(); f(x)                    # b ./dump/__transformed_code_0_for_f.py:12
 """
 from __future__ import annotations
 

@@ -10,11 +10,11 @@ Dynamo compiles something new there that no dump shows.
 
 Example::
 
-    >>> with depyf.prepare_debug("./dump"):       # doctest: +SKIP
-    ...     compiled(x)
-    >>> with depyf.debug():
-    ...     breakpoint()       # (Pdb) b ./dump/__transformed_code_0_for_f.py:12
-    ...     compiled(x)
+    with depyf.prepare_debug("./dump"):
+        compiled(x)
+    with depyf.debug():
+        breakpoint()       # (Pdb) b ./dump/__transformed_code_0_for_f.py:12
+        compiled(x)
 """
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ def debug(pause: bool = False):
     an IDE. Code Dynamo compiles anew inside the block (a recompile) is only
     dumped, and so only stoppable, inside a ``prepare_debug`` block.
 
-    >>> with depyf.prepare_debug("./dump"):       # doctest: +SKIP
-    ...     compiled(x)
-    >>> with depyf.debug():
-    ...     compiled(x)
+    with depyf.prepare_debug("./dump"):
+        compiled(x)
+    with depyf.debug():
+        compiled(x)
     """
     try:
         import torch  # noqa: F401

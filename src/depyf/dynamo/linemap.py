@@ -37,7 +37,7 @@ def walk(code: types.CodeType) -> Iterator[types.CodeType]:
 
 
 def find_code(module: types.CodeType, name: str) -> Optional[types.CodeType]:
-    """The first code object called ``name`` nested in ``module``, depth first.
+    r"""The first code object called ``name`` nested in ``module``, depth first.
 
     >>> find_code(compile("def f():\n    def g(): pass\n", "<s>", "exec"), "g").co_firstlineno
     2
@@ -46,7 +46,7 @@ def find_code(module: types.CodeType, name: str) -> Optional[types.CodeType]:
 
 
 def child(code: Optional[types.CodeType], *names: str) -> Optional[types.CodeType]:
-    """The code object reached from ``code`` through directly nested ones named ``names``.
+    r"""The code object reached from ``code`` through directly nested ones named ``names``.
 
     >>> mod = compile("class A:\n    def f(self): pass\ndef f(): pass\n", "<s>", "exec")
     >>> child(mod, "A", "f").co_firstlineno, child(mod, "f").co_firstlineno

@@ -10,10 +10,10 @@ is never changed.
 Example::
 
     $ TORCH_LOGS=+bytecode python -c "import depyf; depyf.install(); ..."
-    ... MODIFIED BYTECODE toy ...
-    ... DECOMPILED ORIGINAL SOURCE toy /path/toy.py line 3
+    MODIFIED BYTECODE toy ...
+    DECOMPILED ORIGINAL SOURCE toy /path/toy.py line 3
     def toy(a, b): ...
-    ... DECOMPILED MODIFIED SOURCE toy /path/toy.py line 3
+    DECOMPILED MODIFIED SOURCE toy /path/toy.py line 3
     def __transformed_code_for_toy(a, b): ...
 """
 from __future__ import annotations
@@ -33,9 +33,9 @@ def install() -> None:
     """Add the decompiled source of each compiled frame (original and
     transformed) to Dynamo's bytecode log; calling it again does nothing.
 
-    >>> import depyf, torch                          # doctest: +SKIP
-    >>> torch._logging.set_logs(bytecode=True)
-    >>> depyf.install()
+    import depyf, torch
+    torch._logging.set_logs(bytecode=True)
+    depyf.install()
     """
     global _handle, _told
     try:
@@ -62,7 +62,7 @@ def install() -> None:
 def uninstall() -> None:
     """Undo :func:`install`: the bytecode log is torch's own again.
 
-    >>> depyf.uninstall()                            # doctest: +SKIP
+    depyf.uninstall()
     """
     global _handle
     with _lock:

@@ -89,3 +89,65 @@ def test_dump_dir_variable_without_depyf_in_the_command(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     assert os.path.exists(tmp_path / "d" / "full_code_for_toy_example.py")
     assert os.path.exists(tmp_path / "d" / "index.html")
+
+
+DDP_SCRIPT = '''import os
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 16)
+        self.b = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    torch.manual_seed(0)
+    model = torch.compile(DDP(Net()), backend="aot_eager")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(2):
+        x = torch.randn(4, 8) + rank
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    print("rank %d loss %.6f" % (rank, float(loss)))
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_torchrun_two_ranks(tmp_path):
+    torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
+    if not os.path.exists(torchrun):
+        pytest.skip("no torchrun beside %s" % sys.executable)
+    (tmp_path / "ddp.py").write_text(DDP_SCRIPT)
+    res = run([torchrun, "--nproc_per_node", "2", "--master_port", "29517", "-m", "depyf", "run",
+               "--dump-dir", "dump", "ddp.py"], tmp_path, {"OMP_NUM_THREADS": "1"})
+    assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
+    assert "rank 0 loss" in res.stdout and "rank 1 loss" in res.stdout
+    dump = tmp_path / "dump"
+    assert sorted(n for n in os.listdir(dump) if n.startswith("rank_")) == ["rank_0", "rank_1"]
+    for rank in ("rank_0", "rank_1"):
+        files = os.listdir(dump / rank)
+        assert any(f.startswith("full_code_for_") for f in files), (rank, files)
+        assert any(f.endswith(".aot_forward_graph.py") for f in files), (rank, files)
+        assert any(f.endswith(".aot_backward_graph.py") for f in files), (rank, files)
+        assert "index.html" in files
+    from depyf.cli import main
+    assert main(["report", str(dump)]) == 0
+    dom, console = load((dump / "index.html").as_uri())
+    assert console == []
+    assert "Rank 0" in dom and "Rank 1" in dom
+    assert "report/rank_0_" in dom and "report/rank_1_" in dom

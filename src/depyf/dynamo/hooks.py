@@ -521,11 +521,8 @@ def _rank_dir(path: str) -> str:
     """Under torchrun (or any launcher that sets RANK) each rank writes its own
     ``rank_<n>`` subdirectory: ranks compile the same functions with their own
     shapes, which one set of names could not hold."""
-    import os
-    rank = os.environ.get("RANK")
-    if rank is not None and rank.isdigit():
-        return os.path.join(path, "rank_%s" % rank)
-    return path
+    from ..autorun import dump_dir_for_process
+    return dump_dir_for_process(path)
 
 
 def _resume_offset(code: types.CodeType) -> Optional[int]:

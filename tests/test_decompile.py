@@ -901,6 +901,13 @@ SNIPPETS = {
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"
     """,
+    "async_comprehensions_mid_function": """
+        async def f(ait, ys):
+            result = [x async for x in ait]
+            total = sum([await y async for y in ait if y])
+            nested = [[y async for y in x] async for x in ait]
+            return result, total, nested
+    """,
 }
 
 

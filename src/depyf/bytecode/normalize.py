@@ -605,12 +605,16 @@ def send_loops(func: Function, table: VersionTable) -> None:
         -> GET_AWAITABLE 0; LOAD_CONST None; YIELD_FROM
 
     3.12+ also routes the YIELD_VALUE's exceptions to a ``CLEANUP_THROW; JUMP E``
-    block out of line; it goes too.
+    block out of line, or to a ``CLEANUP_THROW`` right before E that falls into it
+    (the layout the compiler picks inside an inlined async comprehension); it goes too.
     """
     ops = func.ops
     doomed = []
     for i, op in enumerate(ops[:-3]):
         yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
+        if after.name == "CLEANUP_THROW" and i + 4 < len(ops) and op.target is ops[i + 4] \
+                and yield_.handler is not None and yield_.handler.target is after:
+            after = ops[i + 4]
         if not (op.name == "SEND" and op.target is after and yield_.name == "YIELD_VALUE"
                 and back.name == "JUMP" and back.target is op):
             continue
@@ -694,6 +698,49 @@ def async_for_loops(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> None:
+    """3.12+: an inlined comprehension's clean-up handler (it puts back the locals
+    the comprehension hid, then re-raises) sits at the end of the code, except
+    after an ``async for``, where the compiler leaves it in line and jumps over
+    it; it moves to the end (nothing falls into it, so it means the same)::
+
+        JUMP X; C: SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE; X: ...
+        -> X: ...; C: SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE
+
+    (Run after ``drop_generator_wrapper``, which wants the wrapper last.)
+    """
+    ops = func.ops
+    moved, jumps, out = [], [], []
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        out.append(op)
+        k = _cleanup_block_end(ops, i + 1) if op.name == "JUMP" else None
+        if k is not None and op.target is ops[k]:
+            moved += ops[i + 1:k]
+            jumps.append(op)
+            i = k
+            continue
+        i += 1
+    if not moved:
+        return
+    func.ops = out + moved
+    remove_ops(func, jumps)
+
+
+def _cleanup_block_end(ops, k):
+    """Index after ``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE`` at ``k``, or None."""
+    names = ["SWAP", "POP_TOP", "SWAP"]
+    if [o.name for o in ops[k:k + 3]] != names:
+        return None
+    j = k + 3
+    while j < len(ops) and ops[j].name == "STORE_FAST":
+        j += 1
+    if j == k + 3 or j >= len(ops) or ops[j].name != "RERAISE":
+        return None
+    return j + 1 if j + 1 < len(ops) else None
+
+
 def match_results(func: Function, table: VersionTable) -> None:
     """3.10: MATCH_CLASS and MATCH_KEYS push their result and a bool; 3.11+ push the
     result or None and test that (the stack is as deep either way)::
@@ -770,6 +817,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
         copied_returns, explicit_returns, copied_loop_returns, match_results, async_for_loops,
+        comprehension_cleanups_out_of_line,
         block_stack_handlers, finally_to_py39)
 }
 
@@ -797,12 +845,14 @@ PASSES = {
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
-        "async_for_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
-        "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns"],
+        "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
+        "copied_loop_returns"],
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
         "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
-        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
+        "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "drop_async_gen_wrap", "chained_comparisons",
         "backward_conditional_jumps", "copied_loop_returns"],
 }

@@ -741,6 +741,43 @@ def _cleanup_block_end(ops, k):
     return j + 1 if j + 1 < len(ops) else None
 
 
+def except_star_handlers(func: Function, table: VersionTable) -> None:
+    """3.11+: one spelling for the parts of an ``except*`` handler that differ::
+
+        PUSH_EXC_INFO; COPY 1; BUILD_LIST 0; SWAP 2      (3.11)
+        -> PUSH_EXC_INFO; BUILD_LIST 0; COPY 2           (3.12+: the same stack)
+        INTRINSIC_2 INTRINSIC_PREP_RERAISE_STAR -> PREP_RERAISE_STAR        (3.12+)
+        LIST_APPEND 1; JUMP P ... LIST_APPEND 1; P: PREP_RERAISE_STAR       (3.13)
+        -> JUMP Q ... Q: LIST_APPEND 1; P: PREP_RERAISE_STAR
+
+    (3.13 copies the closing ``LIST_APPEND 1`` onto each way into
+    PREP_RERAISE_STAR; earlier versions jump to the one before it.)
+    """
+    ops = func.ops
+    doomed = []
+    replacements = {}
+    for i, op in enumerate(ops):
+        if op.name == "INTRINSIC_2" and op.arg == "INTRINSIC_PREP_RERAISE_STAR":
+            op.name, op.arg = "PREP_RERAISE_STAR", None
+        if op.name == "PUSH_EXC_INFO" and [(o.name, o.arg) for o in ops[i + 1:i + 4]] == \
+                [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]:
+            copy, build = ops[i + 1], ops[i + 2]
+            replacements[id(copy)] = [Op("BUILD_LIST", 0, None, build.line, build.offset,
+                                         build.handler),
+                                      Op("COPY", 2, None, copy.line, copy.offset, copy.handler)]
+            doomed += ops[i + 2:i + 4]
+    for i, op in enumerate(ops[:-1]):
+        prep = ops[i + 1].target
+        if op.name == "LIST_APPEND" and op.arg == 1 and ops[i + 1].name == "JUMP" \
+                and prep.name == "PREP_RERAISE_STAR":
+            k = ops.index(prep)
+            if k >= 1 and ops[k - 1].name == "LIST_APPEND" and ops[k - 1].arg == 1:
+                ops[i + 1].target = ops[k - 1]
+                doomed.append(op)
+    remove_ops(func, doomed)
+    replace_ops(func, replacements)
+
+
 def match_results(func: Function, table: VersionTable) -> None:
     """3.10: MATCH_CLASS and MATCH_KEYS push their result and a bool; 3.11+ push the
     result or None and test that (the stack is as deep either way)::
@@ -817,7 +854,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
         copied_returns, explicit_returns, copied_loop_returns, match_results, async_for_loops,
-        comprehension_cleanups_out_of_line,
+        comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, finally_to_py39)
 }
 
@@ -840,19 +877,19 @@ PASSES = {
         "unthread_short_circuits", "copied_loop_returns", "match_results"],
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-        "async_for_loops", "drop_async_gen_wrap", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"],
+        "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
+        "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
         "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
-        "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns"],
+        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns"],
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
         "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
         "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
-        "drop_async_gen_wrap", "chained_comparisons",
+        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
         "backward_conditional_jumps", "copied_loop_returns"],
 }

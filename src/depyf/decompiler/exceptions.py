@@ -26,6 +26,8 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
+from .astcompat import TryStar
+from .except_star import clauses as except_star_clauses, is_except_star
 from .expressions import DecompileFailure, StackMachine
 from .values import CaughtException, Entered, ExcInfo, WithExit
 
@@ -64,6 +66,7 @@ def names(ops, lo, hi):
 def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     ops = w.ops
     regions = w.regions
+    handler = _outermost_pending(w, handler)
     start = ops[handler.target.index]
     if start.name != "PUSH_EXC_INFO":
         raise DecompileFailure("handler does not start with PUSH_EXC_INFO")
@@ -77,11 +80,36 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
         # to its own handlers' code) is relative to it.
         w.normal = w.normal | _flow_from(w, i, hi)
     try:
-        if _is_finally(w, hs, he):
-            return _try_finally(w, m, i, hi, handler, hs, he, line)
-        return _try_except(w, m, i, hi, handler, hs, he, line)
+        if is_except_star(ops, hs):
+            k = _try_except(w, m, i, hi, handler, hs, he, line, except_star_clauses, TryStar)
+        elif _is_finally(w, hs, he):
+            k = _try_finally(w, m, i, hi, handler, hs, he, line)
+        else:
+            k = _try_except(w, m, i, hi, handler, hs, he, line)
     finally:
         w.normal = saved
+    if i in saved and k < hi and k not in saved and k in w.reachable \
+            and any(o.target is ops[k] for o in ops[hs:]):
+        # Only the handlers reach the code after the statement (its body always
+        # returns or raises): that code is normal flow all the same.
+        w.normal = saved | _flow_from(w, k, w.n)
+    return k
+
+
+def _outermost_pending(w, handler):
+    """The outermost try statement starting at the op ``handler`` covers: in
+    ``try: ... except E: ... finally: ...`` the first op's handler is the except
+    clauses', and the finally's covers their code (the chain of clean-ups up from
+    ``handler`` reaches it); a try being walked already is no new statement."""
+    found = handler
+    h = handler
+    for _ in range(64):
+        cleanup = w.regions.cleanup_of(h)
+        outer = w.regions.parent(cleanup) if cleanup is not None else None
+        if outer is None or w._handled(outer):
+            break
+        found = h = outer
+    return found
 
 
 def _flow_from(w, i, hi):
@@ -126,7 +154,9 @@ def _is_finally(w, hs, he) -> bool:
     return not (j < he and ops[j].name in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"))
 
 
-def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
+def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) -> int:
+    """``parse``: the except-clause parser (default :func:`_clauses`); ``kind``:
+    the statement's node class (``TryStar`` for ``except*``)."""
     ops = w.ops
     inline = hs > i and any(k in w.normal for k in range(hs, w.n))
     limit = hs if inline else hi
@@ -136,10 +166,12 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     elif hs > i:
         body_end = _extend_inline_body(w, i, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
-    clauses, exits, tails = _clauses(w, m, hs, he, handler)
+    clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
+            if clause is None:
+                raise DecompileFailure("except* way out is no copy of the code after it")
             # Not a copy of the code after the try: the clause's own closing
             # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
@@ -167,7 +199,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
                 stop -= 1
             orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
         k = end
-    node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+    if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
+        # The loop body's closing jump back, not an `else: continue` (the except*
+        # clauses' way out jumps back too, and nothing follows in the body).
+        orelse = []
+    node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
     node.lineno = line
     m.stmts.append(node)
     return k
@@ -479,7 +515,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             w.step(sub, k, k + 1)
             body = sub.stmts
             k += 1
-    if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+    if len(body) == 1 and isinstance(body[0], (ast.Try, TryStar)) and not body[0].finalbody:
         inner = body[0]
         inner.finalbody = finalbody or [ast.Pass()]
         inner.lineno = line

@@ -921,6 +921,20 @@ SNIPPETS = {
                 print("done")
             return value
     """,
+    "statements_like_the_finally_body": """
+        def f(g, h):
+            try:
+                g()
+            except KeyError:
+                h()
+            finally:
+                h()
+        def f2(h):
+            try:
+                h()
+            finally:
+                h()
+    """,
     "async_comprehensions_mid_function": """
         async def f(ait, ys):
             result = [x async for x in ait]

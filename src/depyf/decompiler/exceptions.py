@@ -459,6 +459,13 @@ def _drop_copied_returns(stmts):
     return stmts
 
 
+class FinallyOps(list):
+    """The op names of a finally body, and the ``handler`` that runs it on an
+    exception: the copies on the ways out of the try body lie outside what that
+    handler covers (the same statements inside the body are no copy)."""
+    handler = None
+
+
 def _finally_end(op, cleanup) -> bool:
     """``RERAISE 0`` that ends a finally body (covered by the clean-up, not by a
     try statement nested in the body)."""
@@ -486,7 +493,8 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     if r <= hs:
         raise DecompileFailure("finally handler without its RERAISE")
     fin_lo, fin_hi = hs + 1, r
-    fin_ops = names(ops, fin_lo, fin_hi)
+    fin_ops = FinallyOps(names(ops, fin_lo, fin_hi))
+    fin_ops.handler = handler
     w.finally_ends.append(cleanup)
     try:
         finalbody = w.guarded_block(fin_lo, fin_hi,

@@ -249,6 +249,9 @@ class Walker:
         first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
             if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
+                guard = getattr(seq, "handler", None)
+                if guard is not None and self.regions.covered(self.ops[i], guard):
+                    continue    # code the finally protects: the same statements, no copy
                 return len(seq)
         return 0
 

@@ -114,7 +114,11 @@ def _clause_body(w, p, stop, base, outer, name):
         stop = guard.target.index
     end = _clause_body_end(w, p, stop, guard) if guard is not None else p
     sub = StackMachine(w.ctx, base)
-    k = max(end, w.run_guarded(sub, p, end, guard or outer, handler_code=True))
+    w.clause_names.append(name)
+    try:
+        k = max(end, w.run_guarded(sub, p, end, guard or outer, handler_code=True))
+    finally:
+        w.clause_names.pop()
     if len(sub.stack) != len(base) and not _terminal(sub):
         raise DecompileFailure("except* clause leaves values on the stack")
     if not _terminal(sub):
@@ -140,3 +144,14 @@ def _clause_handler(w, p, stop, outer):
                 return h
             h = parent
     return None
+
+
+def unbinds_before_jump(ops, i, name) -> bool:
+    """``LOAD_CONST None; STORE name; DELETE name; JUMP`` at ``i``: the way out of
+    an ``except* E as name`` clause (``name`` None: no name bound)."""
+    if name is None or i + 3 >= len(ops):
+        return False
+    load, store, delete, jump = ops[i:i + 4]
+    return (load.name == "LOAD_CONST" and load.arg is None and store.name.startswith("STORE")
+            and store.arg == name and delete.name.startswith("DELETE")
+            and delete.arg == name and jump.name == "JUMP")

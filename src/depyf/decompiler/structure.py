@@ -17,6 +17,7 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
+from .except_star import unbinds_before_jump
 from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
                          with_statement)
 from .match import match_statement
@@ -71,6 +72,8 @@ class Walker:
         self.finally_copies = []
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
+        #: names bound by the except* clauses being walked (their unbinding ends a branch)
+        self.clause_names = []
         self.normal = self._reachable(with_handlers=False)
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -196,6 +199,9 @@ class Walker:
         if self.in_handler and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the
             # compiler's `e = None; del e`, not the clause's own statements.
+            return i + 3
+        if self.clause_names and unbinds_before_jump(self.ops, i, self.clause_names[-1]):
+            # 3.13 copies `except* E as e:`'s closing `e = None; del e` into branches.
             return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)

@@ -935,6 +935,26 @@ SNIPPETS = {
             finally:
                 h()
     """,
+    "continue_or_rest_in_generators": """
+        async def f(xs, g):
+            for x in xs:
+                if x:
+                    continue
+                await g(x)
+        async def f2(xs, g):
+            for x in xs:
+                if not x:
+                    await g(x)
+        def f3(xs):
+            for x in xs:
+                if x < 3:
+                    continue
+                yield x
+        def f4(xs):
+            for x in xs:
+                if x >= 3:
+                    yield x
+    """,
     "async_comprehensions_mid_function": """
         async def f(ait, ys):
             result = [x async for x in ait]

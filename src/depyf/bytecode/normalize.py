@@ -500,6 +500,13 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
+            if func.unguarded is not None:
+                # The jump's own coverage tells an explicit `continue` (covered)
+                # from the compiler's jump back at the end of the body (not).
+                if id(jump) in func.unguarded:
+                    func.unguarded.add(id(op))
+                else:
+                    func.unguarded.discard(id(op))
     remove_ops(func, doomed)
 
 
@@ -644,6 +651,7 @@ def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
     if len(ops) < 2 or ops[-2].name != "STOPITERATION_ERROR" or ops[-1].name != "RERAISE":
         return
     wrapper = ops[-2]
+    func.unguarded = {id(op) for op in ops[:-2] if op.handler is None}
     for op in ops:
         if op.handler is not None and op.handler.target is wrapper:
             op.handler = None

@@ -532,7 +532,7 @@ class Walker:
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
                     and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
-                    and not folds_a_not(test):
+                    and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
@@ -637,6 +637,12 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _explicit_jump(self, k: int) -> bool:
+        """The jump at ``k`` is a statement's (``continue``), not the compiler's
+        own: in a 3.12+ generator only statements lie inside its wrapper handler."""
+        unguarded = self.func.unguarded
+        return unguarded is not None and id(self.ops[k]) not in unguarded
 
     def _assert(self, m, test, then_start, else_start, hi, line):
         """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``

@@ -955,6 +955,22 @@ SNIPPETS = {
                 if x >= 3:
                     yield x
     """,
+    "return_in_try_with_branching_finally": """
+        def f(a, g):
+            try:
+                return g()
+            finally:
+                if a:
+                    print(1)
+        def f2(a, g):
+            try:
+                g()
+            finally:
+                if a:
+                    print(1)
+                else:
+                    print(2)
+    """,
     "async_comprehensions_mid_function": """
         async def f(ait, ys):
             result = [x async for x in ait]
@@ -975,7 +991,9 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    "except_clause_branches": "3.11",
                    # 3.10 copies the finally body and the return after it into the
                    # except clause's way out too; the two copies are not matched yet
-                   "try_except_else_finally_starting_together": "3.11"}
+                   "try_except_else_finally_starting_together": "3.11",
+                   # 3.8 structures no finally with a return inside yet
+                   "return_in_try_with_branching_finally": "3.9"}
 
 
 def need(version):

@@ -465,6 +465,26 @@ class FinallyOps(list):
     handler covers (the same statements inside the body are no copy)."""
     handler = None
 
+    def copied_at(self, ops, k) -> bool:
+        """A copy of the body starts at ``k``: the same ops, but where a branch of
+        the body ends (``RERAISE 0``) the copy goes on its way out (``return``
+        value or a jump) instead."""
+        if k + len(self) > len(ops):
+            return False
+        for want, op in zip(self, ops[k:k + len(self)]):
+            got = (op.name, op.arg if op.target is None else None)
+            if got != want and not (want == ("RERAISE", 0)
+                                    and op.name in ("RETURN_VALUE", "JUMP")):
+                return False
+        return True
+
+
+def copied_at(ops, k, seq) -> bool:
+    """``seq`` (op names, or :class:`FinallyOps`) is copied at ``k``."""
+    if isinstance(seq, FinallyOps):
+        return seq.copied_at(ops, k)
+    return names(ops, k, k + len(seq)) == seq
+
 
 def _finally_end(op, cleanup) -> bool:
     """``RERAISE 0`` that ends a finally body (covered by the clean-up, not by a
@@ -515,7 +535,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     k = body_end
     # The normal way out runs a copy of the finally body.
     if not _terminal(sub) or len(sub.stack) > len(m.stack):
-        if names(ops, k, k + len(fin_ops)) == fin_ops:
+        if copied_at(ops, k, fin_ops):
             k += len(fin_ops)
         else:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
@@ -548,7 +568,7 @@ def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
     for k in range(i, body_end):
         t = ops[k].target.index if ops[k].target is not None else -1
         if body_end < t < limit and not w._is_loop_jump(ops[k]) \
-                and names(ops, t, t + len(fin_ops)) == fin_ops:
+                and copied_at(ops, t, fin_ops):
             body_end = t
     return body_end
 

@@ -18,7 +18,7 @@ from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
-from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
                          with_statement)
 from .match import match_statement
 from .values import Iterator, WithExit
@@ -254,7 +254,7 @@ class Walker:
             return 0
         first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
+            if seq and seq[0][0] == first and copied_at(self.ops, i, seq):
                 guard = getattr(seq, "handler", None)
                 if guard is not None and self.regions.covered(self.ops[i], guard):
                     continue    # code the finally protects: the same statements, no copy
@@ -607,9 +607,11 @@ class Walker:
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
             else_end = min(last.target.index, hi)
-        elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
-            # 3.10+ copies the function's closing `return None` into each branch,
-            # so the branch that follows is the else, up to the block's end.
+        elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
+                                   or (last.name == "RERAISE" and finally_end(self, last))):
+            # 3.10+ copies the function's closing `return None` (a finally body's
+            # closing RERAISE) into each branch, so the branch that follows is the
+            # else, up to the block's end.
             else_end = hi
         elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)

@@ -1161,3 +1161,23 @@ def test_type_parameters(version):
     assert result.compiles and not result.crash, result.format()
     failures = [o for o in result.objects if not o.deep]
     assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)
+
+
+def test_trailing_wildcard_case_stays_in_the_match():
+    """Cases that all return make the code after the match run only when nothing
+    matched: it reads as the match's own ``case _:`` (the same bytecode)."""
+    source = textwrap.dedent("""
+        def f(x):
+            match x:
+                case 1:
+                    return 1
+                case [a, b]:
+                    return a
+                case _:
+                    print(3)
+    """)
+    namespace = {}
+    exec(compile(source, "<wildcard>", "exec"), namespace)
+    text = depyf.decompile(namespace["f"])
+    assert "case _:" in text and text.index("case _:") < text.index("print(3)")
+    assert "\n    print(3)" not in text

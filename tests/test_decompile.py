@@ -669,6 +669,147 @@ SNIPPETS = {
                 pass
             return a, d
     """,
+    "return_from_loop_in_except": """
+        def f(cls, value):
+            try:
+                return cls.m[value]
+            except TypeError:
+                for member in cls.x:
+                    if member == value:
+                        return member
+            return 5
+    """,
+    "code_after_try_reached_from_handlers": """
+        def f(x):
+            try:
+                return x()
+            except E:
+                pass
+            return 5
+        def g(x):
+            try:
+                return x()
+            except E as e:
+                x = e
+            except F:
+                return 3
+            x.y()
+    """,
+    "with_body_returns": """
+        def f(lock, g):
+            with lock:
+                return g()
+        def h(lock, g):
+            with lock as x:
+                x.y()
+                return g(x)
+    """,
+    "except_as_returns": """
+        def exists(self):
+            try:
+                self.stat()
+            except OSError as e:
+                if not _ignore_error(e):
+                    raise
+                return False
+            return True
+        def g(xs):
+            for x in xs:
+                try:
+                    x()
+                except ValueError as e:
+                    return e.args
+                except TypeError as e:
+                    break
+    """,
+    "finally_body_with_if": """
+        def close(self):
+            try:
+                self.x()
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+        def close2(self):
+            try:
+                return self.x()
+            finally:
+                if not self._extfileobj:
+                    self.fileobj.close()
+    """,
+    "return_in_try_in_loop": """
+        def getitem(self, key):
+            for mapping in self.maps:
+                try:
+                    return mapping[key]
+                except KeyError:
+                    pass
+            return self.__missing__(key)
+        def next_value(start, last_values):
+            for last_value in reversed(last_values):
+                try:
+                    return last_value + 1
+                except TypeError:
+                    pass
+            else:
+                return start
+        def h(xs):
+            for x in xs:
+                try:
+                    x()
+                except KeyError:
+                    continue
+                except ValueError:
+                    x.y()
+                    continue
+                x.done()
+    """,
+    "with_inside_try_finally": """
+        def close(self):
+            try:
+                if self.mode in ('w', 'x', 'a') and self._didModify:
+                    with self._lock:
+                        if self._seekable:
+                            self.fp.seek(self.start_dir)
+                        self._write_end_record()
+            finally:
+                fp = self.fp
+                self.fp = None
+                self._fpclose(fp)
+        def close2(self):
+            try:
+                if self.mode:
+                    self._write_end_record()
+            finally:
+                self._fpclose(fp)
+    """,
+    "break_in_try_body": """
+        def g(last_values):
+            for last_value in reversed(last_values):
+                try:
+                    high_bit = _high_bit(last_value)
+                    break
+                except Exception:
+                    raise TypeError('Invalid Flag value: %r' % last_value) from None
+            return 2 ** (high_bit+1)
+    """,
+    "return_in_try_in_except_clause": """
+        def _exact_ratio(x):
+            try:
+                if type(x) is float or type(x) is Decimal:
+                    return x.as_integer_ratio()
+                try:
+                    return (x.numerator, x.denominator)
+                except AttributeError:
+                    try:
+                        return x.as_integer_ratio()
+                    except AttributeError:
+                        pass
+            except (OverflowError, ValueError):
+                assert not _isfinite(x)
+                return (x, None)
+            msg = "can't convert type '{}' to numerator/denominator"
+            raise TypeError(msg.format(type(x).__name__))
+    """,
     "with_return_inside_if": """
         def f(lock, cache, key):
             with lock:
@@ -896,6 +1037,60 @@ SNIPPETS = {
                     d(pop())
             except IndexError:
                 return 1
+    """,
+    "continue_after_an_if_ending_a_branch": """
+        def replace(obj, changes, fields, CV, IV, MISSING):
+            for f in fields:
+                if f._field_type is CV:
+                    continue
+                if not f.init:
+                    if f.name in changes:
+                        raise ValueError('x')
+                    continue
+                if f.name not in changes:
+                    if f._field_type is IV and f.default is MISSING:
+                        raise ValueError('y')
+                    changes[f.name] = getattr(obj, f.name)
+            return 1
+    """,
+    "returned_and_or_with_a_copied_return": """
+        def ishex(c):
+            assert isinstance(c, bytes)
+            return b'0' <= c <= b'9' or b'a' <= c <= b'f' or b'A' <= c <= b'F'
+        def f(a, b):
+            return a or None
+        def h(a, b, c):
+            if a:
+                return b or c
+            return a < b < c
+    """,
+    "chained_comparison_ending_in_is_none": """
+        def f(g, node, clock_seq):
+            if g is not None and node is clock_seq is None:
+                return 1
+            return 2
+        def f2(node, clock_seq):
+            if node is clock_seq is None:
+                return 1
+    """,
+    "while_exit_threaded_to_an_outer_loop": """
+        def wrap(diffs, split):
+            for fromdata, flag in diffs:
+                fromlist, tolist = [], []
+                while fromlist or tolist:
+                    if fromlist:
+                        fromdata = fromlist.pop(0)
+                    else:
+                        fromdata = ('', ' ')
+                    yield fromdata, flag
+
+        def wrap3(diffs, f):
+            while diffs:
+                a = f()
+                while a or diffs:
+                    if a > 3:
+                        break
+                    a -= 1
     """,
     "fstrings": """
         def f(name, width, value):

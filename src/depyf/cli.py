@@ -152,6 +152,16 @@ def _cmd_run(args) -> int:
     return status
 
 
+def _cmd_report(args) -> int:
+    from .dynamo.report import write_report
+    if not os.path.isdir(args.dump_dir):
+        log.error("report: %s is not a folder (a dump of depyf.prepare_debug or depyf run)", args.dump_dir)
+        return 2
+    index = write_report(args.dump_dir, args.output)
+    log.info("report: %s", index)
+    return 0
+
+
 def _cmd_demo(args) -> int:
     from .demo import run
     return run(args.dump_dir, backend=args.backend)
@@ -187,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-m", dest="module", metavar="MODULE", help="run a library module as a script")
     run.add_argument("target", nargs=argparse.REMAINDER, metavar="script.py [args...]")
     run.set_defaults(run=_cmd_run)
+    rep = sub.add_parser("report", help="write the HTML report of a dump folder")
+    rep.add_argument("dump_dir", metavar="DIR", help="a dump of depyf.prepare_debug or depyf run")
+    rep.add_argument("-o", "--output", metavar="OUT", help="folder for the report (default: DIR)")
+    rep.set_defaults(run=_cmd_report)
     demo = sub.add_parser("demo", help="compile a toy example and a small model under prepare_debug "
                                        "and show the dump and its report")
     demo.add_argument("--dump-dir", default="depyf_demo_dump", metavar="DIR",

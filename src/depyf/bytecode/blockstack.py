@@ -242,3 +242,29 @@ def _rewrite_with_exits(func: Function) -> None:
             b.name = c.name = "LOAD_CONST"
             b.arg = c.arg = None
             d.arg = (2, (), 2)
+
+
+def exc_info_shuffles(func: Function, table) -> None:
+    """Up to 3.10 the saved exception state is three stack slots; from 3.11 (and
+    after :func:`block_stack_handlers`) it is one, so the shuffles that move a
+    return value under it shrink: ``ROT_FOUR`` -> ``SWAP 2``, and a ``return``
+    in a finally body that drops the caught exception::
+
+        ROT_FOUR; POP_TOP; POP_TOP; POP_TOP; ROT_FOUR; POP_EXCEPT
+        -> SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT
+
+    (3.10's match statements use ROT_FOUR for their own values: left alone.)
+    """
+    from .normalize import remove_ops
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.name != "ROT_FOUR":
+            continue
+        after = [o.name for o in ops[i + 1:i + 6]]
+        if after[:1] == ["POP_EXCEPT"]:
+            op.name, op.arg = "SWAP", 2
+        elif after == ["POP_TOP"] * 3 + ["ROT_FOUR", "POP_EXCEPT"]:
+            op.name, op.arg = "SWAP", 2
+            doomed += ops[i + 2:i + 4]
+    remove_ops(func, doomed)

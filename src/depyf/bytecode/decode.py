@@ -37,9 +37,9 @@ class Instruction:
     ``target`` the Instruction a jump goes to.
     """
     __slots__ = ("offset", "start_offset", "opcode", "opname", "arg", "argval", "kind",
-                 "target", "line", "starts_line", "positions", "cache", "_bytecode")
+                 "target", "line", "starts_line", "cache", "_bytecode")
 
-    def __init__(self, offset, start_offset, info, arg, argval, line, positions, bytecode):
+    def __init__(self, offset, start_offset, info, arg, argval, line, bytecode):
         self.offset = offset
         self.start_offset = start_offset
         self.opcode = info.op
@@ -51,8 +51,13 @@ class Instruction:
         self.target: Optional[Instruction] = None
         self.line = line
         self.starts_line = False
-        self.positions = positions
         self._bytecode = bytecode
+
+    @property
+    def positions(self):
+        """(line, end line, column, end column) on 3.11+, else None."""
+        table = self._bytecode.positions
+        return table[self.offset >> 1] if table is not None else None
 
     @property
     def is_jump(self) -> bool:
@@ -89,6 +94,16 @@ class Bytecode:
         self.instructions: List[Instruction] = []
         self.exception_entries: List[ExceptionEntry] = []
         self._by_offset: Dict[int, Instruction] = {}
+        self._positions = None
+
+    @property
+    def positions(self):
+        """3.11+: the position of every code unit (read when first asked for: the
+        decompiler needs only lines); None before 3.11."""
+        if self._positions is None and self.table.exception_table:
+            code = self.code
+            self._positions = positions_table(code.linetable, code.firstlineno, len(code.code))
+        return self._positions
 
     def __iter__(self):
         return iter(self.instructions)
@@ -151,12 +166,7 @@ def _decode_into(bc: Bytecode) -> None:
     if n % 2:
         raise _error(code, "code length %d is odd" % n, n - 1)
     units = n // 2
-    if table.exception_table:
-        positions = positions_table(code.linetable, code.firstlineno, n)
-        lines = [p[0] for p in positions]
-    else:
-        positions = None
-        lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
+    lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
     resolver = _Resolver(code, table)
     resolvers = _RESOLVERS
     ops = table.ops
@@ -194,8 +204,7 @@ def _decode_into(bc: Bytecode) -> None:
                 raise _error(code, "%s: %s" % (info.name, e), i) from None
         else:
             arg = argval = None
-        ins = Instruction(i, i if start is None else start, info, arg, argval,
-                          line, positions[unit] if positions is not None else None, bc)
+        ins = Instruction(i, i if start is None else start, info, arg, argval, line, bc)
         if line is not None and line != last_line:
             ins.starts_line = True
             last_line = line

@@ -29,7 +29,7 @@ Position = Tuple[Optional[int], Optional[int], Optional[int], Optional[int]]
 def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[Optional[int]]:
     """Line number (or None) of every code unit of a code object."""
     if fmt == "locations":
-        return [p[0] for p in positions_table(data, firstlineno, code_len)]
+        return _location_lines(data, firstlineno, code_len)
     units = code_len // 2
     lines: List[Optional[int]] = []
     line = firstlineno
@@ -114,6 +114,57 @@ def positions_table(data: bytes, firstlineno: int, code_len: int) -> List[Positi
 
 
 _NO_POSITION: Position = (None, None, None, None)
+
+
+def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Optional[int]]:
+    """The lines of :func:`positions_table`, without building the positions (the
+    decoder needs only lines; it reads the same entries, with the same checks)."""
+    units = code_len // 2
+    out: List[Optional[int]] = []
+    line = firstlineno
+    n = len(data)
+    pos = 0
+    count = 0
+    while pos < n and count < units:
+        first = data[pos]
+        if not first & 0x80:
+            raise TruncatedError("location table entry at byte %d lacks its start bit" % pos)
+        pos += 1
+        code = (first >> 3) & 15
+        length = (first & 7) + 1
+        if code == 15:
+            value = None
+        elif code == 14:
+            delta, pos = _svarint(data, pos)
+            line += delta
+            for _ in range(3):          # end line, column, end column
+                _, pos = _varint(data, pos)
+            value = line
+        elif code == 13:
+            delta, pos = _svarint(data, pos)
+            line += delta
+            value = line
+        elif code >= 10:
+            if pos + 2 > n:
+                raise TruncatedError("location table ends inside an entry")
+            line += code - 10
+            value = line
+            pos += 2
+        else:
+            if pos >= n:
+                raise TruncatedError("location table ends inside an entry")
+            pos += 1
+            value = line
+        if length == 1:
+            out.append(value)
+        else:
+            out.extend([value] * length)
+        count += length
+    if count < units:
+        out.extend([None] * (units - count))
+    elif count > units:
+        del out[units:]
+    return out
 
 
 def _varint(data: bytes, pos: int):

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List
 
-from .blockstack import block_stack_handlers
+from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .decode import Bytecode, decode
 from .ir import Function, Handler, Op
@@ -390,7 +390,10 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     doomed = []
     cleanups = {}
     for i in range(len(ops) - 3):
-        a, b, cmp, jump = ops[i:i + 4]
+        cmp = ops[i + 2]
+        if cmp.name != "COMPARE_OP":
+            continue        # (the cheap test first: this looks at every op)
+        a, b, jump = ops[i], ops[i + 1], ops[i + 3]
         dup = (a.name == "DUP_TOP" and b.name == "ROT_THREE") or (
             a.name == "SWAP" and a.arg == 2 and b.name == "COPY" and b.arg == 2)
         if not (dup and cmp.name == "COMPARE_OP" and jump.target is not None
@@ -470,6 +473,26 @@ def copied_loop_returns(func: Function, table: VersionTable) -> None:
             op.arg = "copied"
 
 
+def doubled_returns(func: Function, table: VersionTable) -> None:
+    """A return of an and/or (or of a chained comparison) ends in the RETURN_VALUE
+    its jumps lead to; the compiler copies that RETURN_VALUE into the path that
+    falls through to it::
+
+        ...; RETURN_VALUE; L: RETURN_VALUE      -> ...; L: RETURN_VALUE
+
+    (The label a pass gave the copy stays with the one kept.)
+    """
+    ops = func.ops
+    doomed = []
+    for a, b in zip(ops, ops[1:]):
+        if a.name == b.name == "RETURN_VALUE" and (a.handler is b.handler or (
+                a.handler is not None and a.handler.same_as(b.handler))):
+            if a.arg is not None:
+                b.arg = a.arg
+            doomed.append(a)
+    remove_ops(func, doomed)
+
+
 def explicit_returns(func: Function, table: VersionTable) -> None:
     """Up to 3.9 the compiler's own ``return None`` is only ever the last op; any
     other RETURN_VALUE is a return statement: ``RETURN_VALUE`` -> ``RETURN_VALUE "explicit"``."""
@@ -496,7 +519,7 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         jump = ops[i + 1]
         if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
                 and jump.target.index <= i + 1 and id(jump) not in targeted \
-                and jump.handler is op.handler:
+                and _same_region(op, jump):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
@@ -508,6 +531,83 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
                 else:
                     func.unguarded.discard(id(op))
     remove_ops(func, doomed)
+
+
+def merge_copied_exits(func: Function, table: VersionTable) -> None:
+    """3.10+ copies a block's closing RERAISE or RETURN_VALUE onto each branch
+    that ends there (``if c: x()`` in a finally body); merge the copies back into
+    the one exit older versions have::
+
+        ...; POP_JUMP_IF_TRUE L; x(); RERAISE 0; L: RERAISE 0
+        -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
+    """
+    ops = func.ops
+    doomed = []
+    for i in range(len(ops) - 1, 0, -1):
+        op, before = ops[i], ops[i - 1]
+        if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE") \
+                and op.arg == before.arg and _same_handler(op, before):
+            doomed.append(before)
+    remove_ops(func, doomed)
+
+
+def merge_copied_tails(func: Function, table: VersionTable) -> None:
+    """3.10 copies the code that ends a function (a finally body's normal copy
+    and the closing return) onto each branch that reaches it; merge a copy that
+    sits right after its original back into it::
+
+        POP_JUMP_IF_FALSE L; x(); fin; LOAD_CONST None; RETURN_VALUE
+        L: fin; LOAD_CONST None; RETURN_VALUE
+        -> POP_JUMP_IF_FALSE L'; x(); L': fin; LOAD_CONST None; RETURN_VALUE
+
+    (Copies of a bare ``return`` are left alone: the structurer reads those.)
+    """
+    func.reindex()
+    ops = func.ops
+    jumped = {}
+    for op in ops:
+        if op.target is not None:
+            jumped.setdefault(op.target.index, []).append(op)
+    doomed = []
+    gone = set()
+    # (last first: a copy of a copy merges into the copy, then on into the first)
+    for t in sorted(jumped, reverse=True):
+        end = t
+        while end < len(ops) and ops[end].target is None and ops[end].name != "RETURN_VALUE":
+            end += 1
+        size = end + 1 - t
+        if end >= len(ops) or size < 3 or t - size < 0:
+            continue
+        copy, original = ops[t:end + 1], ops[t - size:t]
+        if any(o.target is not None or id(o) in gone for o in original) or \
+                not all(_same_op(a, b) for a, b in zip(copy, original)) or \
+                any(o.index in jumped for o in copy[1:]):
+            continue
+        for op in ops:
+            if op.target is copy[0]:
+                op.target = original[0]
+        doomed += copy
+        gone.update(id(o) for o in copy)
+    remove_ops(func, doomed)
+
+
+def _same_op(a: Op, b: Op) -> bool:
+    return a.name == b.name and a.arg == b.arg and type(a.arg) is type(b.arg) \
+        and a.line == b.line and _same_handler(a, b)
+
+
+def _same_handler(a: Op, b: Op) -> bool:
+    return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))
+
+
+def _same_region(op: Op, jump: Op) -> bool:
+    """Whether ``jump`` runs under ``op``'s handler. 3.12 leaves a backward jump
+    that cannot raise out of the exception table, even inside a handler; it
+    still counts as inside when it goes back into that handler's region."""
+    if jump.handler is op.handler:
+        return True
+    h = op.handler
+    return jump.handler is None and h is not None and h.same_as(jump.target.handler)
 
 
 def assertion_error_loads(func: Function, table: VersionTable) -> None:
@@ -618,11 +718,13 @@ def send_loops(func: Function, table: VersionTable) -> None:
     ops = func.ops
     doomed = []
     for i, op in enumerate(ops[:-3]):
+        if op.name != "SEND":
+            continue
         yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
         if after.name == "CLEANUP_THROW" and i + 4 < len(ops) and op.target is ops[i + 4] \
                 and yield_.handler is not None and yield_.handler.target is after:
             after = ops[i + 4]
-        if not (op.name == "SEND" and op.target is after and yield_.name == "YIELD_VALUE"
+        if not (op.target is after and yield_.name == "YIELD_VALUE"
                 and back.name == "JUMP" and back.target is op):
             continue
         doomed += [yield_, back]
@@ -861,43 +963,48 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
-        copied_returns, explicit_returns, copied_loop_returns, match_results, async_for_loops,
-        comprehension_cleanups_out_of_line, except_star_handlers,
-        block_stack_handlers, finally_to_py39)
+        copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
+        async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
+        block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
+        merge_copied_tails)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
+#: 3.10 on: the compiler copies small exit blocks
+_COPIED_EXITS = ["merge_copied_exits"]
 
 #: Which passes each version needs, in order.
 PASSES = {
     (3, 8): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "async_for_loops", "finally_to_py39", "block_stack_handlers",
+        "async_for_loops", "finally_to_py39", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
-        "copied_loop_returns"],
+        "copied_loop_returns", "doubled_returns"],
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "async_for_loops", "block_stack_handlers", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"],
+        "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"],
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
-        "block_stack_handlers", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns", "match_results"],
+        "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
+        "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
         "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
-        "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
+        "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
+        "doubled_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
         "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
         "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns"],
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
         "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
         "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
         "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns"],
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
 }

@@ -29,7 +29,7 @@ from typing import List, Optional
 from .astcompat import TryStar
 from .except_star import clauses as except_star_clauses, is_except_star
 from .expressions import DecompileFailure, StackMachine
-from .values import CaughtException, Entered, ExcInfo, WithExit
+from .values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
 
 class Regions:
@@ -168,6 +168,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
+    if end is None or end >= hi:
+        # The try ends its loop's body: a clause falling off its end goes round.
+        for clause in clauses:
+            if clause.body and getattr(clause.body[-1], "fall_off", False):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
             if clause is None:
@@ -195,8 +200,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
                 orelse += w.block(target, end, m.stack)
         else:
             if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
-                    ops[stop - 1].target.index == end:
-                stop -= 1
+                    (ops[stop - 1].target.index == end
+                     or (end >= hi and _continues(w, ops[stop - 1]))):
+                stop -= 1       # the body's way out (to the join, or on round its loop)
             orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
         k = end
     if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
@@ -207,6 +213,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+def _continues(w, jump) -> bool:
+    return any(jump.target.index in loop.continues for loop in w.loops[-1:])
 
 
 def _extend_inline_body(w, i, body_end, hs) -> int:
@@ -230,7 +240,16 @@ def _try_body(w, m, i, body_end, handler):
     the covered range (returning cannot raise), which belongs to the body."""
     sub = StackMachine(w.ctx, m.stack)
     end = max(body_end, w.run_guarded(sub, i, body_end, handler))
-    if len(sub.stack) == len(m.stack) + 1 and end < w.n and w.ops[end].name == "RETURN_VALUE":
+    # So does a loop's iterator drop before a return or break (SWAP 2; POP_TOP;
+    # RETURN_VALUE or POP_TOP; JUMP), and an enclosing except clause's end
+    # (SWAP 2; POP_EXCEPT; RETURN_VALUE).
+    while end < w.n and not _terminal(sub):
+        op = w.ops[end]
+        if _settled(sub.stack, m.stack) and not _drops_iterator(op, sub):
+            break
+        if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
+                or (op.name == "JUMP" and w._is_loop_jump(op))):
+            break
         w.step(sub, end, end + 1)
         end += 1
     if len(sub.stack) != len(m.stack) and not _terminal(sub):
@@ -370,21 +389,46 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     if k < clause_end and ops[k].name == "POP_EXCEPT":
         sub.step(ops[k])
         k += 1
-        # `return value` inside the clause finishes after POP_EXCEPT.
+        if name is not None and _name_epilogue(ops, k, name):
+            k += 3          # before a return value's last shuffles too
+        # `return value` inside the clause finishes after POP_EXCEPT, and a
+        # return or break out of a loop drops the loop's iterator there.
+        rest = base[:-1]
         w.in_handler += 1
         try:
-            while k < clause_end and len(sub.stack) > len(base) - 1 and not _terminal(sub):
+            while k < clause_end and not _terminal(sub):
+                if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub):
+                    break
+                if ops[k].name == "JUMP" and not w._is_loop_jump(ops[k]):
+                    break
                 k = w.step(sub, k, clause_end)
         finally:
             w.in_handler -= 1
         if name is not None and _name_epilogue(ops, k, name):
             k += 3
-        if not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
+        if not _terminal(sub) and k + 1 < clause_end and ops[k].name == "POP_EXCEPT" \
+                and ops[k + 1].name == "JUMP" and any(isinstance(v, ExcInfo) for v in rest):
+            # 3.13 sends the clause on through the enclosing clause's own way out.
+            exit_target = k
+        elif not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
             if w._is_loop_jump(ops[k]):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
+                # Up to 3.9 an explicit `continue` leaves the clause's own way
+                # out after it, dead; without that it may be the clause ending.
+                sub.stmts[-1].fall_off = isinstance(sub.stmts[-1], ast.Continue) and \
+                    not (k + 1 < w.n and ops[k + 1].name == "POP_EXCEPT")
             else:
                 exit_target = ops[k].target.index
     return sub.stmts, exit_target, k
+
+
+def _settled(stack, rest) -> bool:
+    """Whether ``stack`` is back to ``rest`` (no value of a statement pending)."""
+    return len(stack) == len(rest) and all(a is b for a, b in zip(stack, rest))
+
+
+def _drops_iterator(op, m) -> bool:
+    return op.name == "POP_TOP" and bool(m.stack) and isinstance(m.stack[-1], Iterator)
 
 
 def _clause_body_end(w, p, stop, cleanup) -> int:
@@ -503,7 +547,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     ops = w.ops
     cleanup = w.regions.cleanup_of(handler)
     j = hs + 1
-    while j < w.n and cleanup is not None and w.regions.covered(ops[j], cleanup):
+    while j < w.n and cleanup is not None and _handler_code(w, ops[j], handler, cleanup):
         j += 1
     r = j - 1
     # The body's end is a RERAISE 0 under the clean-up itself; 3.10+ copies it to
@@ -528,11 +572,13 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     w.finally_copies.append(fin_ops)
     try:
         sub = StackMachine(w.ctx, m.stack)
-        w.run_guarded(sub, i, body_end, handler)
+        # (a last statement's code may run on past the covered range: a with
+        # statement over its inline handler)
+        k = max(body_end, w.run_guarded(sub, i, body_end, handler))
     finally:
         w.finally_copies.pop()
     body = sub.stmts
-    k = body_end
+    k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
     if not _terminal(sub) or len(sub.stack) > len(m.stack):
         if copied_at(ops, k, fin_ops):
@@ -558,6 +604,29 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _over_inline_handlers(w, k) -> int:
+    """Past the handler code of the body's last statement, when the body's
+    closing jump leads over it (a with or try that ends an if branch)."""
+    ops = w.ops
+    if 0 < k < w.n and ops[k - 1].name == "JUMP" and ops[k - 1].target.index > k \
+            and all(j not in w.normal for j in range(k, ops[k - 1].target.index)):
+        return ops[k - 1].target.index
+    return k
+
+
+def _handler_code(w, op, handler, cleanup) -> bool:
+    """Whether ``op`` is ``handler``'s own code (maybe nested in it), not code of
+    a statement inside the try body that the layout put after the handler."""
+    h = op.handler
+    for _ in range(64):
+        if h is None or h is handler or (h.target is handler.target and h.depth == handler.depth):
+            return False
+        if h is cleanup or (h.target is cleanup.target and h.depth == cleanup.depth):
+            return True
+        h = w.regions.parent(h)
+    return False
 
 
 def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:

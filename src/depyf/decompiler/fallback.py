@@ -116,8 +116,9 @@ CO_ASYNC_GENERATOR = 0x200
 #: normalising passes that reshape control flow for the structurer without
 #: keeping each op's exact meaning (the fallback needs exact meaning)
 STRUCTURAL_PASSES = frozenset({
-    "block_stack_handlers", "finally_to_py39", "chained_comparisons", "send_loops",
-    "backward_conditional_jumps",
+    "block_stack_handlers", "exc_info_shuffles", "finally_to_py39", "chained_comparisons",
+    "send_loops", "merge_copied_exits", "merge_copied_tails",
+    "backward_conditional_jumps", "doubled_returns",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits",
     # the global AssertionError is not always the builtin one

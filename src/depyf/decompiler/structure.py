@@ -21,7 +21,7 @@ from .except_star import unbinds_before_jump
 from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
                          with_statement)
 from .match import match_statement
-from .values import Iterator, WithExit
+from .values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -33,6 +33,13 @@ _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SE
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_MAX_HANDLER_DEPTH = 20
+#: what may sit between an except clause's POP_EXCEPT and its closing jump (not
+#: POP_TOP: a with statement's suppressed exception goes on that way, and the
+#: with statement reads that path itself)
+_CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                              "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
+                              "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
@@ -74,7 +81,7 @@ class Walker:
         self.finally_ends = []
         #: names bound by the except* clauses being walked (their unbinding ends a branch)
         self.clause_names = []
-        self.normal = self._reachable(with_handlers=False)
+        self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
@@ -130,6 +137,37 @@ class Walker:
                     break
                 i += 1
         return seen
+
+    def _outside_handlers(self):
+        """Ops that run with no exception being handled: reached from the entry,
+        and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
+        del name]; JUMP after``): the code after a try whose body always returns
+        is reached from its except clauses only. (What falls through after
+        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
+        seen = set()
+        work = [(0, 0)] if self.ops else []
+        while work:
+            i, depth = work.pop()
+            popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
+            while i < self.n and (i, depth, popped) not in seen:
+                seen.add((i, depth, popped))
+                op = self.ops[i]
+                if op.target is not None:
+                    work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
+                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
+                        and depth < _MAX_HANDLER_DEPTH:
+                    # (clean-up handlers only re-raise: never followed; a handler
+                    # that loops back into its try without POP_EXCEPT would
+                    # nest without end)
+                    work.append((op.handler.target.index, depth + 1))
+                if op.name in _NO_FALLTHROUGH:
+                    break
+                if op.name == "POP_EXCEPT" and depth > popped:
+                    popped += 1
+                elif op.name not in _CLAUSE_EPILOGUE:
+                    popped = 0
+                i += 1
+        return {i for i, depth, _ in seen if depth == 0}
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -216,7 +254,9 @@ class Walker:
             end = match_statement(self, m, i, hi)
             if end is not None:
                 return end
-        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator) \
+                and self.ops[i - 1].name != "SWAP":
+            # (after a SWAP a return value sits under the iterator: no break)
             end = self._copied_break(i)
             if end is not None:
                 m.pop()
@@ -425,7 +465,7 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
+            segments.append(self._segment(_operand(sub), seg_start, self.ops[j]))
             start = j + 1
             if segments and not self._chain_continues(list(prior) + segments, start, hi):
                 return segments, start
@@ -434,6 +474,14 @@ class Walker:
     def _segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
+        if isinstance(value, ChainLink) and sense is not None:
+            raise DecompileFailure("ChainLink used as a value")
+        if sense is None and isinstance(value, ChainLink):
+            # `a is b is None`: the chain's last link became the jump.
+            value = value.compare
+            value.ops.append(ast.Is())
+            value.comparators.append(ast.Constant(value=None))
+            return Segment(value, start, jump, jump.name == "POP_JUMP_IF_NONE")
         if sense is None:
             is_none = jump.name == "POP_JUMP_IF_NONE"
             value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
@@ -475,7 +523,7 @@ class Walker:
         starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
         jump = self.ops[i]
-        segments = [self._segment(m.value(m.pop()), i, jump)]
+        segments = [self._segment(_operand(m), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
@@ -495,6 +543,8 @@ class Walker:
         m.start_line = None
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
+        #: how many jumps the condition took (a while loop's test repeats them all)
+        test.chain_length = k
         return test, after, target, line
 
     def _tail_key(self, t: int):
@@ -524,6 +574,12 @@ class Walker:
         end = self._assert(m, test, then_start, else_start, hi, line)
         if end is not None:
             return end
+        if then_start in self.back_targets and else_start < then_start:
+            # A bottom-tested while whose exit was threaded to an outer loop's top.
+            end = self.inverted_while(m, test, then_start, else_start, line,
+                                      jumps=getattr(test, "chain_length", None))
+            if end is not None:
+                return end
         for loop in reversed(self.loops):
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
@@ -537,6 +593,19 @@ class Walker:
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
                                           orelse=[]), line))
+                return hi
+            end = self.ops[hi - 1] if hi - 1 > then_start else None
+            if else_start in loop.continues and else_start < then_start and end is not None \
+                    and end.name == "JUMP" and end.target.index == else_start \
+                    and end.index not in self.reachable \
+                    and else_start != loop.top and not folds_a_not(test):
+                # `if test: A` then `continue` ending the block, unreached after a
+                # raise in A (up to 3.9): the jump past A was threaded through the
+                # continue. (`if not test: continue` keeps a jump over the continue.)
+                body = self.block(then_start, hi - 1, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                m.stmts.append(_at(ast.Continue(), end.line))
                 return hi
             first = self.ops[then_start]
             if else_start == then_start + 1 and first.name == "JUMP" \
@@ -553,7 +622,8 @@ class Walker:
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
-            if else_start == loop.exit and else_start > hi:
+            if else_start == loop.exit and else_start > hi \
+                    or else_start < then_start and self._break_threaded(else_start):
                 stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
@@ -592,7 +662,10 @@ class Walker:
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
         if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
                 and self._continues_at_body_end(last, hi) \
-                and not self._jumped_to(else_start, then_start, else_start - 1):
+                and not self._jumped_to(else_start, then_start, else_start - 1) \
+                and not self._conditional_to(last.target.index, then_start, else_start - 1) \
+                and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
+                         and last.line != self.ops[else_start - 2].line):
             # `if c: A else: B` ending a loop body: A ends with the jump to the next
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
@@ -750,6 +823,14 @@ class Walker:
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
+
+    def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
+        """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
+        from inside a branch that ends in a jump there was threaded through that
+        jump (up to 3.9; 3.12+ jumps to it, on its own line): the jump is a
+        ``continue``, not the jump over an else, which would have been threaded on
+        or copied.)"""
+        return any(o.name in CONDITIONAL and o.target.index == k for o in self.ops[lo:hi])
 
     def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
         """Some op in ``[lo, hi)`` jumps to ``k``."""
@@ -1028,10 +1109,16 @@ class Walker:
             return max(end, latch + 1)
         raise DecompileFailure("loop shape not recognised")
 
-    def inverted_while(self, m, test, body_start, exit_, line, top=None):
+    def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):
         """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
         latch = max(self.back_targets[body_start])
         latch_op = self.ops[latch]
+        if exit_ < body_start:
+            # The exit jumps on to an outer loop's top, as the op after the latch does.
+            after = self.ops[latch + 1] if latch + 1 < self.n else None
+            if after is None or after.name != "JUMP" or after.target.index != exit_:
+                return None
+            exit_ = latch + 1
         # The top test may jump to a copy of the code after the loop (3.10+
         # duplicates small exit blocks), so the loop ends at the latch.
         if latch + 1 > exit_:
@@ -1046,6 +1133,11 @@ class Walker:
             return None
         bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
+            return None
+        if jumps is not None and jumps != sum(
+                o.name in CONDITIONAL for o in self.ops[bottom_start:test_end + 1]):
+            # The condition read at the top takes in more than the loop's test
+            # (an `if c: continue` before the loop jumps where it exits).
             return None
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
                     body_end=bottom_start, top=top)
@@ -1102,21 +1194,36 @@ class Walker:
                 j += 1
             if j >= latch or len(sub.stack) != len(m.stack) + 1:
                 return [], i, None
-            first = self._segment(sub.value(sub.pop()), i, self.ops[j])
+            first = self._segment(_operand(sub), i, self.ops[j])
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch, segments)
                 segments += more
-            k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
+            k, test, after = longest_chain(
+                segments, after, lambda s: s.target > latch or self._exit_threaded(s.target, latch))
             return segments[:k], after, test
         except DecompileFailure:
             return [], i, None
+
+    def _exit_threaded(self, target, latch) -> bool:
+        """A loop test's exit jump sent on to an enclosing loop's top, where the
+        op after the loop's latch (its exit) jumps too."""
+        after = self.ops[latch + 1] if latch + 1 < self.n else None
+        return target < latch and after is not None and after.name == "JUMP" \
+            and after.target.index == target and self._is_current_header(target)
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _operand(m):
+    """The condition operand on top of ``m``'s stack (a chained comparison's open
+    last link stays open: the jump may be its ``is None``)."""
+    top = m.pop()
+    return top if isinstance(top, ChainLink) else m.value(top)
 
 
 def _check_stack_kept(m, stack, reason):

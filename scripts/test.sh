@@ -20,15 +20,8 @@ if [ -z "$main_py" ]; then
     main_py=$(command -v python3)
 fi
 make_venv .venv "$main_py" test
-# The torch tests (-m torch) run on this host only, against the pinned torch
-# (a CPU wheel pip finds on local disk; never an unpinned torch).
-TORCH_VERSION=2.13.0
-if ! .venv/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
-    .venv/bin/python -m pip install -q --disable-pip-version-check "torch==$TORCH_VERSION" || {
-        echo "cannot install torch==$TORCH_VERSION into .venv: the torch tests need it" >&2
-        exit 1
-    }
-fi
+# The torch tests (-m torch) run on this host only, against the pinned torch.
+install_torch .venv || exit 1
 echo "== host $(.venv/bin/python -V), torch $(.venv/bin/python -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 .venv/bin/python -m pytest -q "$@"
 

@@ -176,4 +176,5 @@ def test_autorun_waits_for_torch_and_never_breaks_the_program(tmp_path):
 def test_rank_folders():
     from depyf.autorun import dump_dir_for_process
     assert dump_dir_for_process("d", {"RANK": "1", "WORLD_SIZE": "2"}) == os.path.join("d", "rank_1")
-    assert dump_dir_for_process("d", {"RANK": "0"}) == "d"
+    assert dump_dir_for_process("d", {"RANK": "0"}) == os.path.join("d", "rank_0")
+    assert dump_dir_for_process("d", {}) == "d"

@@ -17,7 +17,8 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+from .except_star import unbinds_before_jump
+from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
                          with_statement)
 from .match import match_statement
 from .values import ChainLink, Iterator, WithExit
@@ -78,6 +79,8 @@ class Walker:
         self.finally_copies = []
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
+        #: names bound by the except* clauses being walked (their unbinding ends a branch)
+        self.clause_names = []
         self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -235,6 +238,9 @@ class Walker:
             # `except E as e:` left by return/break/continue in a branch: the
             # compiler's `e = None; del e`, not the clause's own statements.
             return i + 3
+        if self.clause_names and unbinds_before_jump(self.ops, i, self.clause_names[-1]):
+            # 3.13 copies `except* E as e:`'s closing `e = None; del e` into branches.
+            return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)
         if name in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
@@ -288,7 +294,10 @@ class Walker:
             return 0
         first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
+            if seq and seq[0][0] == first and copied_at(self.ops, i, seq):
+                guard = getattr(seq, "handler", None)
+                if guard is not None and self.regions.covered(self.ops[i], guard):
+                    continue    # code the finally protects: the same statements, no copy
                 return len(seq)
         return 0
 
@@ -579,7 +588,7 @@ class Walker:
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
                     and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
-                    and not folds_a_not(test):
+                    and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
@@ -671,9 +680,11 @@ class Walker:
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
             else_end = min(last.target.index, hi)
-        elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
-            # 3.10+ copies the function's closing `return None` into each branch,
-            # so the branch that follows is the else, up to the block's end.
+        elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
+                                   or (last.name == "RERAISE" and finally_end(self, last))):
+            # 3.10+ copies the function's closing `return None` (a finally body's
+            # closing RERAISE) into each branch, so the branch that follows is the
+            # else, up to the block's end.
             else_end = hi
         elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)
@@ -701,6 +712,12 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _explicit_jump(self, k: int) -> bool:
+        """The jump at ``k`` is a statement's (``continue``), not the compiler's
+        own: in a 3.12+ generator only statements lie inside its wrapper handler."""
+        unguarded = self.func.unguarded
+        return unguarded is not None and id(self.ops[k]) not in unguarded
 
     def _assert(self, m, test, then_start, else_start, hi, line):
         """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``

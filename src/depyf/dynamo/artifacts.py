@@ -28,6 +28,8 @@ GRAPH_EVENTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
     "inductor_output_code": "inductor_output_code",
 }
+# Other events: Dynamo's per-compile figures (its compile time).
+OTHER_EVENTS = {"compilation_metrics": "metrics"}
 # ``artifact`` events (told apart by metadata name) worth keeping.
 ARTIFACTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
@@ -51,7 +53,7 @@ def event_of(record) -> Optional[Event]:
     if not isinstance(meta, dict) or not meta:
         return None
     name = next(iter(meta))
-    kind = GRAPH_EVENTS.get(name)
+    kind = GRAPH_EVENTS.get(name) or OTHER_EVENTS.get(name)
     if kind is None:
         if name != "artifact":
             return None

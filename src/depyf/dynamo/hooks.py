@@ -71,6 +71,7 @@ class Entry:
     guard_problem: Optional[str] = None
     resume: Dict[str, types.CodeType] = field(default_factory=dict)   # global name -> code
     globals_used: List[str] = field(default_factory=list)
+    compile_seconds: Optional[float] = None                   # Dynamo's whole-frame compile time
 
     def names(self, fn: str) -> Dict[str, str]:
         return {"guard": "__guard_%d_for_%s" % (self.index, fn),
@@ -307,6 +308,11 @@ class Session:
         if event.kind == "recompile":
             fn.recompiles.append(self._recompile_text(fn, event.payload))
             return
+        if event.kind == "metrics":
+            seconds = event.metadata.get("entire_frame_compile_time_s")
+            if isinstance(seconds, (int, float)):
+                entry.compile_seconds = float(seconds)
+            return
         cid = entry.compile_id
         if event.kind == "dynamo_graph" or cid not in self._last_graph:
             # The k-th graph Dynamo printed is the k-th __compiled_fn the code calls;
@@ -481,6 +487,7 @@ class Session:
                 "guard": (e.names(fn.name)["guard"] + ".py") if e.guard is not None else None,
                 "guard_name": e.names(fn.name)["guard"],
                 "guard_count": e.guard_count, "guard_lines": e.guard_lines,
+                "compile_seconds": e.compile_seconds,
                 "graphs": {stable: real_name_pattern(real) for real, stable in sorted(e.graphs.items())},
                 "graph_files": e.graph_files,
                 "resume_functions": {g: c.co_name for g, c in sorted(e.resume.items())},
@@ -501,6 +508,8 @@ class Session:
                     notes.append("compile %s:\n%s" % (cid, user_part(event.payload)))
                 elif event.kind == "recompile":
                     notes.append("compile %s: recompile\n%s" % (cid, event.payload))
+                elif event.kind == "metrics":
+                    continue
                 elif self._handle_missing or not self.clean_wild_fx_code:
                     # Without a bytecode hook (older torch) no graph can be tied to
                     # code: they are all kept, named after their compile.
@@ -530,11 +539,8 @@ def _rank_dir(path: str) -> str:
     """Under torchrun (or any launcher that sets RANK) each rank writes its own
     ``rank_<n>`` subdirectory: ranks compile the same functions with their own
     shapes, which one set of names could not hold."""
-    import os
-    rank = os.environ.get("RANK")
-    if rank is not None and rank.isdigit():
-        return os.path.join(path, "rank_%s" % rank)
-    return path
+    from ..autorun import dump_dir_for_process
+    return dump_dir_for_process(path)
 
 
 def _resume_offset(code: types.CodeType) -> Optional[int]:

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import keyword
 import os
 import re
 import threading
@@ -66,9 +67,12 @@ def identifier(text: str) -> str:
 
     >>> identifier("Net.forward.<locals>.inner")
     'Net_forward__locals__inner'
+    >>> identifier("<lambda>")       # a keyword: `def lambda(` would not compile
+    'lambda_'
     """
     name = _NOT_IDENT.sub("_", text).strip("_") or "fn"
-    return ("_" + name) if name[0].isdigit() else name
+    name = ("_" + name) if name[0].isdigit() else name
+    return name + "_" if keyword.iskeyword(name) else name
 
 
 class DumpDir:

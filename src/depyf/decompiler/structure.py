@@ -65,6 +65,7 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
+        self._jumps = None
         self.normal = self._reachable(with_handlers=False)
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -170,9 +171,10 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
-        copy = self._finally_copy_at(i)
-        if copy:
-            return i + copy
+        if self.finally_copies:
+            copy = self._finally_copy_at(i)
+            if copy:
+                return i + copy
         if op.name == "BEFORE_WITH":
             return with_statement(self, m, i, hi)
         h = op.handler
@@ -680,13 +682,22 @@ class Walker:
         if op.line is None:
             return True
         load = self.ops[k - 1]
-        preds = [o for o in self.ops if o.target is load]
+        preds = list(self._jumps_to().get(id(load), ()))
         if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
             preds.append(self.ops[k - 2])
         if any(p.line == op.line for p in preds):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
         return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
+
+    def _jumps_to(self):
+        """``id(op)`` -> the ops that jump to it (built once: asked per return)."""
+        if self._jumps is None:
+            self._jumps = {}
+            for o in self.ops:
+                if o.target is not None:
+                    self._jumps.setdefault(id(o.target), []).append(o)
+        return self._jumps
 
     def _flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""

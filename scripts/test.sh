@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: creates .venv (Python 3.11) with
-# depyf and its test dependencies, runs every test, then runs the suite again
+# depyf, its test dependencies and torch 2.13.0, runs every test (the torch
+# ones included), then runs the suite again
 # under each other supported host interpreter (3.10, 3.12, 3.13) that pyenv has.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/_venv.sh
+
+# The report's tests load pages in a real headless Chromium (Debian's package).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "== installing Debian's chromium for the browser tests"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+        echo "chromium could not be installed; the browser tests will skip"
+fi
 
 main_py=$(find_python 3.11)
 if [ -z "$main_py" ]; then
@@ -12,7 +20,9 @@ if [ -z "$main_py" ]; then
     main_py=$(command -v python3)
 fi
 make_venv .venv "$main_py" test
-echo "== host $(.venv/bin/python -V)"
+# The torch tests (-m torch) run on this host only, against the pinned torch.
+install_torch .venv || exit 1
+echo "== host $(.venv/bin/python -V), torch $(.venv/bin/python -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 .venv/bin/python -m pytest -q "$@"
 
 for v in 3.10 3.12 3.13; do

@@ -57,3 +57,124 @@ def test_python_dash_m(tmp_path):
                          text=True, env=env)
     assert res.returncode == 0, res.stderr
     assert "STORE_NAME" in res.stdout and "(y)" in res.stdout
+
+
+# --------------------------------------------------------------------------
+# depyf decompile
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"])
+def test_decompile_one_file_any_version(version, tmp_path, capsys):
+    python = find_interpreter(version)
+    if python is None:
+        pytest.skip("Python %s is not installed under pyenv" % version)
+    pyc = compile_with(python, tmp_path, version.replace(".", ""))
+    assert main(["decompile", "--verify", str(pyc)]) == 0
+    captured = capsys.readouterr()
+    assert "def greet(name):" in captured.out
+    assert "return f'hello {name!r}'" in captured.out
+    assert "return [x * 2 for x in range(3)]" in captured.out
+    assert "verified 4/4 code objects identical" in captured.err \
+        or "verified 5/5 code objects identical" in captured.err
+
+
+def test_decompile_folder_in_parallel(tmp_path, capsys):
+    pythons = [(v, find_interpreter(v)) for v in ("3.8", "3.13")]
+    pythons = [(v, p) for v, p in pythons if p is not None]
+    if not pythons:
+        pytest.skip("neither Python 3.8 nor 3.13 is installed under pyenv")
+    cache = tmp_path / "pkg" / "__pycache__"
+    cache.mkdir(parents=True)
+    for version, python in pythons:
+        tag = version.replace(".", "")
+        pyc = compile_with(python, tmp_path, tag)
+        pyc.rename(cache / ("m.cpython-%s.pyc" % tag))
+    (tmp_path / "pkg" / "broken.pyc").write_bytes(b"\x55\x0d\r\n" + b"\0" * 8)
+    out = tmp_path / "out"
+    status = main(["decompile", str(tmp_path / "pkg"), "-o", str(out), "-j", "2"])
+    err = capsys.readouterr().err
+    assert status == 1                                 # one file was unreadable
+    assert "broken.pyc" in err and "Traceback" not in err
+    written = sorted(p.name for p in out.iterdir())
+    if len(pythons) == 2:                              # one module, two caches: both kept
+        assert written == ["m.cpython-313.py", "m.cpython-38.py"]
+    else:
+        assert written == ["m.py"]
+    for path in out.iterdir():
+        assert "def greet(name):" in path.read_text()
+    assert "%d files" % (len(pythons) + 1) in err and "1 files unreadable" in err
+
+
+def test_decompile_single_file_to_output(tmp_path, capsys):
+    pyc = tmp_path / "x.pyc"
+    import importlib.util, marshal, struct
+    pyc.write_bytes(importlib.util.MAGIC_NUMBER + struct.pack("<I", 0) + b"\0" * 8
+                    + marshal.dumps(compile("y = 2\nif y:\n    print(y)\n", "x.py", "exec")))
+    target = tmp_path / "x.py"
+    assert main(["decompile", str(pyc), "-o", str(target)]) == 0
+    assert capsys.readouterr().out == ""
+    assert target.read_text() == "y = 2\nif y:\n    print(y)\n"
+
+
+def test_output_names_strip_cache_tags():
+    from depyf.pyc_files import output_names
+    items = [("a/__pycache__/m.cpython-38.pyc", "a"), ("a/sub/__pycache__/n.cpython-311.opt-1.pyc", "a"),
+             ("a/old.pyc", "a")]
+    names = output_names(items, "o")
+    assert names == {"a/__pycache__/m.cpython-38.pyc": os.path.join("o", "m.py"),
+                     "a/sub/__pycache__/n.cpython-311.opt-1.pyc": os.path.join("o", "sub", "n.opt-1.py"),
+                     "a/old.pyc": os.path.join("o", "old.py")}
+
+
+# --------------------------------------------------------------------------
+# depyf run (the torch side is tested in test_dynamo_*.py)
+
+
+def test_run_passes_arguments_and_exit_status(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import sys\nprint('args', sys.argv[1:], __name__)\nsys.exit(3)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    env.pop("DEPYF_DUMP_DIR", None)
+    res = subprocess.run([sys.executable, "-m", "depyf", "run", "--dump-dir", str(tmp_path / "d"),
+                          str(script), "a", "--b"], capture_output=True, text=True, env=env,
+                         cwd=str(tmp_path))
+    assert res.returncode == 3, res.stderr
+    assert "args ['a', '--b'] __main__" in res.stdout
+    assert "no dump written" in res.stderr
+
+
+def test_run_module_and_failing_script(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "job.py").write_text("import sys\nprint('module', sys.argv)\nraise ValueError('bad')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "src"), str(tmp_path)]))
+    res = subprocess.run([sys.executable, "-m", "depyf", "run", "-m", "pkg.job", "x"],
+                         capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert res.returncode == 1
+    assert "module ['" in res.stdout and "'x']" in res.stdout
+    assert "ValueError: bad" in res.stderr
+
+
+def test_autorun_waits_for_torch_and_never_breaks_the_program(tmp_path):
+    """The watcher fires on the program's own `import torch`; when dumping cannot
+    start (here a fake torch without Dynamo), the program still runs to the end."""
+    fake = tmp_path / "fake"
+    (fake / "torch").mkdir(parents=True)
+    (fake / "torch" / "__init__.py").write_text("VALUE = 42\n")
+    code = ("import depyf.autorun as a, sys\n"
+            "print(a.activate(sys.argv[1]) is not None, 'torch' in sys.modules)\n"
+            "import torch\n"
+            "print('result', torch.VALUE)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), os.path.join(ROOT, "src")]))
+    res = subprocess.run([sys.executable, "-c", code, str(tmp_path / "d")], capture_output=True,
+                         text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split("\n")[:2] == ["True False", "result 42"]
+    assert "could not start" in res.stderr       # one warning, from depyf or from prepare_debug
+
+
+def test_rank_folders():
+    from depyf.autorun import dump_dir_for_process
+    assert dump_dir_for_process("d", {"RANK": "1", "WORLD_SIZE": "2"}) == os.path.join("d", "rank_1")
+    assert dump_dir_for_process("d", {"RANK": "0"}) == os.path.join("d", "rank_0")
+    assert dump_dir_for_process("d", {}) == "d"

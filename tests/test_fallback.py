@@ -686,6 +686,17 @@ def test_value_kept_on_the_stack_across_a_join(forced):
     assert "__s0" in source
 
 
+def test_branch_replacing_a_stack_value_is_not_an_if_statement():
+    # The same shape without forcing: the structurer must not print `if b: pass`
+    # (dropping the `* 3`); it gives up and the fallback keeps the value.
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("LOAD_CONST", 0).binary("+")
+    asm.op("LOAD_FAST", 1).jump_if("FALSE", "join")
+    asm.op("LOAD_CONST", 1).binary("*")
+    asm.label("join").op("RETURN_VALUE")
+    compare_code(asm.code(template, [1, 3]), [(1, True), (5, False), ("x", True)])
+
+
 def test_swap_shuffle_keeps_evaluation_order(forced):
     # note("first") and note("second") run in that order; SWAP puts them in reverse
     asm = Assembler()

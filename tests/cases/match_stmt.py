@@ -186,3 +186,135 @@ def match_subject_expression(a, b):
             return x
         case _:
             return None
+
+
+def or_with_captures(value):
+    match value:
+        case [1, x] | [x, 1]:
+            return x
+        case Point(x=a, y=b) | {"x": a, "y": b}:
+            return a, b
+        case (a, b) | [b, a, _]:
+            return a, b
+
+
+def nested_patterns(value):
+    match value:
+        case {"points": [Point(x=0, y=y1), *others]} if others:
+            return y1, others
+        case [[1, 2], (3, *rest)]:
+            return rest
+        case Point(x=[a, b], y={"k": c}):
+            return a, b, c
+
+
+def star_in_the_middle(value):
+    match value:
+        case [a, b, *middle, c]:
+            return middle
+        case [_, _, *_, _, last]:
+            return last
+        case [*_, 0]:
+            return 0
+
+
+def singletons(value):
+    match value:
+        case None:
+            return 0
+        case False:
+            return 1
+        case True:
+            return 2
+
+
+def mapping_keys_and_rest(value):
+    match value:
+        case {Color.RED: 1, "a": a, 2: _, **kw}:
+            return a, kw
+        case {"b": [_, *_] as b}:
+            return b
+        case {**kw}:
+            return kw
+
+
+def class_keyword_patterns(value):
+    match value:
+        case Point(x=0 | 1 as x, y=_):
+            return x
+        case Color(value=v):
+            return v
+        case Point(x, y) if x == y:
+            return x
+
+
+def guard_on_kept_subject(value):
+    match value:
+        case x if x > 10:
+            return "big"
+        case [*_] if len(value) > 2:
+            return "long"
+        case _:
+            return "other"
+
+
+def default_then_code(value):
+    match value:
+        case 1:
+            r = "one"
+        case _:
+            r = "other"
+    return r
+
+
+def match_in_if(value, flag):
+    if flag:
+        match value:
+            case 1:
+                x = 1
+            case 2:
+                x = 2
+    else:
+        x = 0
+    return x
+
+
+def match_in_while(items):
+    while items:
+        match items.pop():
+            case 0:
+                break
+            case 1:
+                continue
+            case n:
+                print(n)
+
+
+def match_then_raise(value):
+    match value:
+        case int():
+            pass
+        case _:
+            raise TypeError(value)
+    return value
+
+
+def match_attribute_subject(obj):
+    match obj.kind:
+        case "a" | "b":
+            obj.n += 1
+        case "c":
+            pass
+
+
+async def match_await(value):
+    match value:
+        case [x]:
+            await x
+
+
+match __name__:
+    case "__main__":
+        MAIN = True
+    case _:
+        MAIN = False

@@ -66,13 +66,15 @@ def block_stack_handlers(func: Function, table) -> None:
     _rewrite_prologues(func, entries, kinds)
     _rewrite_with_exits(func)
     for op in func.ops:
-        if op.name in ("SETUP_WITH", "SETUP_ASYNC_WITH"):
-            op.name = "BEFORE_WITH" if op.name == "SETUP_WITH" else "BEFORE_ASYNC_WITH"
+        if op.name == "SETUP_WITH":
+            op.name = "BEFORE_WITH"
             op.target = None
         elif op.name == "RERAISE" and op.arg is None:
             op.arg = 0
     from .normalize import remove_ops
-    remove_ops(func, [op for op in func.ops if op.name in ("SETUP_FINALLY", "POP_BLOCK")])
+    # (BEFORE_ASYNC_WITH and the __aenter__ await come before SETUP_ASYNC_WITH.)
+    remove_ops(func, [op for op in func.ops
+                      if op.name in ("SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH")])
 
 
 def _is_name_cleanup(op_list, i) -> bool:
@@ -241,3 +243,29 @@ def _rewrite_with_exits(func: Function) -> None:
             b.name = c.name = "LOAD_CONST"
             b.arg = c.arg = None
             d.arg = (2, (), 2)
+
+
+def exc_info_shuffles(func: Function, table) -> None:
+    """Up to 3.10 the saved exception state is three stack slots; from 3.11 (and
+    after :func:`block_stack_handlers`) it is one, so the shuffles that move a
+    return value under it shrink: ``ROT_FOUR`` -> ``SWAP 2``, and a ``return``
+    in a finally body that drops the caught exception::
+
+        ROT_FOUR; POP_TOP; POP_TOP; POP_TOP; ROT_FOUR; POP_EXCEPT
+        -> SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT
+
+    (3.10's match statements use ROT_FOUR for their own values: left alone.)
+    """
+    from .normalize import remove_ops
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.name != "ROT_FOUR":
+            continue
+        after = [o.name for o in ops[i + 1:i + 6]]
+        if after[:1] == ["POP_EXCEPT"]:
+            op.name, op.arg = "SWAP", 2
+        elif after == ["POP_TOP"] * 3 + ["ROT_FOUR", "POP_EXCEPT"]:
+            op.name, op.arg = "SWAP", 2
+            doomed += ops[i + 2:i + 4]
+    remove_ops(func, doomed)

@@ -118,23 +118,34 @@ def _except_clauses(ops, start, doomed) -> None:
 
 def _name_cleanup(ops, setup, doomed, appended) -> None:
     """``except E as e`` body: the shared unbinding block becomes the normal-path
-    epilogue after POP_EXCEPT, and a copy ending in RERAISE is the handler."""
+    epilogue after POP_EXCEPT, each ``CALL_FINALLY`` into it (a return or break
+    in the clause) a copy of it, and a copy ending in RERAISE is the handler."""
     n = ops.index(setup.target)
     load, store, delete, end = ops[n:n + 4]
     begin = ops[n - 1]
-    pop_block = ops[n - 2]
     pop_except = ops[n + 4]
-    if begin.name != "BEGIN_FINALLY" or pop_block.name != "POP_BLOCK" or \
-            pop_except.name != "POP_EXCEPT":
+    if pop_except.name != "POP_EXCEPT":
         raise _Unsupported("except-as shape")
     handler = [_clone(load), _clone(store), _clone(delete), Op("RERAISE", 0, line=end.line,
                                                               offset=end.offset)]
     appended.extend(handler)
     setup.target = handler[0]
-    # POP_BLOCK; POP_EXCEPT; e = None; del e   (3.9's order)
-    doomed.extend([begin, end])
-    ops.remove(pop_except)
-    ops.insert(ops.index(load), pop_except)
+    for op in list(ops):
+        if op.name == "CALL_FINALLY" and op.target is load:
+            i = ops.index(op)
+            ops[i:i + 1] = _clone_range([load, store, delete])
+    if begin.name == "BEGIN_FINALLY":
+        # POP_BLOCK; POP_EXCEPT; e = None; del e   (3.9's order)
+        doomed.extend([begin, end])
+        ops.remove(pop_except)
+        ops.insert(ops.index(load), pop_except)
+        return
+    # The clause never falls off its end: the block runs only on the way out of
+    # a return or break, and what follows its END_FINALLY is dead.
+    doomed.extend([load, store, delete, end, pop_except])
+    after = ops[ops.index(pop_except) + 1]
+    if after.name == "JUMP" and not any(o.target is after for o in ops):
+        doomed.append(after)
 
 
 def _finally(func, setup, doomed, appended) -> None:
@@ -148,8 +159,11 @@ def _finally(func, setup, doomed, appended) -> None:
     if begin.name == "BEGIN_FINALLY":
         doomed.append(begin)
     doomed.append(ops[e])                 # END_FINALLY: the normal copy falls through
-    copy = _clone_range(fin)
-    copy.append(Op("RERAISE", 0, line=ops[e].line, offset=ops[e].offset))
+    # A jump to the END_FINALLY (the end of an `if` in the body) goes to
+    # whatever follows each copy.
+    reraise = Op("RERAISE", 0, line=ops[e].line, offset=ops[e].offset)
+    copy = _clone_range(fin, ops[e], reraise)
+    copy.append(reraise)
     appended.extend(copy)
     original = setup.target
     setup.target = copy[0]
@@ -157,7 +171,7 @@ def _finally(func, setup, doomed, appended) -> None:
     for op in list(ops):
         if op.name == "CALL_FINALLY" and op.target is original:
             i = ops.index(op)
-            clone = _clone_range(fin)
+            clone = _clone_range(fin, ops[e], ops[i + 1])
             ops[i:i + 1] = clone
             for other in ops:
                 if other.target is op:
@@ -170,7 +184,7 @@ def _with(ops, setup, doomed, appended) -> None:
     if start.name != "WITH_CLEANUP_START" or finish.name != "WITH_CLEANUP_FINISH":
         raise _Unsupported("with shape")
     begin = ops[w - 1]
-    if begin.name != "BEGIN_FINALLY" or end.name != "END_FINALLY":
+    if end.name != "END_FINALLY":
         raise _Unsupported("with exit")
     line = start.line
     exit_call = [Op("LOAD_CONST", None, line=line, offset=begin.offset),
@@ -178,7 +192,12 @@ def _with(ops, setup, doomed, appended) -> None:
                  Op("DUP_TOP", line=line, offset=begin.offset),
                  Op("CALL", (3, (), 1), line=line, offset=start.offset),
                  Op("POP_TOP", line=line, offset=end.offset)]
-    ops[w - 1:w + 3] = exit_call
+    if begin.name == "BEGIN_FINALLY":
+        ops[w - 1:w + 3] = exit_call
+    else:
+        # The body never falls out of the with (it returns or raises): no
+        # normal-path exit call, only the handler's.
+        doomed.extend([start, finish, end])
     handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset),
                Op("POP_TOP", line=line, offset=start.offset),
                Op("RERAISE", 0, line=line, offset=end.offset)]
@@ -209,9 +228,12 @@ def _clone(op: Op) -> Op:
     return Op(op.name, op.arg, op.target, op.line, op.offset, None, op.extra)
 
 
-def _clone_range(seq: List[Op]) -> List[Op]:
-    """Copies of ``seq`` whose jumps inside the range point at the copies."""
+def _clone_range(seq: List[Op], end: Op = None, after: Op = None) -> List[Op]:
+    """Copies of ``seq`` whose jumps inside the range point at the copies (and
+    jumps to ``end``, just past it, at ``after``)."""
     mapping: Dict[int, Op] = {id(o): _clone(o) for o in seq}
+    if end is not None:
+        mapping[id(end)] = after
     out = []
     for o in seq:
         c = mapping[id(o)]

@@ -17,7 +17,8 @@ Vocabulary after normalisation (differences from the 3.11 names):
   ``LOAD_METHOD`` push those explicitly); no PRECALL or KW_NAMES.
 * ``CALL_FUNCTION_EX`` with ``(flags, slots)`` likewise.
 * ``MAKE_FUNCTION`` with the flag bits; no qualname on the stack.
-* ``FOR_ITER`` targets the first Op after the loop (no END_FOR).
+* ``FOR_ITER`` targets the first Op after the loop (no END_FOR); ``FOR_ITER "async"``
+  is the header of an ``async for`` (no GET_ANEXT await, END_ASYNC_FOR handler).
 * ``YIELD_FROM`` after ``GET_AWAITABLE``/``GET_YIELD_FROM_ITER; LOAD_CONST None`` for
   ``await`` and ``yield from`` (no SEND loop, END_SEND or CLEANUP_THROW); YIELD_VALUE
   without argument, no ASYNC_GEN_WRAP; no 3.12+ StopIteration wrapper handler.
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List
 
-from .blockstack import block_stack_handlers
+from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .decode import Bytecode, decode
 from .ir import Function, Handler, Op
@@ -472,6 +473,26 @@ def copied_loop_returns(func: Function, table: VersionTable) -> None:
             op.arg = "copied"
 
 
+def doubled_returns(func: Function, table: VersionTable) -> None:
+    """A return of an and/or (or of a chained comparison) ends in the RETURN_VALUE
+    its jumps lead to; the compiler copies that RETURN_VALUE into the path that
+    falls through to it::
+
+        ...; RETURN_VALUE; L: RETURN_VALUE      -> ...; L: RETURN_VALUE
+
+    (The label a pass gave the copy stays with the one kept.)
+    """
+    ops = func.ops
+    doomed = []
+    for a, b in zip(ops, ops[1:]):
+        if a.name == b.name == "RETURN_VALUE" and (a.handler is b.handler or (
+                a.handler is not None and a.handler.same_as(b.handler))):
+            if a.arg is not None:
+                b.arg = a.arg
+            doomed.append(a)
+    remove_ops(func, doomed)
+
+
 def explicit_returns(func: Function, table: VersionTable) -> None:
     """Up to 3.9 the compiler's own ``return None`` is only ever the last op; any
     other RETURN_VALUE is a return statement: ``RETURN_VALUE`` -> ``RETURN_VALUE "explicit"``."""
@@ -498,11 +519,95 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         jump = ops[i + 1]
         if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
                 and jump.target.index <= i + 1 and id(jump) not in targeted \
-                and jump.handler is op.handler:
+                and _same_region(op, jump):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
+            if func.unguarded is not None:
+                # The jump's own coverage tells an explicit `continue` (covered)
+                # from the compiler's jump back at the end of the body (not).
+                if id(jump) in func.unguarded:
+                    func.unguarded.add(id(op))
+                else:
+                    func.unguarded.discard(id(op))
     remove_ops(func, doomed)
+
+
+def merge_copied_exits(func: Function, table: VersionTable) -> None:
+    """3.10+ copies a block's closing RERAISE or RETURN_VALUE onto each branch
+    that ends there (``if c: x()`` in a finally body); merge the copies back into
+    the one exit older versions have::
+
+        ...; POP_JUMP_IF_TRUE L; x(); RERAISE 0; L: RERAISE 0
+        -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
+    """
+    ops = func.ops
+    doomed = []
+    for i in range(len(ops) - 1, 0, -1):
+        op, before = ops[i], ops[i - 1]
+        if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE") \
+                and op.arg == before.arg and _same_handler(op, before):
+            doomed.append(before)
+    remove_ops(func, doomed)
+
+
+def merge_copied_tails(func: Function, table: VersionTable) -> None:
+    """3.10 copies the code that ends a function (a finally body's normal copy
+    and the closing return) onto each branch that reaches it; merge a copy that
+    sits right after its original back into it::
+
+        POP_JUMP_IF_FALSE L; x(); fin; LOAD_CONST None; RETURN_VALUE
+        L: fin; LOAD_CONST None; RETURN_VALUE
+        -> POP_JUMP_IF_FALSE L'; x(); L': fin; LOAD_CONST None; RETURN_VALUE
+
+    (Copies of a bare ``return`` are left alone: the structurer reads those.)
+    """
+    func.reindex()
+    ops = func.ops
+    jumped = {}
+    for op in ops:
+        if op.target is not None:
+            jumped.setdefault(op.target.index, []).append(op)
+    doomed = []
+    gone = set()
+    # (last first: a copy of a copy merges into the copy, then on into the first)
+    for t in sorted(jumped, reverse=True):
+        end = t
+        while end < len(ops) and ops[end].target is None and ops[end].name != "RETURN_VALUE":
+            end += 1
+        size = end + 1 - t
+        if end >= len(ops) or size < 3 or t - size < 0:
+            continue
+        copy, original = ops[t:end + 1], ops[t - size:t]
+        if any(o.target is not None or id(o) in gone for o in original) or \
+                not all(_same_op(a, b) for a, b in zip(copy, original)) or \
+                any(o.index in jumped for o in copy[1:]):
+            continue
+        for op in ops:
+            if op.target is copy[0]:
+                op.target = original[0]
+        doomed += copy
+        gone.update(id(o) for o in copy)
+    remove_ops(func, doomed)
+
+
+def _same_op(a: Op, b: Op) -> bool:
+    return a.name == b.name and a.arg == b.arg and type(a.arg) is type(b.arg) \
+        and a.line == b.line and _same_handler(a, b)
+
+
+def _same_handler(a: Op, b: Op) -> bool:
+    return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))
+
+
+def _same_region(op: Op, jump: Op) -> bool:
+    """Whether ``jump`` runs under ``op``'s handler. 3.12 leaves a backward jump
+    that cannot raise out of the exception table, even inside a handler; it
+    still counts as inside when it goes back into that handler's region."""
+    if jump.handler is op.handler:
+        return True
+    h = op.handler
+    return jump.handler is None and h is not None and h.same_as(jump.target.handler)
 
 
 def assertion_error_loads(func: Function, table: VersionTable) -> None:
@@ -607,7 +712,8 @@ def send_loops(func: Function, table: VersionTable) -> None:
         -> GET_AWAITABLE 0; LOAD_CONST None; YIELD_FROM
 
     3.12+ also routes the YIELD_VALUE's exceptions to a ``CLEANUP_THROW; JUMP E``
-    block out of line; it goes too.
+    block out of line, or to a ``CLEANUP_THROW`` right before E that falls into it
+    (the layout the compiler picks inside an inlined async comprehension); it goes too.
     """
     ops = func.ops
     doomed = []
@@ -615,6 +721,9 @@ def send_loops(func: Function, table: VersionTable) -> None:
         if op.name != "SEND":
             continue
         yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
+        if after.name == "CLEANUP_THROW" and i + 4 < len(ops) and op.target is ops[i + 4] \
+                and yield_.handler is not None and yield_.handler.target is after:
+            after = ops[i + 4]
         if not (op.target is after and yield_.name == "YIELD_VALUE"
                 and back.name == "JUMP" and back.target is op):
             continue
@@ -644,6 +753,7 @@ def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
     if len(ops) < 2 or ops[-2].name != "STOPITERATION_ERROR" or ops[-1].name != "RERAISE":
         return
     wrapper = ops[-2]
+    func.unguarded = {id(op) for op in ops[:-2] if op.handler is None}
     for op in ops:
         if op.handler is not None and op.handler.target is wrapper:
             op.handler = None
@@ -662,6 +772,139 @@ def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
         elif op.name == "YIELD_VALUE":
             op.arg = None
     remove_ops(func, doomed)
+
+
+def async_for_loops(func: Function, table: VersionTable) -> None:
+    """An ``async for`` header becomes one ``FOR_ITER "async"`` that, like FOR_ITER,
+    leaves the next item on the stack or jumps past the loop (popping the iterator)::
+
+        L: GET_ANEXT; LOAD_CONST None; YIELD_FROM      (handler E)   3.11+
+           ... JUMP L ...; E: END_ASYNC_FOR; X:
+        L: SETUP_FINALLY E; GET_ANEXT; LOAD_CONST None; YIELD_FROM; POP_BLOCK   (3.8-3.10)
+           ... JUMP L ...; E: END_ASYNC_FOR; X:
+        -> L: FOR_ITER "async" ->X ... JUMP L ...; X:
+    """
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.name != "GET_ANEXT" or i + 2 >= len(ops) or ops[i + 1].name != "LOAD_CONST" \
+                or ops[i + 2].name != "YIELD_FROM":
+            continue
+        setup = ops[i - 1] if i >= 1 and ops[i - 1].name == "SETUP_FINALLY" else None
+        end = setup.target if setup is not None else (op.handler.target if op.handler else None)
+        if end is None or end.name != "END_ASYNC_FOR":
+            continue
+        k = ops.index(end)
+        if k + 1 >= len(ops):
+            continue
+        head = setup if setup is not None else op
+        head.name, head.arg, head.target = "FOR_ITER", "async", ops[k + 1]
+        head.handler = end.handler
+        doomed += [ops[i + 1], ops[i + 2], end]
+        if setup is not None:
+            doomed.append(op)
+            if i + 3 < len(ops) and ops[i + 3].name == "POP_BLOCK":
+                doomed.append(ops[i + 3])
+    remove_ops(func, doomed)
+
+
+def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> None:
+    """3.12+: an inlined comprehension's clean-up handler (it puts back the locals
+    the comprehension hid, then re-raises) sits at the end of the code, except
+    after an ``async for``, where the compiler leaves it in line and jumps over
+    it; it moves to the end (nothing falls into it, so it means the same)::
+
+        JUMP X; C: SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE; X: ...
+        -> X: ...; C: SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE
+
+    (Run after ``drop_generator_wrapper``, which wants the wrapper last.)
+    """
+    ops = func.ops
+    moved, jumps, out = [], [], []
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        out.append(op)
+        k = _cleanup_block_end(ops, i + 1) if op.name == "JUMP" else None
+        if k is not None and op.target is ops[k]:
+            moved += ops[i + 1:k]
+            jumps.append(op)
+            i = k
+            continue
+        i += 1
+    if not moved:
+        return
+    func.ops = out + moved
+    remove_ops(func, jumps)
+
+
+def _cleanup_block_end(ops, k):
+    """Index after ``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE`` at ``k``, or None."""
+    names = ["SWAP", "POP_TOP", "SWAP"]
+    if [o.name for o in ops[k:k + 3]] != names:
+        return None
+    j = k + 3
+    while j < len(ops) and ops[j].name == "STORE_FAST":
+        j += 1
+    if j == k + 3 or j >= len(ops) or ops[j].name != "RERAISE":
+        return None
+    return j + 1 if j + 1 < len(ops) else None
+
+
+def except_star_handlers(func: Function, table: VersionTable) -> None:
+    """3.11+: one spelling for the parts of an ``except*`` handler that differ::
+
+        PUSH_EXC_INFO; COPY 1; BUILD_LIST 0; SWAP 2      (3.11)
+        -> PUSH_EXC_INFO; BUILD_LIST 0; COPY 2           (3.12+: the same stack)
+        INTRINSIC_2 INTRINSIC_PREP_RERAISE_STAR -> PREP_RERAISE_STAR        (3.12+)
+        LIST_APPEND 1; JUMP P ... LIST_APPEND 1; P: PREP_RERAISE_STAR       (3.13)
+        -> JUMP Q ... Q: LIST_APPEND 1; P: PREP_RERAISE_STAR
+
+    (3.13 copies the closing ``LIST_APPEND 1`` onto each way into
+    PREP_RERAISE_STAR; earlier versions jump to the one before it.)
+    """
+    ops = func.ops
+    doomed = []
+    replacements = {}
+    for i, op in enumerate(ops):
+        if op.name == "INTRINSIC_2" and op.arg == "INTRINSIC_PREP_RERAISE_STAR":
+            op.name, op.arg = "PREP_RERAISE_STAR", None
+        if op.name == "PUSH_EXC_INFO" and [(o.name, o.arg) for o in ops[i + 1:i + 4]] == \
+                [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]:
+            copy, build = ops[i + 1], ops[i + 2]
+            replacements[id(copy)] = [Op("BUILD_LIST", 0, None, build.line, build.offset,
+                                         build.handler),
+                                      Op("COPY", 2, None, copy.line, copy.offset, copy.handler)]
+            doomed += ops[i + 2:i + 4]
+    for i, op in enumerate(ops[:-1]):
+        prep = ops[i + 1].target
+        if op.name == "LIST_APPEND" and op.arg == 1 and ops[i + 1].name == "JUMP" \
+                and prep.name == "PREP_RERAISE_STAR":
+            k = ops.index(prep)
+            if k >= 1 and ops[k - 1].name == "LIST_APPEND" and ops[k - 1].arg == 1:
+                ops[i + 1].target = ops[k - 1]
+                doomed.append(op)
+    remove_ops(func, doomed)
+    replace_ops(func, replacements)
+
+
+def match_results(func: Function, table: VersionTable) -> None:
+    """3.10: MATCH_CLASS and MATCH_KEYS push their result and a bool; 3.11+ push the
+    result or None and test that (the stack is as deep either way)::
+
+        MATCH_CLASS n; POP_JUMP_IF_FALSE L -> MATCH_CLASS n; COPY 1; POP_JUMP_IF_NONE L
+        MATCH_KEYS; POP_JUMP_IF_FALSE L    -> MATCH_KEYS; COPY 1; POP_JUMP_IF_NONE L
+    """
+    ops = func.ops
+    out = []
+    for i, op in enumerate(ops):
+        out.append(op)
+        nxt = ops[i + 1] if i + 1 < len(ops) else None
+        if op.name in ("MATCH_CLASS", "MATCH_KEYS") and nxt is not None \
+                and nxt.name == "POP_JUMP_IF_FALSE":
+            nxt.name = "POP_JUMP_IF_NONE"
+            out.append(Op("COPY", 1, None, op.line, op.offset, op.handler))
+    func.ops = out
 
 
 # -- data ---------------------------------------------------------------------------
@@ -720,39 +963,48 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
-        copied_returns, explicit_returns, copied_loop_returns,
-        block_stack_handlers, finally_to_py39)
+        copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
+        async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
+        block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
+        merge_copied_tails)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
+#: 3.10 on: the compiler copies small exit blocks
+_COPIED_EXITS = ["merge_copied_exits"]
 
 #: Which passes each version needs, in order.
 PASSES = {
     (3, 8): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "finally_to_py39", "block_stack_handlers",
+        "async_for_loops", "finally_to_py39", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
-        "copied_loop_returns"],
+        "copied_loop_returns", "doubled_returns"],
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "block_stack_handlers", "chained_comparisons", "unthread_short_circuits", "copied_loop_returns"],
+        "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"],
     (3, 10): _COMMON + [
-        "fold_kwnames", "call_ex_plain", "drop_qualname", "block_stack_handlers",
-        "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns"],
+        "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
+        "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
+        "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-        "drop_async_gen_wrap", "chained_comparisons", "unthread_short_circuits",
-        "copied_loop_returns"],
+        "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
+        "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
+        "doubled_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
-        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns"],
+        "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
-        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "drop_generator_wrapper",
-        "drop_async_gen_wrap", "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns"],
+        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
+        "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
 }

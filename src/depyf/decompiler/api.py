@@ -4,6 +4,8 @@ from __future__ import annotations
 import ast
 import os
 import types
+from dataclasses import dataclass, field
+from typing import List, Tuple
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, read_pyc
 from .expressions import DecompileFailure
@@ -15,9 +17,15 @@ class DecompilationError(Exception):
     """The input is not valid bytecode (a corrupt .pyc, a malformed code object)."""
 
 
-def decompile(obj, layout: str = "lines") -> str:
+def decompile(obj, layout: str = "lines", enclose: bool = True) -> str:
     """Python source for ``obj``: a function, method, lambda, code object,
     :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file.
+
+    ``layout`` is ``"lines"`` (each statement on the line the bytecode
+    records) or ``"compact"``. A function whose free variables need
+    enclosing scopes (a closure, a method using ``super()``) comes inside
+    rebuilt ones so that it recompiles to the same code; ``enclose=False``
+    gives the bare ``def`` for callers that supply those scopes themselves.
 
     >>> def f(x):
     ...     return x + 1
@@ -25,30 +33,61 @@ def decompile(obj, layout: str = "lines") -> str:
     def f(x):
         return x + 1
     """
+    return decompile_report(obj, layout, enclose).source
+
+
+@dataclass
+class Decompiled:
+    """The source of one decompilation and what it cost.
+
+    ``fallbacks`` names the code objects written as dispatch loops (valid,
+    equivalent Python, but not the original's shape) with the reason;
+    ``stubs`` those that could not be written at all (their body raises).
+    """
+    source: str
+    code_objects: int
+    fallbacks: List[Tuple[str, str]] = field(default_factory=list)
+    stubs: List[Tuple[str, str]] = field(default_factory=list)
+
+
+def decompile_report(obj, layout: str = "lines", enclose: bool = True) -> Decompiled:
+    """Like :func:`decompile`, with counts of fallbacks and stubs.
+
+    >>> r = decompile_report(lambda x: x + 1)        # doctest: +SKIP
+    >>> r.code_objects, r.fallbacks
+    (1, [])
+    """
     try:
         record, kind = _record_of(obj)
     except BytecodeError as e:
         raise DecompilationError(str(e)) from e
+    log = _FailureLog()
     try:
-        tree = decompile_tree(record, kind)
+        tree = decompile_tree(record, kind, log, live=obj, enclose=enclose)
     except BytecodeError as e:
         raise DecompilationError(str(e)) from e
-    return render_module(tree, record.version, layout)
+    source = render_module(tree, record.version, layout)
+    return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs)
 
 
-def decompile_tree(record: CodeRecord, kind: str) -> ast.Module:
+def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None,
+                   enclose: bool = True) -> ast.Module:
+    """The module ``ast`` for a module record, or for a function's record a
+    ``def`` (a lambda: ``_lambda = lambda ...``) inside the scopes it needs;
+    ``live`` is the function object, if any, for defaults and cells."""
     decompiler = CodeDecompiler(record, "module" if kind == "module" else "function",
-                                on_failure=_unstructured)
+                                on_failure=on_failure or _unstructured)
     if kind == "module":
         body = decompiler.statements()
     else:
-        from .values import FunctionValue
-        value = FunctionValue(record)
+        from .live import enclosing_scopes, function_value
+        value = function_value(record, live)
         if record.name == "<lambda>":
-            body = [ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
-                               value=decompiler.lambda_expr(value))]
+            node = ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
+                              value=decompiler.lambda_expr(value))
         else:
-            body = [decompiler.function_def(value, [])]
+            node = decompiler.function_def(value, [])
+        body = enclosing_scopes(record, live, node) if enclose else [node]
     return ast.Module(body=body, type_ignores=[])
 
 
@@ -56,17 +95,44 @@ def _record_of(obj):
     if isinstance(obj, (str, os.PathLike)):
         pyc = read_pyc(obj)
         return pyc.code, "module"
+    if isinstance(obj, type):
+        raise TypeError("depyf.decompile takes a function, method, lambda, code object or .pyc "
+                        "path, not the class %r (its body's code is gone once the class exists; "
+                        "decompile its methods one by one)" % obj.__qualname__)
     record = as_record(obj)
     kind = "module" if record.name == "<module>" else "function"
     return record, kind
 
 
-def _unstructured(code, failure):
+class _FailureLog:
+    """An ``on_failure`` callback that also remembers what went to the fallback."""
+
+    def __init__(self):
+        self.fallbacks: List[Tuple[str, str]] = []
+        self.stubs: List[Tuple[str, str]] = []
+
+    def __call__(self, code, failure):
+        body = _unstructured(code, failure, on_failure=self)
+        name = code.qualname or code.name
+        if _is_stub(body):
+            self.stubs.append((name, str(failure)))
+        else:
+            self.fallbacks.append((name, str(failure)))
+        return body
+
+
+def _is_stub(body) -> bool:
+    return (len(body) == 2 and isinstance(body[1], ast.Raise)
+            and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and str(body[0].value.value).startswith("depyf: "))
+
+
+def _unstructured(code, failure, on_failure=None):
     """Bytecode the structured decompiler cannot shape (``failure`` says why): the
     fallback's dispatch-loop Python, which behaves like the bytecode. Should even
     that be impossible, a body that raises and says why."""
     try:
-        return fallback_body(code, failure, on_failure=_unstructured)
+        return fallback_body(code, failure, on_failure=on_failure or _unstructured)
     except Exception as e:      # even a fallback bug only costs this code object
         reason = "%s; fallback: %s" % (failure, e if isinstance(e, DecompileFailure)
                                        else "%s: %s" % (type(e).__name__, e))

@@ -26,8 +26,10 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
+from .astcompat import TryStar
+from .except_star import clauses as except_star_clauses, is_except_star
 from .expressions import DecompileFailure, StackMachine
-from .values import CaughtException, Entered, ExcInfo, WithExit
+from .values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
 
 class Regions:
@@ -64,6 +66,7 @@ def names(ops, lo, hi):
 def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     ops = w.ops
     regions = w.regions
+    handler = _outermost_pending(w, handler)
     start = ops[handler.target.index]
     if start.name != "PUSH_EXC_INFO":
         raise DecompileFailure("handler does not start with PUSH_EXC_INFO")
@@ -71,9 +74,60 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     cleanup = regions.cleanup_of(handler)
     he = cleanup.target.index if cleanup is not None else w.n
     line = ops[i].line
-    if _is_finally(w, hs, he):
-        return _try_finally(w, m, i, hi, handler, hs, he, line)
-    return _try_except(w, m, i, hi, handler, hs, he, line)
+    saved = w.normal
+    if i not in w.normal:
+        # A try statement inside handler code: what is "normal flow" (as opposed
+        # to its own handlers' code) is relative to it.
+        w.normal = w.normal | _flow_from(w, i, hi)
+    try:
+        if is_except_star(ops, hs):
+            k = _try_except(w, m, i, hi, handler, hs, he, line, except_star_clauses, TryStar)
+        elif _is_finally(w, hs, he):
+            k = _try_finally(w, m, i, hi, handler, hs, he, line)
+        else:
+            k = _try_except(w, m, i, hi, handler, hs, he, line)
+    finally:
+        w.normal = saved
+    if i in saved and k < hi and k not in saved and k in w.reachable \
+            and any(o.target is ops[k] for o in ops[hs:]):
+        # Only the handlers reach the code after the statement (its body always
+        # returns or raises): that code is normal flow all the same.
+        w.normal = saved | _flow_from(w, k, w.n)
+    return k
+
+
+def _outermost_pending(w, handler):
+    """The outermost try statement starting at the op ``handler`` covers: in
+    ``try: ... except E: ... finally: ...`` the first op's handler is the except
+    clauses', and the finally's covers their code (the chain of clean-ups up from
+    ``handler`` reaches it); a try being walked already is no new statement."""
+    found = handler
+    h = handler
+    for _ in range(64):
+        cleanup = w.regions.cleanup_of(h)
+        outer = w.regions.parent(cleanup) if cleanup is not None else None
+        if outer is None or w._handled(outer):
+            break
+        found = h = outer
+    return found
+
+
+def _flow_from(w, i, hi):
+    """Ops in ``[i, hi]`` control reaches from ``i`` without exceptions (``hi``: the
+    code after the statement's block)."""
+    seen = set()
+    work = [i]
+    while work:
+        k = work.pop()
+        while i <= k <= hi and k < w.n and k not in seen:
+            seen.add(k)
+            op = w.ops[k]
+            if op.target is not None:
+                work.append(op.target.index)
+            if op.name in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                break
+            k += 1
+    return seen
 
 
 def _body_end(w, i, hi, handler, limit=None):
@@ -100,28 +154,40 @@ def _is_finally(w, hs, he) -> bool:
     return not (j < he and ops[j].name in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"))
 
 
-def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
+def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) -> int:
+    """``parse``: the except-clause parser (default :func:`_clauses`); ``kind``:
+    the statement's node class (``TryStar`` for ``except*``)."""
     ops = w.ops
     inline = hs > i and any(k in w.normal for k in range(hs, w.n))
     limit = hs if inline else hi
     body_end = _body_end(w, i, hi, handler, limit)
     if inline:
         body_end = _extend_inline_body(w, i, body_end, hs)
+    elif hs > i:
+        body_end = _extend_inline_body(w, i, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
-    clauses, exits, tails = _clauses(w, m, hs, he, handler)
+    clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
+    if end is None or end >= hi:
+        # The try ends its loop's body: a clause falling off its end goes round.
+        for clause in clauses:
+            if clause.body and getattr(clause.body[-1], "fall_off", False):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
+            if clause is None:
+                raise DecompileFailure("except* way out is no copy of the code after it")
             # Not a copy of the code after the try: the clause's own closing
             # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     orelse: List[ast.stmt] = []
     k = body_end
-    if end is None and body_end < hs:
+    if end is None and body_end < min(hs, hi):
         # Every clause returns or raises; the normal path's code before the
-        # inline handler is the else.
-        orelse = w.block(body_end, hs, m.stack)
-        k = he_after_handlers(w, hs, he)
+        # inline handler (or the end of the enclosing block) is the else.
+        stop = min(hs, hi)
+        orelse = w.block(body_end, stop, m.stack)
+        k = he_after_handlers(w, hs, he) if stop == hs else stop
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
@@ -134,27 +200,36 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
                 orelse += w.block(target, end, m.stack)
         else:
             if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
-                    ops[stop - 1].target.index == end:
-                stop -= 1
+                    (ops[stop - 1].target.index == end
+                     or (end >= hi and _continues(w, ops[stop - 1]))):
+                stop -= 1       # the body's way out (to the join, or on round its loop)
             orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
         k = end
-    node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+    if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
+        # The loop body's closing jump back, not an `else: continue` (the except*
+        # clauses' way out jumps back too, and nothing follows in the body).
+        orelse = []
+    node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
     node.lineno = line
     m.stmts.append(node)
     return k
 
 
+def _continues(w, jump) -> bool:
+    return any(jump.target.index in loop.continues for loop in w.loops[-1:])
+
+
 def _extend_inline_body(w, i, body_end, hs) -> int:
     """Ops that cannot raise are left out of the exception table, so a body's
     ``if c: return x`` ends outside it; take in what the body's own forward
-    jumps land before (up to the handler)."""
+    jumps land before (up to the handler, or ``hs``: the end of the enclosing block)."""
     ops = w.ops
     changed = True
     while changed:
         changed = False
         for k in range(i, body_end):
             t = ops[k].target.index if ops[k].target is not None else -1
-            if body_end < t < hs and ops[k].name != "JUMP":
+            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]):
                 body_end = t
                 changed = True
     return body_end
@@ -165,7 +240,16 @@ def _try_body(w, m, i, body_end, handler):
     the covered range (returning cannot raise), which belongs to the body."""
     sub = StackMachine(w.ctx, m.stack)
     end = max(body_end, w.run_guarded(sub, i, body_end, handler))
-    if len(sub.stack) == len(m.stack) + 1 and end < w.n and w.ops[end].name == "RETURN_VALUE":
+    # So does a loop's iterator drop before a return or break (SWAP 2; POP_TOP;
+    # RETURN_VALUE or POP_TOP; JUMP), and an enclosing except clause's end
+    # (SWAP 2; POP_EXCEPT; RETURN_VALUE).
+    while end < w.n and not _terminal(sub):
+        op = w.ops[end]
+        if _settled(sub.stack, m.stack) and not _drops_iterator(op, sub):
+            break
+        if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
+                or (op.name == "JUMP" and w._is_loop_jump(op))):
+            break
         w.step(sub, end, end + 1)
         end += 1
     if len(sub.stack) != len(m.stack) and not _terminal(sub):
@@ -207,11 +291,19 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
         for j in range(start, hi):
             if inline and j < hs <= j + len(tail):
                 break
-            if names(ops, j, j + len(tail)) == tail and j in w.normal:
+            if names(ops, j, j + len(tail)) == tail and j in w.normal \
+                    and not _jumped_over(ops, start, j):
                 return j
     if inline:
         return he_after_handlers(w, hs, he)
     return None
+
+
+def _jumped_over(ops, lo, j) -> bool:
+    """A forward jump in ``[lo, j)`` lands past ``j``: ``j`` is inside a statement
+    there (a copy of the tail in a branch), not where the try statement ends."""
+    return any(o.target is not None and o.target.index > j
+               for o in ops[lo:j])
 
 
 def he_after_handlers(w, hs, he):
@@ -283,31 +375,77 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     if unbind is not None and unbind.target.index > p:
         # `except E as name`: the block that unbinds name on the way out is not body.
         stop = min(stop, unbind.target.index)
-    body_end = p
-    while body_end < stop and w.regions.covered(ops[body_end], cleanup):
-        body_end += 1
+    body_end = _clause_body_end(w, p, stop, cleanup)
     sub = StackMachine(w.ctx, base)
-    w.run_guarded(sub, p, body_end, cleanup, handler_code=True)
-    k = body_end
-    exit_target = None
+    hint = next((t for t in map(w.clause_exit_at, range(p, stop))
+                 if t is not None and not w._is_loop_jump(ops[t[1]])), None)
+    w.clause_exits.append((hint and hint[0], len(w.loops), stop))
+    try:
+        k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))
+    finally:
+        w.clause_exits.pop()
+    # (A loop's break may leave the clause by a copy of its exit, the only one.)
+    exit_target = hint[0] if hint is not None and k >= stop else None
     if k < clause_end and ops[k].name == "POP_EXCEPT":
         sub.step(ops[k])
         k += 1
-        # `return value` inside the clause finishes after POP_EXCEPT.
+        if name is not None and _name_epilogue(ops, k, name):
+            k += 3          # before a return value's last shuffles too
+        # `return value` inside the clause finishes after POP_EXCEPT, and a
+        # return or break out of a loop drops the loop's iterator there.
+        rest = base[:-1]
         w.in_handler += 1
         try:
-            while k < clause_end and len(sub.stack) > len(base) - 1 and not _terminal(sub):
+            while k < clause_end and not _terminal(sub):
+                if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub):
+                    break
+                if ops[k].name == "JUMP" and not w._is_loop_jump(ops[k]):
+                    break
                 k = w.step(sub, k, clause_end)
         finally:
             w.in_handler -= 1
         if name is not None and _name_epilogue(ops, k, name):
             k += 3
-        if not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
+        if not _terminal(sub) and k + 1 < clause_end and ops[k].name == "POP_EXCEPT" \
+                and ops[k + 1].name == "JUMP" and any(isinstance(v, ExcInfo) for v in rest):
+            # 3.13 sends the clause on through the enclosing clause's own way out.
+            exit_target = k
+        elif not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
             if w._is_loop_jump(ops[k]):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
+                # Up to 3.9 an explicit `continue` leaves the clause's own way
+                # out after it, dead; without that it may be the clause ending.
+                sub.stmts[-1].fall_off = isinstance(sub.stmts[-1], ast.Continue) and \
+                    not (k + 1 < w.n and ops[k + 1].name == "POP_EXCEPT")
             else:
                 exit_target = ops[k].target.index
     return sub.stmts, exit_target, k
+
+
+def _settled(stack, rest) -> bool:
+    """Whether ``stack`` is back to ``rest`` (no value of a statement pending)."""
+    return len(stack) == len(rest) and all(a is b for a, b in zip(stack, rest))
+
+
+def _drops_iterator(op, m) -> bool:
+    return op.name == "POP_TOP" and bool(m.stack) and isinstance(m.stack[-1], Iterator)
+
+
+def _clause_body_end(w, p, stop, cleanup) -> int:
+    """End of the ops of a clause's body covered by its clean-up handler. A
+    ``return`` in a branch (``if c: return x``) leaves the covered range early
+    (``POP_EXCEPT; RETURN_VALUE``), so the range runs on over what the body's own
+    forward jumps still land beyond."""
+    ops = w.ops
+    end = p
+    while True:
+        while end < stop and w.regions.covered(ops[end], cleanup):
+            end += 1
+        beyond = [o.target.index for o in ops[p:end]
+                  if o.target is not None and end < o.target.index < stop]
+        if not beyond:
+            return end
+        end = max(beyond)
 
 
 def _tail_signature(ops, k, end):
@@ -337,41 +475,121 @@ def _name_epilogue(ops, k, name) -> bool:
 
 # -- finally -----------------------------------------------------------------------------
 
+def _statement_copy(w, stack, k, hi, stmts) -> int:
+    """Where a copy of ``stmts`` starting at ``k`` ends: the finally body on the
+    normal way out, when its own jumps (an ``if`` in it) make the copy's ops differ
+    from the handler's (they end at the code after the statement, not at RERAISE)."""
+    want = [ast.dump(s) for s in stmts]
+    sub = StackMachine(w.ctx, stack)
+    j = k
+    while len(sub.stmts) < len(want) and j < hi:
+        j = w.step(sub, j, hi)
+    got = [ast.dump(s) for s in _drop_copied_returns(sub.stmts)]
+    if got != want or len(sub.stack) != len(stack):
+        raise DecompileFailure("no finally copy after the try body")
+    return j
+
+
+def _drop_copied_returns(stmts):
+    """The compiler's ``return None`` copied to the ends of a statement's branches
+    (3.10+ copies the code after the statement there when it is that small)."""
+    stmts = list(stmts)
+    while stmts and isinstance(stmts[-1], ast.Return) and getattr(stmts[-1], "implicit", False):
+        stmts.pop()
+    if stmts and isinstance(stmts[-1], ast.If):
+        last = stmts[-1]
+        stmts[-1] = ast.If(test=last.test, body=_drop_copied_returns(last.body),
+                           orelse=_drop_copied_returns(last.orelse))
+    return stmts
+
+
+class FinallyOps(list):
+    """The op names of a finally body, and the ``handler`` that runs it on an
+    exception: the copies on the ways out of the try body lie outside what that
+    handler covers (the same statements inside the body are no copy)."""
+    handler = None
+
+    def copied_at(self, ops, k) -> bool:
+        """A copy of the body starts at ``k``: the same ops, but where a branch of
+        the body ends (``RERAISE 0``) the copy goes on its way out (``return``
+        value or a jump) instead."""
+        if k + len(self) > len(ops):
+            return False
+        for want, op in zip(self, ops[k:k + len(self)]):
+            got = (op.name, op.arg if op.target is None else None)
+            if got != want and not (want == ("RERAISE", 0)
+                                    and op.name in ("RETURN_VALUE", "JUMP")):
+                return False
+        return True
+
+
+def copied_at(ops, k, seq) -> bool:
+    """``seq`` (op names, or :class:`FinallyOps`) is copied at ``k``."""
+    if isinstance(seq, FinallyOps):
+        return seq.copied_at(ops, k)
+    return names(ops, k, k + len(seq)) == seq
+
+
+def _finally_end(op, cleanup) -> bool:
+    """``RERAISE 0`` that ends a finally body (covered by the clean-up, not by a
+    try statement nested in the body)."""
+    return op.name == "RERAISE" and op.arg == 0 and cleanup is not None \
+        and op.handler is not None and op.handler.target is cleanup.target \
+        and op.handler.depth == cleanup.depth
+
+
+def finally_end(w, op) -> bool:
+    """``op`` ends the finally body being walked (on one of its paths)."""
+    return bool(w.finally_ends) and _finally_end(op, w.finally_ends[-1])
+
+
 def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     ops = w.ops
     cleanup = w.regions.cleanup_of(handler)
     j = hs + 1
-    while j < w.n and cleanup is not None and w.regions.covered(ops[j], cleanup):
+    while j < w.n and cleanup is not None and _handler_code(w, ops[j], handler, cleanup):
         j += 1
     r = j - 1
-    while r > hs and ops[r].name != "RERAISE":
+    # The body's end is a RERAISE 0 under the clean-up itself; 3.10+ copies it to
+    # the end of each branch, so it is the last one, and the others end branches.
+    while r > hs and not _finally_end(ops[r], cleanup):
         r -= 1
     if r <= hs:
         raise DecompileFailure("finally handler without its RERAISE")
     fin_lo, fin_hi = hs + 1, r
-    fin_ops = names(ops, fin_lo, fin_hi)
-    finalbody = w.guarded_block(fin_lo, fin_hi, list(m.stack) + [ExcInfo(), CaughtException()],
-                                w.regions.cleanup_of(handler), handler_code=True)
+    fin_ops = FinallyOps(names(ops, fin_lo, fin_hi))
+    fin_ops.handler = handler
+    w.finally_ends.append(cleanup)
+    try:
+        finalbody = w.guarded_block(fin_lo, fin_hi,
+                                    list(m.stack) + [ExcInfo(), CaughtException()],
+                                    cleanup, handler_code=True)
+    finally:
+        w.finally_ends.pop()
     limit = hs if hs > i else hi
     body_end = _body_end(w, i, hi, handler, limit)
+    body_end = _extend_to_finally_copy(w, i, body_end, fin_ops, limit)
     w.finally_copies.append(fin_ops)
     try:
         sub = StackMachine(w.ctx, m.stack)
-        w.run_guarded(sub, i, body_end, handler)
+        # (a last statement's code may run on past the covered range: a with
+        # statement over its inline handler)
+        k = max(body_end, w.run_guarded(sub, i, body_end, handler))
     finally:
         w.finally_copies.pop()
     body = sub.stmts
-    k = body_end
+    k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
     if not _terminal(sub) or len(sub.stack) > len(m.stack):
-        if names(ops, k, k + len(fin_ops)) != fin_ops:
-            raise DecompileFailure("no finally copy after the try body")
-        k += len(fin_ops)
+        if copied_at(ops, k, fin_ops):
+            k += len(fin_ops)
+        else:
+            k = _statement_copy(w, sub.stack, k, hi, finalbody)
         if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             body = sub.stmts
             k += 1
-    if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+    if len(body) == 1 and isinstance(body[0], (ast.Try, TryStar)) and not body[0].finalbody:
         inner = body[0]
         inner.finalbody = finalbody or [ast.Pass()]
         inner.lineno = line
@@ -388,6 +606,42 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     return k
 
 
+def _over_inline_handlers(w, k) -> int:
+    """Past the handler code of the body's last statement, when the body's
+    closing jump leads over it (a with or try that ends an if branch)."""
+    ops = w.ops
+    if 0 < k < w.n and ops[k - 1].name == "JUMP" and ops[k - 1].target.index > k \
+            and all(j not in w.normal for j in range(k, ops[k - 1].target.index)):
+        return ops[k - 1].target.index
+    return k
+
+
+def _handler_code(w, op, handler, cleanup) -> bool:
+    """Whether ``op`` is ``handler``'s own code (maybe nested in it), not code of
+    a statement inside the try body that the layout put after the handler."""
+    h = op.handler
+    for _ in range(64):
+        if h is None or h is handler or (h.target is handler.target and h.depth == handler.depth):
+            return False
+        if h is cleanup or (h.target is cleanup.target and h.depth == cleanup.depth):
+            return True
+        h = w.regions.parent(h)
+    return False
+
+
+def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
+    """A branch of the body may leave by its own copy of the finally body (3.10+
+    copies the closing ``return None`` and what runs before it into each way
+    out): the body runs to the last copy its forward jumps land on."""
+    ops = w.ops
+    for k in range(i, body_end):
+        t = ops[k].target.index if ops[k].target is not None else -1
+        if body_end < t < limit and not w._is_loop_jump(ops[k]) \
+                and copied_at(ops, t, fin_ops):
+            body_end = t
+    return body_end
+
+
 # -- with ----------------------------------------------------------------------------------
 
 def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
@@ -396,41 +650,73 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     line = m.start_line if m.start_line is not None else ops[i].line
     m.start_line = None
     j = i + 1
-    handler = ops[j].handler
+    is_async = ops[i].name == "BEFORE_ASYNC_WITH"
+    if is_async:
+        # `async with` awaits __aenter__ before the body's handler starts.
+        if [o.name for o in ops[j:j + 3]] != ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]:
+            raise DecompileFailure("async with without its __aenter__ await")
+        j += 3
+    handler = ops[j].handler if j < w.n else None
     if handler is None:
         raise DecompileFailure("with body without a handler")
-    bind = ops[j]
+    exit_call = _exit_call(w, handler, is_async)
+    exit_value = WithExit(manager, exit_call)
     target = None
-    if bind.name.startswith("STORE") or bind.name == "UNPACK_SEQUENCE":
-        sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager), Entered()])
-        while sub.stack and isinstance(sub.stack[-1], Entered):
+    if ops[j].name == "POP_TOP":
+        j += 1
+    else:
+        # `as target`: the ops up to the store that takes the entered value
+        # (a name, an attribute or subscript, or a tuple to unpack into).
+        depth = len(m.stack) + 1
+        sub = StackMachine(w.ctx, list(m.stack) + [exit_value, Entered()])
+        while sub.last_target is None or len(sub.stack) > depth:
+            if j >= w.n or ops[j].target is not None or sub.stmts or len(sub.stack) < depth:
+                raise DecompileFailure("with without a target store or POP_TOP")
             sub.step(ops[j])
             j += 1
         target = sub.last_target
-    elif bind.name == "POP_TOP":
-        j += 1
-    else:
-        raise DecompileFailure("with without a target store or POP_TOP")
-    body_end = _body_end(w, j, hi, handler)
-    exit_seq = [("LOAD_CONST", None)] * 3
-    sub = StackMachine(w.ctx, list(m.stack) + [WithExit(manager)])
-    w.finally_copies.append(exit_seq + [("CALL", (2, (), 2)), ("POP_TOP", None)])
+    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler, exit_call)
+    hs = handler.target.index
+    body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
+    sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
+    w.finally_copies.append(exit_call)
     try:
         k = max(body_end, w.run_guarded(sub, j, body_end, handler))
     finally:
         w.finally_copies.pop()
-    if not _terminal(sub) or len(sub.stack) > len(m.stack) + 1:
-        k = _skip_exit_call(ops, k, sub)
-        if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
+    # (A walk that ran past the body ended in a statement that left through the
+    # exit call already: a nested with's `return`.)
+    if k == body_end and (not _terminal(sub) or len(sub.stack) > len(m.stack) + 1):
+        k = _skip_exit_call(ops, k, sub, exit_call)
+        pending = len(sub.stack) > len(m.stack)
+        while pending and k < w.n:
+            # `return value` from nested withs calls each __exit__ in turn.
+            nxt = with_exit_at(w, sub, k)
+            if nxt is None:
+                break
+            k = nxt
+        if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             k += 1
+        elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
+                and ops[k].line == ops[k - 1].line:
+            # `return constant` in the body loads its value after the __exit__ call,
+            # on the with statement's line (code after the statement has its own).
+            w.run(sub, k, k + 2)
+            k += 2
         elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
             k = ops[k].target.index      # over the inline handler
+        elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \
+                and _rejoins(w, k + 1, ops[k].target):
+            # The jump over the inline handler, threaded to where the handler's
+            # own way out goes too (the next iteration of a loop, up to 3.9).
+            k += 1
     item = ast.withitem(context_expr=manager, optional_vars=target)
     body = sub.stmts
-    node = ast.With(items=[item], body=body or [ast.Pass()])
+    kind = ast.AsyncWith if is_async else ast.With
+    node = kind(items=[item], body=body or [ast.Pass()])
     # `with a, b:` is one statement with two items.
-    if len(body) == 1 and isinstance(body[0], ast.With) and getattr(body[0], "lineno", None) == line:
+    if len(body) == 1 and type(body[0]) is kind and getattr(body[0], "lineno", None) == line:
         node.items += body[0].items
         node.body = body[0].body
     node.lineno = line
@@ -438,9 +724,71 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     return k
 
 
-def _skip_exit_call(ops, k, sub):
-    """``LOAD_CONST None x3; CALL 2; POP_TOP`` (the normal ``__exit__`` call), maybe
-    after a SWAP that moves a return value under it."""
+_EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
+
+
+def _rejoins(w, hs, target) -> bool:
+    """Handler code from ``hs`` ends in a jump to ``target``."""
+    k = hs
+    while k < w.n and k not in w.normal:
+        op = w.ops[k]
+        if op.name == "JUMP" and op.target is target:
+            return True
+        k += 1
+    return False
+
+
+def _exit_call(w, handler, is_async):
+    """The ops of the normal ``__exit__`` call; ``async with`` awaits it, the await
+    spelled as in the handler's own ``WITH_EXCEPT_START; GET_AWAITABLE`` ."""
+    if not is_async:
+        return _EXIT_CALL
+    k = handler.target.index
+    ops = w.ops
+    while k < w.n and ops[k].name != "WITH_EXCEPT_START":
+        if k - handler.target.index > 2:
+            raise DecompileFailure("async with handler not understood")
+        k += 1
+    if k + 1 >= w.n or ops[k + 1].name != "GET_AWAITABLE":
+        raise DecompileFailure("async with handler not understood")
+    return _EXIT_CALL[:4] + [("GET_AWAITABLE", ops[k + 1].arg), ("LOAD_CONST", None),
+                             ("YIELD_FROM", None), ("POP_TOP", None)]
+
+
+def _exit_join(w, lo, body_end, handler, exit_call) -> int:
+    """The body's normal ``__exit__`` call, when a jump from the body reaches it past
+    the covered ops (``if c: return x`` leaves through its own copy of the call, and
+    the ops of that return are not covered): the body ends there."""
+    ops = w.ops
+    hs = handler.target.index
+    end = body_end
+    for k in range(lo, body_end):
+        t = ops[k].target
+        if t is not None and end < t.index and (t.index < hs or hs < lo) \
+                and names(ops, t.index, t.index + len(exit_call)) == exit_call:
+            end = t.index
+    return end
+
+
+def with_exit_at(w, m, i) -> Optional[int]:
+    """A copy of an enclosing with's ``__exit__`` call at ``i``, on a way out of its
+    body (``break``, ``continue``, ``return``): drop the exit function from the
+    stack and return where the copy ends. ``return value`` calls it with the value
+    kept on top: ``SWAP 2; <__exit__ call>``."""
+    below = 2 if w.ops[i].name == "SWAP" and w.ops[i].arg == 2 else 1
+    if len(m.stack) < below or not isinstance(m.stack[-below], WithExit):
+        return None
+    exit_call = m.stack[-below].exit_call
+    start = i + below - 1
+    if names(w.ops, start, start + len(exit_call)) != exit_call:
+        return None
+    del m.stack[-below]
+    return start + len(exit_call)
+
+
+def _skip_exit_call(ops, k, sub, exit_call):
+    """The normal ``__exit__`` call, maybe after a SWAP that moves a return value
+    under it."""
     if k < len(ops) and ops[k].name == "SWAP" and ops[k].arg == 2:
         k += 1
         ret = sub.pop()
@@ -449,9 +797,8 @@ def _skip_exit_call(ops, k, sub):
         skip_exit = True
     else:
         skip_exit = False
-    seq = [o.name for o in ops[k:k + 5]]
-    if seq[:3] != ["LOAD_CONST"] * 3 or seq[3] != "CALL" or seq[4] != "POP_TOP":
+    if names(ops, k, k + len(exit_call)) != exit_call:
         raise DecompileFailure("with statement without its __exit__ call")
     if not skip_exit:
         sub.pop()          # the exit function
-    return k + 5
+    return k + len(exit_call)

@@ -128,6 +128,12 @@ class StackMachine:
         return self.stack[-1]
 
     def emit(self, stmt: ast.stmt, op=None) -> None:
+        if any(not isinstance(v, Placeholder) for v in self.stack[self.base:]):
+            # Source evaluates a statement's operands after everything before it:
+            # values still on the stack were evaluated earlier (only generated
+            # bytecode, Dynamo's, leaves them), so printing them later would
+            # reorder their effects. The fallback spills them into temporaries.
+            raise DecompileFailure("a statement while earlier values are on the stack")
         line = self.start_line if self.start_line is not None else (op.line if op else None)
         stmt.lineno = line
         self.stmts.append(stmt)
@@ -148,8 +154,8 @@ def finish(m: StackMachine, node) -> ast.expr:
     if isinstance(node, Converted):
         raise DecompileFailure("dangling f-string conversion")
     if isinstance(node, Iterator):
-        return ast.Call(func=ast.Name(id="iter", ctx=ast.Load()), args=[finish(m, node.iterable)],
-                        keywords=[])
+        return ast.Call(func=ast.Name(id="aiter" if node.is_async else "iter", ctx=ast.Load()),
+                        args=[finish(m, node.iterable)], keywords=[])
     if isinstance(node, UnpackSlot) and len(node.owner.slots) == 1 \
             and node.owner.star_index is None and node.owner.parent is None:
         # `*args: *Ts` evaluates the starred annotation as a one-item unpacking
@@ -727,6 +733,11 @@ def _get_iter(m, op):
     m.push(Iterator(m.value(m.pop())), op)
 
 
+@handles("GET_AITER")
+def _get_aiter(m, op):
+    m.push(Iterator(m.value(m.pop()), is_async=True), op)
+
+
 # -- stores -----------------------------------------------------------------------------
 
 def store(m: StackMachine, target: ast.expr, op) -> None:
@@ -846,6 +857,9 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     except ValueError as e:
         raise DecompileFailure(str(e))
     value = owner.value
+    if isinstance(value, Entered):
+        m.last_target = tuple_target      # `with cm as (a, b):`
+        return
     if isinstance(value, _ForTarget):
         value.target = tuple_target
         if m.stack and m.stack[-1] is value:

@@ -116,12 +116,19 @@ CO_ASYNC_GENERATOR = 0x200
 #: normalising passes that reshape control flow for the structurer without
 #: keeping each op's exact meaning (the fallback needs exact meaning)
 STRUCTURAL_PASSES = frozenset({
-    "block_stack_handlers", "finally_to_py39", "chained_comparisons", "send_loops",
-    "backward_conditional_jumps",
+    "block_stack_handlers", "exc_info_shuffles", "finally_to_py39", "chained_comparisons",
+    "send_loops", "merge_copied_exits", "merge_copied_tails",
+    "backward_conditional_jumps", "doubled_returns",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits",
     # the global AssertionError is not always the builtin one
-    "assertion_error_loads"})
+    "assertion_error_loads",
+    # 3.10's MATCH_CLASS/MATCH_KEYS in the 3.11 shape (the fallback reads them as they are)
+    "match_results",
+    # an async for header folded into one op with no handler
+    "async_for_loops",
+    # blocks moved or merged for the structurer (same meaning, other layout)
+    "comprehension_cleanups_out_of_line", "except_star_handlers"})
 
 #: passes known to keep each op's meaning: the only ones the fallback runs, so a
 #: new pass is left out until someone files it here or above (a test checks)

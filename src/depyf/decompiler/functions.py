@@ -326,10 +326,18 @@ def _drop_implicit_return(stmts, top=True):
         return stmts
     last = stmts[-1]
     if isinstance(last, ast.Return) and _is_none(last.value) and getattr(last, "implicit", top):
+        if len(stmts) >= 2 and isinstance(stmts[-2], ast.Match):
+            # Falling off the match reaches the same return: its cases' copies go too.
+            return _drop_implicit_return(stmts[:-1], False)
         return stmts[:-1]
     if isinstance(last, ast.If):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
         last.orelse = _drop_implicit_return(last.orelse, False)
+    elif isinstance(last, ast.Match):
+        for case in last.cases:
+            case.body = _drop_implicit_return(case.body, False) or [ast.Pass()]
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
     return stmts
 
 
@@ -369,7 +377,7 @@ def _bare_returns(stmts):
     for stmt in stmts:
         if isinstance(stmt, ast.Return) and _is_none(stmt.value):
             stmt.value = None
-        for field in ("body", "orelse", "finalbody", "handlers"):
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and not isinstance(
                     stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -17,8 +17,11 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import Regions, names, try_statement, with_statement
-from .values import Iterator
+from .except_star import unbinds_before_jump
+from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
+                         with_statement)
+from .match import match_statement
+from .values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -30,8 +33,17 @@ _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SE
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_MAX_HANDLER_DEPTH = 20
+#: what may sit between an except clause's POP_EXCEPT and its closing jump (not
+#: POP_TOP: a with statement's suppressed exception goes on that way, and the
+#: with statement reads that path itself)
+_CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                              "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
+                              "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
+#: ops that can start a match statement once its subject is on the stack
+_MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
 
 
 @dataclass
@@ -66,7 +78,11 @@ class Walker:
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
         self._jumps = None
-        self.normal = self._reachable(with_handlers=False)
+        #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
+        self.finally_ends = []
+        #: names bound by the except* clauses being walked (their unbinding ends a branch)
+        self.clause_names = []
+        self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
@@ -74,6 +90,9 @@ class Walker:
             if op.target is not None and op.target.index <= op.index and \
                     not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
+        #: (target of the jump that leaves the except clause being walked, or None;
+        #: loop depth at the clause's start; the clause's end)
+        self.clause_exits = []
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
@@ -120,6 +139,37 @@ class Walker:
                 i += 1
         return seen
 
+    def _outside_handlers(self):
+        """Ops that run with no exception being handled: reached from the entry,
+        and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
+        del name]; JUMP after``): the code after a try whose body always returns
+        is reached from its except clauses only. (What falls through after
+        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
+        seen = set()
+        work = [(0, 0)] if self.ops else []
+        while work:
+            i, depth = work.pop()
+            popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
+            while i < self.n and (i, depth, popped) not in seen:
+                seen.add((i, depth, popped))
+                op = self.ops[i]
+                if op.target is not None:
+                    work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
+                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
+                        and depth < _MAX_HANDLER_DEPTH:
+                    # (clean-up handlers only re-raise: never followed; a handler
+                    # that loops back into its try without POP_EXCEPT would
+                    # nest without end)
+                    work.append((op.handler.target.index, depth + 1))
+                if op.name in _NO_FALLTHROUGH:
+                    break
+                if op.name == "POP_EXCEPT" and depth > popped:
+                    popped += 1
+                elif op.name not in _CLAUSE_EPILOGUE:
+                    popped = 0
+                i += 1
+        return {i for i, depth, _ in seen if depth == 0}
+
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
         jump (since removed) led to the end: the last statement was not a return."""
@@ -140,11 +190,7 @@ class Walker:
     def block(self, lo: int, hi: int, stack=None) -> List[ast.stmt]:
         m = StackMachine(self.ctx, stack)
         self.run(m, lo, hi)
-        # After break/return/raise nothing falls through, so the stack is moot
-        # (a for loop's iterator is already popped there).
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("block leaves values on the stack")
+        _check_stack_kept(m, stack, "block leaves values on the stack")
         return m.stmts
 
     # -- the main loop -------------------------------------------------------------------
@@ -171,20 +217,32 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
+        if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
+            end = with_exit_at(self, m, i)
+            if end is not None:
+                return end
         if self.finally_copies:
             copy = self._finally_copy_at(i)
             if copy:
                 return i + copy
-        if op.name == "BEFORE_WITH":
+        if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
         h = op.handler
-        if h is not None and not self._handled(h):
+        is_header = i in self.back_targets and not self._is_current_header(i)
+        if h is not None and not self._handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
-        if i in self.back_targets and not self._is_current_header(i):
+        if is_header:
             return self.loop(m, i, hi)
         name = op.name
-        if name == "END":
+        if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
+        if self.in_handler and self._unbinds_after_pop_except(i):
+            # `except E as e:` left by return/break/continue in a branch: the
+            # compiler's `e = None; del e`, not the clause's own statements.
+            return i + 3
+        if self.clause_names and unbinds_before_jump(self.ops, i, self.clause_names[-1]):
+            # 3.13 copies `except* E as e:`'s closing `e = None; del e` into branches.
+            return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)
         if name in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
@@ -194,7 +252,13 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
-        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator):
+        if name in _MATCH_START or (name == "COPY" and op.arg == 1):
+            end = match_statement(self, m, i, hi)
+            if end is not None:
+                return end
+        if name == "POP_TOP" and m.stack and isinstance(m.stack[-1], Iterator) \
+                and self.ops[i - 1].name != "SWAP":
+            # (after a SWAP a return value sits under the iterator: no break)
             end = self._copied_break(i)
             if end is not None:
                 m.pop()
@@ -205,6 +269,20 @@ class Walker:
 
     # -- exception regions ------------------------------------------------------------------
 
+    def _unbinds_after_pop_except(self, i: int) -> bool:
+        """``POP_EXCEPT; LOAD_CONST None; STORE x; DELETE x`` at ``i - 1``."""
+        ops = self.ops
+        return i >= 1 and i + 2 < self.n and ops[i - 1].name == "POP_EXCEPT" \
+            and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
+            and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
+            and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
+
+    def _loop_holds_try(self, i: int, h) -> bool:
+        """A loop and a try start at ``i`` (``while True: try:``): the jump back
+        lies outside the try."""
+        latch = self.ops[max(self.back_targets[i])]
+        return not self.regions.covered(latch, h)
+
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
         # clean-ups (`except ... as name`, inlined comprehensions, generators).
@@ -214,11 +292,11 @@ class Walker:
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
-        if not self.finally_copies:
-            return 0
-        first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
+            if seq and copied_at(self.ops, i, seq):
+                guard = getattr(seq, "handler", None)
+                if guard is not None and self.regions.covered(self.ops[i], guard):
+                    continue    # code the finally protects: the same statements, no copy
                 return len(seq)
         return 0
 
@@ -240,9 +318,7 @@ class Walker:
     def guarded_block(self, lo, hi, stack, handler, handler_code=False):
         m = StackMachine(self.ctx, stack)
         self.run_guarded(m, lo, hi, handler, handler_code)
-        terminal = m.stmts and isinstance(m.stmts[-1], _TERMINAL)
-        if len(m.stack) != len(stack or []) and not terminal:
-            raise DecompileFailure("guarded block leaves values on the stack")
+        _check_stack_kept(m, stack, "guarded block leaves values on the stack")
         return m.stmts
 
     def _copied_break(self, i: int):
@@ -300,7 +376,7 @@ class Walker:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target) \
-                    or self._break_threaded(target):
+                    or self._break_threaded(target) or self._break_leaves_clause(i):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -321,6 +397,38 @@ class Walker:
         nxt = self.ops[end] if end < self.n else None
         return (nxt is not None and nxt.name == "JUMP" and nxt.target.index == target) \
             or (end == outer.body_end and target in outer.continues)
+
+    def clause_exit_at(self, k: int):
+        """``POP_EXCEPT; [name = None; del name;] JUMP T`` at ``k`` (the way out of
+        an except clause): (T, index of the JUMP), else None."""
+        ops = self.ops
+        if ops[k].name != "POP_EXCEPT":
+            return None
+        j = k + 1
+        if j < self.n and self._unbinds_after_pop_except(j):
+            j += 3
+        if j < self.n and ops[j].name == "JUMP":
+            return ops[j].target.index, j
+        return None
+
+    def _jump_leaves_clause(self, i: int):
+        """The JUMP at ``i`` leaves the except clause being walked (to where the
+        clause's end leads) from a loop begun inside it; the clause's end, or None."""
+        if not self.clause_exits:
+            return None
+        exit_, depth, end = self.clause_exits[-1]
+        if exit_ is None or len(self.loops) < depth or self.ops[i].target.index != exit_:
+            return None
+        for k in (i - 1, i - 4):
+            if k >= 0 and self.clause_exit_at(k) == (exit_, i):
+                return end
+        return None
+
+    def _break_leaves_clause(self, i: int) -> bool:
+        """A ``break`` from a loop at the end of an except clause: the compiler
+        copied the clause's way out (``POP_EXCEPT; JUMP``) into it."""
+        return self._jump_leaves_clause(i) is not None and \
+            len(self.loops) > self.clause_exits[-1][1]
 
     def _past_loop_else(self, loop: Loop, target: int) -> bool:
         return getattr(loop, "break_target", None) == target
@@ -356,7 +464,7 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
+            segments.append(self._segment(_operand(sub), seg_start, self.ops[j]))
             start = j + 1
             if segments and not self._chain_continues(list(prior) + segments, start, hi):
                 return segments, start
@@ -365,6 +473,14 @@ class Walker:
     def _segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
+        if isinstance(value, ChainLink) and sense is not None:
+            raise DecompileFailure("ChainLink used as a value")
+        if sense is None and isinstance(value, ChainLink):
+            # `a is b is None`: the chain's last link became the jump.
+            value = value.compare
+            value.ops.append(ast.Is())
+            value.comparators.append(ast.Constant(value=None))
+            return Segment(value, start, jump, jump.name == "POP_JUMP_IF_NONE")
         if sense is None:
             is_none = jump.name == "POP_JUMP_IF_NONE"
             value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
@@ -406,7 +522,7 @@ class Walker:
         starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
         jump = self.ops[i]
-        segments = [self._segment(m.value(m.pop()), i, jump)]
+        segments = [self._segment(_operand(m), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
@@ -426,6 +542,8 @@ class Walker:
         m.start_line = None
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
+        #: how many jumps the condition took (a while loop's test repeats them all)
+        test.chain_length = k
         return test, after, target, line
 
     def _tail_key(self, t: int):
@@ -455,6 +573,12 @@ class Walker:
         end = self._assert(m, test, then_start, else_start, hi, line)
         if end is not None:
             return end
+        if then_start in self.back_targets and else_start < then_start:
+            # A bottom-tested while whose exit was threaded to an outer loop's top.
+            end = self.inverted_while(m, test, then_start, else_start, line,
+                                      jumps=getattr(test, "chain_length", None))
+            if end is not None:
+                return end
         for loop in reversed(self.loops):
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
@@ -463,10 +587,33 @@ class Walker:
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
                     and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
-                    and not folds_a_not(test):
+                    and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                return hi
+            end = self.ops[hi - 1] if hi - 1 > then_start else None
+            if else_start in loop.continues and else_start < then_start and end is not None \
+                    and end.name == "JUMP" and end.target.index == else_start \
+                    and end.index not in self.reachable \
+                    and else_start != loop.top and not folds_a_not(test):
+                # `if test: A` then `continue` ending the block, unreached after a
+                # raise in A (up to 3.9): the jump past A was threaded through the
+                # continue. (`if not test: continue` keeps a jump over the continue.)
+                body = self.block(then_start, hi - 1, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[]), line))
+                m.stmts.append(_at(ast.Continue(), end.line))
+                return hi
+            first = self.ops[then_start]
+            if else_start == then_start + 1 and first.name == "JUMP" \
+                    and first.target.index in loop.continues and else_start < hi \
+                    and self._flows_to_next_iteration(loop, hi) and folds_a_not(test):
+                # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
+                # jump back to the top); `if not c: continue` would fold the `not`.
+                body = self.block(else_start, hi, m.stack)
+                m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
                                           orelse=[]), line))
                 return hi
             if else_start in loop.continues and else_start < then_start:
@@ -474,7 +621,8 @@ class Walker:
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
-            if else_start == loop.exit and else_start > hi:
+            if else_start == loop.exit and else_start > hi \
+                    or else_start < then_start and self._break_threaded(else_start):
                 stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
@@ -493,8 +641,17 @@ class Walker:
         elif else_start > hi and self.block_exit.get(hi) == else_start:
             # A jump to where the enclosing branch rejoins: the end of this block.
             else_start = hi
+        elif else_start > hi and self._is_return_none_copy(else_start) \
+                and (not self.loops or self.loops[-1].body_end != hi) \
+                and (self._is_return_none_copy(hi) or
+                     (hi - 2 >= then_start and self._is_return_none_copy(hi - 2))):
+            # 3.10+ copies the closing `return None` onto each way out: a jump to
+            # another copy ends the branch where this block's own copy starts (or
+            # where the block runs into one).
+            else_start = hi if self._is_return_none_copy(hi) else hi - 2
         if else_start > hi:
-            raise DecompileFailure("conditional jump out of the block")
+            raise DecompileFailure("conditional jump out of the block at offset %d"
+                                   % self.ops[then_start - 1].offset)
         if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
             end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
             if end is not None:
@@ -504,7 +661,10 @@ class Walker:
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
         if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
                 and self._continues_at_body_end(last, hi) \
-                and not self._jumped_to(else_start, then_start, else_start - 1):
+                and not self._jumped_to(else_start, then_start, else_start - 1) \
+                and not self._conditional_to(last.target.index, then_start, else_start - 1) \
+                and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
+                         and last.line != self.ops[else_start - 2].line):
             # `if c: A else: B` ending a loop body: A ends with the jump to the next
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
@@ -519,11 +679,13 @@ class Walker:
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
             else_end = min(last.target.index, hi)
-        elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
-            # 3.10+ copies the function's closing `return None` into each branch,
-            # so the branch that follows is the else, up to the block's end.
+        elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
+                                   or (last.name == "RERAISE" and finally_end(self, last))):
+            # 3.10+ copies the function's closing `return None` (a finally body's
+            # closing RERAISE) into each branch, so the branch that follows is the
+            # else, up to the block's end.
             else_end = hi
-        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS"):
+        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)
             join = self._join_from_inside(then_start, else_start, hi)
             if dead is not None:
@@ -549,6 +711,12 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _explicit_jump(self, k: int) -> bool:
+        """The jump at ``k`` is a statement's (``continue``), not the compiler's
+        own: in a 3.12+ generator only statements lie inside its wrapper handler."""
+        unguarded = self.func.unguarded
+        return unguarded is not None and id(self.ops[k]) not in unguarded
 
     def _assert(self, m, test, then_start, else_start, hi, line):
         """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``
@@ -654,6 +822,14 @@ class Walker:
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
+
+    def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
+        """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
+        from inside a branch that ends in a jump there was threaded through that
+        jump (up to 3.9; 3.12+ jumps to it, on its own line): the jump is a
+        ``continue``, not the jump over an else, which would have been threaded on
+        or copied.)"""
+        return any(o.name in CONDITIONAL and o.target.index == k for o in self.ops[lo:hi])
 
     def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
         """Some op in ``[lo, hi)`` jumps to ``k``."""
@@ -800,6 +976,9 @@ class Walker:
             body_end -= 1
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
+        if break_target is None:
+            break_target = self._else_before_outer_end(i, body_end - 1, exit_) \
+                or self._else_before_clause_end(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
         self.loops.append(loop)
@@ -838,8 +1017,9 @@ class Walker:
             lo, stop = loop.moved_exit
             after = self.block(lo, stop, m.stack)
             end = hi
-        node = ast.For(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
-                       orelse=orelse)
+        kind = ast.AsyncFor if header.arg == "async" else ast.For
+        node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
+                    orelse=orelse)
         if inlined:
             display = m.pop()
             m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
@@ -873,6 +1053,38 @@ class Walker:
         beyond = sorted(t for t in targets if t > exit_)
         return beyond[0] if beyond else None
 
+    def _else_before_outer_end(self, lo, latch, exit_):
+        """A loop's ``break`` that jumps straight to the enclosing loop's next
+        iteration (the compiler threads it there) while code follows the loop's
+        exit: that code is an else clause running to the end of the enclosing
+        body, where the break counts as going."""
+        if not self.loops:
+            return None
+        outer = self.loops[-1]
+        if outer.body_end is None or not exit_ < outer.body_end:
+            return None
+        nxt = self.ops[exit_]
+        if nxt.name == "JUMP" and nxt.target.index in outer.continues:
+            return None
+        if any(op.name == "JUMP" and op.target.index in outer.continues
+               for op in self.ops[lo:latch + 1]):
+            return outer.body_end
+        return None
+
+    def _else_before_clause_end(self, lo, latch, exit_):
+        """A loop ending an except clause whose breaks leave the clause (by copies
+        of its way out) while other code follows the loop's exit: that code is an
+        else clause, up to the clause's end."""
+        if not self.clause_exits or len(self.loops) != self.clause_exits[-1][1]:
+            return None
+        exit_target, _, end = self.clause_exits[-1]
+        if exit_ >= end or (self.clause_exit_at(exit_) or (None,))[0] == exit_target:
+            return None
+        for k in range(lo, latch + 1):
+            if self.ops[k].name == "JUMP" and self._jump_leaves_clause(k) is not None:
+                return end
+        return None
+
     def while_loop(self, m, i, latch, hi, line) -> int:
         latch_op = self.ops[latch]
         exit_ = latch + 1
@@ -905,10 +1117,16 @@ class Walker:
             return max(end, latch + 1)
         raise DecompileFailure("loop shape not recognised")
 
-    def inverted_while(self, m, test, body_start, exit_, line, top=None):
+    def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):
         """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
         latch = max(self.back_targets[body_start])
         latch_op = self.ops[latch]
+        if exit_ < body_start:
+            # The exit jumps on to an outer loop's top, as the op after the latch does.
+            after = self.ops[latch + 1] if latch + 1 < self.n else None
+            if after is None or after.name != "JUMP" or after.target.index != exit_:
+                return None
+            exit_ = latch + 1
         # The top test may jump to a copy of the code after the loop (3.10+
         # duplicates small exit blocks), so the loop ends at the latch.
         if latch + 1 > exit_:
@@ -923,6 +1141,11 @@ class Walker:
             return None
         bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
+            return None
+        if jumps is not None and jumps != sum(
+                o.name in CONDITIONAL for o in self.ops[bottom_start:test_end + 1]):
+            # The condition read at the top takes in more than the loop's test
+            # (an `if c: continue` before the loop jumps where it exits).
             return None
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
                     body_end=bottom_start, top=top)
@@ -979,21 +1202,50 @@ class Walker:
                 j += 1
             if j >= latch or len(sub.stack) != len(m.stack) + 1:
                 return [], i, None
-            first = self._segment(sub.value(sub.pop()), i, self.ops[j])
+            first = self._segment(_operand(sub), i, self.ops[j])
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch, segments)
                 segments += more
-            k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
+            k, test, after = longest_chain(
+                segments, after, lambda s: s.target > latch or self._exit_threaded(s.target, latch))
             return segments[:k], after, test
         except DecompileFailure:
             return [], i, None
+
+    def _exit_threaded(self, target, latch) -> bool:
+        """A loop test's exit jump sent on to an enclosing loop's top, where the
+        op after the loop's latch (its exit) jumps too."""
+        after = self.ops[latch + 1] if latch + 1 < self.n else None
+        return target < latch and after is not None and after.name == "JUMP" \
+            and after.target.index == target and self._is_current_header(target)
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _operand(m):
+    """The condition operand on top of ``m``'s stack (a chained comparison's open
+    last link stays open: the jump may be its ``is None``)."""
+    top = m.pop()
+    return top if isinstance(top, ChainLink) else m.value(top)
+
+
+def _check_stack_kept(m, stack, reason):
+    """A block that runs on must leave the stack it was given as it found it: a
+    value it consumed and replaced (``x; if c: x * 3``) has no statement form."""
+    # After break/return/raise nothing falls through, so the stack is moot
+    # (a for loop's iterator is already popped there).
+    if m.stmts and isinstance(m.stmts[-1], _TERMINAL):
+        return
+    stack = stack or []
+    if len(m.stack) != len(stack):
+        raise DecompileFailure(reason)
+    if any(a is not b for a, b in zip(m.stack, stack)):
+        raise DecompileFailure("a branch changes a value left on the stack")
 
 
 def _at(node, line):

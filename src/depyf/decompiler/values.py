@@ -160,11 +160,13 @@ class ExceptionValue(Placeholder):
 
 
 class Iterator(Placeholder):
-    """``iter(x)`` from GET_ITER, consumed by FOR_ITER or a comprehension call."""
+    """``iter(x)`` from GET_ITER (``aiter(x)`` from GET_AITER), consumed by FOR_ITER
+    or a comprehension call."""
 
-    def __init__(self, iterable):
+    def __init__(self, iterable, is_async=False):
         super().__init__()
         self.iterable = iterable
+        self.is_async = is_async
 
 
 class Null(Placeholder):
@@ -189,11 +191,13 @@ class CaughtException(Placeholder):
 
 
 class WithExit(Placeholder):
-    """The bound ``__exit__`` BEFORE_WITH leaves under the ``__enter__`` result."""
+    """The bound ``__exit__`` BEFORE_WITH leaves under the ``__enter__`` result;
+    ``exit_call`` is the (name, arg) list of the ops that call it on the way out."""
 
-    def __init__(self, manager):
+    def __init__(self, manager, exit_call=()):
         super().__init__()
         self.manager = manager
+        self.exit_call = list(exit_call)
 
 
 class Entered(Placeholder):

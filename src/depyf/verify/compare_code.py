@@ -27,6 +27,11 @@ depth-first order::
     {"path": "<module>/f#0/<lambda>#1", "equal": bool, "deep": bool,
      "diff": "first difference, both sides" | null, "kind": "short label" | null}
 
+``{"op": "compare_marshal", "id", "marshal", "candidate", "filename"}``
+    the same answer as ``compare`` for an original given as the base64 of a
+    module code object this interpreter marshalled (the body of a .pyc file),
+    when there is no source to compile.
+
 A null or non-compiling candidate gives ``compiles: false`` and every object
 not equal. ``ok: false`` only when the original itself does not compile.
 
@@ -433,7 +438,20 @@ def op_compare(req):
             "objects": compare_tables(order, orig, cand)}
 
 
-OPS = {"compile": op_compile, "check": op_check, "unparse": op_unparse, "compare": op_compare}
+def op_compare_marshal(req):
+    try:
+        code = marshal.loads(base64.b64decode(req["marshal"]))
+    except (ValueError, EOFError, TypeError) as exc:
+        return {"ok": False, "error": "original: bad marshal data: " + _error_text(exc)}
+    order, orig = collect(code)
+    filename = req.get("filename") or "<original>"
+    cand_code, cerr = _try_compile(req.get("candidate") or "", filename + " (candidate)")
+    cand = collect(cand_code)[1] if cand_code is not None else None
+    return {"ok": True, "compiles": cand is not None, "error": cerr and cerr["error"],
+            "objects": compare_tables(order, orig, cand)}
+
+
+OPS = {"compile": op_compile, "compare_marshal": op_compare_marshal, "check": op_check, "unparse": op_unparse, "compare": op_compare}
 
 
 def handle(req):

@@ -418,6 +418,25 @@ class TargetSession:
         """
         response = self.request({"op": "compare", "original": original, "candidate": candidate,
                                  "filename": filename, "reason": reason})
+        return self._module_result(response, filename, candidate)
+
+    def compare_marshalled(self, data: bytes, candidate: str,
+                           filename: str = "<original>") -> ModuleResult:
+        """Compare every code object of a marshalled module (a .pyc body written
+        by this target version) with ``candidate`` source.
+
+        Example::
+
+            >>> pyc = read_pyc("m.cpython-38.pyc")                        # doctest: +SKIP
+            >>> TargetSession("3.8").compare_marshalled(pyc_body, text).deep_equal  # doctest: +SKIP
+            12
+        """
+        response = self.request({"op": "compare_marshal", "candidate": candidate,
+                                 "marshal": base64.b64encode(bytes(data)).decode("ascii"),
+                                 "filename": filename})
+        return self._module_result(response, filename, candidate)
+
+    def _module_result(self, response: dict, filename: str, candidate) -> ModuleResult:
         result = ModuleResult(filename, self.version)
         if not response.get("ok"):
             result.error = response.get("error") or "?"

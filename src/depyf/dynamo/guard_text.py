@@ -1,0 +1,410 @@
+"""Reading the text of torch's guards and writing it back as plain Python.
+
+Torch's leaf guards expose only their "verbose code parts": the Python-like text torch built
+them from, e.g. ``check_tensor(L['x'], Tensor, DispatchKeySet(CPU, ...), torch.float32, ...)``
+or ``___check_type_id(L['d'], 9412...)``.  These helpers parse that text, rename torch's
+closure variables to the PRELUDE's helpers and name classes so a reader can follow them.
+"""
+import ast
+import builtins
+import importlib
+import io
+import json
+import keyword
+import os
+import re
+import tokenize
+import types
+
+import torch
+
+_PRELUDE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard_prelude.py")
+with open(_PRELUDE_PATH, encoding="utf-8") as _f:
+    PRELUDE = _f.read()
+
+
+# Names torch's guard text uses (its guard closure variables) -> the PRELUDE's plain Python.
+RENAMES = {
+    "___check_type_id": "has_type_id",
+    "___check_obj_id": "has_id",
+    "___odict_getitem": "odict_getitem",
+    "___key_to_id": "key_to_id",
+    "___dict_version": "dict_version",
+    "___dict_contains": "dict_contains_key",
+    "___tuple_iterator_len": "tuple_iterator_len",
+    "___normalize_count_iter": "normalize_count_iter",
+    "___normalize_range_iter": "normalize_range_iter",
+    "___tuple_iterator_getitem": "tuple_iterator_getitem",
+    "___dataclass_fields": "dataclass_fields",
+    "___namedtuple_fields": "namedtuple_fields",
+    "___get_torch_function_mode_stack_at": "torch_function_mode_at",
+    "___get_current_stream": "current_stream",
+    "___from_numpy": "tensor_from_numpy",
+    "___as_tensor": "torch._as_tensor_fullprec",
+    "__math_isnan": "math.isnan",
+    "__numpy_isnan": "numpy_isnan",
+    "__load_module": "importlib.import_module",
+    "utils_device": "torch.utils._device",
+    "device": "torch.device",
+    "inf": "math.inf",
+    "IsNonOverlappingAndDenseIndicator": "is_non_overlapping_and_dense_indicator",
+}
+
+
+# ScalarType numbers (c10's enum order) of the dtypes torch's global state records.
+SCALAR_TYPES = {
+    0: "torch.uint8", 1: "torch.int8", 2: "torch.int16", 3: "torch.int32", 4: "torch.int64",
+    5: "torch.float16", 6: "torch.float32", 7: "torch.float64", 8: "torch.complex32",
+    9: "torch.complex64", 10: "torch.complex128", 11: "torch.bool", 15: "torch.bfloat16",
+}
+
+
+# The order of torch's per-device autocast state (ATen's _AUTOCAST_SUPPORTED_DEVICES).
+AUTOCAST_DEVICES = ("cpu", "cuda", "mtia", "maia", "xpu", "ipu", "hpu", "xla", "privateuseone", "mps")
+
+
+def prelude_names():
+    names = set()
+    for node in ast.parse(PRELUDE).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+KNOWN_NAMES = prelude_names() | set(dir(builtins)) | {"L", "G"}
+
+
+class CannotTranslate(Exception):
+    pass
+
+
+def strip_comment(part):
+    """The code of a verbose code part, without the '# user code' comment torch appends."""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(part).readline):
+            if tok.type == tokenize.COMMENT:
+                return part[: tok.start[1]].rstrip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return re.sub(r"\s*\(HINT: .*\)$", "", part.split("  # ")[0]).rstrip()
+
+
+def parse_expr(text):
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise CannotTranslate(f"not Python: {text}") from exc
+
+
+class Rewriter(ast.NodeTransformer):
+    """Renames torch's closure names and replaces torch's source text by our expression."""
+
+    def __init__(self, replacements):
+        self.replacements = [(ast.dump(parse_expr(s)), parse_expr(e)) for s, e in replacements if s != e]
+
+    def visit(self, node):
+        dumped = ast.dump(node) if isinstance(node, ast.expr) else None
+        for key, repl in self.replacements:
+            if dumped == key:
+                return repl
+        return super().visit(node)
+
+    def visit_Name(self, node):
+        if node.id in RENAMES:
+            return parse_expr(RENAMES[node.id])
+        return node
+
+
+def free_names(tree):
+    bound = {
+        n.id
+        for comp in ast.walk(tree)
+        if isinstance(comp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp))
+        for gen in comp.generators
+        for n in ast.walk(gen.target)
+        if isinstance(n, ast.Name)
+    }
+    bound |= {a.arg for lam in ast.walk(tree) if isinstance(lam, ast.Lambda) for a in lam.args.args}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - bound
+
+
+def to_python(text, replacements=()):
+    """Torch's guard text as checked Python over L, G and the PRELUDE names."""
+    tree = Rewriter(replacements).visit(parse_expr(text))
+    unknown = free_names(tree) - KNOWN_NAMES
+    if unknown:
+        raise CannotTranslate(f"unknown names {sorted(unknown)} in: {text}")
+    return ast.unparse(tree)
+
+
+def read_literal(text):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError) as exc:
+        raise CannotTranslate(f"not a literal: {text}") from exc
+
+
+def accessor_argument(repr_text):
+    """The argument text of an accessor repr such as "DictGetItemGuardAccessor('a')"."""
+    start = repr_text.find("(")
+    return repr_text[start + 1 : -1] if start >= 0 and repr_text.endswith(")") else ""
+
+
+def int_arg(repr_text):
+    match = re.search(r"(-?\d+)\)$", repr_text)
+    if not match:
+        raise CannotTranslate(f"no index in {repr_text}")
+    return int(match.group(1))
+
+
+# Modules the PRELUDE imports, so `module.Class` names a class directly.
+IMPORTED_IN_PRELUDE = {"collections", "types", "itertools", "math", "torch", "weakref"}
+
+
+# Builtin types with no public name.
+SPECIAL_TYPES = {
+    type(iter(())): "type(iter(()))",
+    type(iter([])): "type(iter([]))",
+    type(iter(range(0))): "type(iter(range(0)))",
+}
+
+
+def type_ref(cls):
+    """A Python expression naming `cls`, or None when it has no importable name."""
+    if cls in SPECIAL_TYPES:
+        return SPECIAL_TYPES[cls]
+    qualname = getattr(cls, "__qualname__", "")
+    module = getattr(cls, "__module__", "")
+    if getattr(builtins, qualname, None) is cls:
+        return qualname
+    for name, value in vars(types).items():
+        if value is cls and not name.startswith("_"):
+            return f"types.{name}"
+    if not qualname or "<locals>" in qualname or not module:
+        return None
+    if module.split(".")[0] == "torch":
+        for candidate in (f"torch.{qualname}", f"torch.nn.{qualname}", f"{module}.{qualname}"):
+            if resolve_dotted(candidate) is cls:
+                return candidate
+    if module in IMPORTED_IN_PRELUDE and resolve_dotted(f"{module}.{qualname}") is cls:
+        return f"{module}.{qualname}"
+    try:
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return f"find_class({module!r}, {qualname!r})" if found is cls else None
+
+
+def resolve_dotted(path):
+    parts = path.split(".")
+    try:
+        obj = __import__(parts[0])
+        for part in parts[1:]:
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        return None
+    return obj
+
+
+def type_check(expr, cls, type_id, described):
+    ref = type_ref(cls) if cls is not None and id(cls) == type_id else None
+    if ref is None:
+        return f"id(type({expr})) == {type_id}", described
+    return f"type({expr}) is {ref}", ""
+
+
+def type_from_text(text, manager):
+    """The class a TYPE_MATCH-like text names by id, when the guarded example value has it."""
+    match = re.search(r", (\d+)\)(?:, type=(.*))?$", text)
+    if not match:
+        raise CannotTranslate(f"no type id in: {text}")
+    type_id = int(match.group(1))
+    cls = manager.get_type_of_guarded_value() if manager is not None else None
+    return type_id, cls, match.group(2) or ""
+
+
+def equals_value_text(text):
+    """The constant of an EQUALS_MATCH text `<the guarded value> == <constant>`."""
+    tree = parse_expr(text)
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
+        raise CannotTranslate(f"unexpected EQUALS_MATCH text: {text}")
+    return ast.get_source_segment(text.strip(), tree.comparators[0])
+
+
+def eval_constant(text):
+    """The value an EQUALS_MATCH text names, when its repr reads back exactly."""
+    code = to_python(text)
+    try:
+        value = eval(code, {"torch": torch, "math": __import__("math")})  # noqa: S307 - text torch wrote
+    except Exception as exc:
+        raise CannotTranslate(f"cannot read back {text}") from exc
+    if repr(value) != text and code != text:
+        raise CannotTranslate(f"{text} does not read back as itself")
+    return value
+
+
+def equals_expr(reader, value):
+    """`reader == value` written the way a person would for bools and None."""
+    if value is True:
+        return reader
+    if value is False:
+        return f"not {reader}"
+    if value is None:
+        return f"{reader} is None"
+    return f"{reader} == {value!r}"
+
+
+class Simplify(ast.NodeTransformer):
+    """`hasattr(...) == False` -> `not hasattr(...)`, `reader() == None` -> `reader() is None`:
+    only where the left side is a bool predicate or a known reader, so == cannot be overridden."""
+
+    PREDICATES = ("hasattr", "isinstance", "callable")
+    READERS = ("saved_tensors_hooks_ids()", "torch.utils._device.CURRENT_DEVICE")
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq):
+            return node
+        left, right = node.left, node.comparators[0]
+        if not isinstance(right, ast.Constant) or not (right.value is None or isinstance(right.value, bool)):
+            return node
+        predicate = isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id in self.PREDICATES
+        if right.value is None and (predicate or ast.unparse(left) in self.READERS):
+            return ast.Compare(left, [ast.Is()], [right])
+        if predicate and right.value is True:
+            return left
+        if predicate and right.value is False:
+            return ast.UnaryOp(ast.Not(), left)
+        return node
+
+
+def simplify(expr):
+    return ast.unparse(Simplify().visit(ast.parse(expr, mode="eval")).body)
+
+
+def negate(expr):
+    """`not (expr)` without a double negation: the condition under which a guard fails."""
+    tree = ast.parse(expr, mode="eval").body
+    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
+        return ast.unparse(tree.operand)
+    if isinstance(tree, ast.Compare) and len(tree.ops) == 1:
+        op = tree.ops[0]
+        # Identity and membership invert exactly; == only against a plain constant, whose
+        # __ne__ is the opposite of its __eq__.
+        opposite = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+        if isinstance(tree.comparators[0], ast.Constant):
+            opposite[ast.Eq] = ast.NotEq
+        if type(op) in opposite:
+            return ast.unparse(ast.Compare(tree.left, [opposite[type(op)]()], tree.comparators))
+    return ast.unparse(ast.UnaryOp(ast.Not(), tree))
+
+
+def length_from_text(text):
+    if text.startswith("not "):
+        return 0
+    return int(text.rsplit("==", 1)[1])
+
+
+def getattr_expr(base, name):
+    if name.isidentifier() and not keyword.iskeyword(name):
+        return f"{base}.{name}"
+    return f"getattr({base}, {name!r})"
+
+
+def subscript_key(source, parent_source, accessor_text):
+    try:
+        tree = parse_expr(source)
+        if isinstance(tree, ast.Subscript) and ast.dump(tree.value) == ast.dump(parse_expr(parent_source)):
+            return ast.literal_eval(tree.slice)
+    except (CannotTranslate, ValueError):
+        pass
+    return read_literal(accessor_argument(accessor_text))
+
+
+def dispatch_keys_expr(names_text):
+    names = [n.strip() for n in names_text.split(",") if n.strip()]
+    expr = f"dispatch_key_set({', '.join(repr(n) for n in names)})"
+    built = torch._C.DispatchKeySet(torch._C.DispatchKey.Undefined)
+    try:
+        for name in names:
+            built = built | torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, name))
+    except AttributeError as exc:
+        raise CannotTranslate(f"unknown dispatch key in {names_text}") from exc
+    if repr(built) != f"DispatchKeySet({names_text})":
+        raise CannotTranslate(f"dispatch keys do not read back: {names_text}")
+    return expr
+
+
+TENSOR_TAIL = re.compile(
+    r"^(?P<pytype>[^,]+), DispatchKeySet\((?P<keys>[^)]*)\), (?P<dtype>torch\.\w+), "
+    r"device=(?P<device>None|-?\d+), requires_grad=(?P<grad>True|False), "
+    r"size=(?P<size>\[[^\]]*\]), stride=(?P<stride>\[[^\]]*\])\)$"
+)
+
+
+def tensor_match(text, node):
+    prefix = f"check_tensor({node.source}, "
+    match = TENSOR_TAIL.match(text[len(prefix) :]) if text.startswith(prefix) else None
+    if not match:
+        raise CannotTranslate(f"unexpected TENSOR_MATCH text: {text}")
+    cls = node.manager.get_type_of_guarded_value()
+    if cls.__qualname__ != match.group("pytype"):
+        raise CannotTranslate(f"tensor type {match.group('pytype')} is not {cls}")
+    # A class with no importable name (defined in a function) is compared by identity.
+    pytype = type_ref(cls) or f"{id(cls)}"
+    if not isinstance(resolve_dotted(match.group("dtype")), torch.dtype):
+        raise CannotTranslate(f"unknown dtype {match.group('dtype')}")
+    size, stride = read_literal(match.group("size")), read_literal(match.group("stride"))
+    keys = dispatch_keys_expr(match.group("keys"))
+    return (
+        f"check_tensor({node.expr}, {pytype}, {match.group('dtype')}, device_index={match.group('device')}, "
+        f"requires_grad={match.group('grad')}, size={size!r}, stride={stride!r}, dispatch_keys={keys})"
+    )
+
+
+def global_state_checks(text):
+    """GLOBAL_STATE's recorded state as Python expressions, one per setting."""
+    match = re.match(r"^___check_global_state\(\) against (\{.*\})$", text)
+    if not match:
+        raise CannotTranslate(f"unexpected GLOBAL_STATE text: {text}")
+    state = json.loads(match.group(1))
+    checks = []
+    plain = [
+        ("grad_mode", "torch.is_grad_enabled()"),
+        ("torch_function", "torch._C._is_torch_function_enabled()"),
+        ("torch_function_all_disabled", "torch._C._is_torch_function_all_disabled()"),
+        ("deterministic_algorithms", "torch.are_deterministic_algorithms_enabled()"),
+        ("deterministic_algorithms_warn_only", "torch.is_deterministic_algorithms_warn_only_enabled()"),
+        ("num_threads", "torch.get_num_threads()"),
+    ]
+    for key, reader in plain:
+        checks.append(equals_expr(reader, state.pop(key)))
+    checks.append(equals_expr("cuda_matmul_allows_tf32()", state.pop("allow_tf32")))
+    checks.append(f"cublas_fp16_reduction() == {state.pop('allow_fp16_reduce')!r}")
+    checks.append(f"cublas_bf16_reduction() == {state.pop('allow_bf16_reduce')!r}")
+    dtype = SCALAR_TYPES.get(state.pop("default_dtype"))
+    if dtype is None:
+        raise CannotTranslate(f"unknown default dtype in {text}")
+    checks.append(f"torch.get_default_dtype() == {dtype}")
+    autocast = state.pop("autocast_state")
+    devices = {}
+    for device, enabled, number in zip(AUTOCAST_DEVICES, autocast["enabled"], autocast["dtype"]):
+        if enabled:
+            name = SCALAR_TYPES.get(number)
+            if name is None:
+                raise CannotTranslate(f"unknown autocast dtype {number}")
+            devices[device] = f"(True, {name})"
+    if len(autocast["enabled"]) != len(AUTOCAST_DEVICES):
+        raise CannotTranslate(f"unexpected autocast devices in {text}")
+    expected = "{" + ", ".join(f"{d!r}: {v}" for d, v in devices.items()) + "}"
+    checks.append(f"autocast_state_matches({expected}, {autocast['cached_enabled']!r})")
+    if state:
+        raise CannotTranslate(f"unknown global state {sorted(state)}")
+    return checks
+

@@ -77,6 +77,7 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
+        self._jumps = None
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
         #: names bound by the except* clauses being walked (their unbinding ends a branch)
@@ -220,9 +221,10 @@ class Walker:
             end = with_exit_at(self, m, i)
             if end is not None:
                 return end
-        copy = self._finally_copy_at(i)
-        if copy:
-            return i + copy
+        if self.finally_copies:
+            copy = self._finally_copy_at(i)
+            if copy:
+                return i + copy
         if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
         h = op.handler
@@ -290,11 +292,8 @@ class Walker:
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
-        if not self.finally_copies:
-            return 0
-        first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and seq[0][0] == first and copied_at(self.ops, i, seq):
+            if seq and copied_at(self.ops, i, seq):
                 guard = getattr(seq, "handler", None)
                 if guard is not None and self.regions.covered(self.ops[i], guard):
                     continue    # code the finally protects: the same statements, no copy
@@ -859,13 +858,22 @@ class Walker:
         if op.line is None:
             return True
         load = self.ops[k - 1]
-        preds = [o for o in self.ops if o.target is load]
+        preds = list(self._jumps_to().get(id(load), ()))
         if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
             preds.append(self.ops[k - 2])
         if any(p.line == op.line for p in preds):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
         return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
+
+    def _jumps_to(self):
+        """``id(op)`` -> the ops that jump to it (built once: asked per return)."""
+        if self._jumps is None:
+            self._jumps = {}
+            for o in self.ops:
+                if o.target is not None:
+                    self._jumps.setdefault(id(o.target), []).append(o)
+        return self._jumps
 
     def _flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""

@@ -137,8 +137,12 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
         elif code == 14:
             delta, pos = _svarint(data, pos)
             line += delta
-            for _ in range(3):          # end line, column, end column
-                _, pos = _varint(data, pos)
+            for _ in range(3):          # end line, column, end column: skipped inline
+                while pos < n and data[pos] & 64:
+                    pos += 1
+                if pos >= n:
+                    raise TruncatedError("location table ends inside a number")
+                pos += 1
             value = line
         elif code == 13:
             delta, pos = _svarint(data, pos)

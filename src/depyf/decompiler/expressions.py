@@ -240,7 +240,7 @@ def _load_name(m, op):
 @handles("LOAD_ATTR")
 def _load_attr(m, op):
     obj = m.value(m.pop())
-    m.push(ast.Attribute(value=obj, attr=op.arg, ctx=ast.Load()), op)
+    m.push(ast.Attribute(obj, op.arg, _LOAD), op)
 
 
 @handles("LOAD_SUPER_METHOD")
@@ -393,7 +393,7 @@ def _compare(m, op):
         node.ops.append(COMPARE[op.arg]())
         node.comparators.append(right)
     else:
-        node = ast.Compare(left=m.value(left), ops=[COMPARE[op.arg]()], comparators=[right])
+        node = ast.Compare(m.value(left), [COMPARE[op.arg]()], [right])
     m.push(ChainLink(node) if op.name == "COMPARE_LINK" else node, op)
 
 
@@ -634,7 +634,7 @@ def _push_null(m, op):
 def _load_method(m, op):
     obj = m.value(m.pop())
     m.push(Null())
-    m.push(ast.Attribute(value=obj, attr=op.arg, ctx=ast.Load()), op)
+    m.push(ast.Attribute(obj, op.arg, _LOAD), op)
 
 
 @handles("CALL")
@@ -643,7 +643,7 @@ def _call(m, op):
     func, args = _callable(m, slots, m.popn(argc))
     positional = args[:len(args) - len(kwnames)]
     keyword_values = args[len(args) - len(kwnames):]
-    keywords = [ast.keyword(arg=k, value=m.value(v)) for k, v in zip(kwnames, keyword_values)]
+    keywords = [ast.keyword(k, m.value(v)) for k, v in zip(kwnames, keyword_values)]
     if isinstance(func, BuildClass):
         m.push(_class_value(m, positional, keywords, op), op)
         return
@@ -653,7 +653,7 @@ def _call(m, op):
     if isinstance(func, FunctionValue) and len(positional) == 1 and isinstance(positional[0], Iterator):
         m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
         return
-    node = ast.Call(func=m.value(func), args=[_arg(m, a) for a in positional], keywords=keywords)
+    node = ast.Call(m.value(func), [_arg(m, a) for a in positional], keywords)
     m.push(node, op)
 
 

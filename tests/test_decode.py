@@ -118,3 +118,38 @@ def test_positions_all_entry_forms():
 def test_exception_table_varints():
     entries = parse_exception_table(bytes([0x82, 0x41, 0x00, 0x0a, 0x03]))
     assert [(e.start, e.end, e.target, e.depth, e.lasti) for e in entries] == [(4, 4 + 128, 20, 1, True)]
+
+
+def test_ops_decoded_directly_match_instructions():
+    # normalize() builds Ops in the decoder; they must say what the Instructions say
+    from depyf.bytecode.decode import decode_ops
+    from depyf.bytecode.normalize import to_ops
+
+    def f(xs):
+        total = 0
+        for x in xs:
+            try:
+                total += 1 / x
+            except ZeroDivisionError:
+                continue
+        return total
+
+    def shape(func):
+        index = {id(o): i for i, o in enumerate(func.ops)}
+        return [(o.name, o.arg, o.line, o.offset, o.extra,
+                 index.get(id(o.target)),
+                 None if o.handler is None else (index[id(o.handler.target)], o.handler.depth))
+                for o in func.ops]
+    assert shape(to_ops(decode_ops(f))) == shape(to_ops(decode(f)))
+
+
+def test_decompile_restores_gc_threshold():
+    import gc
+    import depyf
+    saved = gc.get_threshold()
+    try:
+        gc.set_threshold(123, 4, 5)
+        depyf.decompile(test_decompile_restores_gc_threshold)
+        assert gc.get_threshold() == (123, 4, 5)
+    finally:
+        gc.set_threshold(*saved)

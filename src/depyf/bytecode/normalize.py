@@ -38,14 +38,14 @@ from typing import Callable, Dict, Iterable, List
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
-from .decode import Bytecode, decode
+from .decode import Bytecode, decode_ops
 from .ir import Function, Handler, Op
 from .versions import VersionTable, get_table
 
 
 def normalize(obj) -> Function:
     """Decode ``obj`` (CodeRecord, code object or function) and normalise it."""
-    bc = obj if isinstance(obj, Bytecode) else decode(obj)
+    bc = obj if isinstance(obj, Bytecode) else decode_ops(obj)
     func = to_ops(bc)
     table = bc.table
     for name in PASSES[table.version]:
@@ -59,17 +59,24 @@ def normalize(obj) -> Function:
 def to_ops(bc: Bytecode) -> Function:
     """One Op per decoded instruction, with targets and 3.11+ handlers as Op references."""
     instructions = bc.instructions
-    ops = [Op(ins.opname, ins.argval, None, ins.line, ins.offset, None, ins.arg)
-           for ins in instructions]
-    by_ins = dict(zip(map(id, instructions), ops))
-    for ins, op in zip(instructions, ops):
-        if ins.target is not None:
-            op.target = by_ins[id(ins.target)]
+    if bc.as_ops:
+        ops = instructions          # the decoder built them (decode_ops)
+        op_of = None
+    else:
+        ops = [Op(ins.opname, ins.argval, None, ins.line, ins.offset, None, ins.arg)
+               for ins in instructions]
+        by_ins = dict(zip(map(id, instructions), ops))
+        for ins, op in zip(instructions, ops):
+            if ins.target is not None:
+                op.target = by_ins[id(ins.target)]
+        op_of = by_ins.__getitem__
     if bc.exception_entries:
         import bisect
         offsets = [ins.offset for ins in bc]
         for entry in bc.exception_entries:
-            handler = Handler(by_ins[id(entry.target_instr)], entry.depth, entry.lasti)
+            target = entry.target_instr
+            handler = Handler(target if op_of is None else op_of(id(target)),
+                              entry.depth, entry.lasti)
             lo = bisect.bisect_left(offsets, entry.start)
             hi = bisect.bisect_left(offsets, entry.end)
             for op in ops[lo:hi]:

@@ -1053,6 +1053,17 @@ SNIPPETS = {
                     changes[f.name] = getattr(obj, f.name)
             return 1
     """,
+    "module_docstring_and_a_name_declared_global": """
+        'A module whose docstring precedes a name some function declares global.'
+        counter = 0
+        def bump():
+            global counter
+            counter += 1
+        class C:
+            'Its class body stores the name the same way.'
+            global counter
+            counter = 2
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

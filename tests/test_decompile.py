@@ -1064,6 +1064,26 @@ SNIPPETS = {
             global counter
             counter = 2
     """,
+    "try_except_finally_then_code": """
+        def g(f):
+            try:
+                value = f()
+            except ValueError:
+                value = 0
+            finally:
+                print("done")
+            return value
+        def h(f):
+            try:
+                value = f()
+            except ValueError:
+                value = 0
+            else:
+                value *= 2
+            finally:
+                print("done")
+            return value
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -222,7 +222,7 @@ class Walker:
             return i + copy
         if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
-        h = op.handler
+        h = self._outermost_try(op.handler)
         is_header = i in self.back_targets and not self._is_current_header(i)
         if h is not None and not self._handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
@@ -275,11 +275,25 @@ class Walker:
         latch = self.ops[max(self.back_targets[i])]
         return not self.regions.covered(latch, h)
 
+    def _outermost_try(self, h):
+        """The outermost try statement not yet entered whose body starts here:
+        ``try: try: ... except: ... finally: ...`` covers its first op by the
+        inner handler only, the outer one covering the inner one's code."""
+        best = h
+        seen = 0
+        while h is not None and seen < 64 and not self._active(h):
+            if h.target.name == "PUSH_EXC_INFO":
+                best = h
+            h = self.regions.parent(h)
+            seen += 1
+        return best
+
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
         # clean-ups (`except ... as name`, inlined comprehensions, generators).
-        if h.target.name != "PUSH_EXC_INFO":
-            return True
+        return h.target.name != "PUSH_EXC_INFO" or self._active(h)
+
+    def _active(self, h) -> bool:
         return any(a is h or (a.target is h.target and a.depth == h.depth) for a in self.active)
 
     def _finally_copy_at(self, i: int) -> int:

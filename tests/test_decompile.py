@@ -1084,6 +1084,29 @@ SNIPPETS = {
                 print("done")
             return value
     """,
+    "for_body_ending_in_try_finally": """
+        def f(items):
+            for item in items:
+                try:
+                    if item:
+                        break
+                finally:
+                    print(item)
+        def g(items):
+            for item in items:
+                try:
+                    if item:
+                        continue
+                    print(item)
+                finally:
+                    print("next")
+        def h(items):
+            try:
+                return len(items)
+            finally:
+                for item in items:
+                    print(item)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -943,9 +943,11 @@ class Walker:
         # The body runs up to the loop's exit (a last `return` or `break` may follow
         # the last jump back), less a closing jump back to the header.
         body_end = max(latch + 1, exit_)
-        last = self.ops[body_end - 1]
-        if last.name == "JUMP" and last.target.index == i:
+        if self._jumps_back(body_end - 1, i):
             body_end -= 1
+        last = self._before_handler_code(i, body_end)
+        if last is not None and self._jumps_back(last, i):
+            body_end = last         # up to 3.11 a finally's handler follows that jump
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
         if break_target is None:
@@ -1000,6 +1002,20 @@ class Walker:
         m.stmts.extend(after)
         m.start_line = None
         return end
+
+    def _jumps_back(self, k, header) -> bool:
+        return self.ops[k].name == "JUMP" and self.ops[k].target.index == header
+
+    def _before_handler_code(self, lo, hi):
+        """The last op before the handler code (and dead ops) that ends ``[lo, hi)``;
+        None when no handler code ends it."""
+        normal = lo in self.normal
+        k = hi - 1
+        seen = False
+        while k > lo and (k not in self.reachable or (k in self.normal) != normal):
+            seen = seen or k in self.reachable
+            k -= 1
+        return k if seen else None
 
     def _inlined_comprehension(self, m, i, latch, iterator) -> bool:
         """3.12+ inlines comprehensions: an empty display sits under the iterator

@@ -1107,6 +1107,15 @@ SNIPPETS = {
                 for item in items:
                     print(item)
     """,
+    "except_clause_ending_in_if_return_else_raise": """
+        def f(g):
+            try:
+                g()
+            except OSError as err:
+                if err.errno == 2:
+                    return None
+                raise
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

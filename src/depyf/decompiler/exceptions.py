@@ -317,7 +317,7 @@ def _clauses(w, m, hs, he, handler):
         body, exit_target, k = _clause_body(w, p, clause_end, base, cleanup, name)
         exits.append(exit_target)
         node = ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
-        if exit_target is None and not (body and isinstance(body[-1], _TERMINALS)) and k < clause_end:
+        if exit_target is None and not _ends_terminal(body) and k < clause_end:
             tails.append((_tail_signature(ops, k, clause_end), node, k, clause_end))
         node.lineno = ops[p - 1].line
         clauses.append(node)
@@ -424,6 +424,18 @@ def _tail_signature(ops, k, end):
 
 
 _TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _ends_terminal(body) -> bool:
+    """``body`` never falls off its end (``if c: return x`` / ``else: raise`` too).
+
+    >>> _ends_terminal(ast.parse("if c:\\n return 1\\nelse:\\n raise").body)
+    True
+    """
+    last = body[-1] if body else None
+    if isinstance(last, ast.If):
+        return _ends_terminal(last.body) and _ends_terminal(last.orelse)
+    return isinstance(last, _TERMINALS)
 
 
 def _terminal(m):

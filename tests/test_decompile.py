@@ -1116,6 +1116,16 @@ SNIPPETS = {
                     return None
                 raise
     """,
+    "try_except_ending_a_finally_body": """
+        def f(f, g):
+            try:
+                f()
+            finally:
+                try:
+                    g()
+                except Exception:
+                    pass
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -78,10 +78,40 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
         w.normal = w.normal | _flow_from(w, i, hi)
     try:
         if _is_finally(w, hs, he):
-            return _try_finally(w, m, i, hi, handler, hs, he, line)
-        return _try_except(w, m, i, hi, handler, hs, he, line)
+            k = _try_finally(w, m, i, hi, handler, hs, he, line)
+        else:
+            k = _try_except(w, m, i, hi, handler, hs, he, line)
     finally:
         w.normal = saved
+    if i not in saved and k <= hs:
+        # Inside handler code every op is walked: once the walk reaches this
+        # statement's handlers (laid out after where it ends, e.g. a finally
+        # body's closing RERAISE), it goes over them.
+        w.handler_code_ends[hs] = _handler_code_end(w, hs, k)
+    return k
+
+
+def _handler_code_end(w, hs, join) -> int:
+    """The end of the handler code that starts at ``hs``: the ops it reaches
+    (its clauses and clean-ups, not the code they go on to at ``join``)."""
+    seen = set()
+    work = [hs]
+    while work:
+        k = work.pop()
+        if k in seen or k == join or k >= w.n:
+            continue
+        seen.add(k)
+        op = w.ops[k]
+        if op.handler is not None and not w._active(op.handler):
+            work.append(op.handler.target.index)
+        if op.target is not None and op.target.index > hs:
+            work.append(op.target.index)
+        if op.name not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            work.append(k + 1)
+    end = hs
+    while end in seen:
+        end += 1
+    return end
 
 
 def _flow_from(w, i, hi):

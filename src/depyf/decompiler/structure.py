@@ -78,6 +78,9 @@ class Walker:
         self.finally_copies = []
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
+        #: where the walk goes on from the start of a try's handler code that is
+        #: laid out inside handler code being walked (see exceptions.try_statement)
+        self.handler_code_ends = {}
         self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -213,6 +216,8 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
+        if i in self.handler_code_ends:
+            return self.handler_code_ends[i]
         if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
             end = with_exit_at(self, m, i)
             if end is not None:

@@ -57,10 +57,17 @@ def finally_to_py39(func: Function, table) -> None:
 def _rewrite(func: Function) -> None:
     from .normalize import remove_ops
     ops = func.ops
-    setups = [op for op in ops if op.name in ("SETUP_FINALLY", "SETUP_WITH")]
     doomed: List[Op] = []
     appended: List[Op] = []
-    for setup in setups:
+    done = set()
+    while True:
+        # Copies of a finally body hold copies of the blocks set up inside it,
+        # so the blocks are taken one at a time, outer ones (earlier) first.
+        setup = next((op for op in ops if op.name in ("SETUP_FINALLY", "SETUP_WITH")
+                      and id(op) not in done), None)
+        if setup is None:
+            break
+        done.add(id(setup))
         kind = _kind(ops, setup)
         if kind == "except":
             _except_clauses(ops, setup.target, doomed)
@@ -70,10 +77,11 @@ def _rewrite(func: Function) -> None:
             _with(ops, setup, doomed, appended)
         else:
             _finally(func, setup, doomed, appended)
+        ops.extend(appended)
+        del appended[:]
     if any(op.name in ("BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY")
            for op in func.ops if op not in doomed):
         raise _Unsupported("finally shape")
-    func.ops.extend(appended)
     remove_ops(func, doomed)
 
 

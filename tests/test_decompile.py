@@ -1126,6 +1126,20 @@ SNIPPETS = {
                 except Exception:
                     pass
     """,
+    "return_constant_from_try_finally": """
+        async def wait(self, fut):
+            try:
+                await fut
+                return True
+            finally:
+                self._waiters.remove(fut)
+        def f(g, h):
+            try:
+                g()
+                return 1
+            finally:
+                h()
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -567,6 +567,14 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             w.step(sub, k, k + 1)
             body = sub.stmts
             k += 1
+        elif _returns_constant_from_body(ops, k, ops[fin_lo]):
+            # `return constant` in the body loads its value after the finally
+            # copy, on its own line (code after the statement comes later), or
+            # (3.11) on the finally's, where only `return None` may be the
+            # compiler's own.
+            w.run(sub, k, k + 2)
+            body = sub.stmts
+            k += 2
     if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
         inner = body[0]
         inner.finalbody = finalbody or [ast.Pass()]
@@ -582,6 +590,14 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _returns_constant_from_body(ops, k, fin_first) -> bool:
+    if not (k + 1 < len(ops) and ops[k].name == "LOAD_CONST" and ops[k + 1].name == "RETURN_VALUE"
+            and ops[k].line is not None and fin_first.line is not None):
+        return False
+    return ops[k].line < fin_first.line or \
+        (ops[k].arg is not None and ops[k].line == ops[k - 1].line)
 
 
 def _over_inline_handlers(w, k) -> int:

@@ -1140,6 +1140,20 @@ SNIPPETS = {
             finally:
                 h()
     """,
+    "else_continue_ending_a_for_body": """
+        def f(items):
+            for item in items:
+                if item:
+                    print(item)
+                else:
+                    continue
+        def g(items):
+            for item in items:
+                if item:
+                    yield item
+                else:
+                    continue
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -575,6 +575,17 @@ class Walker:
         if end is not None:
             return end
         for loop in reversed(self.loops):
+            end = self.ops[hi - 1] if hi - 2 > then_start else None
+            if else_start in loop.continues and else_start < then_start and end is not None \
+                    and end.index not in self.reachable and hi - 2 in self.reachable \
+                    and self._jumps_back(hi - 1, else_start) \
+                    and self._else_continue(hi - 1, else_start):
+                # `if test: A else: continue` ending the body (up to 3.9): the test
+                # jumps straight back, the continue after A's jump back is unreached.
+                body = self.block(then_start, hi - 2, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[_at(ast.Continue(), end.line)]), line))
+                return hi
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
             # (Not when `if c:` would need a `not` the compiler folds into the
@@ -948,7 +959,7 @@ class Walker:
         # The body runs up to the loop's exit (a last `return` or `break` may follow
         # the last jump back), less a closing jump back to the header.
         body_end = max(latch + 1, exit_)
-        if self._jumps_back(body_end - 1, i):
+        if self._jumps_back(body_end - 1, i) and not self._else_continue(body_end - 1, i):
             body_end -= 1
         last = self._before_handler_code(i, body_end)
         if last is not None and self._jumps_back(last, i):
@@ -1010,6 +1021,14 @@ class Walker:
 
     def _jumps_back(self, k, header) -> bool:
         return self.ops[k].name == "JUMP" and self.ops[k].target.index == header
+
+    def _else_continue(self, k, header) -> bool:
+        """The jump back at ``k`` is ``else: continue`` (on a later line than the
+        if branch's own jump back just before it), not the loop's closing jump."""
+        ops = self.ops
+        return k - 1 > header and self._jumps_back(k - 1, header) \
+            and ops[k].line is not None and ops[k - 1].line is not None \
+            and ops[k].line > ops[k - 1].line
 
     def _before_handler_code(self, lo, hi):
         """The last op before the handler code (and dead ops) that ends ``[lo, hi)``;

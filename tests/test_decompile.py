@@ -1154,6 +1154,44 @@ SNIPPETS = {
                 else:
                     continue
     """,
+    "try_else_after_handlers_that_all_leave": """
+        def a(items):
+            for item in items:
+                try:
+                    print(item)
+                except ValueError:
+                    continue
+                except KeyError:
+                    break
+                else:
+                    print("ok")
+        def b(items, f, x, y):
+            for item in items:
+                try:
+                    f(item)
+                except ValueError:
+                    continue
+                else:
+                    x()
+                y()
+        def c(items, f, x):
+            while items:
+                try:
+                    f()
+                except ValueError:
+                    break
+                else:
+                    x()
+        def d(items, f):
+            for item in items:
+                try:
+                    f(item)
+                except ValueError:
+                    continue
+                else:
+                    return item
+            return None
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

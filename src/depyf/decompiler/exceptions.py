@@ -180,7 +180,15 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     orelse: List[ast.stmt] = []
     k = body_end
-    if end is None and body_end < min(hs, hi):
+    else_end = _else_by_dead_exits(w, hs, end, hi) if inline else None
+    if else_end is not None:
+        # Up to 3.9 the else sits after the handlers, and the clauses' own
+        # (unreached) ways out show where the statement ends.
+        orelse = w.block(end, else_end, m.stack)
+        end = else_end
+    if else_end is not None:
+        k = end
+    elif end is None and body_end < min(hs, hi):
         # Every clause returns or raises; the normal path's code before the
         # inline handler (or the end of the enclosing block) is the else.
         stop = min(hs, hi)
@@ -207,6 +215,29 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
+    """Where an else placed at ``end`` after the handlers ends, when every clause
+    leaves by return/break/continue and its unreached ``POP_EXCEPT; JUMP T`` (the
+    clause's end) goes past the else, or to the next iteration of the loop whose
+    body the statement ends; None otherwise."""
+    ops = w.ops
+    if end is None or not hs < end <= hi or ops[hs - 1].name != "JUMP" \
+            or ops[hs - 1].target.index != end:
+        return None
+    targets = {ops[k + 1].target.index for k in range(hs, end - 1)
+               if ops[k].name == "POP_EXCEPT" and ops[k + 1].name == "JUMP"
+               and k not in w.reachable and k + 1 not in w.reachable}
+    if len(targets) != 1:
+        return None
+    target = targets.pop()
+    if end < target <= hi:
+        return target
+    if target < hs and any(target in loop.continues and loop.body_end == hi
+                           for loop in w.loops[-1:]):
+        return hi
+    return None
 
 
 def _continues(w, jump) -> bool:

@@ -1192,6 +1192,15 @@ SNIPPETS = {
                     return item
             return None
     """,
+    "try_ending_a_while_body_with_returning_clause": """
+        def send_protocol(gen):
+            value = gen.send(None)
+            while True:
+                try:
+                    value = gen.send(value)
+                except StopIteration as stop:
+                    return stop.value
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -192,8 +192,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
         # Every clause returns or raises; the normal path's code before the
         # inline handler (or the end of the enclosing block) is the else.
         stop = min(hs, hi)
-        orelse = w.block(body_end, stop, m.stack)
         k = he_after_handlers(w, hs, he) if stop == hs else stop
+        if ops[stop - 1].name == "JUMP" and _continues(w, ops[stop - 1]) \
+                and w.loops[-1].body_end in (hi, k):
+            stop -= 1       # the try ends its loop's body: that jump goes round
+        orelse = w.block(body_end, stop, m.stack)
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"

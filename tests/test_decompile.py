@@ -1201,6 +1201,16 @@ SNIPPETS = {
                 except StopIteration as stop:
                     return stop.value
     """,
+    "continue_ending_a_with_body": """
+        def f(managers):
+            for manager in managers:
+                with manager:
+                    continue
+        def g(managers):
+            for manager in managers:
+                with manager:
+                    pass
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

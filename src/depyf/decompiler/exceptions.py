@@ -732,6 +732,14 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             # on the with statement's line (code after the statement has its own).
             w.run(sub, k, k + 2)
             k += 2
+        elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
+                and (k + 1 == handler.target.index
+                     or (k + 1 not in w.reachable
+                         and names(ops, k + 1, k + 1 + len(exit_call)) == exit_call)):
+            # `continue` ends the body: the jump back follows the exit call (the
+            # body's own way out, up to 3.9 left unreached, is no more).
+            w.jump(sub, k, hi)
+            k += 1
         elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
             k = ops[k].target.index      # over the inline handler
         elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \

@@ -959,10 +959,12 @@ class Walker:
         # The body runs up to the loop's exit (a last `return` or `break` may follow
         # the last jump back), less a closing jump back to the header.
         body_end = max(latch + 1, exit_)
+        closing = None
         if self._jumps_back(body_end - 1, i) and not self._else_continue(body_end - 1, i):
             body_end -= 1
+            closing = body_end
         last = self._before_handler_code(i, body_end)
-        if last is not None and self._jumps_back(last, i):
+        if last is not None and self._jumps_back(last, i) and closing not in self.reachable:
             body_end = last         # up to 3.11 a finally's handler follows that jump
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)

@@ -1211,6 +1211,15 @@ SNIPPETS = {
                 with manager:
                     pass
     """,
+    "return_from_try_except_inside_finally": """
+        def f(g, h):
+            try:
+                return g()
+            except ValueError:
+                return None
+            finally:
+                h()
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -166,11 +166,12 @@ def _finally(func, setup, doomed, appended) -> None:
     begin = ops[f - 1]
     if begin.name == "BEGIN_FINALLY":
         doomed.append(begin)
-    doomed.append(ops[e])                 # END_FINALLY: the normal copy falls through
+    end = ops[e]          # (held: copies put in below move the indices on)
+    doomed.append(end)                    # END_FINALLY: the normal copy falls through
     # A jump to the END_FINALLY (the end of an `if` in the body) goes to
     # whatever follows each copy.
-    reraise = Op("RERAISE", 0, line=ops[e].line, offset=ops[e].offset)
-    copy = _clone_range(fin, ops[e], reraise)
+    reraise = Op("RERAISE", 0, line=end.line, offset=end.offset)
+    copy = _clone_range(fin, end, reraise)
     copy.append(reraise)
     appended.extend(copy)
     original = setup.target
@@ -179,7 +180,7 @@ def _finally(func, setup, doomed, appended) -> None:
     for op in list(ops):
         if op.name == "CALL_FINALLY" and op.target is original:
             i = ops.index(op)
-            clone = _clone_range(fin, ops[e], ops[i + 1])
+            clone = _clone_range(fin, end, ops[i + 1])
             ops[i:i + 1] = clone
             for other in ops:
                 if other.target is op:

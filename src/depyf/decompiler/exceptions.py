@@ -280,6 +280,12 @@ def _try_body(w, m, i, body_end, handler):
             break
         w.step(sub, end, end + 1)
         end += 1
+    if len(sub.stack) == len(m.stack) + 1 and not _terminal(sub):
+        # `return value` leaves through an enclosing finally's copy.
+        copy = w._finally_copy_at(end)
+        if copy and end + copy < w.n and w.ops[end + copy].name == "RETURN_VALUE":
+            w.step(sub, end + copy, end + copy + 1)
+            end += copy + 1
     if len(sub.stack) != len(m.stack) and not _terminal(sub):
         raise DecompileFailure("try body leaves values on the stack")
     return sub.stmts, end
@@ -499,6 +505,9 @@ def _ends_terminal(body) -> bool:
     last = body[-1] if body else None
     if isinstance(last, ast.If):
         return _ends_terminal(last.body) and _ends_terminal(last.orelse)
+    if isinstance(last, ast.Try) and last.handlers and not last.finalbody:
+        return _ends_terminal(last.orelse or last.body) \
+            and all(_ends_terminal(h.body) for h in last.handlers)
     return isinstance(last, _TERMINALS)
 
 
@@ -592,7 +601,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     body = sub.stmts
     k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
-    if not _terminal(sub) or len(sub.stack) > len(m.stack):
+    if not _ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
         if names(ops, k, k + len(fin_ops)) == fin_ops:
             k += len(fin_ops)
         else:

@@ -1220,6 +1220,15 @@ SNIPPETS = {
             finally:
                 h()
     """,
+    "await_in_finally_after_a_clause_return": """
+        async def f(coro, sleep, E):
+            try:
+                return await coro
+            except E:
+                return None
+            finally:
+                await sleep(0)
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

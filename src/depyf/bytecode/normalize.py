@@ -707,7 +707,8 @@ def send_loops(func: Function, table: VersionTable) -> None:
         -> GET_AWAITABLE 0; LOAD_CONST None; YIELD_FROM
 
     3.12+ also routes the YIELD_VALUE's exceptions to a ``CLEANUP_THROW; JUMP E``
-    block out of line; it goes too.
+    block out of line (or a ``CLEANUP_THROW`` just before E, in handler code);
+    it goes too.
     """
     ops = func.ops
     doomed = []
@@ -715,6 +716,8 @@ def send_loops(func: Function, table: VersionTable) -> None:
         if op.name != "SEND":
             continue
         yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
+        if after.name == "CLEANUP_THROW" and i + 4 < len(ops) and op.target is ops[i + 4]:
+            after = ops[i + 4]
         if not (op.target is after and yield_.name == "YIELD_VALUE"
                 and back.name == "JUMP" and back.target is op):
             continue

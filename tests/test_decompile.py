@@ -1229,6 +1229,21 @@ SNIPPETS = {
             finally:
                 await sleep(0)
     """,
+    "async_with_exits": """
+        async def f(manager):
+            async with manager as value:
+                print(value)
+        async def g(manager):
+            async with manager as value:
+                return value
+        async def h(managers):
+            for manager in managers:
+                async with manager:
+                    continue
+        async def i(a, b):
+            async with a as x, b as y:
+                await x
+    """,
     "fstrings": """
         def f(name, width, value):
             return f"{name!r:>{width}} = {value:.3f} {name}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: creates .venv (Python 3.11) with
-# depyf and its test dependencies, runs every test, then runs the suite again
+# depyf, its test dependencies and torch 2.13.0, runs every test (the torch
+# ones included), then runs the suite again
 # under each other supported host interpreter (3.10, 3.12, 3.13) that pyenv has.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,9 @@ if [ -z "$main_py" ]; then
     main_py=$(command -v python3)
 fi
 make_venv .venv "$main_py" test
-echo "== host $(.venv/bin/python -V)"
+# The torch tests (-m torch) run on this host only, against the pinned torch.
+install_torch .venv || exit 1
+echo "== host $(.venv/bin/python -V), torch $(.venv/bin/python -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 .venv/bin/python -m pytest -q "$@"
 
 for v in 3.10 3.12 3.13; do

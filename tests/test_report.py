@@ -95,3 +95,18 @@ def test_report_in_browser_with_ranks(tmp_path):
     for link in re.findall(r'href="([^"#]+)"', dom):
         target = os.path.normpath(os.path.join(out / "report", link))
         assert os.path.exists(target), link
+
+
+def test_graph_break_traceback_keeps_only_user_frames():
+    import depyf
+    from depyf.dynamo.report import _user_frames
+    cli = os.path.join(os.path.dirname(depyf.__file__), "cli.py")
+    text = ("Graph break in user code at toy.py:6\nUser code traceback:\n"
+            '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+            '  File "%s", line 136, in _cmd_run\n    runpy.run_path(args.target[0])\n' % cli +
+            '  File "toy.py", line 13, in <module>\n    compiled(x)\n'
+            '  File "toy.py", line 6, in toy_example\n    if b.sum() < 0:\n       ^^^^^^^\n')
+    assert _user_frames(text).splitlines() == [
+        "Graph break in user code at toy.py:6", "User code traceback:",
+        '  File "toy.py", line 13, in <module>', "    compiled(x)",
+        '  File "toy.py", line 6, in toy_example', "    if b.sum() < 0:", "       ^^^^^^^"]

@@ -12,4 +12,15 @@ from .decompiler.api import DecompilationError, decompile
 
 __version__ = "0.1.0"
 
-__all__ = ["DecompilationError", "__version__", "decompile"]
+__all__ = ["DecompilationError", "__version__", "debug", "decompile", "install",
+           "prepare_debug", "uninstall"]
+
+# The torch layer loads on first use, so that importing depyf never imports torch.
+_DYNAMO = ("prepare_debug", "debug", "install", "uninstall")
+
+
+def __getattr__(name):
+    if name in _DYNAMO:
+        from . import dynamo
+        return getattr(dynamo, name)
+    raise AttributeError("module 'depyf' has no attribute %r" % name)

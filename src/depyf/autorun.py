@@ -33,11 +33,12 @@ ENV = "DEPYF_DUMP_DIR"
 #: set by depyf itself once a process is being watched, so nothing activates twice
 _ACTIVE_ENV = "DEPYF_AUTORUN_ACTIVE_PID"
 
-_state = {"context": None, "dump_dir": None, "report": True}
+_state = {"context": None, "base": None, "dump_dir": None, "report": True}
 
 
 def dump_dir_for_process(base: str, environ=os.environ) -> str:
-    """``base`` for a single process, ``base/rank_<RANK>`` under torchrun.
+    """``base`` for a single process, ``base/rank_<RANK>`` under torchrun (or
+    any launcher that sets ``RANK``); prepare_debug itself applies this.
 
     >>> dump_dir_for_process("d", {"RANK": "1", "WORLD_SIZE": "2"})
     'd/rank_1'
@@ -45,7 +46,7 @@ def dump_dir_for_process(base: str, environ=os.environ) -> str:
     'd'
     """
     rank = environ.get("RANK")
-    if rank is not None and environ.get("WORLD_SIZE") is not None:
+    if rank is not None and rank.isdigit():
         return os.path.join(base, "rank_%s" % rank)
     return base
 
@@ -60,6 +61,7 @@ def activate(base: Optional[str] = None, report: bool = True) -> Optional[str]:
     if os.environ.get(_ACTIVE_ENV) == str(os.getpid()):
         return None
     os.environ[_ACTIVE_ENV] = str(os.getpid())
+    _state["base"] = os.path.abspath(base)
     dump_dir = _state["dump_dir"] = os.path.abspath(dump_dir_for_process(base))
     _state["report"] = report
     if "torch" in sys.modules:
@@ -75,7 +77,7 @@ def _start() -> None:
         return
     try:
         import depyf
-        context = depyf.prepare_debug(_state["dump_dir"])
+        context = depyf.prepare_debug(_state["base"])     # it adds rank_<r> itself
         context.__enter__()
     except Exception as e:      # never stop the user's program
         log.warning("depyf: could not start dumping into %s: %s: %s",

@@ -61,4 +61,9 @@ def run(dump_dir: str, backend: Optional[str] = None, out=sys.stdout) -> int:
         print("report: %s" % os.path.abspath(report), file=out)
     print("\nThe toy example, decompiled from its bytecode (depyf.decompile):\n", file=out)
     print(depyf.decompile(toy_example, layout="compact"), file=out)
+    transformed = os.path.join(dump_dir, "__transformed_code_0_for_toy_example.py")
+    if os.path.exists(transformed):
+        print("What Dynamo made of it (%s):\n" % transformed, file=out)
+        with open(transformed, encoding="utf-8") as f:
+            print(f.read(), file=out)
     return 0

@@ -17,9 +17,15 @@ class DecompilationError(Exception):
     """The input is not valid bytecode (a corrupt .pyc, a malformed code object)."""
 
 
-def decompile(obj, layout: str = "lines") -> str:
+def decompile(obj, layout: str = "lines", enclose: bool = True) -> str:
     """Python source for ``obj``: a function, method, lambda, code object,
     :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file.
+
+    ``layout`` is ``"lines"`` (each statement on the line the bytecode
+    records) or ``"compact"``. A function whose free variables need
+    enclosing scopes (a closure, a method using ``super()``) comes inside
+    rebuilt ones so that it recompiles to the same code; ``enclose=False``
+    gives the bare ``def`` for callers that supply those scopes themselves.
 
     >>> def f(x):
     ...     return x + 1
@@ -27,7 +33,7 @@ def decompile(obj, layout: str = "lines") -> str:
     def f(x):
         return x + 1
     """
-    return decompile_report(obj, layout).source
+    return decompile_report(obj, layout, enclose).source
 
 
 @dataclass
@@ -44,7 +50,7 @@ class Decompiled:
     stubs: List[Tuple[str, str]] = field(default_factory=list)
 
 
-def decompile_report(obj, layout: str = "lines") -> Decompiled:
+def decompile_report(obj, layout: str = "lines", enclose: bool = True) -> Decompiled:
     """Like :func:`decompile`, with counts of fallbacks and stubs.
 
     >>> r = decompile_report(lambda x: x + 1)        # doctest: +SKIP
@@ -57,14 +63,15 @@ def decompile_report(obj, layout: str = "lines") -> Decompiled:
         raise DecompilationError(str(e)) from e
     log = _FailureLog()
     try:
-        tree = decompile_tree(record, kind, log, live=obj)
+        tree = decompile_tree(record, kind, log, live=obj, enclose=enclose)
     except BytecodeError as e:
         raise DecompilationError(str(e)) from e
     source = render_module(tree, record.version, layout)
     return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs)
 
 
-def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None) -> ast.Module:
+def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None,
+                   enclose: bool = True) -> ast.Module:
     """The module ``ast`` for a module record, or for a function's record a
     ``def`` (a lambda: ``_lambda = lambda ...``) inside the scopes it needs;
     ``live`` is the function object, if any, for defaults and cells."""
@@ -80,7 +87,7 @@ def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None) ->
                               value=decompiler.lambda_expr(value))
         else:
             node = decompiler.function_def(value, [])
-        body = enclosing_scopes(record, live, node)
+        body = enclosing_scopes(record, live, node) if enclose else [node]
     return ast.Module(body=body, type_ignores=[])
 
 

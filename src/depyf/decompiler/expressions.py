@@ -128,6 +128,12 @@ class StackMachine:
         return self.stack[-1]
 
     def emit(self, stmt: ast.stmt, op=None) -> None:
+        if any(not isinstance(v, Placeholder) for v in self.stack[self.base:]):
+            # Source evaluates a statement's operands after everything before it:
+            # values still on the stack were evaluated earlier (only generated
+            # bytecode, Dynamo's, leaves them), so printing them later would
+            # reorder their effects. The fallback spills them into temporaries.
+            raise DecompileFailure("a statement while earlier values are on the stack")
         line = self.start_line if self.start_line is not None else (op.line if op else None)
         stmt.lineno = line
         self.stmts.append(stmt)

@@ -118,7 +118,7 @@ CO_ASYNC_GENERATOR = 0x200
 STRUCTURAL_PASSES = frozenset({
     "block_stack_handlers", "exc_info_shuffles", "finally_to_py39", "chained_comparisons",
     "send_loops", "merge_copied_exits", "merge_copied_tails",
-    "backward_conditional_jumps",
+    "backward_conditional_jumps", "doubled_returns",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits",
     # the global AssertionError is not always the builtin one
@@ -128,7 +128,9 @@ STRUCTURAL_PASSES = frozenset({
     # an async for header folded into one op with no handler
     "async_for_loops",
     # reads the handler form that block_stack_handlers makes
-    "unthread_with_exits"})
+    "unthread_with_exits",
+    # blocks moved or merged for the structurer (same meaning, other layout)
+    "comprehension_cleanups_out_of_line", "except_star_handlers"})
 
 #: passes known to keep each op's meaning: the only ones the fallback runs, so a
 #: new pass is left out until someone files it here or above (a test checks)

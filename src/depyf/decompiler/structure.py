@@ -17,10 +17,11 @@ from typing import List, Optional
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .comprehensions import build_comprehension
-from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+from .except_star import unbinds_before_jump
+from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
                          with_statement)
 from .match import match_statement
-from .values import Iterator, WithExit
+from .values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 
@@ -76,11 +77,14 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
+        self._jumps = None
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
         #: where the walk goes on from the start of a try's handler code that is
         #: laid out inside handler code being walked (see exceptions.try_statement)
         self.handler_code_ends = {}
+        #: names bound by the except* clauses being walked (their unbinding ends a branch)
+        self.clause_names = []
         self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -222,12 +226,13 @@ class Walker:
             end = with_exit_at(self, m, i)
             if end is not None:
                 return end
-        copy = self._finally_copy_at(i)
-        if copy:
-            return i + copy
+        if self.finally_copies:
+            copy = self._finally_copy_at(i)
+            if copy:
+                return i + copy
         if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
-        h = self._outermost_try(op.handler)
+        h = op.handler
         is_header = i in self.back_targets and not self._is_current_header(i)
         if h is not None and not self._handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
@@ -239,6 +244,9 @@ class Walker:
         if self.in_handler and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the
             # compiler's `e = None; del e`, not the clause's own statements.
+            return i + 3
+        if self.clause_names and unbinds_before_jump(self.ops, i, self.clause_names[-1]):
+            # 3.13 copies `except* E as e:`'s closing `e = None; del e` into branches.
             return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)
@@ -280,19 +288,6 @@ class Walker:
         latch = self.ops[max(self.back_targets[i])]
         return not self.regions.covered(latch, h)
 
-    def _outermost_try(self, h):
-        """The outermost try statement not yet entered whose body starts here:
-        ``try: try: ... except: ... finally: ...`` covers its first op by the
-        inner handler only, the outer one covering the inner one's code."""
-        best = h
-        seen = 0
-        while h is not None and seen < 64 and not self._active(h):
-            if h.target.name == "PUSH_EXC_INFO":
-                best = h
-            h = self.regions.parent(h)
-            seen += 1
-        return best
-
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
         # clean-ups (`except ... as name`, inlined comprehensions, generators).
@@ -303,11 +298,11 @@ class Walker:
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
-        if not self.finally_copies:
-            return 0
-        first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
+            if seq and copied_at(self.ops, i, seq):
+                guard = getattr(seq, "handler", None)
+                if guard is not None and self.regions.covered(self.ops[i], guard):
+                    continue    # code the finally protects: the same statements, no copy
                 return len(seq)
         return 0
 
@@ -475,7 +470,7 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            segments.append(self._segment(sub.value(sub.pop()), seg_start, self.ops[j]))
+            segments.append(self._segment(_operand(sub), seg_start, self.ops[j]))
             start = j + 1
             if segments and not self._chain_continues(list(prior) + segments, start, hi):
                 return segments, start
@@ -484,6 +479,14 @@ class Walker:
     def _segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
+        if isinstance(value, ChainLink) and sense is not None:
+            raise DecompileFailure("ChainLink used as a value")
+        if sense is None and isinstance(value, ChainLink):
+            # `a is b is None`: the chain's last link became the jump.
+            value = value.compare
+            value.ops.append(ast.Is())
+            value.comparators.append(ast.Constant(value=None))
+            return Segment(value, start, jump, jump.name == "POP_JUMP_IF_NONE")
         if sense is None:
             is_none = jump.name == "POP_JUMP_IF_NONE"
             value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
@@ -525,7 +528,7 @@ class Walker:
         starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
         jump = self.ops[i]
-        segments = [self._segment(m.value(m.pop()), i, jump)]
+        segments = [self._segment(_operand(m), i, jump)]
         if self._chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
@@ -545,6 +548,8 @@ class Walker:
         m.start_line = None
         # jump-when-false means the fall-through is the true branch
         test = test if not last.sense else negate(test)
+        #: how many jumps the condition took (a while loop's test repeats them all)
+        test.chain_length = k
         return test, after, target, line
 
     def _tail_key(self, t: int):
@@ -574,6 +579,12 @@ class Walker:
         end = self._assert(m, test, then_start, else_start, hi, line)
         if end is not None:
             return end
+        if then_start in self.back_targets and else_start < then_start:
+            # A bottom-tested while whose exit was threaded to an outer loop's top.
+            end = self.inverted_while(m, test, then_start, else_start, line,
+                                      jumps=getattr(test, "chain_length", None))
+            if end is not None:
+                return end
         for loop in reversed(self.loops):
             end = self.ops[hi - 1] if hi - 2 > then_start else None
             if else_start in loop.continues and else_start < then_start and end is not None \
@@ -593,7 +604,7 @@ class Walker:
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
                     and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
-                    and not folds_a_not(test):
+                    and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
@@ -627,7 +638,8 @@ class Walker:
                 stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
-            if else_start == loop.exit and else_start > hi:
+            if else_start == loop.exit and else_start > hi \
+                    or else_start < then_start and self._break_threaded(else_start):
                 stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
                 m.stmts.append(_at(stmt, line))
                 return then_start
@@ -684,9 +696,11 @@ class Walker:
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
             else_end = min(last.target.index, hi)
-        elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
-            # 3.10+ copies the function's closing `return None` into each branch,
-            # so the branch that follows is the else, up to the block's end.
+        elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
+                                   or (last.name == "RERAISE" and finally_end(self, last))):
+            # 3.10+ copies the function's closing `return None` (a finally body's
+            # closing RERAISE) into each branch, so the branch that follows is the
+            # else, up to the block's end.
             else_end = hi
         elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)
@@ -714,6 +728,12 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _explicit_jump(self, k: int) -> bool:
+        """The jump at ``k`` is a statement's (``continue``), not the compiler's
+        own: in a 3.12+ generator only statements lie inside its wrapper handler."""
+        unguarded = self.func.unguarded
+        return unguarded is not None and id(self.ops[k]) not in unguarded
 
     def _assert(self, m, test, then_start, else_start, hi, line):
         """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``
@@ -855,13 +875,22 @@ class Walker:
         if op.line is None:
             return True
         load = self.ops[k - 1]
-        preds = [o for o in self.ops if o.target is load]
+        preds = list(self._jumps_to().get(id(load), ()))
         if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
             preds.append(self.ops[k - 2])
         if any(p.line == op.line for p in preds):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
         return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
+
+    def _jumps_to(self):
+        """``id(op)`` -> the ops that jump to it (built once: asked per return)."""
+        if self._jumps is None:
+            self._jumps = {}
+            for o in self.ops:
+                if o.target is not None:
+                    self._jumps.setdefault(id(o.target), []).append(o)
+        return self._jumps
 
     def _flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
@@ -1131,10 +1160,16 @@ class Walker:
             return max(end, latch + 1)
         raise DecompileFailure("loop shape not recognised")
 
-    def inverted_while(self, m, test, body_start, exit_, line, top=None):
+    def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):
         """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
         latch = max(self.back_targets[body_start])
         latch_op = self.ops[latch]
+        if exit_ < body_start:
+            # The exit jumps on to an outer loop's top, as the op after the latch does.
+            after = self.ops[latch + 1] if latch + 1 < self.n else None
+            if after is None or after.name != "JUMP" or after.target.index != exit_:
+                return None
+            exit_ = latch + 1
         # The top test may jump to a copy of the code after the loop (3.10+
         # duplicates small exit blocks), so the loop ends at the latch.
         if latch + 1 > exit_:
@@ -1149,6 +1184,11 @@ class Walker:
             return None
         bottom_start = self._bottom_test_start(body_start, test_end)
         if bottom_start is None:
+            return None
+        if jumps is not None and jumps != sum(
+                o.name in CONDITIONAL for o in self.ops[bottom_start:test_end + 1]):
+            # The condition read at the top takes in more than the loop's test
+            # (an `if c: continue` before the loop jumps where it exits).
             return None
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
                     body_end=bottom_start, top=top)
@@ -1205,21 +1245,36 @@ class Walker:
                 j += 1
             if j >= latch or len(sub.stack) != len(m.stack) + 1:
                 return [], i, None
-            first = self._segment(sub.value(sub.pop()), i, self.ops[j])
+            first = self._segment(_operand(sub), i, self.ops[j])
             segments = [first]
             after = j + 1
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch, segments)
                 segments += more
-            k, test, after = longest_chain(segments, after, lambda s: s.target > latch)
+            k, test, after = longest_chain(
+                segments, after, lambda s: s.target > latch or self._exit_threaded(s.target, latch))
             return segments[:k], after, test
         except DecompileFailure:
             return [], i, None
+
+    def _exit_threaded(self, target, latch) -> bool:
+        """A loop test's exit jump sent on to an enclosing loop's top, where the
+        op after the loop's latch (its exit) jumps too."""
+        after = self.ops[latch + 1] if latch + 1 < self.n else None
+        return target < latch and after is not None and after.name == "JUMP" \
+            and after.target.index == target and self._is_current_header(target)
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _operand(m):
+    """The condition operand on top of ``m``'s stack (a chained comparison's open
+    last link stays open: the jump may be its ``is None``)."""
+    top = m.pop()
+    return top if isinstance(top, ChainLink) else m.value(top)
 
 
 def _check_stack_kept(m, stack, reason):

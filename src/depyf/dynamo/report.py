@@ -253,7 +253,7 @@ class _Writer:
                 line = "<p><b>%s:%s</b>%s</p>" % (
                     html.escape(where.group("file")), where.group("line"),
                     " <code>%s</code>" % html.escape(src.strip()) if src else "")
-            items.append("<li>%s<div class='reason'>%s</div></li>" % (line, html.escape(text)))
+            items.append("<li>%s<div class='reason'>%s</div></li>" % (line, html.escape(_user_frames(text))))
         return "<h2>Graph breaks (%d)</h2><ol class='breaks'>%s</ol>" % (len(breaks), "".join(items))
 
     def _recompiles(self, recompiles: Sequence[str]) -> str:
@@ -288,6 +288,27 @@ class _Writer:
                          "<th>cache entries</th><th>recompiles</th><th>graph breaks</th>"
                          "<th>guards</th><th>compile time</th></tr>%s</table>" % "".join(rows))
         return "\n".join(parts)
+
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line \d+')
+_DEPYF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_frames(text: str) -> str:
+    """A traceback in torch's text without the frames of ``depyf run`` itself
+    (runpy and depyf's own files), which only push the user's frames down."""
+    out: List[str] = []
+    dropping = False
+    for line in text.splitlines():
+        frame = _FRAME.match(line)
+        if frame:
+            name = frame.group("file")
+            dropping = name.startswith("<frozen") or os.path.abspath(name).startswith(_DEPYF_DIR + os.sep)
+        elif not line.startswith("    "):
+            dropping = False
+        if not dropping:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _blamed_names(recompiles: Sequence[str]) -> Dict[str, List[str]]:

@@ -1,7 +1,7 @@
 """A tour of what depyf reads: one small module compiled by every installed
 CPython 3.8-3.13, each .pyc read back by depyf on this interpreter.
 
-Run from the project root:  bash scripts/demo.sh
+Run from the project root:  .venv/bin/python examples/bytecode_tour.py
 """
 import os
 import subprocess

@@ -1,0 +1,105 @@
+"""Overhead of depyf.prepare_debug on torch.compile's cold compile.
+
+Each test program of tests/dynamo_programs.py is compiled from cold
+(``torch._dynamo.reset()`` first) and run, once plainly and once under
+``prepare_debug``, alternately, ``--repeat`` times in one process; the table
+gives the best time of each and their ratio (goal: below 1.10). The first,
+untimed round warms torch's own lazy imports so that they count for neither.
+"depyf own" is the CPU time spent inside depyf's hooks and at the context's
+exit (``Session.own_seconds``): on a busy machine the difference of two
+timings is noisy, this share is not; "own ratio" is (plain + own) / plain.
+
+Run from the project root with a torch installed::
+
+    PYTHONPATH=src python bench/prepare_debug_overhead.py [--repeat 3] [--programs toy_example,mlp_train]
+
+Inductor programs are left out unless named: their time is gcc's, and the FX
+graph cache would make every round after the first a warm one.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+
+# CPU time of this process: on a shared machine wall time mostly measures the
+# neighbours. (Inductor's compile workers are other processes: wall time there.)
+CLOCK = time.process_time
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "src"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+
+def main(argv=None) -> int:
+    import torch
+    import depyf
+    import dynamo_programs as programs
+
+    default = [n for n, (_, backend) in programs.PROGRAMS.items()
+               if backend != "inductor" and n not in programs.AROUND and n not in programs.PREPARE_ARGS]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--programs", default=",".join(default))
+    parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
+    args = parser.parse_args(argv)
+    global CLOCK
+    if args.wall or any(programs.PROGRAMS[n][1] == "inductor" for n in args.programs.split(",")):
+        CLOCK = time.perf_counter
+    names = args.programs.split(",")
+    warnings.simplefilter("ignore")
+
+    def once(name, dump):
+        program, backend = programs.PROGRAMS[name]
+        torch._dynamo.reset()
+        torch.manual_seed(0)
+        start = CLOCK()
+        if dump is None:
+            program(backend)
+            own = 0.0
+        else:
+            with depyf.prepare_debug(dump) as session:
+                program(backend)
+            own = session.own_seconds
+        return CLOCK() - start, own
+
+    scratch = tempfile.mkdtemp(prefix="depyf-bench-")
+    try:
+        for name in names:          # warm-up round: torch's lazy imports
+            once(name, None)
+            once(name, os.path.join(scratch, "warm", name))
+        rows = []
+        for name in names:
+            plain, dumped, own = [], [], []
+            for r in range(args.repeat):
+                plain.append(once(name, None)[0])
+                seconds, inside = once(name, os.path.join(scratch, str(r), name))
+                dumped.append(seconds)
+                own.append(inside)
+            rows.append((name, min(plain), min(dumped), min(own)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print("torch %s, Python %d.%d, best of %d cold compiles, %s seconds"
+          % (torch.__version__, sys.version_info[0], sys.version_info[1], args.repeat,
+             "CPU" if CLOCK is time.process_time else "wall"))
+    print("%-16s %8s %14s %7s %11s %10s" % ("program", "plain", "prepare_debug", "ratio",
+                                              "depyf own", "own ratio"))
+    total_plain = total_dumped = total_own = 0.0
+    for name, plain, dumped, own in rows:
+        total_plain += plain
+        total_dumped += dumped
+        total_own += own
+        print("%-16s %8.3f %14.3f %7.3f %11.3f %10.3f"
+              % (name, plain, dumped, dumped / plain, own, (plain + own) / plain))
+    print("%-16s %8.3f %14.3f %7.3f %11.3f %10.3f"
+          % ("total", total_plain, total_dumped, total_dumped / total_plain, total_own,
+             (total_plain + total_own) / total_plain))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""The text of the dumped files, built from what the hooks recorded.
+
+``full_code_for_<fn>.py`` reads top to bottom as Dynamo works: the guard
+helpers, then per cache entry its guard function and transformed code, the
+resume functions the transformed code calls, the original function (under
+``__original_<fn>``) and last a function ``<fn>`` that dispatches between them
+the way Dynamo's cache does. Everything is decompiled from code objects (never
+read from source files), so it shows what really runs.
+"""
+from __future__ import annotations
+
+import re
+import types
+from typing import Dict, Iterable, List, Optional, Tuple
+
+FAILURE_STUB = "depyf could not decompile"
+
+_IMPORT_GLOBAL = re.compile(r"^__import_(\w+)$")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def decompile_as(code: types.CodeType, name: str) -> str:
+    """Decompiled ``code`` as a ``def`` called ``name`` (compact layout: Dynamo's
+    line numbers jump around, so the line-faithful layout would only add gaps)."""
+    from .. import decompile
+    renamed = code.replace(co_name=name)
+    if hasattr(code, "co_qualname"):
+        renamed = renamed.replace(co_qualname=name)
+    # The enclosing scope is built here (cells included), not by the decompiler.
+    text = decompile(renamed, layout="compact", enclose=False)
+    if code.co_cellvars:
+        text = keep_cells(text, name, code.co_cellvars)
+    return enclose(text, name, code.co_freevars) if code.co_freevars else text
+
+
+def keep_cells(text: str, name: str, cellvars) -> str:
+    """Make the cell variables of ``code`` cells in the decompiled function too.
+
+    Dynamo's code keeps the original's cells (closures it builds read them,
+    and it refuses replacement code whose cells differ), but the decompiled
+    body may no longer show the nested function that made them cells: a
+    nested function naming them, never called, makes them cells again.
+    """
+    import ast
+    tree = ast.parse(text)
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if fn is None or not fn.body:
+        return text
+    first = fn.body[0]
+    if (len(fn.body) > 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        first = fn.body[1]          # the docstring stays first
+    indent = " " * first.col_offset
+    lines = text.splitlines(True)
+    lines.insert(first.lineno - 1, "%sdef __depyf_cells__():  # keeps %s in cells, as Dynamo's code does\n"
+                 "%s    return (%s,)\n" % (indent, ", ".join(cellvars), indent, ", ".join(cellvars)))
+    return "".join(lines)
+
+
+def enclose(text: str, name: str, freevars) -> str:
+    r"""A function with free variables (a closure, or a resume function holding
+    cells) defined inside a maker that owns those variables: at top level its
+    ``nonlocal`` lines would not compile, and compiled this way it gets the
+    same free variables as the code Dynamo runs.
+
+    >>> print(enclose("def f():\n    nonlocal n\n    n += 1\n", "f", ("n",)), end="")
+    def __closure_of_f():
+        n = None
+        def f():
+            nonlocal n
+            n += 1
+        return f
+    f = __closure_of_f()
+    """
+    maker = "__closure_of_%s" % name
+    lines = ["def %s():" % maker]
+    lines += ["    %s = None" % var for var in freevars]
+    lines += [("    " + line) if line.strip() else "" for line in text.rstrip("\n").splitlines()]
+    lines += ["    return %s" % name, "%s = %s()" % (name, maker)]
+    return "\n".join(lines) + "\n"
+
+
+def rename(text: str, names: Dict[str, str]) -> str:
+    """Replace whole identifiers ``old`` by ``new`` in source text."""
+    if not names:
+        return text
+    pattern = re.compile(r"\b(%s)\b" % "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+    return pattern.sub(lambda m: names[m.group(1)], text)
+
+
+def import_globals(names: Iterable[str]) -> List[str]:
+    """Assignments recreating the module aliases Dynamo installs as globals
+    (``__import_torch_dot__dynamo_dot_utils`` is ``torch._dynamo.utils``), so a
+    dumped file runs on its own."""
+    lines = []
+    for name in sorted(set(names)):
+        m = _IMPORT_GLOBAL.match(name)
+        if m is None:
+            continue
+        module = m.group(1).replace("_dot_", ".")
+        if _DOTTED.match(module):
+            lines.append("%s = importlib.import_module(%r)" % (name, module))
+    return lines
+
+
+def signature(code: types.CodeType) -> Tuple[str, str]:
+    """(parameter list, call arguments) of ``code``, defaults left out.
+
+    >>> signature((lambda a, /, b, *c, d, **e: 0).__code__)
+    ('a, /, b, *c, d, **e', 'a, b, *c, d=d, **e')
+    """
+    names = code.co_varnames
+    npos, nposonly, nkw = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    params: List[str] = []
+    call: List[str] = []
+    for i, name in enumerate(names[:npos]):
+        params.append(name)
+        call.append(name)
+        if nposonly and i == nposonly - 1:
+            params.append("/")
+    at = npos + nkw
+    varargs = varkw = None
+    if code.co_flags & 0x04:
+        varargs = names[at]
+        at += 1
+    if code.co_flags & 0x08:
+        varkw = names[at]
+    if varargs:
+        params.append("*" + varargs)
+        call.append("*" + varargs)
+    elif nkw:
+        params.append("*")
+    for name in names[npos:npos + nkw]:
+        params.append(name)
+        call.append("%s=%s" % (name, name))
+    if varkw:
+        params.append("**" + varkw)
+        call.append("**" + varkw)
+    return ", ".join(params), ", ".join(call)
+
+
+def comment(text: str, prefix: str = "# ") -> str:
+    return "".join((prefix + line).rstrip() + "\n" for line in text.splitlines())
+
+
+def header(title: str, code: types.CodeType) -> str:
+    return comment("%s\n%s (%s, line %d)\nWritten by depyf.prepare_debug: decompiled from the code "
+                   "objects torch.compile made; edits here change nothing that runs."
+                   % (title, code.co_qualname if hasattr(code, "co_qualname") else code.co_name,
+                      code.co_filename, code.co_firstlineno))
+
+
+def dispatch(fn_name: str, code: types.CodeType, entries: List[Tuple[str, str]],
+             original: str) -> str:
+    """``def fn_name``: try each entry's (guard, transformed) pair, newest first,
+    as Dynamo's cache does; no match means Dynamo would compile again."""
+    params, call = signature(code)
+    lines = ["def %s(%s):" % (fn_name, params),
+             '    """What runs when %s is called: the first cache entry whose guards pass runs its '
+             'transformed code; Dynamo tries the newest first."""' % (code.co_name,),
+             "    L = dict(locals())",
+             "    G = globals()"]
+    for guard, transformed in entries:
+        lines.append("    if %s(L, G):" % guard)
+        lines.append("        return %s(%s)" % (transformed, call))
+    lines.append("    # No entry fits: Dynamo compiles the frame again (a recompile) or runs it as it is.")
+    lines.append("    return %s(%s)" % (original, call))
+    return "\n".join(lines) + "\n"
+
+
+def bytecode_listing(code: types.CodeType) -> str:
+    import dis
+    return comment(dis.Bytecode(code).dis())
+
+
+def safe_decompile(code: types.CodeType, name: str) -> Tuple[str, Optional[str]]:
+    """(source, problem): decompiled ``code``; problem says why the text holds a
+    failure stub or why decompiling raised (then the source is a stand-in)."""
+    try:
+        text = decompile_as(code, name)
+    except Exception as e:      # the dump goes on with a stand-in for this one function
+        problem = "%s: %s" % (type(e).__name__, e)
+        params, _ = signature(code)
+        text = "def %s(%s):\n    raise NotImplementedError(%r)\n" % (
+            name, params, "depyf could not decompile %s: %s" % (code.co_name, problem))
+        return text, problem
+    if FAILURE_STUB in text:
+        return text, "the decompiler left a failure stub"
+    try:
+        compile(text, "<depyf>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        # A constant with no source form (an object Dynamo put in co_consts)
+        # printed as its repr, say: keep the text for reading, as comments.
+        problem = "the decompiled text does not compile (%s)" % e
+        params, _ = signature(code)
+        return ("def %s(%s):\n    raise NotImplementedError(%r)\n%s" % (
+            name, params, "%s: %s" % (FAILURE_STUB, problem), comment(text))), problem
+    return text, None

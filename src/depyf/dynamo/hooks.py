@@ -1,0 +1,606 @@
+"""``prepare_debug``: record what torch.compile does and dump it as Python.
+
+Two hooks do the recording while the context is open:
+
+* Dynamo's bytecode hook (``torch._dynamo.convert_frame.register_bytecode_hook``)
+  gets each original code object with the code Dynamo made for it; the
+  transformed code is decompiled and written at once.
+* A handler on torch's structured trace (:mod:`.artifacts`) gets the graphs of
+  Dynamo, AOTAutograd and Inductor, graph-break and recompile reasons, each
+  with its compile id, which ties it to the code the bytecode hook saw.
+
+A cache entry (and so its guards) exists only after the bytecode hook returns:
+guards are read at the next compile (before an eviction or a reset can take
+the entry) and at exit, when guard files, ``full_code_for_<fn>.py`` and
+``__meta_for_<fn>.json`` are written. Graph files are written as torch
+reports them (a backward graph Inductor compiles at the first ``backward()``
+comes late).
+
+Nothing here may break the user's program: every failure becomes one warning
+naming the function, and Dynamo goes on with its own code.
+
+Example::
+
+    >>> import depyf, torch                                # doctest: +SKIP
+    >>> with depyf.prepare_debug("./dump"):
+    ...     torch.compile(f)(x)
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import linecache
+import re
+import threading
+import time
+import types
+import warnings
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from . import fullcode
+from .artifacts import Event, TraceCapture, user_part
+from .breakpoints import Breakpoints
+from .dump import DumpDir, as_python, identifier
+
+# torch names a graph's callable __compiled_fn_<counter>_<uuid4 with _ for ->.
+_COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})?$")
+_RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
+
+_active: List["Session"] = []
+_PLACEHOLDER = "__depyf_function__"
+
+
+class DepyfWarning(UserWarning):
+    """depyf could not do part of its work; the program itself is unaffected."""
+
+
+@dataclass
+class Entry:
+    """One compile of a function: one cache entry of Dynamo."""
+    index: int
+    compile_id: str
+    new_code: types.CodeType
+    graphs: Dict[str, str] = field(default_factory=dict)      # torch's name -> stable name
+    graph_files: List[str] = field(default_factory=list)
+    transformed: str = ""                                     # source, stable names
+    problem: Optional[str] = None
+    guard: Optional[str] = None                               # guard function source
+    guard_count: int = 0
+    guard_lines: List[str] = field(default_factory=list)
+    guard_problem: Optional[str] = None
+    resume: Dict[str, types.CodeType] = field(default_factory=dict)   # global name -> code
+    globals_used: List[str] = field(default_factory=list)
+    compile_seconds: Optional[float] = None                   # Dynamo's whole-frame compile time
+
+    def names(self, fn: str) -> Dict[str, str]:
+        return {"guard": "__guard_%d_for_%s" % (self.index, fn),
+                "transformed": "__transformed_code_%d_for_%s" % (self.index, fn)}
+
+
+@dataclass
+class Function:
+    """A code object Dynamo compiled, with everything known about it."""
+    name: str
+    code: types.CodeType
+    key: str = ""                   # what the dump directory knows it by
+    entries: List[Entry] = field(default_factory=list)
+    graph_breaks: List[str] = field(default_factory=list)
+    recompiles: List[str] = field(default_factory=list)
+    dirty: bool = True
+
+
+class Session:
+    """The state of one ``prepare_debug`` context."""
+
+    def __init__(self, path: str, clean_wild_fx_code: bool = True, log_bytecode: bool = False):
+        self.dir = DumpDir(_rank_dir(path))
+        self.clean_wild_fx_code = clean_wild_fx_code
+        self.log_bytecode = log_bytecode
+        self.functions: Dict[int, Function] = {}          # id(code) -> Function
+        self._seen_keys: Dict[str, int] = {}               # per-process ordinal of equal keys
+        self._by_cid: Dict[str, Entry] = {}
+        self._fn_of_cid: Dict[str, Function] = {}
+        self._pending: Dict[str, List[Event]] = {}          # events before their compile's hook
+        self._last_graph: Dict[str, str] = {}               # compile id -> stable graph name
+        self._graph_seen: Dict[str, int] = {}
+        self._kind_count: Dict[tuple, int] = {}
+        self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
+        self._warned = set()
+        self._depth = 0
+        self.own_seconds = 0.0          # CPU time spent in depyf's hooks and at exit
+        self._lock = threading.RLock()
+        self._handle = None
+        self._handle_missing = False
+        self._capture: Optional[TraceCapture] = None
+        self.breakpoints = Breakpoints(self)
+
+    # -- lifetime -------------------------------------------------------------
+    def start(self) -> None:
+        import torch
+        missing = []
+        try:
+            from torch._dynamo.convert_frame import register_bytecode_hook
+            self._handle = register_bytecode_hook(self._bytecode_hook)
+        except (ImportError, AttributeError):
+            self._handle_missing = True
+            missing.append("torch._dynamo.convert_frame.register_bytecode_hook "
+                           "(no transformed code, guards or full_code files)")
+        try:
+            self._capture = TraceCapture(self._on_event)
+            self._capture.install()
+        except (ImportError, AttributeError):
+            self._capture = None
+            missing.append("torch._logging structured trace (no graphs, graph-break or recompile reasons)")
+        try:
+            from torch._dynamo.eval_frame import _debug_get_cache_entry_list  # noqa: F401
+        except ImportError:
+            missing.append("torch._dynamo.eval_frame._debug_get_cache_entry_list (no guards)")
+        # depyf.debug(): the code that runs names the dumped files (breakpoints.py)
+        self._guarded("breakpoints", self.breakpoints.install)
+        if missing:
+            warnings.warn("depyf: torch %s lacks %s; the rest of the dump is written."
+                          % (torch.__version__, "; ".join(missing)), DepyfWarning, stacklevel=3)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+        if self._capture is not None:
+            self._capture.uninstall()
+            self._capture = None
+        self._guarded("the dump", self.flush, final=True)
+        self._guarded("breakpoints", self.breakpoints.uninstall)
+
+    # -- failure containment ----------------------------------------------------
+    def _guarded(self, who: str, fn, *args, **kwargs):
+        outermost = self._depth == 0
+        self._depth += 1
+        start = time.process_time() if outermost else 0.0
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:      # the user's program must go on, with Dynamo's own code
+            self._warn(who, "%s: %s" % (type(e).__name__, e))
+            return None
+        finally:
+            self._depth -= 1
+            if outermost:
+                self.own_seconds += time.process_time() - start
+
+    def _warn(self, who: str, why: str, part: str = "") -> None:
+        """One warning per function (``who``, its qualname) whatever part failed."""
+        if who in self._warned:
+            return
+        self._warned.add(who)
+        warnings.warn("depyf: could not dump %s%s: %s (the program is unaffected)"
+                      % (part, who, why), DepyfWarning, stacklevel=2)
+
+    # -- bytecode hook ------------------------------------------------------------
+    def _bytecode_hook(self, code: types.CodeType, new_code: types.CodeType):
+        self._guarded(_qualname(code), self._record, code, new_code)
+        # Dynamo's own code, naming the dumped file (None: unchanged)
+        return self._guarded(_qualname(code), self.breakpoints.transformed, code, new_code)
+
+    def _record(self, code: types.CodeType, new_code: types.CodeType) -> None:
+        import torch
+        with self._lock:
+            cid = torch._guards.CompileContext.current_compile_id()
+            cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
+            fn = self._function(code, new_code)
+            entry = Entry(index=len(fn.entries), compile_id=cid or "?", new_code=new_code)
+            entry.graphs = self._stable_graph_names(fn, new_code)
+            fn.entries.append(entry)
+            fn.dirty = True
+            entry.resume = self._resume_functions(code, new_code)
+            entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")]
+            names = entry.names(fn.name)
+            text, entry.problem = fullcode.safe_decompile(new_code, names["transformed"])
+            entry.transformed = fullcode.rename(text, entry.graphs)
+            if entry.problem:
+                self._warn(_qualname(code), entry.problem, "the transformed code of ")
+            self._write_transformed(fn, entry)
+            if cid is not None:
+                self._by_cid[cid] = entry
+                self._fn_of_cid[cid] = fn
+                for event in self._pending.pop(cid, []):
+                    self._place(fn, entry, event)
+            # The entries of earlier compiles exist by now: read their guards before
+            # an eviction or reset can take them. Files follow when the context exits.
+            for other in self.functions.values():
+                if other.dirty:
+                    self._guarded(_qualname(other.code), self._read_guards, other)
+
+    def _function(self, code: types.CodeType, new_code: types.CodeType) -> Function:
+        """The Function of ``code``, named (with the graphs ``new_code`` calls,
+        under one lock of the dump directory) on its first compile."""
+        fn = self.functions.get(id(code))
+        if fn is not None and fn.code is code:
+            return fn
+        qualname = _qualname(code)
+        offset = _resume_offset(code)
+        if offset is not None:
+            # Two resume functions of one line (the two sides of a branch on a
+            # tensor) are compiled in whatever order the data decides; the
+            # offset where each resumes tells them apart for good.
+            qualname = "%s_offset_%d" % (qualname, offset)
+        key = "%s:%s" % (code.co_filename.replace("\\", "/").rsplit("/", 1)[-1], qualname)
+        # Two live code objects with one key (a function defined twice) are told
+        # apart by the order they were compiled.
+        n = self._seen_keys.get(key, 0)
+        self._seen_keys[key] = n + 1
+        if n:
+            key = "%s#%d" % (key, n)
+        preferred = identifier(qualname.replace(".<locals>.", "__"))
+        name = self.dir.allocate_many([("function", key, preferred)] +
+                                      self._graph_requests(key, 0, new_code))[0]
+        fn = Function(name=name, code=code, key=key)
+        self.functions[id(code)] = fn     # fn keeps code alive: the id stays its own
+        return fn
+
+    def _graph_requests(self, fn_key: str, index: int, new_code: types.CodeType):
+        """Name requests for the graphs of cache entry ``index``: the j-th graph
+        it calls (in torch's counter order) is known by (function, entry, j)
+        and would like torch's name without the random part."""
+        return [("graph", "%s:%d:%d" % (fn_key, index, j), plain)
+                for j, (real, plain) in enumerate(_graph_callables(new_code))]
+
+    def _stable_graph_names(self, fn: Function, new_code: types.CodeType) -> Dict[str, str]:
+        """torch's name -> stable name of the graphs ``new_code`` calls."""
+        names = self.dir.allocate_many(self._graph_requests(fn.key, len(fn.entries), new_code))
+        return {real: name for (real, _), name in zip(_graph_callables(new_code), names)}
+
+    def _resume_functions(self, code, new_code) -> Dict[str, types.CodeType]:
+        """Resume functions the transformed code calls, by their global name.
+        ``__resume_at_<offset>_<n>`` resumes ``code`` at bytecode offset
+        ``<offset>``; Dynamo keeps each one keyed by (offset, ...)."""
+        try:
+            from torch._dynamo.resume_execution import ContinueExecutionCache
+            made = ContinueExecutionCache.cache.get(code) or {}
+        except Exception:
+            return {}
+        found = {}
+        for name in new_code.co_names:
+            m = _RESUME.match(name)
+            if not m:
+                continue
+            codes = [c for key, c in made.items() if key and key[0] == int(m.group(1))]
+            if len(codes) == 1:
+                found[name] = codes[0]
+        return found
+
+    def _write_transformed(self, fn: Function, entry: Entry) -> None:
+        names = entry.names(fn.name)
+        parts = [fullcode.header("Transformed code of cache entry %d (compile %s) of"
+                                 % (entry.index, entry.compile_id), fn.code)]
+        if entry.graphs:
+            parts.append(fullcode.comment("Graphs it calls: %s (see <name>.dynamo_graph.py)."
+                                          % ", ".join(sorted(entry.graphs.values()))))
+        imports = fullcode.import_globals(entry.globals_used)
+        if imports:
+            parts.append("import importlib\n" + "\n".join(imports) + "\n")
+        parts.append("\n" + entry.transformed)
+        if self.log_bytecode:
+            parts.append("\n# Bytecode Dynamo made:\n" + fullcode.bytecode_listing(entry.new_code))
+        self.dir.write(names["transformed"] + ".py", "".join(parts))
+
+    # -- structured trace ---------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        self._guarded("the %s of compile %s" % (event.kind, event.compile_id), self._event, event)
+
+    def _event(self, event: Event) -> None:
+        with self._lock:
+            cid = event.compile_id
+            entry = self._by_cid.get(cid) if cid is not None else None
+            if entry is not None:       # a late event: a backward compiled at first backward()
+                self._place(self._fn_of_cid[cid], entry, event)
+                return
+            pending = self._pending.setdefault(cid, [])
+            if event.kind == "dynamo_graph":
+                # A restarted trace (after a graph break) throws its earlier graphs away.
+                pending[:] = [e for e in pending if e.kind != "dynamo_graph" or e.attempt >= event.attempt]
+            pending.append(event)
+
+    def _place(self, fn: Function, entry: Entry, event: Event) -> None:
+        fn.dirty = True
+        if event.kind == "graph_break":
+            fn.graph_breaks.append(user_part(event.payload))
+            return
+        if event.kind == "recompile":
+            fn.recompiles.append(self._recompile_text(fn, event.payload))
+            return
+        if event.kind == "metrics":
+            seconds = event.metadata.get("entire_frame_compile_time_s")
+            if isinstance(seconds, (int, float)):
+                entry.compile_seconds = float(seconds)
+            return
+        cid = entry.compile_id
+        if event.kind == "dynamo_graph" or cid not in self._last_graph:
+            # The k-th graph Dynamo printed is the k-th __compiled_fn the code calls;
+            # AOT and Inductor events belong to the graph printed last.
+            k = self._graph_seen.get(cid, 0)
+            self._graph_seen[cid] = k + 1
+            ordered = sorted(entry.graphs.values(), key=_natural)
+            if k < len(ordered):
+                self._last_graph[cid] = ordered[k]
+            else:
+                self._last_graph[cid] = self.dir.allocate(
+                    "graph", "%s:%d:%d" % (fn.key, entry.index, k),
+                    "__graph_%d_for_%s" % (entry.index, fn.name) + ("_%d" % k if k else ""))
+        graph = self._last_graph[cid]
+        kind = self._kind_name(entry, graph, event.kind)
+        name = "%s.%s.py" % (graph, kind)
+        title = "%s of %s (compile %s, cache entry %d of %s)" % (
+            kind.replace("_", " "), graph, cid, entry.index, fn.name)
+        payload = event.payload
+        if payload.startswith("class ") and "import torch" not in payload:
+            # print_readable's GraphModule classes name torch.nn.Module: importable this way.
+            payload = "import torch\n\n" + payload
+        self.dir.write(name, as_python(payload, title))
+        # the text torch printed ties the file to the graph module that runs it
+        self._guarded(graph, self.breakpoints.graph_written, self.dir.file(name), kind,
+                      event.payload, event.metadata)
+        if name not in entry.graph_files:
+            entry.graph_files.append(name)
+
+    def _kind_name(self, entry: Entry, graph: str, kind: str) -> str:
+        """Inductor compiles a forward and (with autograd) a backward for one
+        graph: they are told apart by order, the forward always coming first
+        (AOTAutograd prints both graphs before Inductor compiles either)."""
+        if not kind.startswith("inductor_"):
+            return kind
+        key = (entry.compile_id, graph, kind)
+        n = self._kind_count.get(key, 0)
+        self._kind_count[key] = n + 1
+        if "%s.aot_backward_graph.py" % graph in entry.graph_files:
+            return kind.replace("inductor_", "inductor_%s_" % ("forward" if n == 0 else "backward"), 1) \
+                + ("_%d" % (n - 1) if n > 1 else "")
+        return kind if n == 0 else "%s_%d" % (kind, n)
+
+    def _recompile_text(self, fn: Function, reasons: str) -> str:
+        code = fn.code
+        line = linecache.getline(code.co_filename, code.co_firstlineno).rstrip()
+        try:
+            parsed = json.loads(reasons)
+            reasons = "\n".join(parsed) if isinstance(parsed, list) else str(parsed)
+        except ValueError:
+            pass
+        return ('Recompiling %s, File "%s", line %d:\n    %s\ntriggered by the guard failure(s):\n%s'
+                % (code.co_name, code.co_filename, code.co_firstlineno, line.strip(),
+                   "\n".join("- " + r for r in reasons.splitlines() if r.strip())))
+
+    def _source(self, code: types.CodeType, name: str):
+        """Decompiled ``code`` as ``def name``: each code object is decompiled
+        once (full code files are rewritten as guards arrive, and a resume
+        function shows both in its parent's file and in its own)."""
+        key = id(code)
+        cached = self._sources.get(key)
+        if cached is None or cached[0] is not code:
+            text, problem = fullcode.safe_decompile(code, _PLACEHOLDER)
+            cached = self._sources[key] = (code, text, problem)
+        return fullcode.rename(cached[1], {_PLACEHOLDER: name}), cached[2]
+
+    # -- guards and full code -----------------------------------------------------
+    def flush(self, final: bool = False) -> None:
+        """Read the guards of entries that exist by now and write each changed
+        function's guard files, ``full_code_for_<fn>.py`` and its meta file;
+        ``final`` also writes what no compile claimed."""
+        with self._lock:
+            for fn in list(self.functions.values()):
+                if fn.dirty:
+                    self._guarded(_qualname(fn.code), self._write_function, fn)
+            if final:
+                self._write_leftovers()
+
+    def _write_function(self, fn: Function) -> None:
+        self._read_guards(fn)
+        for entry in fn.entries:
+            if entry.guard is not None:
+                self.dir.write(entry.names(fn.name)["guard"] + ".py", self._guard_file(fn, entry))
+        self.dir.write("full_code_for_%s.py" % fn.name, self._full_code(fn))
+        self.dir.write("__meta_for_%s.json" % fn.name, self._meta(fn))
+        fn.dirty = any(e.guard is None and e.guard_problem is None for e in fn.entries)
+
+    def _read_guards(self, fn: Function) -> None:
+        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+        from .guards import render_guards
+        todo = {e.compile_id: e for e in fn.entries if e.guard is None and e.guard_problem is None}
+        if not todo:
+            return
+        by_code = {id(e.new_code): e for e in todo.values()}
+        for cache_entry in _debug_get_cache_entry_list(fn.code):
+            cid = getattr(cache_entry, "compile_id", None)     # torch < 2.6 has none
+            cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
+            entry = todo.get(cid) or by_code.get(id(cache_entry.code))
+            if entry is None:
+                continue
+            try:
+                guard = render_guards(cache_entry.guard_manager, entry.names(fn.name)["guard"])
+                entry.guard, entry.guard_count, entry.guard_lines = guard.source, guard.count, list(guard.lines)
+            except Exception as e:
+                entry.guard_problem = "%s: %s" % (type(e).__name__, e)
+                self._warn(_qualname(fn.code), entry.guard_problem, "the guards of ")
+
+    def _guard_file(self, fn: Function, entry: Entry) -> str:
+        from .guards import PRELUDE
+        return (fullcode.header("Guards of cache entry %d (compile %s) of" % (entry.index, entry.compile_id),
+                                fn.code)
+                + fullcode.comment("%s(L, G) is True when the entry may run: L holds the frame's "
+                                   "locals, G its globals." % entry.names(fn.name)["guard"])
+                + "\n" + PRELUDE + "\n\n" + entry.guard)
+
+    def _full_code(self, fn: Function) -> str:
+        from .guards import PRELUDE
+        code = fn.code
+        out = [fullcode.header("Everything torch.compile made of", code)]
+        if fn.graph_breaks:
+            out.append("\n# Graph breaks:\n" + "".join(
+                fullcode.comment(text) + "#\n" for text in fn.graph_breaks))
+        if fn.recompiles:
+            out.append("\n# Recompiles:\n" + "".join(
+                fullcode.comment(text) + "#\n" for text in fn.recompiles))
+        imports = fullcode.import_globals(n for e in fn.entries for n in e.globals_used)
+        out.append("\nimport importlib\n" + "".join(line + "\n" for line in imports))
+        out.append("\n" + PRELUDE + "\n")
+        dispatch = []
+        resume_done = set()
+        for entry in fn.entries:
+            names = entry.names(fn.name)
+            out.append("\n# ---- cache entry %d (compile %s) ----\n" % (entry.index, entry.compile_id))
+            if entry.guard is not None:
+                out.append("\n" + entry.guard)
+            else:
+                why = entry.guard_problem or "the cache entry was gone before its guards were read"
+                out.append("\ndef %s(L, G):\n    # guards unknown: %s\n    return False\n" % (names["guard"], why))
+            if entry.graph_files:
+                out.append("\n" + fullcode.comment("Graphs: " + ", ".join(entry.graph_files)))
+            out.append("\n" + entry.transformed)
+            for gname, rcode in sorted(entry.resume.items()):
+                if gname in resume_done:
+                    continue
+                resume_done.add(gname)
+                text, problem = self._source(rcode, gname)
+                out.append("\n# Resume function %s: %s, which Dynamo compiles in its turn\n%s"
+                           % (gname, rcode.co_name, text))
+            dispatch.insert(0, (names["guard"], names["transformed"]))
+        original = "__original_%s" % fn.name
+        text, problem = self._source(code, original)
+        if problem:
+            self._warn(_qualname(code), problem, "the original code of ")
+        out.append("\n# ---- the original function ----\n" + text)
+        if self.log_bytecode:
+            out.append("\n# Bytecode of the original function:\n" + fullcode.bytecode_listing(code))
+        out.append("\n# ---- dispatch ----\n" + fullcode.dispatch(fn.name, code, dispatch, original))
+        return "".join(out)
+
+    def _meta(self, fn: Function) -> str:
+        code = fn.code
+        data = {
+            "function": fn.name, "co_name": code.co_name,
+            "qualname": getattr(code, "co_qualname", code.co_name),
+            "filename": code.co_filename, "firstlineno": code.co_firstlineno,
+            "full_code": "full_code_for_%s.py" % fn.name,
+            "graph_breaks": fn.graph_breaks, "recompiles": fn.recompiles,
+            "entries": [{
+                "index": e.index, "compile_id": e.compile_id,
+                "transformed_code": e.names(fn.name)["transformed"] + ".py",
+                "transformed_name": e.names(fn.name)["transformed"],
+                "guard": (e.names(fn.name)["guard"] + ".py") if e.guard is not None else None,
+                "guard_name": e.names(fn.name)["guard"],
+                "guard_count": e.guard_count, "guard_lines": e.guard_lines,
+                "compile_seconds": e.compile_seconds,
+                "graphs": {stable: real_name_pattern(real) for real, stable in sorted(e.graphs.items())},
+                "graph_files": e.graph_files,
+                "resume_functions": {g: c.co_name for g, c in sorted(e.resume.items())},
+                "problem": e.problem or e.guard_problem,
+            } for e in fn.entries],
+        }
+        return json.dumps(data, indent=1) + "\n"
+
+    def _write_leftovers(self) -> None:
+        """Events no compile's bytecode claimed: graph breaks of frames Dynamo
+        skipped whole, and graphs of compiles that produced no code."""
+        notes = []
+        for cid, events in sorted(self._pending.items(), key=lambda kv: str(kv[0])):
+            seen: Dict[str, int] = {}
+            for event in events:
+                n = seen[event.kind] = seen.get(event.kind, -1) + 1
+                if event.kind == "graph_break":
+                    notes.append("compile %s:\n%s" % (cid, user_part(event.payload)))
+                elif event.kind == "recompile":
+                    notes.append("compile %s: recompile\n%s" % (cid, event.payload))
+                elif event.kind == "metrics":
+                    continue
+                elif self._handle_missing or not self.clean_wild_fx_code:
+                    # Without a bytecode hook (older torch) no graph can be tied to
+                    # code: they are all kept, named after their compile.
+                    self.dir.write("__graph_of_compile_%s.%s%s.py" % (
+                        str(cid).replace("/", "_"), event.kind, "_%d" % n if n else ""),
+                                   as_python(event.payload, "%s of compile %s" % (event.kind, cid)))
+        if notes:
+            self.dir.write("unattributed_compile_log.txt", "\n\n".join(notes) + "\n")
+
+
+def _graph_callables(new_code: types.CodeType) -> List[tuple]:
+    """(torch's name, name without the uuid) of each graph ``new_code`` calls,
+    in the order torch's counter made them."""
+    found = []
+    for name in new_code.co_names:
+        m = _COMPILED_FN.match(name)
+        if m:
+            found.append((int(m.group(1).rsplit("_", 1)[1]), name, m.group(1)))
+    return [(real, plain) for _, real, plain in sorted(found)]
+
+
+def _qualname(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)
+
+
+def _rank_dir(path: str) -> str:
+    """Under torchrun (or any launcher that sets RANK) each rank writes its own
+    ``rank_<n>`` subdirectory: ranks compile the same functions with their own
+    shapes, which one set of names could not hold."""
+    from ..autorun import dump_dir_for_process
+    return dump_dir_for_process(path)
+
+
+def _resume_offset(code: types.CodeType) -> Optional[int]:
+    """The offset in its parent where a Dynamo resume function resumes, or None."""
+    if not code.co_name.startswith("torch_dynamo_resume_in_"):
+        return None
+    try:
+        from torch._dynamo.resume_execution import ContinueExecutionCache
+        for made in list(ContinueExecutionCache.cache.values.values()):
+            for key, resume in list(made.items()):
+                if resume is code and key and isinstance(key[0], int):
+                    return key[0]
+    except Exception:
+        pass
+    return None
+
+
+def real_name_pattern(real: str) -> str:
+    """torch's name with its random part shown as a pattern (for the index)."""
+    m = _COMPILED_FN.match(real)
+    return m.group(1) + ("_<uuid>" if m and m.group(2) else "") if m else real
+
+
+def _natural(name: str):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+@contextlib.contextmanager
+def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: bool = False):
+    """Dump what torch.compile does inside the ``with`` block into ``dump_src_dir``.
+
+    For each function Dynamo compiles: ``full_code_for_<fn>.py`` (guards,
+    transformed code, resume functions, original code and the dispatch between
+    them), ``__transformed_code_<k>_for_<fn>.py`` and ``__guard_<k>_for_<fn>.py``
+    per cache entry, and the graphs as ``<graph>.<kind>.py``. With
+    ``clean_wild_fx_code=False`` graphs no compiled code claims are kept too;
+    ``log_bytecode=True`` appends the bytecode listings.
+
+    >>> import depyf, torch                                      # doctest: +SKIP
+    >>> with depyf.prepare_debug("./dump"):
+    ...     torch.compile(lambda x: x.sin() + 1)(torch.ones(3))
+    """
+    try:
+        import torch  # noqa: F401
+    except ImportError as e:
+        raise ImportError("depyf.prepare_debug needs torch (pip install torch)") from e
+    session = None
+    try:
+        session = Session(str(dump_src_dir), clean_wild_fx_code, log_bytecode)
+        session.start()
+    except Exception as e:      # an unusable dump dir or torch: say so, run the program anyway
+        warnings.warn("depyf: prepare_debug could not start: %s: %s (nothing is dumped)"
+                      % (type(e).__name__, e), DepyfWarning, stacklevel=3)
+        if session is not None:
+            session.stop()
+        yield None
+        return
+    _active.append(session)
+    try:
+        yield session
+    finally:
+        _active.remove(session)
+        session.stop()

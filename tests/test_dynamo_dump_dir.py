@@ -1,0 +1,123 @@
+"""The torch-free parts of the dump: names, locking, atomic writes, file text."""
+import os
+import threading
+
+from depyf.dynamo import fullcode
+from depyf.dynamo.dump import DumpDir, as_python, identifier
+
+
+def test_names_are_stable_and_unique(tmp_path):
+    d = DumpDir(str(tmp_path))
+    assert d.allocate("function", "a.py:f", "f") == "f"
+    assert d.allocate("function", "b.py:f", "f") == "f_1"
+    assert d.allocate("function", "a.py:f", "f") == "f"
+    assert d.allocate("graph", "f:0:0", "f") == "f"         # kinds are separate
+    # A second process (a fresh DumpDir) sees the names the first one chose.
+    other = DumpDir(str(tmp_path))
+    assert other.allocate("function", "b.py:f", "f") == "f_1"
+    assert other.allocate("function", "c.py:f", "f") == "f_2"
+
+
+def test_concurrent_allocation_gives_distinct_names(tmp_path):
+    names = []
+
+    def claim(i):
+        names.append(DumpDir(str(tmp_path)).allocate("function", "k%d" % i, "fn"))
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(names)) == 8
+
+
+def test_write_is_atomic_and_skips_unchanged(tmp_path):
+    d = DumpDir(str(tmp_path))
+    path = d.write("x.py", "a = 1\n")
+    mtime = os.stat(path).st_mtime_ns
+    d.write("x.py", "a = 1\n")
+    assert os.stat(path).st_mtime_ns == mtime
+    d.write("x.py", "a = 2\n")
+    assert open(path).read() == "a = 2\n"
+    assert [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")] == []
+
+
+def test_identifier():
+    assert identifier("Net.forward") == "Net_forward"
+    assert identifier("<lambda>") == "lambda_"        # `def lambda(` would not compile
+    assert identifier("match") == "match"            # a soft keyword is a fine name
+    assert identifier("0/1") == "_0_1"
+
+
+def test_as_python_comments_out_what_does_not_compile():
+    assert as_python("x = 1", "title") == "# title\nx = 1\n"
+    text = as_python("def f(: pass")
+    compile(text, "t", "exec")
+    assert text == "# def f(: pass\n"
+
+
+def test_signature_and_dispatch_compile():
+    def f(a, b=1, /, c=2, *args, d, e=3, **kw):
+        pass
+    params, call = fullcode.signature(f.__code__)
+    assert params == "a, b, /, c, *args, d, e, **kw"
+    assert call == "a, b, c, *args, d=d, e=e, **kw"
+    text = fullcode.dispatch("f", f.__code__, [("g1", "t1"), ("g0", "t0")], "__original_f")
+    compile(text, "t", "exec")
+    assert text.index("g1(L, G)") < text.index("g0(L, G)")
+
+
+def test_rename_whole_identifiers_only():
+    text = "x = __compiled_fn_1_ab(y) + __compiled_fn_1_abc"
+    assert fullcode.rename(text, {"__compiled_fn_1_ab": "__compiled_fn_1"}) == \
+        "x = __compiled_fn_1(y) + __compiled_fn_1_abc"
+
+
+def test_import_globals():
+    assert fullcode.import_globals(["__import_torch_dot__dynamo_dot_utils", "x"]) == [
+        "__import_torch_dot__dynamo_dot_utils = importlib.import_module('torch._dynamo.utils')"]
+
+
+def test_closures_are_enclosed():
+    def outer():
+        n = 0
+
+        def inner():
+            nonlocal n
+            n += 1
+            return n
+        return inner
+    code = outer().__code__
+    text, problem = fullcode.safe_decompile(code, "__transformed_code_0_for_inner")
+    assert problem is None
+    namespace = {}
+    exec(compile(text, "t", "exec"), namespace)
+    made = namespace["__transformed_code_0_for_inner"]
+    assert made.__code__.co_freevars == ("n",)
+
+
+def test_text_that_does_not_compile_is_kept_as_comments(monkeypatch):
+    monkeypatch.setattr(fullcode, "decompile_as", lambda code, name: "def %s():\n    x = {<module>}\n" % name)
+    text, problem = fullcode.safe_decompile((lambda: 0).__code__, "g")
+    assert "does not compile" in problem
+    compile(text, "t", "exec")
+    assert "#     x = {<module>}" in text
+
+
+def test_each_rank_writes_its_own_directory(monkeypatch, tmp_path):
+    from depyf.dynamo.hooks import _rank_dir
+    monkeypatch.delenv("RANK", raising=False)
+    assert _rank_dir(str(tmp_path)) == str(tmp_path)
+    monkeypatch.setenv("RANK", "3")
+    assert _rank_dir(str(tmp_path)) == os.path.join(str(tmp_path), "rank_3")
+
+
+def test_cell_variables_stay_cells():
+    # Dynamo's code makes closures without a visible def: the text alone would
+    # leave `a` and `c` plain locals.
+    text = fullcode.keep_cells('def f(a):\n    """doc"""\n    c = a + 1\n    return c\n', "f", ("a", "c"))
+    namespace = {}
+    exec(compile(text, "t", "exec"), namespace)
+    f = namespace["f"]
+    assert f.__code__.co_cellvars == ("a", "c")
+    assert f.__doc__ == "doc" and f(1) == 2

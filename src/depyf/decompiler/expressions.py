@@ -25,6 +25,7 @@ from .values import (DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegat
                      ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue, InPlace,
                      Iterator, Null, PendingNamed, Placeholder, SavedLocal, TypeAliasValue,
                      TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
+from .objects import CellRef, cell_expr, code_expr, module_globals_expr
 from .spill import continues_multi, drops_out, is_waiting_value, spill
 
 
@@ -197,6 +198,10 @@ def finish(m: StackMachine, node) -> ast.expr:
                 raise DecompileFailure("assignment expression to a non-name")
             value = ast.NamedExpr(target=target, value=value)
         return value
+    if isinstance(node, _CodeConst):
+        return code_expr(m, node.code)
+    if isinstance(node, CellRef):
+        return cell_expr(node)
     if isinstance(node, Placeholder):
         raise DecompileFailure("%s used as a value" % type(node).__name__)
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -243,6 +248,8 @@ def _load_const(m, op):
     value = op.arg
     if hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
         m.push(_CodeConst(value), op)
+    elif isinstance(value, dict) and module_globals_expr(value) is not None:
+        m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
         m.push(const(value), op)
 
@@ -263,6 +270,9 @@ def _load_fast_and_clear(m, op):
 def _load_name(m, op):
     if op.arg in m.ctx.hidden:
         m.push(m.ctx.hidden[op.arg], op)
+        return
+    if op.name == "LOAD_CLOSURE":
+        m.push(CellRef(op.arg), op)     # the cell itself, not its contents
         return
     m.push(load(op.arg), op)
 

@@ -53,9 +53,13 @@ class Spills:
         self.taken = taken
         self.count = itertools.count()
 
-    def new_name(self) -> str:
+    def new_name(self, base: str = "") -> str:
+        """``stack_N``, or ``base`` (``base_N`` when taken)."""
+        if base and base not in self.taken:
+            self.taken.add(base)
+            return base
         while True:
-            name = "stack_%d" % next(self.count)
+            name = "%s_%d" % (base or "stack", next(self.count))
             if name not in self.taken:
                 self.taken.add(name)
                 return name

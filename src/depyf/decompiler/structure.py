@@ -378,6 +378,10 @@ class Walker:
         if target >= hi:
             # The end of an if-branch jumping over its else; the caller handles it.
             return i + 1
+        if i < target and not any(k in self.reachable for k in range(i + 1, target)):
+            # Over code nothing reaches (a resume function's prologue jumps past
+            # the start of the original code into its middle): as if it fell through.
+            return target
         raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
 
     def _break_threaded(self, target: int) -> bool:

@@ -98,3 +98,39 @@ def code_expr(m, code) -> ast.expr:
 def _no_args() -> ast.arguments:
     return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
+
+
+def unbound_cells(code, stmts) -> list:
+    """``if False: b = None`` for cell variables no statement binds.
+
+    Source binds every cell variable it has; Dynamo's code keeps the original's
+    cells (its closures may be gone) and refuses replacement code with other
+    cells. A binding that never runs keeps the name local, so whatever makes it
+    a cell (the dump's keeper function) can. Ordinary code never needs one.
+    """
+    if not code.cellvars:
+        return []
+    nargs = code.argcount + code.kwonlyargcount + bool(code.flags & 0x4) + bool(code.flags & 0x8)
+    bound = set(code.varnames[:nargs])
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            bound.add(node.target.id)
+        if not isinstance(node, scopes):
+            todo.extend(ast.iter_child_nodes(node))
+    missing = [c for c in code.cellvars if c not in bound and c.isidentifier()]
+    if not missing:
+        return []
+    assign = ast.Assign(targets=[ast.Name(id=c, ctx=ast.Store()) for c in missing],
+                        value=ast.Constant(value=None))
+    return [ast.If(test=ast.Constant(value=False), body=[assign], orelse=[])]

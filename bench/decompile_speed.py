@@ -7,14 +7,23 @@ one process on one core; the table gives code objects/s per version.
 Run from the project root::
 
     PYTHONPATH=src python3 bench/decompile_speed.py [--versions 3.8,3.13] [--modules 65]
+        [--others VENV_DIR ...] [--others-budget 120]
 
-Published decompilers for side-by-side figures are not wired in yet (they need
-their own virtual environment; see the issue notes).
+``--others VENV_DIR`` (repeatable) adds rows for published decompilers
+installed in a separate virtual environment (never a dependency of depyf),
+e.g. ``python3.11 -m venv /tmp/others && /tmp/others/bin/pip install depyf``
+(the published depyf needs only astor and dill; it decompiles code objects of
+the interpreter it runs on, so the row joins that venv's version). They run in
+a subprocess of that venv (``bench/others_runner.py``), on the same modules,
+each code object on its own, for at most ``--others-budget`` seconds per tool;
+their rows say how many objects they got through and how many they failed on.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -44,19 +53,64 @@ def measure(version: str, count: int):
     return len(records), objects, seconds
 
 
+def venv_python(venv: str) -> str:
+    for name in ("bin/python", "Scripts/python.exe"):
+        path = os.path.join(venv, name)
+        if os.path.exists(path):
+            return path
+    raise SystemExit("no interpreter in virtual environment %s" % venv)
+
+
+def venv_version(python: str) -> str:
+    return subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def measure_others(python: str, version: str, count: int, budget: float):
+    """Rows for the published tools in ``python``'s environment: [(label, result)]."""
+    paths = list(corpus_modules(version, count))
+    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "others_runner.py")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    done = subprocess.run([python, runner, str(budget)], input=json.dumps(paths),
+                          capture_output=True, text=True, env=env, cwd=os.path.dirname(runner))
+    if done.returncode:
+        print("  %s: runner failed: %s" % (python, done.stderr.strip().splitlines()[-1:]),
+              file=sys.stderr)
+        return []
+    return sorted(json.loads(done.stdout)["tools"].items())
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--versions", default=None, help="comma-separated, default: all installed")
     parser.add_argument("--modules", type=int, default=65, help="corpus size per version")
+    parser.add_argument("--others", action="append", default=[], metavar="VENV_DIR",
+                        help="a virtual environment holding published decompilers to time "
+                             "alongside (repeatable; each joins its interpreter's version)")
+    parser.add_argument("--others-budget", type=float, default=120.0, metavar="SECONDS",
+                        help="time limit per published tool and version (default 120)")
     args = parser.parse_args(argv)
     versions = args.versions.split(",") if args.versions else [
         "%d.%d" % v if isinstance(v, tuple) else str(v) for v in installed_versions()]
-    print("%-8s %8s %13s %9s %15s" % ("version", "modules", "code objects", "seconds",
-                                       "code objects/s"))
+    others = {}
+    for venv in args.others:
+        python = venv_python(venv)
+        others.setdefault(venv_version(python), []).append(python)
+    print("%-8s %-24s %8s %13s %9s %15s  %s" % ("version", "tool", "modules", "code objects",
+                                                "seconds", "code objects/s", "failed"))
     for version in versions:
         modules, objects, seconds = measure(version, args.modules)
-        print("%-8s %8d %13d %9.2f %15.0f" % (version, modules, objects, seconds,
-                                              objects / seconds if seconds else 0.0))
+        print("%-8s %-24s %8d %13d %9.2f %15.0f" % (version, "depyf (this tree)", modules,
+                                                    objects, seconds,
+                                                    objects / seconds if seconds else 0.0))
+        for python in others.get(version, []):
+            for label, r in measure_others(python, version, args.modules, args.others_budget):
+                seconds = r["seconds"]
+                done = "%d of %d" % (r["objects"], r["of"]) if r["objects"] < r["of"] \
+                    else str(r["objects"])
+                print("%-8s %-24s %8s %13s %9.2f %15.0f  %d" % (
+                    version, label[:24], "", done, seconds,
+                    r["objects"] / seconds if seconds else 0.0, r["failed"]))
     return 0
 
 

@@ -44,7 +44,8 @@ def test_write_is_atomic_and_skips_unchanged(tmp_path):
 
 def test_identifier():
     assert identifier("Net.forward") == "Net_forward"
-    assert identifier("<lambda>") == "lambda"
+    assert identifier("<lambda>") == "lambda_"        # `def lambda(` would not compile
+    assert identifier("match") == "match"            # a soft keyword is a fine name
     assert identifier("0/1") == "_0_1"
 
 

@@ -53,3 +53,48 @@ def except_star_in_loop(fs):
             f()
         except* ValueError:
             pass
+
+
+def except_star_branches(f, flag):
+    try:
+        f()
+    except* ValueError:
+        if flag:
+            print(1)
+    except* TypeError as group:
+        if group:
+            print(2)
+        else:
+            print(3)
+    print(4)
+
+
+def except_star_after_return(f):
+    try:
+        return f()
+    except* ValueError:
+        pass
+    print("only after an error")
+
+
+def except_star_nested_in_finally(f, g):
+    for x in f:
+        try:
+            f()
+        except* TypeError as e:
+            try:
+                g(e)
+            except* KeyError:
+                g()
+            finally:
+                g()
+
+
+def except_star_while_else(f, g):
+    while f:
+        try:
+            f()
+        except* ValueError:
+            pass
+        else:
+            g()

@@ -49,16 +49,17 @@ def block_stack_handlers(func: Function, table) -> None:
     kinds = {id(op.target): op.name for op in func.ops if op.name in _SETUPS}
     entries = [op for op in func.ops if op.name in _SETUPS]
     cleanups = _add_cleanups(func, entries)
+    by_id = {id(op): op for op in func.ops}
     # Handlers, from the block stack each op runs under.
     for op in func.ops:
         stack = stacks.get(id(op))
         if stack is not None:
             if op.name == "POP_EXCEPT" and stack:
                 stack = stack[:-1]      # it leaves the handler it ends
-            op.handler = _handler_for(stack, cleanups, func)
+            op.handler = _handler_for(stack, cleanups, func, by_id)
     for target_id, first in cleanups.items():
         # A clean-up block is covered by whatever covered the try statement.
-        outer = _handler_for(stacks.get(target_id, ())[:-1], cleanups, func)
+        outer = _handler_for(stacks.get(target_id, ())[:-1], cleanups, func, by_id)
         i = func.ops.index(first)
         for op in func.ops[i:i + 3]:
             op.handler = outer
@@ -137,8 +138,9 @@ def _add_cleanups(func: Function, entries: List[Op]) -> Dict[int, Op]:
     return cleanups
 
 
-def _handler_for(stack, cleanups, func) -> Optional[Handler]:
-    """3.11's handler for an op under ``stack``: the innermost block decides."""
+def _handler_for(stack, cleanups, func, by_id) -> Optional[Handler]:
+    """3.11's handler for an op under ``stack``: the innermost block decides
+    (``by_id``: the function's ops by ``id``)."""
     if not stack:
         return None
     kind, target_id = stack[-1]
@@ -146,8 +148,7 @@ def _handler_for(stack, cleanups, func) -> Optional[Handler]:
     if kind == "except":
         target = cleanups[target_id]
         return _handler(func, target, depth, True)
-    target = next(op for op in func.ops if id(op) == target_id)
-    return _handler(func, target, depth, False)
+    return _handler(func, by_id[target_id], depth, False)
 
 
 def _handler(func, target, depth, lasti):

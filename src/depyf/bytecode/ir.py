@@ -63,6 +63,10 @@ class Function:
     """A normalised code object: its ops plus what the decompiler needs of the record."""
     code: object            # the CodeRecord
     ops: List[Op]
+    #: ids of the ops a dropped 3.12+ generator wrapper did not cover (None: no
+    #: wrapper); an explicit statement is covered where the compiler's own jumps
+    #: are not, which tells `if c: continue` from `if not c: ...` in generators
+    unguarded: Optional[set] = None
 
     def reindex(self) -> None:
         for i, op in enumerate(self.ops):

@@ -523,6 +523,13 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
+            if func.unguarded is not None:
+                # The jump's own coverage tells an explicit `continue` (covered)
+                # from the compiler's jump back at the end of the body (not).
+                if id(jump) in func.unguarded:
+                    func.unguarded.add(id(op))
+                else:
+                    func.unguarded.discard(id(op))
     remove_ops(func, doomed)
 
 
@@ -705,7 +712,8 @@ def send_loops(func: Function, table: VersionTable) -> None:
         -> GET_AWAITABLE 0; LOAD_CONST None; YIELD_FROM
 
     3.12+ also routes the YIELD_VALUE's exceptions to a ``CLEANUP_THROW; JUMP E``
-    block out of line; it goes too.
+    block out of line, or to a ``CLEANUP_THROW`` right before E that falls into it
+    (the layout the compiler picks inside an inlined async comprehension); it goes too.
     """
     ops = func.ops
     doomed = []
@@ -713,6 +721,9 @@ def send_loops(func: Function, table: VersionTable) -> None:
         if op.name != "SEND":
             continue
         yield_, back, after = ops[i + 1], ops[i + 2], ops[i + 3]
+        if after.name == "CLEANUP_THROW" and i + 4 < len(ops) and op.target is ops[i + 4] \
+                and yield_.handler is not None and yield_.handler.target is after:
+            after = ops[i + 4]
         if not (op.target is after and yield_.name == "YIELD_VALUE"
                 and back.name == "JUMP" and back.target is op):
             continue
@@ -742,6 +753,7 @@ def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
     if len(ops) < 2 or ops[-2].name != "STOPITERATION_ERROR" or ops[-1].name != "RERAISE":
         return
     wrapper = ops[-2]
+    func.unguarded = {id(op) for op in ops[:-2] if op.handler is None}
     for op in ops:
         if op.handler is not None and op.handler.target is wrapper:
             op.handler = None
@@ -794,6 +806,86 @@ def async_for_loops(func: Function, table: VersionTable) -> None:
             if i + 3 < len(ops) and ops[i + 3].name == "POP_BLOCK":
                 doomed.append(ops[i + 3])
     remove_ops(func, doomed)
+
+
+def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> None:
+    """3.12+: an inlined comprehension's clean-up handler (it puts back the locals
+    the comprehension hid, then re-raises) sits at the end of the code, except
+    after an ``async for``, where the compiler leaves it in line and jumps over
+    it; it moves to the end (nothing falls into it, so it means the same)::
+
+        JUMP X; C: SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE; X: ...
+        -> X: ...; C: SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE
+
+    (Run after ``drop_generator_wrapper``, which wants the wrapper last.)
+    """
+    ops = func.ops
+    moved, jumps, out = [], [], []
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        out.append(op)
+        k = _cleanup_block_end(ops, i + 1) if op.name == "JUMP" else None
+        if k is not None and op.target is ops[k]:
+            moved += ops[i + 1:k]
+            jumps.append(op)
+            i = k
+            continue
+        i += 1
+    if not moved:
+        return
+    func.ops = out + moved
+    remove_ops(func, jumps)
+
+
+def _cleanup_block_end(ops, k):
+    """Index after ``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE`` at ``k``, or None."""
+    names = ["SWAP", "POP_TOP", "SWAP"]
+    if [o.name for o in ops[k:k + 3]] != names:
+        return None
+    j = k + 3
+    while j < len(ops) and ops[j].name == "STORE_FAST":
+        j += 1
+    if j == k + 3 or j >= len(ops) or ops[j].name != "RERAISE":
+        return None
+    return j + 1 if j + 1 < len(ops) else None
+
+
+def except_star_handlers(func: Function, table: VersionTable) -> None:
+    """3.11+: one spelling for the parts of an ``except*`` handler that differ::
+
+        PUSH_EXC_INFO; COPY 1; BUILD_LIST 0; SWAP 2      (3.11)
+        -> PUSH_EXC_INFO; BUILD_LIST 0; COPY 2           (3.12+: the same stack)
+        INTRINSIC_2 INTRINSIC_PREP_RERAISE_STAR -> PREP_RERAISE_STAR        (3.12+)
+        LIST_APPEND 1; JUMP P ... LIST_APPEND 1; P: PREP_RERAISE_STAR       (3.13)
+        -> JUMP Q ... Q: LIST_APPEND 1; P: PREP_RERAISE_STAR
+
+    (3.13 copies the closing ``LIST_APPEND 1`` onto each way into
+    PREP_RERAISE_STAR; earlier versions jump to the one before it.)
+    """
+    ops = func.ops
+    doomed = []
+    replacements = {}
+    for i, op in enumerate(ops):
+        if op.name == "INTRINSIC_2" and op.arg == "INTRINSIC_PREP_RERAISE_STAR":
+            op.name, op.arg = "PREP_RERAISE_STAR", None
+        if op.name == "PUSH_EXC_INFO" and [(o.name, o.arg) for o in ops[i + 1:i + 4]] == \
+                [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]:
+            copy, build = ops[i + 1], ops[i + 2]
+            replacements[id(copy)] = [Op("BUILD_LIST", 0, None, build.line, build.offset,
+                                         build.handler),
+                                      Op("COPY", 2, None, copy.line, copy.offset, copy.handler)]
+            doomed += ops[i + 2:i + 4]
+    for i, op in enumerate(ops[:-1]):
+        prep = ops[i + 1].target
+        if op.name == "LIST_APPEND" and op.arg == 1 and ops[i + 1].name == "JUMP" \
+                and prep.name == "PREP_RERAISE_STAR":
+            k = ops.index(prep)
+            if k >= 1 and ops[k - 1].name == "LIST_APPEND" and ops[k - 1].arg == 1:
+                ops[i + 1].target = ops[k - 1]
+                doomed.append(op)
+    remove_ops(func, doomed)
+    replace_ops(func, replacements)
 
 
 def match_results(func: Function, table: VersionTable) -> None:
@@ -872,7 +964,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
-        async_for_loops,
+        async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails)
 }
@@ -899,18 +991,20 @@ PASSES = {
         "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
         "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-        "async_for_loops", "drop_async_gen_wrap", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
+        "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
+        "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
+        "doubled_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
         "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
-        "async_for_loops", "drop_generator_wrapper", "drop_async_gen_wrap",
-        "chained_comparisons", "backward_conditional_jumps",
-        "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
+        "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
         "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
         "method_loads", "make_function_flags", "fold_function_attributes",
         "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
-        "drop_generator_wrapper", "drop_async_gen_wrap", "chained_comparisons",
+        "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
         "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
 }

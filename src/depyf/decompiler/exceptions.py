@@ -26,6 +26,8 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
+from .astcompat import TryStar
+from .except_star import clauses as except_star_clauses, is_except_star
 from .expressions import DecompileFailure, StackMachine
 from .values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
@@ -64,6 +66,7 @@ def names(ops, lo, hi):
 def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     ops = w.ops
     regions = w.regions
+    handler = _outermost_pending(w, handler)
     start = ops[handler.target.index]
     if start.name != "PUSH_EXC_INFO":
         raise DecompileFailure("handler does not start with PUSH_EXC_INFO")
@@ -77,11 +80,36 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
         # to its own handlers' code) is relative to it.
         w.normal = w.normal | _flow_from(w, i, hi)
     try:
-        if _is_finally(w, hs, he):
-            return _try_finally(w, m, i, hi, handler, hs, he, line)
-        return _try_except(w, m, i, hi, handler, hs, he, line)
+        if is_except_star(ops, hs):
+            k = _try_except(w, m, i, hi, handler, hs, he, line, except_star_clauses, TryStar)
+        elif _is_finally(w, hs, he):
+            k = _try_finally(w, m, i, hi, handler, hs, he, line)
+        else:
+            k = _try_except(w, m, i, hi, handler, hs, he, line)
     finally:
         w.normal = saved
+    if i in saved and k < hi and k not in saved and k in w.reachable \
+            and any(o.target is ops[k] for o in ops[hs:]):
+        # Only the handlers reach the code after the statement (its body always
+        # returns or raises): that code is normal flow all the same.
+        w.normal = saved | _flow_from(w, k, w.n)
+    return k
+
+
+def _outermost_pending(w, handler):
+    """The outermost try statement starting at the op ``handler`` covers: in
+    ``try: ... except E: ... finally: ...`` the first op's handler is the except
+    clauses', and the finally's covers their code (the chain of clean-ups up from
+    ``handler`` reaches it); a try being walked already is no new statement."""
+    found = handler
+    h = handler
+    for _ in range(64):
+        cleanup = w.regions.cleanup_of(h)
+        outer = w.regions.parent(cleanup) if cleanup is not None else None
+        if outer is None or w._handled(outer):
+            break
+        found = h = outer
+    return found
 
 
 def _flow_from(w, i, hi):
@@ -126,7 +154,9 @@ def _is_finally(w, hs, he) -> bool:
     return not (j < he and ops[j].name in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"))
 
 
-def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
+def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) -> int:
+    """``parse``: the except-clause parser (default :func:`_clauses`); ``kind``:
+    the statement's node class (``TryStar`` for ``except*``)."""
     ops = w.ops
     inline = hs > i and any(k in w.normal for k in range(hs, w.n))
     limit = hs if inline else hi
@@ -136,7 +166,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
     elif hs > i:
         body_end = _extend_inline_body(w, i, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
-    clauses, exits, tails = _clauses(w, m, hs, he, handler)
+    clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
     if end is None or end >= hi:
         # The try ends its loop's body: a clause falling off its end goes round.
@@ -145,6 +175,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
                 clause.body = clause.body[:-1] or [ast.Pass()]
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
+            if clause is None:
+                raise DecompileFailure("except* way out is no copy of the code after it")
             # Not a copy of the code after the try: the clause's own closing
             # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
@@ -173,7 +205,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line) -> int:
                 stop -= 1       # the body's way out (to the join, or on round its loop)
             orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
         k = end
-    node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+    if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
+        # The loop body's closing jump back, not an `else: continue` (the except*
+        # clauses' way out jumps back too, and nothing follows in the body).
+        orelse = []
+    node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
     node.lineno = line
     m.stmts.append(node)
     return k
@@ -467,6 +503,33 @@ def _drop_copied_returns(stmts):
     return stmts
 
 
+class FinallyOps(list):
+    """The op names of a finally body, and the ``handler`` that runs it on an
+    exception: the copies on the ways out of the try body lie outside what that
+    handler covers (the same statements inside the body are no copy)."""
+    handler = None
+
+    def copied_at(self, ops, k) -> bool:
+        """A copy of the body starts at ``k``: the same ops, but where a branch of
+        the body ends (``RERAISE 0``) the copy goes on its way out (``return``
+        value or a jump) instead."""
+        if k + len(self) > len(ops):
+            return False
+        for want, op in zip(self, ops[k:k + len(self)]):
+            got = (op.name, op.arg if op.target is None else None)
+            if got != want and not (want == ("RERAISE", 0)
+                                    and op.name in ("RETURN_VALUE", "JUMP")):
+                return False
+        return True
+
+
+def copied_at(ops, k, seq) -> bool:
+    """``seq`` (op names, or :class:`FinallyOps`) is copied at ``k``."""
+    if isinstance(seq, FinallyOps):
+        return seq.copied_at(ops, k)
+    return names(ops, k, k + len(seq)) == seq
+
+
 def _finally_end(op, cleanup) -> bool:
     """``RERAISE 0`` that ends a finally body (covered by the clean-up, not by a
     try statement nested in the body)."""
@@ -494,7 +557,8 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     if r <= hs:
         raise DecompileFailure("finally handler without its RERAISE")
     fin_lo, fin_hi = hs + 1, r
-    fin_ops = names(ops, fin_lo, fin_hi)
+    fin_ops = FinallyOps(names(ops, fin_lo, fin_hi))
+    fin_ops.handler = handler
     w.finally_ends.append(cleanup)
     try:
         finalbody = w.guarded_block(fin_lo, fin_hi,
@@ -517,7 +581,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
     if not _terminal(sub) or len(sub.stack) > len(m.stack):
-        if names(ops, k, k + len(fin_ops)) == fin_ops:
+        if copied_at(ops, k, fin_ops):
             k += len(fin_ops)
         else:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
@@ -525,7 +589,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             w.step(sub, k, k + 1)
             body = sub.stmts
             k += 1
-    if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+    if len(body) == 1 and isinstance(body[0], (ast.Try, TryStar)) and not body[0].finalbody:
         inner = body[0]
         inner.finalbody = finalbody or [ast.Pass()]
         inner.lineno = line
@@ -573,7 +637,7 @@ def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
     for k in range(i, body_end):
         t = ops[k].target.index if ops[k].target is not None else -1
         if body_end < t < limit and not w._is_loop_jump(ops[k]) \
-                and names(ops, t, t + len(fin_ops)) == fin_ops:
+                and copied_at(ops, t, fin_ops):
             body_end = t
     return body_end
 

@@ -126,7 +126,9 @@ STRUCTURAL_PASSES = frozenset({
     # 3.10's MATCH_CLASS/MATCH_KEYS in the 3.11 shape (the fallback reads them as they are)
     "match_results",
     # an async for header folded into one op with no handler
-    "async_for_loops"})
+    "async_for_loops",
+    # blocks moved or merged for the structurer (same meaning, other layout)
+    "comprehension_cleanups_out_of_line", "except_star_handlers"})
 
 #: passes known to keep each op's meaning: the only ones the fallback runs, so a
 #: new pass is left out until someone files it here or above (a test checks)

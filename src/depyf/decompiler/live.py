@@ -99,7 +99,10 @@ def _is_literal(value) -> bool:
 def enclosing_scopes(record, obj, node: ast.stmt) -> List[ast.stmt]:
     """``node`` (the def of ``record``) inside the classes and functions its
     qualified name and free variables need; ``[node]`` when it needs none."""
-    parents = _parents(getattr(record, "qualname", None) or record.name)
+    func = getattr(obj, "__func__", obj)
+    # A live function knows its qualified name even where its code does not (before 3.11).
+    qualname = getattr(func, "__qualname__", None) if isinstance(func, types.FunctionType) else None
+    parents = _parents(qualname or getattr(record, "qualname", None) or record.name)
     free = [n for n in record.freevars if n != "__class__"]
     if "__class__" in record.freevars and not any(kind == "class" for kind, _ in parents):
         parents.append(("class", "_Class"))

@@ -163,6 +163,14 @@ class _Reader:
         if end < fail:
             raise DecompileFailure("match end before its last case")
         stop = min(end, self.hi)
+        rest = None
+        if not ends and fail < self.hi:
+            # No case runs on past the statement (each returns or raises), so the
+            # rest of the block runs only when nothing matched: a `case _:` (the
+            # same code as statements after the match, and what a match means).
+            rest = self.w.block(fail, self.hi, m.stack)
+            if any(not getattr(s, "implicit", False) for s in rest):
+                stop = self.hi
         nodes = []
         exits = self.w.block_exit
         for c in cases:
@@ -182,7 +190,8 @@ class _Reader:
                                         body=body or [ast.Pass()]))
         if fail < stop:
             # A trailing `case _:` (or code that only the last failure reaches).
-            body = self.w.block(fail, stop, m.stack)
+            body = rest if stop == self.hi and rest is not None else \
+                self.w.block(fail, stop, m.stack)
             default = ast.MatchAs(pattern=None, name=None)
             default.lineno = self.ops[fail].line
             nodes.append(ast.match_case(pattern=default, guard=None, body=body or [ast.Pass()]))

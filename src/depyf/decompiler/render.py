@@ -92,7 +92,10 @@ def _lineno(node) -> Optional[int]:
 
 def _first_line(stmt) -> Optional[int]:
     """Where a statement's text starts: its first decorator, else its lineno."""
-    lines = [_lineno(d) for d in getattr(stmt, "decorator_list", None) or ()]
+    decorators = getattr(stmt, "decorator_list", None)
+    if not decorators:
+        return _lineno(stmt)
+    lines = [_lineno(d) for d in decorators]
     lines = [n for n in lines + [_lineno(stmt)] if n is not None]
     return min(lines) if lines else None
 
@@ -872,15 +875,21 @@ class _Renderer:
     # -- expressions -----------------------------------------------------------------------
 
     def _dispatch(self, prefix: str, node, *args) -> None:
-        method = _METHODS.get((prefix, type(node)))
+        methods = _METHODS[prefix]
+        method = methods.get(type(node))
         if method is None:
-            method = _METHODS[prefix, type(node)] = _method_for(prefix, type(node))
+            method = methods[type(node)] = _method_for(prefix, type(node))
         method(self, node, *args)
 
     def _expr(self, node, ctx) -> None:
         """Write ``node``, in parentheses if its level is below ``ctx``."""
-        self._brk(node)
-        self._dispatch("x_", node, ctx)
+        # (_brk and _dispatch, inlined: this runs for every expression node)
+        if self.faithful and not self._nobreak:
+            self._brk(node)
+        method = _X_METHODS.get(type(node))
+        if method is None:
+            method = _X_METHODS[type(node)] = _method_for("x_", type(node))
+        method(self, node, ctx)
 
     def _value(self, node, yield_ok: bool = True, star_ok: bool = True) -> None:
         """A statement's value slot: tuples bare unless they hold a starred item
@@ -1337,9 +1346,10 @@ class _Renderer:
                 self._pattern(pattern, _P_ATOM)
 
 
-#: (prefix, node class) -> the _Renderer method that writes it (by class name, so
+#: prefix -> node class -> the _Renderer method that writes it (by class name, so
 #: host classes and astcompat's render alike), looked up once per class
-_METHODS: dict = {}
+_METHODS = {"s_": {}, "x_": {}, "p_": {}}
+_X_METHODS = _METHODS["x_"]
 
 
 def _method_for(prefix: str, cls):

@@ -18,7 +18,8 @@ from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .spill import spill_before_branches
 from .comprehensions import build_comprehension
-from .exceptions import (Regions, finally_end, names, try_statement, with_exit_at,
+from .except_star import unbinds_before_jump
+from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
                          with_statement)
 from .match import match_statement
 from .values import ChainLink, Iterator, WithExit
@@ -77,8 +78,11 @@ class Walker:
         self.in_handler = 0
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
+        self._jumps = None
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
+        #: names bound by the except* clauses being walked (their unbinding ends a branch)
+        self.clause_names = []
         self.normal = self._outside_handlers()
         self.reachable = self._reachable(with_handlers=True)
         # A handler jumping back to the code after its try is not a loop.
@@ -220,9 +224,10 @@ class Walker:
             end = with_exit_at(self, m, i)
             if end is not None:
                 return end
-        copy = self._finally_copy_at(i)
-        if copy:
-            return i + copy
+        if self.finally_copies:
+            copy = self._finally_copy_at(i)
+            if copy:
+                return i + copy
         if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
             return with_statement(self, m, i, hi)
         h = op.handler
@@ -237,6 +242,9 @@ class Walker:
         if self.in_handler and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the
             # compiler's `e = None; del e`, not the clause's own statements.
+            return i + 3
+        if self.clause_names and unbinds_before_jump(self.ops, i, self.clause_names[-1]):
+            # 3.13 copies `except* E as e:`'s closing `e = None; del e` into branches.
             return i + 3
         if name in CONDITIONAL:
             return self.conditional(m, i, hi)
@@ -287,11 +295,11 @@ class Walker:
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
-        if not self.finally_copies:
-            return 0
-        first = self.ops[i].name    # cheap test first: this runs at every step
         for seq in reversed(self.finally_copies):
-            if seq and seq[0][0] == first and names(self.ops, i, i + len(seq)) == seq:
+            if seq and copied_at(self.ops, i, seq):
+                guard = getattr(seq, "handler", None)
+                if guard is not None and self.regions.covered(self.ops[i], guard):
+                    continue    # code the finally protects: the same statements, no copy
                 return len(seq)
         return 0
 
@@ -586,7 +594,7 @@ class Walker:
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
                     and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
-                    and not folds_a_not(test):
+                    and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
                 m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
@@ -678,9 +686,11 @@ class Walker:
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
             else_end = min(last.target.index, hi)
-        elif last is not None and (else_start - 1) in self.ctx.implicit_returns:
-            # 3.10+ copies the function's closing `return None` into each branch,
-            # so the branch that follows is the else, up to the block's end.
+        elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
+                                   or (last.name == "RERAISE" and finally_end(self, last))):
+            # 3.10+ copies the function's closing `return None` (a finally body's
+            # closing RERAISE) into each branch, so the branch that follows is the
+            # else, up to the block's end.
             else_end = hi
         elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             dead = self._dead_jump_after(else_start, hi)
@@ -709,6 +719,12 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _explicit_jump(self, k: int) -> bool:
+        """The jump at ``k`` is a statement's (``continue``), not the compiler's
+        own: in a 3.12+ generator only statements lie inside its wrapper handler."""
+        unguarded = self.func.unguarded
+        return unguarded is not None and id(self.ops[k]) not in unguarded
 
     def _assert(self, m, test, then_start, else_start, hi, line):
         """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``
@@ -850,13 +866,22 @@ class Walker:
         if op.line is None:
             return True
         load = self.ops[k - 1]
-        preds = [o for o in self.ops if o.target is load]
+        preds = list(self._jumps_to().get(id(load), ()))
         if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
             preds.append(self.ops[k - 2])
         if any(p.line == op.line for p in preds):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
         return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
+
+    def _jumps_to(self):
+        """``id(op)`` -> the ops that jump to it (built once: asked per return)."""
+        if self._jumps is None:
+            self._jumps = {}
+            for o in self.ops:
+                if o.target is not None:
+                    self._jumps.setdefault(id(o.target), []).append(o)
+        return self._jumps
 
     def _flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import keyword
 import os
 import re
 import threading
@@ -66,9 +67,12 @@ def identifier(text: str) -> str:
 
     >>> identifier("Net.forward.<locals>.inner")
     'Net_forward__locals__inner'
+    >>> identifier("<lambda>")       # a keyword: `def lambda(` would not compile
+    'lambda_'
     """
     name = _NOT_IDENT.sub("_", text).strip("_") or "fn"
-    return ("_" + name) if name[0].isdigit() else name
+    name = ("_" + name) if name[0].isdigit() else name
+    return name + "_" if keyword.iskeyword(name) else name
 
 
 class DumpDir:
@@ -169,8 +173,19 @@ def as_python(text: str, header: str = "") -> str:
     """
     head = "".join("# %s\n" % line if line else "#\n" for line in header.splitlines())
     body = text if text.endswith("\n") else text + "\n"
-    try:
-        compile(body, "<depyf dump>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        body = "".join("# " + line + "\n" for line in body.splitlines())
+    if not _compiles(body):
+        # torch prints a graph module made from a lambda as ``class <lambda>(...)``
+        named = _ODD_CLASS.sub("class GraphModule(", body)
+        body = named if _compiles(named) else "".join("# " + line + "\n" for line in body.splitlines())
     return head + body
+
+
+_ODD_CLASS = re.compile(r"^class <\w+>\(", re.M)
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<depyf dump>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):
+        return False

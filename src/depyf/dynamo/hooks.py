@@ -40,6 +40,7 @@ from typing import Dict, List, Optional
 
 from . import fullcode
 from .artifacts import Event, TraceCapture, user_part
+from .breakpoints import Breakpoints
 from .dump import DumpDir, as_python, identifier
 
 # torch names a graph's callable __compiled_fn_<counter>_<uuid4 with _ for ->.
@@ -112,6 +113,7 @@ class Session:
         self._handle = None
         self._handle_missing = False
         self._capture: Optional[TraceCapture] = None
+        self.breakpoints = Breakpoints(self)
 
     # -- lifetime -------------------------------------------------------------
     def start(self) -> None:
@@ -134,6 +136,8 @@ class Session:
             from torch._dynamo.eval_frame import _debug_get_cache_entry_list  # noqa: F401
         except ImportError:
             missing.append("torch._dynamo.eval_frame._debug_get_cache_entry_list (no guards)")
+        # depyf.debug(): the code that runs names the dumped files (breakpoints.py)
+        self._guarded("breakpoints", self.breakpoints.install)
         if missing:
             warnings.warn("depyf: torch %s lacks %s; the rest of the dump is written."
                           % (torch.__version__, "; ".join(missing)), DepyfWarning, stacklevel=3)
@@ -146,6 +150,7 @@ class Session:
             self._capture.uninstall()
             self._capture = None
         self._guarded("the dump", self.flush, final=True)
+        self._guarded("breakpoints", self.breakpoints.uninstall)
 
     # -- failure containment ----------------------------------------------------
     def _guarded(self, who: str, fn, *args, **kwargs):
@@ -173,7 +178,8 @@ class Session:
     # -- bytecode hook ------------------------------------------------------------
     def _bytecode_hook(self, code: types.CodeType, new_code: types.CodeType):
         self._guarded(_qualname(code), self._record, code, new_code)
-        return None         # Dynamo keeps its own code
+        # Dynamo's own code, naming the dumped file (None: unchanged)
+        return self._guarded(_qualname(code), self.breakpoints.transformed, code, new_code)
 
     def _record(self, code: types.CodeType, new_code: types.CodeType) -> None:
         import torch
@@ -330,6 +336,9 @@ class Session:
             # print_readable's GraphModule classes name torch.nn.Module: importable this way.
             payload = "import torch\n\n" + payload
         self.dir.write(name, as_python(payload, title))
+        # the text torch printed ties the file to the graph module that runs it
+        self._guarded(graph, self.breakpoints.graph_written, self.dir.file(name), kind,
+                      event.payload, event.metadata)
         if name not in entry.graph_files:
             entry.graph_files.append(name)
 

@@ -1,15 +1,109 @@
-"""``depyf.install()``: decompiled source in ``TORCH_LOGS=+bytecode`` (not written yet)."""
+"""``depyf.install()``: decompiled source in Dynamo's bytecode log.
+
+``TORCH_LOGS=+bytecode`` (or ``torch._logging.set_logs(bytecode=True)``)
+makes Dynamo log the bytecode of each frame it compiles, before and after.
+After ``install()``, a bytecode hook adds two records to the same log for
+each compile: the original code and the code Dynamo made, both decompiled to
+Python. Nothing is decompiled while that log is off, and the code Dynamo runs
+is never changed.
+
+Example::
+
+    $ TORCH_LOGS=+bytecode python -c "import depyf; depyf.install(); ..."
+    MODIFIED BYTECODE toy ...
+    DECOMPILED ORIGINAL SOURCE toy /path/toy.py line 3
+    def toy(a, b): ...
+    DECOMPILED MODIFIED SOURCE toy /path/toy.py line 3
+    def __transformed_code_for_toy(a, b): ...
+"""
 from __future__ import annotations
+
+import keyword
+import logging
+import threading
+import warnings
+
+_lock = threading.Lock()
+_handle = None
+_told = False           # the missing hook API is reported once per process
+_HOOK_API = "torch._dynamo.convert_frame.register_bytecode_hook"
 
 
 def install() -> None:
-    """Add decompiled source to Dynamo's bytecode log (not implemented yet).
+    """Add the decompiled source of each compiled frame (original and
+    transformed) to Dynamo's bytecode log; calling it again does nothing.
 
-    >>> depyf.install()        # doctest: +SKIP
+    import depyf, torch
+    torch._logging.set_logs(bytecode=True)
+    depyf.install()
     """
-    raise NotImplementedError("depyf.install() is not implemented yet")
+    global _handle, _told
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError("depyf.install needs torch (pip install torch)") from e
+    with _lock:
+        if _handle is not None:
+            return
+        try:
+            from torch._dynamo.convert_frame import register_bytecode_hook
+        except (ImportError, AttributeError):
+            from .hooks import DepyfWarning
+            if _told:
+                return
+            _told = True
+            warnings.warn("depyf.install(): torch %s lacks %s, so the bytecode log stays without "
+                          "decompiled source; everything else works" % (torch.__version__, _HOOK_API),
+                          DepyfWarning, stacklevel=2)
+            return
+        _handle = register_bytecode_hook(_log_sources)
 
 
 def uninstall() -> None:
-    """Undo :func:`install` (not implemented yet)."""
-    raise NotImplementedError("depyf.uninstall() is not implemented yet")
+    """Undo :func:`install`: the bytecode log is torch's own again.
+
+    depyf.uninstall()
+    """
+    global _handle
+    with _lock:
+        if _handle is not None:
+            _handle.remove()
+            _handle = None
+
+
+def _bytecode_logger():
+    import torch._dynamo.convert_frame as convert_frame
+    found = getattr(convert_frame, "bytecode_log", None)
+    if found is None:
+        import torch._logging
+        found = torch._logging.getArtifactLogger(convert_frame.__name__, "bytecode")
+    return found
+
+
+def _log_sources(code, new_code):
+    """The bytecode hook: log, never replace (returns None)."""
+    try:
+        log = _bytecode_logger()
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(_record("DECOMPILED ORIGINAL SOURCE", code, code, _name(code)))
+            log.debug(_record("DECOMPILED MODIFIED SOURCE", code, new_code, _transformed_name(code)))
+    except Exception:       # a log line is never worth a failed compile
+        pass
+    return None
+
+
+def _name(code) -> str:
+    from .dump import identifier
+    name = identifier(code.co_name)
+    return name + "_" if keyword.iskeyword(name) else name      # <lambda>: no ``def lambda(``
+
+
+def _transformed_name(code) -> str:
+    return "__transformed_code_for_%s" % _name(code)
+
+
+def _record(prefix: str, code, shown, name: str) -> str:
+    """Like torch's own records: ``PREFIX name file line N`` and the text."""
+    from .fullcode import safe_decompile
+    text, _problem = safe_decompile(shown, name)
+    return "%s %s %s line %d \n%s" % (prefix, code.co_name, code.co_filename, code.co_firstlineno, text)

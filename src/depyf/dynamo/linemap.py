@@ -1,0 +1,221 @@
+"""Point a live code object's line numbers into a dumped file, bytecode untouched.
+
+A breakpoint in a dumped file is hit when the code that runs names that file
+and has an instruction on that line. Running code compiled from the dumped
+text would do it, but decompiled text only rarely compiles back to the very
+instructions Dynamo made (its code keeps values on the stack across
+statements), and any difference would change what the user's program does.
+So the code that runs keeps its own instructions and only gets a new file
+name and line table: each instruction takes the line of the instruction it
+matches in the code compiled from the dumped file (matched as a sequence, by
+operation and argument), and an unmatched one the line before it. Results
+cannot change; where the decompiled text has the same shape as the bytecode
+the lines are exact, elsewhere they are near.
+
+Example::
+
+    >>> dumped = compile(open(path).read(), path, "exec")      # doctest: +SKIP
+    >>> fn.__code__ = retarget(fn.__code__, find_code(dumped, "forward"), path)  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import bisect
+import difflib
+import types
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+# One instruction: (start byte, end byte, comparison key, line or None).
+Span = Tuple[int, int, str, Optional[int]]
+
+
+def walk(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and every code object nested in it, depth first."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from walk(const)
+
+
+def find_code(module: types.CodeType, name: str) -> Optional[types.CodeType]:
+    r"""The first code object called ``name`` nested in ``module``, depth first.
+
+    >>> find_code(compile("def f():\n    def g(): pass\n", "<s>", "exec"), "g").co_firstlineno
+    2
+    """
+    return next((c for c in walk(module) if c is not module and c.co_name == name), None)
+
+
+def child(code: Optional[types.CodeType], *names: str) -> Optional[types.CodeType]:
+    r"""The code object reached from ``code`` through directly nested ones named ``names``.
+
+    >>> mod = compile("class A:\n    def f(self): pass\ndef f(): pass\n", "<s>", "exec")
+    >>> child(mod, "A", "f").co_firstlineno, child(mod, "f").co_firstlineno
+    (2, 3)
+    """
+    for name in names:
+        if code is None:
+            return None
+        code = next((c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name), None)
+    return code
+
+
+def _key(ins, names: Dict[str, str]) -> str:
+    kind = ins.kind
+    if kind.startswith("jump"):
+        # Which way a jump points depends on the block layout, not on what it does.
+        return ins.opname.replace("FORWARD_", "").replace("BACKWARD_", "")
+    value = ins.argval
+    if kind == "const":
+        name = getattr(value, "name", None) if not isinstance(value, (str, bytes, tuple)) else None
+        return "%s code:%s" % (ins.opname, name) if name is not None else "%s %r" % (ins.opname, value)
+    if isinstance(value, str):
+        # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
+        # depends on whether the value is called there or stored first.
+        return "%s %s" % (ins.opname, names.get(value, value))
+    return "%s %r" % (ins.opname, value)
+
+
+def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[Span]:
+    """One :data:`Span` per instruction, EXTENDED_ARG prefixes and inline
+    caches included in the span of the instruction they belong to."""
+    from ..bytecode.decode import decode
+    names = names or {}
+    return [(ins.start_offset, ins.next_offset, _key(ins, names), ins.line) for ins in decode(code)]
+
+
+def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> List[int]:
+    """For each live instruction, the line of the dumped instruction it is
+    aligned with; unmatched ones (and matched ones without a line) repeat the
+    line before them, ``first`` at the start."""
+    a, b = [s[2] for s in live], [s[2] for s in dumped]
+    if a == b:          # the same instructions (a graph's forward): line for line
+        lines: List[Optional[int]] = [s[3] for s in dumped]
+    else:
+        lines = [None] * len(live)
+        for i, j, n in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+            for t in range(n):
+                lines[i + t] = dumped[j + t][3]
+    out, previous = [], first
+    for line in lines:
+        previous = line if line is not None else previous
+        out.append(previous)
+    return out
+
+
+def retarget(live: types.CodeType, dumped: types.CodeType, filename: str,
+             names: Optional[Dict[str, str]] = None) -> types.CodeType:
+    """``live`` with ``filename`` and the lines of ``dumped`` (the same function
+    compiled from the file); ``names`` maps names in ``live`` to the names
+    the file uses for them (torch's graph names to stable ones)."""
+    live_spans = spans(live, names)
+    lines = matched_lines(live_spans, spans(dumped), dumped.co_firstlineno)
+    ranges = [(s[0], s[1], line) for s, line in zip(live_spans, lines)]
+    table = line_table(dumped.co_firstlineno, ranges, len(live.co_code), has_positions=hasattr(live, "co_positions"))
+    new = live.replace(co_filename=filename, co_firstlineno=dumped.co_firstlineno, co_linetable=table)
+    check_lines(new, ranges)
+    return new
+
+
+def check_lines(code: types.CodeType, ranges: Sequence[Tuple[int, int, Optional[int]]]) -> None:
+    """Raise unless ``code`` reports line ``line`` at the start of each range
+    (the line table is hand-encoded: a slip must not reach the debugger)."""
+    starts, lines = [], []
+    for start, _end, line in code.co_lines():
+        starts.append(start)
+        lines.append(line)
+    for start, _end, line in ranges:
+        at = bisect.bisect_right(starts, start) - 1
+        got = lines[at] if at >= 0 else None
+        if got != line:
+            raise ValueError("line table check failed at offset %d: %r != %r" % (start, got, line))
+
+
+# -- line table encodings -------------------------------------------------------
+# 3.11+ location table (CPython's Objects/locations.md): entries of 1-8 code
+# units; first byte 1CCCCLLL (code, length - 1); code 13 = line only, with the
+# line change as a signed varint; code 15 = no location.
+_NO_COLUMNS, _NO_LOCATION, _UNIT = 13, 15, 2
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 64:
+        out.append(0x40 | (value & 63))
+        value >>= 6
+    out.append(value)
+    return bytes(out)
+
+
+def _svarint(value: int) -> bytes:
+    return _varint(((-value) << 1) | 1 if value < 0 else value << 1)
+
+
+def line_table(firstlineno: int, ranges: Sequence[Tuple[int, int, Optional[int]]], size: int,
+               has_positions: bool = True) -> bytes:
+    """``co_linetable`` giving each byte range [start, end) its line.
+
+    >>> line_table(1, [(0, 2, 1), (2, 6, 2)], 6)
+    b'\\xe8\\x00\\xe9\\x02'
+    """
+    return _locations(firstlineno, ranges, size) if has_positions else _lnotab310(firstlineno, ranges, size)
+
+
+def _per_unit(ranges, size: int) -> List[Optional[int]]:
+    units: List[Optional[int]] = [None] * (size // _UNIT)
+    for start, end, line in ranges:
+        for u in range(start // _UNIT, end // _UNIT):
+            units[u] = line
+    return units
+
+
+def _locations(firstlineno: int, ranges, size: int) -> bytes:
+    units = _per_unit(ranges, size)
+    out = bytearray()
+    previous = firstlineno
+    i = 0
+    while i < len(units):
+        line = units[i]
+        j = i + 1
+        while j < len(units) and j - i < 8 and units[j] == line:
+            j += 1
+        if line is None:
+            out.append(0x80 | (_NO_LOCATION << 3) | (j - i - 1))
+        else:
+            out.append(0x80 | (_NO_COLUMNS << 3) | (j - i - 1))
+            out += _svarint(line - previous)
+            previous = line
+        i = j
+    return bytes(out)
+
+
+def _lnotab310(firstlineno: int, ranges, size: int) -> bytes:
+    """3.10's table: (byte count, line change) pairs, counts up to 254, changes
+    within -127..127, -128 for no line."""
+    units = _per_unit(ranges, size)
+    out = bytearray()
+    previous = firstlineno
+    i = 0
+    while i < len(units):
+        line = units[i]
+        j = i + 1
+        while j < len(units) and units[j] == line:
+            j += 1
+        length = (j - i) * _UNIT
+        if line is None:
+            delta = -128
+        else:
+            delta = line - previous
+            previous = line
+            while delta > 127:
+                out += bytes((0, 127))
+                delta -= 127
+            while delta < -127:
+                out += bytes((0, 256 - 127))
+                delta += 127
+        while length > 254:
+            out += bytes((254, delta & 0xFF))
+            length -= 254
+            delta = 0 if line is not None else -128
+        out += bytes((length, delta & 0xFF))
+        i = j
+    return bytes(out)

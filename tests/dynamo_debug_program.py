@@ -1,0 +1,58 @@
+"""A program to step through with pdb, for tests/test_dynamo_debug.py.
+
+``python tests/dynamo_debug_program.py DUMP BACKEND[,BACKEND] [--pdb]``
+compiles a function per backend under ``depyf.prepare_debug(DUMP)`` (``toy``
+with "eager", ``toy_aot`` with "aot_eager", ``small`` with "inductor"); with
+``--pdb`` it then calls them again under ``depyf.debug()`` after
+``pdb.set_trace()``, so that commands fed on stdin can set breakpoints in the
+dumped files, and prints whether both calls gave the same results.
+"""
+import sys
+
+import torch
+
+import depyf
+
+
+def toy(a, b):
+    # The README example: two graphs around a data-dependent branch (a resume function).
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def toy_aot(a, b):
+    # toy again: a code object of its own for the second backend
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def small(a):
+    # One graph: a single Inductor compile keeps the test short.
+    return (a.sin() * 2).sum()
+
+
+FUNCTIONS = {"eager": toy, "aot_eager": toy_aot, "inductor": small}
+
+
+def main(dump, backends, stop):
+    a, b = torch.arange(4.0), -torch.ones(4)
+    calls = []
+    for backend in backends:
+        fn = FUNCTIONS[backend]
+        calls.append((torch.compile(fn, backend=backend), (a,) if fn is small else (a, b)))
+    with depyf.prepare_debug(dump):
+        first = [f(*args) for f, args in calls]
+    if stop:
+        with depyf.debug():
+            import pdb
+            pdb.set_trace()
+            second = [f(*args) for f, args in calls]
+        print("SAME RESULT:", all(torch.equal(x, y) for x, y in zip(first, second)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2].split(","), "--pdb" in sys.argv[3:])

@@ -1,0 +1,287 @@
+"""depyf.debug(): a breakpoint set in a dumped file is hit, shown by driving pdb from stdin.
+
+Each test runs tests/dynamo_debug_program.py twice in fresh processes: once to
+dump (the test reads the dump to choose file and line, as a user would), then
+again with pdb commands on stdin (the names are stable, so the same files and
+lines are written again). The transcript must show each stop at the file and
+line of its breakpoint and the value of a local there, and the program's
+result must not change.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(os.path.dirname(HERE), "src")
+PROGRAM = os.path.join(HERE, "dynamo_debug_program.py")
+
+A = "tensor([0., 1., 2., 3.])"                      # the program's a = arange(4)
+X = "tensor([0.0000, 0.5000, 0.6667, 0.7500])"     # x = a / (|a| + 1)
+B = "tensor([-1., -1., -1., -1.])"                 # b = -ones(4)
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONWARNINGS"] = "ignore"
+    return env
+
+
+def _run(dump, backend, commands=None):
+    args = [sys.executable, PROGRAM, str(dump), backend] + (["--pdb"] if commands else [])
+    stdin = "".join(c + "\n" for c in commands) if commands else None
+    proc = subprocess.run(args, input=stdin, env=_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def _meta(dump, function):
+    with open(os.path.join(dump, "__meta_for_%s.json" % function)) as f:
+        return json.load(f)
+
+
+def _resume_meta(dump, function):
+    names = [n for n in os.listdir(dump)
+             if n.startswith("__meta_for_torch_dynamo_resume_in_%s_at_" % function)]
+    assert len(names) == 1, names
+    with open(os.path.join(dump, names[0])) as f:
+        return json.load(f)
+
+
+def _line(path, text):
+    """(absolute path, first line number holding ``text``): where a user would break."""
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if text in line and not line.lstrip().startswith("#"):
+                return os.path.abspath(path), number
+    raise AssertionError("%r not in %s" % (text, path))
+
+
+def _graph_file(dump, meta, kind):
+    files = [f for f in meta["entries"][0]["graph_files"] if f.endswith("." + kind + ".py")]
+    assert files, meta["entries"][0]["graph_files"]
+    return os.path.join(dump, files[0])
+
+
+def _drive(dump, backend, stops):
+    """Run under pdb: a breakpoint per (path, line, expression, value) in
+    ``stops``, in the order they are hit; each is continued to, checked, and
+    its expression printed. Returns the transcript."""
+    commands = ["b %s:%d" % (path, line) for path, line, _, _ in stops]
+    for _, _, expression, _ in stops:
+        commands += ["c", "p " + expression]
+    commands += ["c"]
+    proc = _run(dump, backend, commands)
+    answers = proc.stdout.split("(Pdb) ")
+    transcript = "".join("(Pdb) %s\n%s" % (c, a) for c, a in zip(commands, answers[1:]))
+    replies = dict(enumerate(answers[1:]))
+    for k, (path, line, _, _) in enumerate(stops):
+        assert replies[k].startswith("Breakpoint %d at %s:%d" % (k + 1, path, line)), transcript
+    at = len(stops)
+    for path, line, expression, value in stops:
+        stop, printed = replies[at], replies[at + 1]
+        assert re.match(r"> %s\(%d\)\w+\(\)\n-> " % (re.escape(path), line), stop), transcript
+        assert printed.strip() == value, transcript
+        at += 2
+    assert "SAME RESULT: True" in proc.stdout, transcript
+    assert "depyf.debug(): breakpoints in %s are hit" % dump in proc.stderr, proc.stderr[-2000:]
+    return transcript
+
+
+@pytest.mark.torch
+def test_breakpoints_eager_and_aot_eager(tmp_path):
+    """Backend "eager": the transformed code of the frame and of its resume
+    function, and the Dynamo graph's forward. Backend "aot_eager": the
+    transformed code and AOTAutograd's graph, the forward that runs there."""
+    pytest.importorskip("torch")
+    dump = tmp_path / "dump"
+    _run(dump, "eager,aot_eager")
+    main, aot = _meta(dump, "toy"), _meta(dump, "toy_aot")
+    resume = _resume_meta(dump, "toy")
+    transformed = _line(os.path.join(dump, main["entries"][0]["transformed_code"]), "__compiled_fn")
+    graph = _line(_graph_file(dump, main, "dynamo_graph"), "torch.abs(")
+    resumed = _line(os.path.join(dump, resume["entries"][0]["transformed_code"]), "__compiled_fn")
+    aot_transformed = _line(os.path.join(dump, aot["entries"][0]["transformed_code"]), "__compiled_fn")
+    aot_graph = _line(_graph_file(dump, aot, "aot_inference_graph"), "torch.ops.aten.abs.default(")
+    print(_drive(dump, "eager,aot_eager", [
+        transformed + ("a", A), graph + ("l_a_", A), resumed + ("x", X),
+        aot_transformed + ("b", B), aot_graph + ("arg0_1", A)]))
+
+
+@pytest.mark.torch
+def test_breakpoint_inductor_call(tmp_path):
+    """Inductor's wrapper call(), loaded from its cache, stops in the dumped copy."""
+    pytest.importorskip("torch")
+    dump = tmp_path / "dump"
+    _run(dump, "inductor")
+    main = _meta(dump, "small")
+    path = _graph_file(dump, main, "inductor_output_code")
+    _, cleared = _line(path, "args.clear()")
+    with open(path, encoding="utf-8") as f:
+        after = f.read().splitlines()[cleared]          # the statement after the arguments are taken
+    call = _line(path, after.strip())
+    assert call[1] == cleared + 1
+    print(_drive(dump, "inductor", [call + ("arg0_1", A)]))
+
+
+# -- the line table retargeting on its own (standard library only, every host version) --
+
+LINEMAP_CHECK = textwrap.dedent('''
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    from depyf.dynamo import linemap
+    assert "torch" not in sys.modules
+    SOURCE = """
+    def f(a, b):
+        x = a + 1
+        for i in range(3):
+            x = x * b + i
+        try:
+            y = [x for x in range(a)]
+        except Exception:
+            y = None
+        return x, y
+    """
+    live = compile(SOURCE, "<live>", "exec")
+    # the same function further down another file, one blank line between statements
+    shown = "# header\\n" * 300 + SOURCE.replace("\\n", "\\n\\n")
+    dumped = linemap.find_code(compile(shown, "/dump/f.py", "exec"), "f")
+    code = linemap.retarget(linemap.find_code(live, "f"), dumped, "/dump/f.py")
+    namespace = {}
+    exec(live, namespace)
+    f = namespace["f"]
+    before = f(3, 2)
+    f.__code__ = code
+    statements = sorted(n for n, line in enumerate(shown.splitlines(), 1) if line.strip().startswith(
+        ("x =", "for ", "y =", "try", "except", "return")))
+    lines = sorted(set(line for _, _, line in code.co_lines() if line is not None))
+    assert code.co_filename == "/dump/f.py" and code.co_code == live.co_consts[0].co_code
+    assert set(statements) - set(lines) <= {statements[3]}, (statements, lines)   # 'try' has no code
+    assert f(3, 2) == before
+    print("OK", sys.version_info[:2])
+''')
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
+def test_linemap_retarget_keeps_code_and_moves_lines(tmp_path, version):
+    """Same bytecode, the dumped file's name and lines, on each host version
+    (3.10 has its own line table format)."""
+    sys.path.insert(0, SRC)
+    from depyf.verify.interpreters import find_interpreter
+    python = find_interpreter(version)
+    if python is None:
+        pytest.skip("no Python %s installed" % version)
+    script = tmp_path / "check.py"
+    script.write_text(LINEMAP_CHECK)
+    proc = subprocess.run([python, str(script), SRC],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr
+
+
+def test_alignment_takes_matched_lines():
+    """Unmatched instructions keep the line before them."""
+    sys.path.insert(0, SRC)
+    from depyf.dynamo.linemap import matched_lines
+    live = [(0, 2, "A", 1), (2, 4, "X", 1), (4, 6, "B", 1)]
+    dumped = [(0, 2, "A", 10), (2, 4, "B", 12)]
+    assert matched_lines(live, dumped, 9) == [10, 10, 12]
+
+
+# -- never break the user --------------------------------------------------------------
+
+FAILING = textwrap.dedent('''
+    import warnings, torch, depyf
+    import depyf.dynamo.breakpoints as breakpoints
+    from dynamo_debug_program import toy
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    breakpoints.retarget = boom            # every retargeting fails
+    a, b = torch.arange(4.0), -torch.ones(4)
+    plain = toy(a, b)
+    printed, recompiled = torch.fx.GraphModule.print_readable, torch.fx.GraphModule.recompile
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(__import__("sys").argv[1]):
+            f = torch.compile(toy, backend="eager")
+            results = [f(a, b) for _ in range(3)]
+        with depyf.debug():             # graphs are pointed at their files here
+            results.append(f(a, b))
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+    entry = _debug_get_cache_entry_list(toy.__code__)[0]
+    print("SAME", all(torch.equal(r, plain) for r in results))
+    print("OWN CODE", entry.code.co_filename == toy.__code__.co_filename)
+    print("RESTORED", torch.fx.GraphModule.print_readable is printed and torch.fx.GraphModule.recompile is recompiled)
+    for w in caught:
+        if "depyf" in str(w.message):
+            print("WARNING", w.message)
+''')
+
+
+@pytest.mark.torch
+def test_failure_keeps_dynamo_code_with_one_warning(tmp_path):
+    pytest.importorskip("torch")
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING)
+    env = _env()
+    env["PYTHONPATH"] = HERE + os.pathsep + env["PYTHONPATH"]
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "dump")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert "SAME True" in out and "OWN CODE True" in out and "RESTORED True" in out, out
+    warned = [line for line in out.splitlines() if line.startswith("WARNING")]
+    # one per function (toy, its resume function) and per graph (two), each naming it
+    assert len(warned) == 4 and all("boom" in w for w in warned), out
+    assert len(set(warned)) == len(warned), out
+    assert any(" of toy will not be hit" in w for w in warned) and any(" of __compiled_fn_1 " in w for w in warned), out
+
+
+INSIDE = textwrap.dedent('''
+    import os, sys, warnings, torch, depyf
+
+    def f(a):
+        return (a + 1).relu()
+
+    def g(a):
+        return a * 3
+
+    hits = set()
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename.startswith(sys.argv[1]):
+            hits.add(os.path.basename(frame.f_code.co_filename))
+            return tracer
+    a = torch.arange(4.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with depyf.prepare_debug(sys.argv[1]), depyf.debug():
+            sys.settrace(tracer)             # compiled and run inside debug(): stops at once
+            torch.compile(f, backend="eager")(a)
+            sys.settrace(None)
+        with depyf.debug():                  # no dump open: a new compile is only reported
+            torch.compile(g, backend="eager")(a)
+    print("HITS", sorted(hits))
+    for w in caught:
+        if "depyf" in str(w.message):
+            print("WARNING", w.message)
+''')
+
+
+@pytest.mark.torch
+def test_compiled_inside_debug(tmp_path):
+    pytest.importorskip("torch")
+    script = tmp_path / "inside.py"
+    script.write_text(INSIDE)
+    dump = tmp_path / "dump"
+    proc = subprocess.run([sys.executable, str(script), str(dump)], env=_env(),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "HITS ['__compiled_fn_1.dynamo_graph.py', '__transformed_code_0_for_f.py']" in proc.stdout, proc.stdout
+    warned = [line for line in proc.stdout.splitlines() if line.startswith("WARNING")]
+    assert len(warned) == 1 and "compiled g anew outside prepare_debug" in warned[0], proc.stdout

@@ -14,6 +14,7 @@ from ..bytecode.normalize import normalize
 from .expressions import Context, DecompileFailure, annotation_expr
 from .structure import Walker
 from .comprehensions import build_comprehension
+from .objects import unbound_cells
 from .astcompat import ParamSpec, TypeAlias, TypeVar, TypeVarTuple, make, with_type_params
 from .values import ClassValue, FunctionValue, TypeAliasValue, TypeParamValue
 
@@ -64,6 +65,7 @@ class CodeDecompiler:
             pass        # the return is the point
         else:
             stmts = _bare_returns(_drop_implicit_return(_fold_copied_returns(stmts)))
+            stmts = stmts + unbound_cells(self.code, stmts)
         if self.kind == "module":
             stmts = _module_docstring(stmts)
         return _declare(self.declarations(), stmts)

@@ -16,6 +16,7 @@ from typing import List, Optional
 
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
+from .spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
 from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
@@ -207,6 +208,8 @@ class Walker:
             if nxt <= i:
                 raise DecompileFailure("no progress at offset %d" % self.ops[i].offset)
             i = nxt
+        if m.multi:
+            m.flush_multi()
         # Code after return/raise/break/continue in one block is never reached;
         # it is a copy the compiler made of a shared tail.
         for k, stmt in enumerate(m.stmts):
@@ -389,6 +392,10 @@ class Walker:
         if target >= hi:
             # The end of an if-branch jumping over its else; the caller handles it.
             return i + 1
+        if i < target and not any(k in self.reachable for k in range(i + 1, target)):
+            # Over code nothing reaches (a resume function's prologue jumps past
+            # the start of the original code into its middle): as if it fell through.
+            return target
         raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
 
     def _break_threaded(self, target: int) -> bool:
@@ -720,6 +727,7 @@ class Walker:
             return else_end if last is not None and last.name == "JUMP" else else_start
         if else_end > else_start:
             self.block_exit[then_end] = else_end
+        m.stmts.extend(spill_before_branches(m, test))
         try:
             body = self.block(then_start, then_end, m.stack)
         finally:

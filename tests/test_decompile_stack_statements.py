@@ -6,6 +6,7 @@ returned). The structured decompiler must not print such a statement before
 the value's expression: these run the decompiled code (no fallback forced)
 beside the bytecode and compare results and the order of side effects.
 """
+import depyf
 from test_fallback import Assembler, compare_code, template
 
 
@@ -25,3 +26,173 @@ def test_value_on_the_stack_across_a_delete_of_its_name():
     asm.op("DELETE_FAST", 0).op("RETURN_VALUE")
     source = compare_code(asm.code(template, [1]), [(1, 0), (41, 0)])
     assert source.index("del a") > source.index("a + 1"), source
+
+
+# -- Dynamo's idioms, each decompiled without the fallback ------------------------------
+
+import sys
+import types
+
+import pytest
+
+from test_fallback import HOST, _compare
+
+FALLBACK = "depyf: unstructured fallback"
+
+
+def structured(code, argsets):
+    source = compare_code(code, argsets)
+    assert FALLBACK not in source, source
+    return source
+
+
+def _swap(asm, n):
+    if HOST >= (3, 11):
+        return asm.op("SWAP", n)
+    return asm.op({2: "ROT_TWO", 3: "ROT_THREE"}[n])
+
+
+def _copy(asm, n):
+    if HOST >= (3, 11):
+        return asm.op("COPY", n)
+    assert n == 1
+    return asm.op("DUP_TOP")
+
+
+def test_function_loaded_before_bookkeeping_statements():
+    # Dynamo loads the graph function, runs bookkeeping calls, then calls it:
+    # note is read first, b(...) (a statement) runs before the final call
+    asm = Assembler()
+    if (3, 11) <= HOST < (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", 2)
+    if HOST >= (3, 13):
+        asm.op("PUSH_NULL")
+    asm.call(1, 1, lambda s: s.op("LOAD_CONST", 0)).op("POP_TOP")
+    asm.op("LOAD_FAST", 0)
+    if HOST == (3, 11):
+        asm.op("PRECALL", 1)
+    asm.op("CALL" if HOST >= (3, 11) else "CALL_FUNCTION", 1).op("RETURN_VALUE")
+    source = structured(asm.code(template, ["bookkeeping"]), [(1, print), (2, len)])
+    assert "stack_0" not in source or source.index("stack_0") < source.index("bookkeeping")
+
+
+def test_walrus_on_the_stack_across_a_statement():
+    # COPY + STORE of a waiting value (Dynamo's `tmp_1 = f` kept for the call later)
+    asm = Assembler()
+    asm.op("LOAD_FAST", 0).op("LOAD_CONST", 0).binary("+")
+    _copy(asm, 1).op("STORE_FAST", 1)
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 1)).op("POP_TOP")
+    asm.op("LOAD_CONST", 1).op("STORE_FAST", 1)
+    asm.op("LOAD_FAST", 1).binary("*").op("RETURN_VALUE")
+    structured(asm.code(template, [1, 10]), [(1, 0), (5, 0)])
+
+
+def test_store_taken_for_a_tuple_assignment_that_is_none():
+    # 1 waits while 2 is stored; then 1 is used otherwise: `a = 2` must stay
+    asm = Assembler()
+    asm.op("LOAD_CONST", 0).op("LOAD_CONST", 1).op("STORE_FAST", 0)
+    asm.op("BUILD_LIST", 1).op("LOAD_FAST", 0).op("BUILD_TUPLE", 2).op("RETURN_VALUE")
+    source = structured(asm.code(template, [1, 2]), [(0, 0)])
+    assert "a = 2" in source, source
+
+
+@pytest.mark.skipif(HOST < (3, 11), reason="COPY/SWAP/BUILD_SLICE shapes of 3.11+ Dynamo")
+def test_list_slice_extended_and_stored_through_copies():
+    # Dynamo's resume-argument lists: L = [a]; M = L[0:1]; M.extend([b]);
+    # N = [M]; N[0][0:0] = []; x = N[-1]; del N[-1]; return (x,)
+    asm = Assembler()
+    asm.op("LOAD_FAST", 0).op("BUILD_LIST", 1)
+    asm.op("COPY", 1).op("LOAD_CONST", 0).op("LOAD_CONST", 1).op("BUILD_SLICE", 2)
+    asm.op("BINARY_SUBSCR").op("SWAP", 2)
+    asm.op("LOAD_FAST", 1).op("BUILD_LIST", 1).op("LIST_EXTEND", 2).op("POP_TOP")
+    asm.op("BUILD_LIST", 1)
+    asm.op("BUILD_LIST", 0).op("COPY", 2).op("LOAD_CONST", 0).op("BINARY_SUBSCR")
+    asm.op("LOAD_CONST", 0).op("LOAD_CONST", 0).op("BUILD_SLICE", 2).op("STORE_SUBSCR")
+    asm.op("COPY", 1).op("LOAD_CONST", 2).op("BINARY_SUBSCR").op("SWAP", 2)
+    asm.op("LOAD_CONST", 2).op("DELETE_SUBSCR")
+    asm.op("BUILD_TUPLE", 1).op("RETURN_VALUE")
+    source = structured(asm.code(template, [0, 1, -1]), [(1, 2), ("x", "y")])
+    assert ".extend(" in source, source
+
+
+def test_values_waiting_across_an_if_statement():
+    # note(a) is evaluated, then `if b:` runs note("then") or note("else"); both
+    # branches return note(a)'s value plus their own: note(a) must come first
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0))
+    asm.op("LOAD_FAST", 1).jump_if("FALSE", "else")
+    asm.call(2, 1, lambda s: s.op("LOAD_CONST", 0)).op("POP_TOP")
+    asm.op("LOAD_CONST", 2).binary("+").op("RETURN_VALUE")
+    asm.label("else")
+    asm.call(2, 1, lambda s: s.op("LOAD_CONST", 1)).op("POP_TOP")
+    asm.op("LOAD_CONST", 3).binary("+").op("RETURN_VALUE")
+    structured(asm.code(template, ["then", "else", 10, 20]), [(1, True), (2, False)])
+
+
+def test_jump_over_unreachable_code_into_an_expression():
+    # a resume function's prologue: a value pushed, a flag stored, then a jump
+    # past the original code's start into the middle of an expression
+    asm = Assembler()
+    asm.op("LOAD_FAST", 0).op("LOAD_CONST", 0).op("STORE_FAST", 1).jump("resume")
+    asm.op("LOAD_CONST", 1).op("LOAD_CONST", 1).binary("*").op("POP_TOP")
+    asm.label("resume").op("LOAD_CONST", 2).binary("+").op("RETURN_VALUE")
+    structured(asm.code(template, [False, 7, 1]), [(1, 0), (41, 0)])
+
+
+def _run_code(code):
+    return types.FunctionType(code, {})(5)
+
+
+def test_code_object_constant_used_as_a_value():
+    # Dynamo hands a code object to _create_nested_fn; here b runs it
+    def inner(y):
+        return y * 2 + 1
+    asm = Assembler()
+    if (3, 11) <= HOST < (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", 1)
+    if HOST >= (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_CONST", 0)
+    if HOST == (3, 11):
+        asm.op("PRECALL", 1)
+    asm.op("CALL" if HOST >= (3, 11) else "CALL_FUNCTION", 1).op("RETURN_VALUE")
+    source = structured(asm.code(template, [inner.__code__]), [(0, _run_code)])
+    assert "inner.__code__" in source, source
+
+
+def test_module_globals_constant():
+    asm = Assembler()
+    asm.op("LOAD_CONST", 0).op("RETURN_VALUE")
+    code = asm.code(template, [sys.modules[__name__].__dict__])
+    source = depyf.decompile(types.FunctionType(code, {}))
+    namespace = {}
+    exec(compile(source, "<globals>", "exec"), namespace)
+    assert namespace["template"](0, 0, 0) is globals(), source
+
+
+def cell_template(a, b, note):
+    x = a
+
+    def inner():
+        return x
+
+
+@pytest.mark.skipif(not (3, 11) <= HOST < (3, 13), reason="MAKE_CELL/LOAD_CLOSURE as 3.11-3.12 write them")
+def test_cell_used_as_a_value():
+    # the cell itself (not its contents) goes to b, as Dynamo passes closures
+    asm = Assembler()
+    cell = len(cell_template.__code__.co_varnames)
+    asm.items.insert(0, ("MAKE_CELL", cell))
+    asm.op("LOAD_FAST", 0).op("STORE_DEREF", cell)
+    asm.op("PUSH_NULL").op("LOAD_FAST", 1).op("LOAD_CLOSURE", cell).op("BUILD_TUPLE", 1)
+    if HOST == (3, 11):
+        asm.op("PRECALL", 1)
+    asm.op("CALL", 1).op("RETURN_VALUE")
+    code = asm.code(cell_template, [None])
+    # MAKE_CELL must come before RESUME
+    raw = bytearray(code.co_code)
+    raw[0:2], raw[2:4] = raw[2:4], raw[0:2]
+    code = code.replace(co_code=bytes(raw))
+    structured(code, [(3, lambda cells: cells[0].cell_contents * 2)])

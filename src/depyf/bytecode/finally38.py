@@ -26,6 +26,8 @@ one shape::
                    END_FINALLY (or POP_FINALLY 0 before a return)
                 -> POP_BLOCK; LOAD_CONST None; DUP_TOP; DUP_TOP; CALL 3; POP_TOP
                    and the handler W': WITH_EXCEPT_START; POP_TOP; RERAISE  (appended)
+    async with:    the same, with the __aexit__ await (GET_AWAITABLE; LOAD_CONST None;
+                   YIELD_FROM) after the call and after WITH_EXCEPT_START
 
 Anything else (a return inside a finally body, ...) leaves the code as it is;
 the decompiler then falls back on it.
@@ -57,10 +59,16 @@ def finally_to_py39(func: Function, table) -> None:
 def _rewrite(func: Function) -> None:
     from .normalize import remove_ops
     ops = func.ops
-    setups = [op for op in ops if op.name in ("SETUP_FINALLY", "SETUP_WITH")]
     doomed: List[Op] = []
     appended: List[Op] = []
-    for setup in setups:
+    done = set()
+    while True:
+        # Copies of a finally body hold copies of the blocks set up inside it,
+        # so the blocks are taken one at a time, outer ones (earlier) first.
+        setup = next((op for op in ops if op.name in _SETUPS and id(op) not in done), None)
+        if setup is None:
+            break
+        done.add(id(setup))
         kind = _kind(ops, setup)
         if kind == "except":
             _except_clauses(ops, setup.target, doomed)
@@ -70,15 +78,19 @@ def _rewrite(func: Function) -> None:
             _with(ops, setup, doomed, appended)
         else:
             _finally(func, setup, doomed, appended)
+        ops.extend(appended)
+        del appended[:]
     if any(op.name in ("BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY")
            for op in func.ops if op not in doomed):
         raise _Unsupported("finally shape")
-    func.ops.extend(appended)
     remove_ops(func, doomed)
 
 
+_SETUPS = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+
+
 def _kind(ops, setup) -> str:
-    if setup.name == "SETUP_WITH":
+    if setup.name in ("SETUP_WITH", "SETUP_ASYNC_WITH"):
         return "with"
     i = ops.index(setup.target)
     first = [o.name for o in ops[i:i + 4]]
@@ -158,11 +170,12 @@ def _finally(func, setup, doomed, appended) -> None:
     begin = ops[f - 1]
     if begin.name == "BEGIN_FINALLY":
         doomed.append(begin)
-    doomed.append(ops[e])                 # END_FINALLY: the normal copy falls through
+    end = ops[e]          # (held: copies put in below move the indices on)
+    doomed.append(end)                    # END_FINALLY: the normal copy falls through
     # A jump to the END_FINALLY (the end of an `if` in the body) goes to
     # whatever follows each copy.
-    reraise = Op("RERAISE", 0, line=ops[e].line, offset=ops[e].offset)
-    copy = _clone_range(fin, ops[e], reraise)
+    reraise = Op("RERAISE", 0, line=end.line, offset=end.offset)
+    copy = _clone_range(fin, end, reraise)
     copy.append(reraise)
     appended.extend(copy)
     original = setup.target
@@ -171,18 +184,27 @@ def _finally(func, setup, doomed, appended) -> None:
     for op in list(ops):
         if op.name == "CALL_FINALLY" and op.target is original:
             i = ops.index(op)
-            clone = _clone_range(fin, ops[e], ops[i + 1])
+            clone = _clone_range(fin, end, ops[i + 1])
             ops[i:i + 1] = clone
             for other in ops:
                 if other.target is op:
                     other.target = clone[0]
 
 
+_AWAIT = ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]
+
+
 def _with(ops, setup, doomed, appended) -> None:
+    """(``async with`` awaits ``__aexit__``'s result: ``WITH_CLEANUP_START;
+    GET_AWAITABLE; LOAD_CONST None; YIELD_FROM; WITH_CLEANUP_FINISH``.)"""
     w = ops.index(setup.target)
-    start, finish, end = ops[w:w + 3]
-    if start.name != "WITH_CLEANUP_START" or finish.name != "WITH_CLEANUP_FINISH":
+    awaits = setup.name == "SETUP_ASYNC_WITH"
+    cleanup = ["WITH_CLEANUP_START"] + (_AWAIT if awaits else []) + ["WITH_CLEANUP_FINISH"]
+    n = len(cleanup)
+    if [o.name for o in ops[w:w + n]] != cleanup:
         raise _Unsupported("with shape")
+    start, end = ops[w], ops[w + n]
+    await_ops = ops[w + 1:w + n - 1]
     begin = ops[w - 1]
     if end.name != "END_FINALLY":
         raise _Unsupported("with exit")
@@ -190,24 +212,25 @@ def _with(ops, setup, doomed, appended) -> None:
     exit_call = [Op("LOAD_CONST", None, line=line, offset=begin.offset),
                  Op("DUP_TOP", line=line, offset=begin.offset),
                  Op("DUP_TOP", line=line, offset=begin.offset),
-                 Op("CALL", (3, (), 1), line=line, offset=start.offset),
-                 Op("POP_TOP", line=line, offset=end.offset)]
+                 Op("CALL", (3, (), 1), line=line, offset=start.offset)] \
+        + [_clone(o) for o in await_ops] + [Op("POP_TOP", line=line, offset=end.offset)]
     if begin.name == "BEGIN_FINALLY":
-        ops[w - 1:w + 3] = exit_call
+        ops[w - 1:w + n + 1] = exit_call
     else:
         # The body never falls out of the with (it returns or raises): no
         # normal-path exit call, only the handler's.
-        doomed.extend([start, finish, end])
-    handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset),
-               Op("POP_TOP", line=line, offset=start.offset),
-               Op("RERAISE", 0, line=line, offset=end.offset)]
+        doomed.extend(ops[w:w + n + 1])
+    handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset)] \
+        + [_clone(o) for o in await_ops] \
+        + [Op("POP_TOP", line=line, offset=start.offset),
+           Op("RERAISE", 0, line=line, offset=end.offset)]
     appended.extend(handler)
     setup.target = handler[0]
-    # `return` inside: BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY 0
-    for i in range(len(ops) - 3):
-        names = [o.name for o in ops[i:i + 4]]
-        if names == ["BEGIN_FINALLY", "WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "POP_FINALLY"]:
-            ops[i:i + 4] = [_clone(o) for o in exit_call]
+    # `return` inside: BEGIN_FINALLY; <cleanup>; POP_FINALLY 0
+    shape = ["BEGIN_FINALLY"] + cleanup + ["POP_FINALLY"]
+    for i in range(len(ops) - len(shape) + 1):
+        if [o.name for o in ops[i:i + len(shape)]] == shape:
+            ops[i:i + len(shape)] = [_clone(o) for o in exit_call]
 
 
 def _matching_end(ops, f) -> int:

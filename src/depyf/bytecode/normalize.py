@@ -665,6 +665,28 @@ def unthread_short_circuits(func: Function, table: VersionTable) -> None:
             op.target = before
 
 
+def unthread_with_exits(func: Function, table: VersionTable) -> None:
+    """3.9 threads a with statement's normal way out through the jump that its
+    handler falls into after suppressing an exception; undo it, as 3.10 leaves
+    it, so a jump back right after the exit call means ``continue``::
+
+        <exit call>; JUMP T; H: PUSH_EXC_INFO; WITH_EXCEPT_START ... POP_EXCEPT; POP_TOP; X: JUMP T
+        -> <exit call>; JUMP X; ...
+    """
+    func.reindex()
+    ops = func.ops
+    for k, op in enumerate(ops[:-2]):
+        if op.name != "JUMP" or ops[k - 1].name != "POP_TOP" \
+                or ops[k + 1].name != "PUSH_EXC_INFO" or ops[k + 2].name != "WITH_EXCEPT_START":
+            continue
+        for j in range(k + 3, min(k + 16, len(ops) - 2)):
+            if ops[j].name == "POP_EXCEPT" and ops[j + 1].name == "POP_TOP":
+                after = ops[j + 2]
+                if after.name == "JUMP" and after.target is op.target:
+                    op.target = after
+                break
+
+
 def intrinsics(func: Function, table: VersionTable) -> None:
     """3.12+: ``CALL_INTRINSIC_1 INTRINSIC_PRINT`` -> ``PRINT_EXPR`` and friends;
     others become ``INTRINSIC <name>``. The statement-like ones return a value
@@ -973,7 +995,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails)
+        merge_copied_tails, unthread_with_exits)
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
@@ -990,7 +1012,8 @@ PASSES = {
     (3, 9): _COMMON + [
         "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
-        "unthread_short_circuits", "copied_loop_returns", "doubled_returns"],
+        "unthread_short_circuits", "unthread_with_exits", "copied_loop_returns",
+        "doubled_returns"],
     (3, 10): _COMMON + [
         "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
         "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

@@ -88,12 +88,40 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
             k = _try_except(w, m, i, hi, handler, hs, he, line)
     finally:
         w.normal = saved
+    if i not in saved and k <= hs:
+        # Inside handler code every op is walked: once the walk reaches this
+        # statement's handlers (laid out after where it ends, e.g. a finally
+        # body's closing RERAISE), it goes over them.
+        w.handler_code_ends[hs] = _handler_code_end(w, hs, k)
     if i in saved and k < hi and k not in saved and k in w.reachable \
             and any(o.target is ops[k] for o in ops[hs:]):
         # Only the handlers reach the code after the statement (its body always
         # returns or raises): that code is normal flow all the same.
         w.normal = saved | _flow_from(w, k, w.n)
     return k
+
+
+def _handler_code_end(w, hs, join) -> int:
+    """The end of the handler code that starts at ``hs``: the ops it reaches
+    (its clauses and clean-ups, not the code they go on to at ``join``)."""
+    seen = set()
+    work = [hs]
+    while work:
+        k = work.pop()
+        if k in seen or k == join or k >= w.n:
+            continue
+        seen.add(k)
+        op = w.ops[k]
+        if op.handler is not None and not w._active(op.handler):
+            work.append(op.handler.target.index)
+        if op.target is not None and op.target.index > hs:
+            work.append(op.target.index)
+        if op.name not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            work.append(k + 1)
+    end = hs
+    while end in seen:
+        end += 1
+    return end
 
 
 def _outermost_pending(w, handler):
@@ -182,12 +210,23 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     orelse: List[ast.stmt] = []
     k = body_end
-    if end is None and body_end < min(hs, hi):
+    else_end = _else_by_dead_exits(w, hs, end, hi) if inline else None
+    if else_end is not None:
+        # Up to 3.9 the else sits after the handlers, and the clauses' own
+        # (unreached) ways out show where the statement ends.
+        orelse = w.block(end, else_end, m.stack)
+        end = else_end
+    if else_end is not None:
+        k = end
+    elif end is None and body_end < min(hs, hi):
         # Every clause returns or raises; the normal path's code before the
         # inline handler (or the end of the enclosing block) is the else.
         stop = min(hs, hi)
-        orelse = w.block(body_end, stop, m.stack)
         k = he_after_handlers(w, hs, he) if stop == hs else stop
+        if ops[stop - 1].name == "JUMP" and _continues(w, ops[stop - 1]) \
+                and w.loops[-1].body_end in (hi, k):
+            stop -= 1       # the try ends its loop's body: that jump goes round
+        orelse = w.block(body_end, stop, m.stack)
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
@@ -213,6 +252,29 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
+    """Where an else placed at ``end`` after the handlers ends, when every clause
+    leaves by return/break/continue and its unreached ``POP_EXCEPT; JUMP T`` (the
+    clause's end) goes past the else, or to the next iteration of the loop whose
+    body the statement ends; None otherwise."""
+    ops = w.ops
+    if end is None or not hs < end <= hi or ops[hs - 1].name != "JUMP" \
+            or ops[hs - 1].target.index != end:
+        return None
+    targets = {ops[k + 1].target.index for k in range(hs, end - 1)
+               if ops[k].name == "POP_EXCEPT" and ops[k + 1].name == "JUMP"
+               and k not in w.reachable and k + 1 not in w.reachable}
+    if len(targets) != 1:
+        return None
+    target = targets.pop()
+    if end < target <= hi:
+        return target
+    if target < hs and any(target in loop.continues and loop.body_end == hi
+                           for loop in w.loops[-1:]):
+        return hi
+    return None
 
 
 def _continues(w, jump) -> bool:
@@ -252,6 +314,12 @@ def _try_body(w, m, i, body_end, handler):
             break
         w.step(sub, end, end + 1)
         end += 1
+    if len(sub.stack) == len(m.stack) + 1 and not _terminal(sub):
+        # `return value` leaves through an enclosing finally's copy.
+        copy = w._finally_copy_at(end)
+        if copy and end + copy < w.n and w.ops[end + copy].name == "RETURN_VALUE":
+            w.step(sub, end + copy, end + copy + 1)
+            end += copy + 1
     if len(sub.stack) != len(m.stack) and not _terminal(sub):
         raise DecompileFailure("try body leaves values on the stack")
     return sub.stmts, end
@@ -353,7 +421,7 @@ def _clauses(w, m, hs, he, handler):
         body, exit_target, k = _clause_body(w, p, clause_end, base, cleanup, name)
         exits.append(exit_target)
         node = ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
-        if exit_target is None and not (body and isinstance(body[-1], _TERMINALS)) and k < clause_end:
+        if exit_target is None and not _ends_terminal(body) and k < clause_end:
             tails.append((_tail_signature(ops, k, clause_end), node, k, clause_end))
         node.lineno = ops[p - 1].line
         clauses.append(node)
@@ -460,6 +528,21 @@ def _tail_signature(ops, k, end):
 
 
 _TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _ends_terminal(body) -> bool:
+    """``body`` never falls off its end (``if c: return x`` / ``else: raise`` too).
+
+    >>> _ends_terminal(ast.parse("if c:\\n return 1\\nelse:\\n raise").body)
+    True
+    """
+    last = body[-1] if body else None
+    if isinstance(last, ast.If):
+        return _ends_terminal(last.body) and _ends_terminal(last.orelse)
+    if isinstance(last, ast.Try) and last.handlers and not last.finalbody:
+        return _ends_terminal(last.orelse or last.body) \
+            and all(_ends_terminal(h.body) for h in last.handlers)
+    return isinstance(last, _TERMINALS)
 
 
 def _terminal(m):
@@ -580,7 +663,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     body = sub.stmts
     k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
-    if not _terminal(sub) or len(sub.stack) > len(m.stack):
+    if not _ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
         if copied_at(ops, k, fin_ops):
             k += len(fin_ops)
         else:
@@ -589,6 +672,14 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             w.step(sub, k, k + 1)
             body = sub.stmts
             k += 1
+        elif _returns_constant_from_body(ops, k, ops[fin_lo]):
+            # `return constant` in the body loads its value after the finally
+            # copy, on its own line (code after the statement comes later), or
+            # (3.11) on the finally's, where only `return None` may be the
+            # compiler's own.
+            w.run(sub, k, k + 2)
+            body = sub.stmts
+            k += 2
     if len(body) == 1 and isinstance(body[0], (ast.Try, TryStar)) and not body[0].finalbody:
         inner = body[0]
         inner.finalbody = finalbody or [ast.Pass()]
@@ -604,6 +695,14 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _returns_constant_from_body(ops, k, fin_first) -> bool:
+    if not (k + 1 < len(ops) and ops[k].name == "LOAD_CONST" and ops[k + 1].name == "RETURN_VALUE"
+            and ops[k].line is not None and fin_first.line is not None):
+        return False
+    return ops[k].line < fin_first.line or \
+        (ops[k].arg is not None and ops[k].line == ops[k - 1].line)
 
 
 def _over_inline_handlers(w, k) -> int:
@@ -704,6 +803,14 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             # on the with statement's line (code after the statement has its own).
             w.run(sub, k, k + 2)
             k += 2
+        elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
+                and (k + 1 == handler.target.index
+                     or (k + 1 not in w.reachable
+                         and names(ops, k + 1, k + 1 + len(exit_call)) == exit_call)):
+            # `continue` ends the body: the jump back follows the exit call (the
+            # body's own way out, up to 3.9 left unreached, is no more).
+            w.jump(sub, k, hi)
+            k += 1
         elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
             k = ops[k].target.index      # over the inline handler
         elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \

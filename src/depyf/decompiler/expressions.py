@@ -25,6 +25,8 @@ from .values import (DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegat
                      ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue, InPlace,
                      Iterator, Null, PendingNamed, Placeholder, SavedLocal, TypeAliasValue,
                      TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
+from .objects import CellRef, cell_expr, code_expr, module_globals_expr
+from .spill import continues_multi, drops_out, is_waiting_value, spill
 
 
 class DecompileFailure(Exception):
@@ -87,9 +89,13 @@ class StackMachine:
         self.last_target = None
         #: stack depth at the start: values above it belong to an unfinished expression
         self.base = len(self.stack)
+        #: the values the enclosing code left (a shuffle may move newer ones below base)
+        self.inherited = {id(v) for v in self.stack}
         #: (target, value) pairs of a tuple assignment whose values were all
         #: evaluated before the first store (``a, b = x, y`` without a tuple)
         self.multi: List[tuple] = []
+        #: a value was duplicated (COPY): a statement may hold it twice
+        self.copied = False
 
     # -- driving --------------------------------------------------------------
 
@@ -99,7 +105,27 @@ class StackMachine:
             raise DecompileFailure("no expression rule for %s" % op.name)
         if self.start_line is None:
             self.start_line = op.line
+        if self.multi and not continues_multi(self, op):
+            self.flush_multi()
         handler(self, op)
+
+    def waiting(self) -> list:
+        """Values this machine evaluated that are still on the stack."""
+        return [v for v in self.stack if id(v) not in self.inherited and is_waiting_value(v)]
+
+    def flush_multi(self) -> None:
+        """The stores taken for a tuple assignment (``a, b = x, y``) were not one:
+        the values they left waiting are used otherwise. Each store becomes its
+        own statement, at the point it ran."""
+        entries, self.multi = self.multi, []
+        later = [e[1] for e in entries]
+        for k, (target, _, time, op) in enumerate(entries):
+            value = later[k]
+            stmt = _assignment(self, [target], value, op)
+            stmt.lineno = op.line
+            # the values of the later stores were waiting too
+            self.stmts.extend(spill(self, stmt, time, later[k + 1:]))
+            self.stmts.append(stmt)
 
     def push(self, node: ast.expr, op=None) -> None:
         if op is not None and getattr(node, "lineno", None) is None:
@@ -128,16 +154,21 @@ class StackMachine:
         return self.stack[-1]
 
     def emit(self, stmt: ast.stmt, op=None) -> None:
-        if any(not isinstance(v, Placeholder) for v in self.stack[self.base:]):
+        line = self.start_line if self.start_line is not None else (op.line if op else None)
+        stmt.lineno = line
+        self.start_line = None
+        if self.multi:
+            self.flush_multi()
+        if self.copied or self.waiting():
             # Source evaluates a statement's operands after everything before it:
             # values still on the stack were evaluated earlier (only generated
             # bytecode, Dynamo's, leaves them), so printing them later would
-            # reorder their effects. The fallback spills them into temporaries.
-            raise DecompileFailure("a statement while earlier values are on the stack")
-        line = self.start_line if self.start_line is not None else (op.line if op else None)
-        stmt.lineno = line
+            # reorder their effects: those that must keep their place go into
+            # temporaries first.
+            self.stmts.extend(spill(self, stmt))
+            if drops_out(stmt):
+                return
         self.stmts.append(stmt)
-        self.start_line = None
 
     def value(self, node) -> ast.expr:
         """A stack item as a finished source expression."""
@@ -167,6 +198,10 @@ def finish(m: StackMachine, node) -> ast.expr:
                 raise DecompileFailure("assignment expression to a non-name")
             value = ast.NamedExpr(target=target, value=value)
         return value
+    if isinstance(node, _CodeConst):
+        return code_expr(m, node.code)
+    if isinstance(node, CellRef):
+        return cell_expr(node)
     if isinstance(node, Placeholder):
         raise DecompileFailure("%s used as a value" % type(node).__name__)
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -213,6 +248,8 @@ def _load_const(m, op):
     value = op.arg
     if hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
         m.push(_CodeConst(value), op)
+    elif isinstance(value, dict) and module_globals_expr(value) is not None:
+        m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
         m.push(const(value), op)
 
@@ -233,6 +270,9 @@ def _load_fast_and_clear(m, op):
 def _load_name(m, op):
     if op.arg in m.ctx.hidden:
         m.push(m.ctx.hidden[op.arg], op)
+        return
+    if op.name == "LOAD_CLOSURE":
+        m.push(CellRef(op.arg), op)     # the cell itself, not its contents
         return
     m.push(load(op.arg), op)
 
@@ -297,6 +337,7 @@ def _pop_top(m, op):
 
 @handles("DUP_TOP")
 def _dup_top(m, op):
+    m.copied = True
     m.push(m.top())
 
 
@@ -309,6 +350,7 @@ def _need(m, n):
 def _dup_top_two(m, op):
     _need(m, 2)
     a, b = m.stack[-2:]
+    m.copied = True
     m.push(a)
     m.push(b)
 
@@ -317,6 +359,7 @@ def _dup_top_two(m, op):
 def _copy(m, op):
     if len(m.stack) < op.arg:
         raise DecompileFailure("COPY below the stack")
+    m.copied = True
     m.push(m.stack[-op.arg])
 
 
@@ -464,7 +507,8 @@ def _extend(m, op):
     value = m.value(m.pop())
     target = m.stack[-op.arg]
     if not isinstance(target, (ast.List, ast.Set)):
-        raise DecompileFailure("%s into a non-display" % op.name)
+        _mutate(m, target, "extend" if op.name == "LIST_EXTEND" else "update", value, op)
+        return
     if isinstance(value, ast.Constant) and isinstance(value.value, (tuple, frozenset)):
         target.elts.extend(const(v) for v in value.value)
     else:
@@ -489,8 +533,20 @@ def _append(m, op):
         return
     target = m.stack[-op.arg]
     if not isinstance(target, (ast.List, ast.Set)):
-        raise DecompileFailure("%s outside a display" % op.name)
+        _mutate(m, target, "append" if op.name == "LIST_APPEND" else "add", value, op)
+        return
     target.elts.append(value)
+
+
+def _mutate(m, target, method, value, op):
+    """LIST_EXTEND and friends on a list that is no display (generated code
+    extends a slice it took): the method call as a statement. The list stays
+    on the stack; holding it twice makes it a temporary (see spill)."""
+    if isinstance(target, Placeholder):
+        raise DecompileFailure("%s into a %s" % (op.name, type(target).__name__))
+    call = ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()),
+                    args=[value], keywords=[])
+    m.emit(ast.Expr(value=call), op)
 
 
 @handles("DICT_UPDATE", "DICT_MERGE")
@@ -773,13 +829,15 @@ def _assign_value(m, target, value, op) -> None:
         targets = value.targets + targets
         value = value.value
     if m.multi or (len(targets) == 1 and _values_pending(m)):
-        m.multi.append((target, value))
+        if not m.multi:
+            m.multi_values = list(m.stack[m.base:])
+        m.multi.append((target, value, next(_PUSHES), op))
         if not _values_pending(m):
             # Values in the order they were evaluated; each pairs with its target.
             pairs = sorted(m.multi, key=lambda p: getattr(p[1], "_seq", 0))
             m.multi = []
-            m.emit(ast.Assign(targets=[ast.Tuple(elts=[t for t, _ in pairs], ctx=ast.Store())],
-                              value=ast.Tuple(elts=[m.value(v) for _, v in pairs],
+            m.emit(ast.Assign(targets=[ast.Tuple(elts=[p[0] for p in pairs], ctx=ast.Store())],
+                              value=ast.Tuple(elts=[m.value(p[1]) for p in pairs],
                                               ctx=ast.Load())), op)
         return
     statement = _assignment(m, targets, value, op)

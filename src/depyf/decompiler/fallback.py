@@ -127,6 +127,8 @@ STRUCTURAL_PASSES = frozenset({
     "match_results",
     # an async for header folded into one op with no handler
     "async_for_loops",
+    # reads the handler form that block_stack_handlers makes
+    "unthread_with_exits",
     # blocks moved or merged for the structurer (same meaning, other layout)
     "comprehension_cleanups_out_of_line", "except_star_handlers"})
 

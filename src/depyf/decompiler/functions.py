@@ -14,6 +14,7 @@ from ..bytecode.normalize import normalize
 from .expressions import Context, DecompileFailure, annotation_expr
 from .structure import Walker
 from .comprehensions import build_comprehension
+from .objects import unbound_cells
 from .astcompat import ParamSpec, TypeAlias, TypeVar, TypeVarTuple, make, with_type_params
 from .values import ClassValue, FunctionValue, TypeAliasValue, TypeParamValue
 
@@ -64,9 +65,10 @@ class CodeDecompiler:
             pass        # the return is the point
         else:
             stmts = _bare_returns(_drop_implicit_return(_fold_copied_returns(stmts)))
+            stmts = stmts + unbound_cells(self.code, stmts)
         if self.kind == "module":
             stmts = _module_docstring(stmts)
-        return self.declarations() + stmts
+        return _declare(self.declarations(), stmts)
 
     def _kind_keepers(self) -> List[ast.stmt]:
         """Unreached statements after a fallback body that keep what the enclosing
@@ -415,6 +417,33 @@ def _without_returns(stmts):
                 setattr(stmt, field, _without_returns(inner) or ([ast.Pass()] if field == "body" else []))
         out.append(stmt)
     return out
+
+
+def _declare(declarations, stmts):
+    """``declarations`` placed after what must come first: a docstring, a class
+    body's own set-up and ``from __future__`` imports. A module stores with
+    STORE_GLOBAL a name some function declares ``global``, and a ``global``
+    first would turn its docstring into a plain expression.
+
+    >>> [type(s).__name__ for s in _declare([ast.Global(names=["x"])],
+    ...     [ast.Expr(value=ast.Constant(value="doc")), ast.Pass()])]
+    ['Expr', 'Global', 'Pass']
+    """
+    i = 0
+    while i < len(stmts) and _preamble(stmts[i], i == 0):
+        i += 1
+    return stmts[:i] + declarations + stmts[i:]
+
+
+def _preamble(stmt, first):
+    if isinstance(stmt, ast.ImportFrom):
+        return stmt.module == "__future__"
+    if isinstance(stmt, ast.Expr):
+        return first and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id in _CLASS_PROLOGUE | {"__doc__"}
+    return False
 
 
 def _module_docstring(stmts):

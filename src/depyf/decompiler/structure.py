@@ -16,6 +16,7 @@ from typing import List, Optional
 
 from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
 from .expressions import DecompileFailure, StackMachine, _ForTarget
+from .spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
 from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
@@ -80,6 +81,9 @@ class Walker:
         self._jumps = None
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
+        #: where the walk goes on from the start of a try's handler code that is
+        #: laid out inside handler code being walked (see exceptions.try_statement)
+        self.handler_code_ends = {}
         #: names bound by the except* clauses being walked (their unbinding ends a branch)
         self.clause_names = []
         self.normal = self._outside_handlers()
@@ -204,6 +208,8 @@ class Walker:
             if nxt <= i:
                 raise DecompileFailure("no progress at offset %d" % self.ops[i].offset)
             i = nxt
+        if m.multi:
+            m.flush_multi()
         # Code after return/raise/break/continue in one block is never reached;
         # it is a copy the compiler made of a shared tail.
         for k, stmt in enumerate(m.stmts):
@@ -217,6 +223,8 @@ class Walker:
         if i not in self.reachable or (i not in self.normal and not self.in_handler):
             # Handler code is walked only as part of its try statement.
             return i + 1
+        if i in self.handler_code_ends:
+            return self.handler_code_ends[i]
         if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
             end = with_exit_at(self, m, i)
             if end is not None:
@@ -286,8 +294,9 @@ class Walker:
     def _handled(self, h) -> bool:
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
         # clean-ups (`except ... as name`, inlined comprehensions, generators).
-        if h.target.name != "PUSH_EXC_INFO":
-            return True
+        return h.target.name != "PUSH_EXC_INFO" or self._active(h)
+
+    def _active(self, h) -> bool:
         return any(a is h or (a.target is h.target and a.depth == h.depth) for a in self.active)
 
     def _finally_copy_at(self, i: int) -> int:
@@ -383,6 +392,10 @@ class Walker:
         if target >= hi:
             # The end of an if-branch jumping over its else; the caller handles it.
             return i + 1
+        if i < target and not any(k in self.reachable for k in range(i + 1, target)):
+            # Over code nothing reaches (a resume function's prologue jumps past
+            # the start of the original code into its middle): as if it fell through.
+            return target
         raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
 
     def _break_threaded(self, target: int) -> bool:
@@ -580,6 +593,17 @@ class Walker:
             if end is not None:
                 return end
         for loop in reversed(self.loops):
+            end = self.ops[hi - 1] if hi - 2 > then_start else None
+            if else_start in loop.continues and else_start < then_start and end is not None \
+                    and end.index not in self.reachable and hi - 2 in self.reachable \
+                    and self._jumps_back(hi - 1, else_start) \
+                    and self._else_continue(hi - 1, else_start):
+                # `if test: A else: continue` ending the body (up to 3.9): the test
+                # jumps straight back, the continue after A's jump back is unreached.
+                body = self.block(then_start, hi - 2, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[_at(ast.Continue(), end.line)]), line))
+                return hi
             nxt = self.ops[else_start] if else_start < self.n else None
             # (A jump to the top test of a bottom-tested while is always `continue`.)
             # (Not when `if c:` would need a `not` the compiler folds into the
@@ -703,6 +727,7 @@ class Walker:
             return else_end if last is not None and last.name == "JUMP" else else_start
         if else_end > else_start:
             self.block_exit[then_end] = else_end
+        m.stmts.extend(spill_before_branches(m, test))
         try:
             body = self.block(then_start, then_end, m.stack)
         finally:
@@ -971,9 +996,13 @@ class Walker:
         # The body runs up to the loop's exit (a last `return` or `break` may follow
         # the last jump back), less a closing jump back to the header.
         body_end = max(latch + 1, exit_)
-        last = self.ops[body_end - 1]
-        if last.name == "JUMP" and last.target.index == i:
+        closing = None
+        if self._jumps_back(body_end - 1, i) and not self._else_continue(body_end - 1, i):
             body_end -= 1
+            closing = body_end
+        last = self._before_handler_code(i, body_end)
+        if last is not None and self._jumps_back(last, i) and closing not in self.reachable:
+            body_end = last         # up to 3.11 a finally's handler follows that jump
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
         if break_target is None:
@@ -1028,6 +1057,28 @@ class Walker:
         m.stmts.extend(after)
         m.start_line = None
         return end
+
+    def _jumps_back(self, k, header) -> bool:
+        return self.ops[k].name == "JUMP" and self.ops[k].target.index == header
+
+    def _else_continue(self, k, header) -> bool:
+        """The jump back at ``k`` is ``else: continue`` (on a later line than the
+        if branch's own jump back just before it), not the loop's closing jump."""
+        ops = self.ops
+        return k - 1 > header and self._jumps_back(k - 1, header) \
+            and ops[k].line is not None and ops[k - 1].line is not None \
+            and ops[k].line > ops[k - 1].line
+
+    def _before_handler_code(self, lo, hi):
+        """The last op before the handler code (and dead ops) that ends ``[lo, hi)``;
+        None when no handler code ends it."""
+        normal = lo in self.normal
+        k = hi - 1
+        seen = False
+        while k > lo and (k not in self.reachable or (k in self.normal) != normal):
+            seen = seen or k in self.reachable
+            k -= 1
+        return k if seen else None
 
     def _inlined_comprehension(self, m, i, latch, iterator) -> bool:
         """3.12+ inlines comprehensions: an empty display sits under the iterator

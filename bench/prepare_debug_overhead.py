@@ -61,6 +61,10 @@ def main(argv=None) -> int:
             program(backend)
             own = 0.0
         else:
+            # Each round starts as cold for depyf's own caches as a fresh process would.
+            from depyf.dynamo import guard_text
+            guard_text._to_python.cache_clear()
+            guard_text.simplify.cache_clear()
             with depyf.prepare_debug(dump) as session:
                 program(backend)
             own = session.own_seconds

@@ -6,6 +6,7 @@ or ``___check_type_id(L['d'], 9412...)``.  These helpers parse that text, rename
 closure variables to the PRELUDE's helpers and name classes so a reader can follow them.
 """
 import ast
+import functools
 import builtins
 import importlib
 import io
@@ -107,6 +108,8 @@ class Rewriter(ast.NodeTransformer):
         self.replacements = [(ast.dump(parse_expr(s)), parse_expr(e)) for s, e in replacements if s != e]
 
     def visit(self, node):
+        if not self.replacements:
+            return super().visit(node)
         dumped = ast.dump(node) if isinstance(node, ast.expr) else None
         for key, repl in self.replacements:
             if dumped == key:
@@ -134,6 +137,12 @@ def free_names(tree):
 
 def to_python(text, replacements=()):
     """Torch's guard text as checked Python over L, G and the PRELUDE names."""
+    # Guard texts repeat (every tensor of every entry has the same few): cached.
+    return _to_python(text, tuple(tuple(r) for r in replacements))
+
+
+@functools.lru_cache(maxsize=8192)
+def _to_python(text, replacements):
     tree = Rewriter(replacements).visit(parse_expr(text))
     unknown = free_names(tree) - KNOWN_NAMES
     if unknown:
@@ -284,6 +293,7 @@ class Simplify(ast.NodeTransformer):
         return node
 
 
+@functools.lru_cache(maxsize=8192)
 def simplify(expr):
     return ast.unparse(Simplify().visit(ast.parse(expr, mode="eval")).body)
 

@@ -2724,27 +2724,8 @@ class Layout:
     def unbound_cells(self, body) -> List[ast.stmt]:
         """A cell only nested functions assign must still be local here (their
         ``nonlocal`` needs it): a binding that never runs says so."""
-        code = self.t.code
-        if not code.cellvars:
-            return []
-        nargs = code.argcount + code.kwonlyargcount + bool(code.flags & 0x4) + bool(
-            code.flags & 0x8)
-        bound = set(code.varnames[:nargs])
-        for stmt in body:
-            for node in _walk_scope(stmt):
-                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                    bound.add(node.id)
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    bound.add(node.name)
-                elif isinstance(node, ast.alias):
-                    bound.add(node.asname or node.name.split(".")[0])
-                elif isinstance(node, ast.ExceptHandler) and node.name:
-                    bound.add(node.name)
-        missing = [c for c in code.cellvars if c not in bound and c.isidentifier()]
-        if not missing:
-            return []
-        return [ast.If(test=const(False), body=[assign(c, const(None)) for c in missing],
-                       orelse=[])]
+        from .objects import unbound_cells
+        return unbound_cells(self.t.code, body)
 
     def cleanup(self, body) -> List[ast.stmt]:
         """A module or class body must not leave the temporaries behind."""

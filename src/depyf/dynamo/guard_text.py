@@ -83,6 +83,7 @@ class CannotTranslate(Exception):
     pass
 
 
+@functools.lru_cache(maxsize=8192)
 def strip_comment(part):
     """The code of a verbose code part, without the '# user code' comment torch appends."""
     try:
@@ -298,6 +299,7 @@ def simplify(expr):
     return ast.unparse(Simplify().visit(ast.parse(expr, mode="eval")).body)
 
 
+@functools.lru_cache(maxsize=8192)
 def negate(expr):
     """`not (expr)` without a double negation: the condition under which a guard fails."""
     tree = ast.parse(expr, mode="eval").body

@@ -42,11 +42,11 @@ if __name__ == "__main__":
 '''
 
 
-def run(args, cwd, env_extra=None):
+def run(args, cwd, env_extra=None, timeout=600):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
     env.pop("DEPYF_DUMP_DIR", None)
     env.update(env_extra or {})
-    return subprocess.run(args, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(args, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def test_depyf_run_dump_and_report_in_browser(tmp_path):
@@ -134,7 +134,7 @@ def test_torchrun_two_ranks(tmp_path):
         pytest.skip("no torchrun beside %s" % sys.executable)
     (tmp_path / "ddp.py").write_text(DDP_SCRIPT)
     res = run([torchrun, "--nproc_per_node", "2", "--master_port", "29517", "-m", "depyf", "run",
-               "--dump-dir", "dump", "ddp.py"], tmp_path, {"OMP_NUM_THREADS": "1"})
+               "--dump-dir", "dump", "ddp.py"], tmp_path, {"OMP_NUM_THREADS": "1"}, timeout=300)
     assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
     assert "rank 0 loss" in res.stdout and "rank 1 loss" in res.stdout
     dump = tmp_path / "dump"

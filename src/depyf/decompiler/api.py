@@ -71,6 +71,9 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True) -> Decomp
         except BytecodeError as e:
             raise DecompilationError(str(e)) from e
         source = render_module(tree, record.version, layout)
+        # Freed here, the tree's nodes are not young objects for the collection
+        # the restored threshold starts at once.
+        del tree
     return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs)
 
 

@@ -148,20 +148,26 @@ def _effects(node, out: Effects, seen: set) -> None:
         _effects(child, out, seen)
 
 
-def _children(node) -> Iter:
+def _children(node) -> List:
+    # A list, not a generator: every statement of generated code and every
+    # condition goes through here (see spill_before_branches).
     if isinstance(node, Placeholder):
         values = vars(node).values()
-    elif isinstance(node, ast.AST):
-        values = (getattr(node, f, None) for f in node._fields)
+    elif isinstance(node, _AST):
+        values = [getattr(node, f, None) for f in node._fields]
     else:
-        return
+        return []
+    out = []
     for value in values:
-        if isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    yield item
-        elif isinstance(value, ast.AST):
-            yield value
+        if isinstance(value, _SEQUENCES):
+            out.extend([item for item in value if isinstance(item, _AST)])
+        elif isinstance(value, _AST):
+            out.append(value)
+    return out
+
+
+_AST = ast.AST
+_SEQUENCES = (list, tuple)
 
 
 # -- choosing and spilling -------------------------------------------------------------
@@ -279,6 +285,15 @@ class _Plan:
         return new
 
 
+def _shares_a_part(stmt) -> bool:
+    """Some node (with an evaluation time) occurs twice in ``stmt``: the only
+    case :meth:`_Plan.choose_round` acts on when no value waits."""
+    counts: Dict[int, int] = {}
+    nodes: Dict[int, object] = {}
+    _count(stmt, counts, nodes)
+    return any(n > 1 and _seq(nodes[key]) is not None for key, n in counts.items())
+
+
 def _count(node, counts, nodes):
     key = id(node)
     counts[key] = counts.get(key, 0) + 1
@@ -340,15 +355,16 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         time = next(_PUSHES)
     waiting = waiting if waiting is not None else []
     trees = m.waiting() + list(waiting)
+    if not trees and not _shares_a_part(stmt):
+        return []       # nothing waits and nothing is used twice: the usual case
     plan = _Plan(m.ctx, stmt, trees, time)
-    spills = spills_of(m.ctx)
     while True:
         new = plan.choose_round()
         if not new:
             break
         for node in new:
             if id(node) not in plan.chosen:
-                plan.chosen[id(node)] = (node, spills.new_name())
+                plan.chosen[id(node)] = (node, spills_of(m.ctx).new_name())
     if not plan.chosen:
         return []
     mapping = {}

@@ -33,6 +33,7 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
+_NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _MAX_HANDLER_DEPTH = 20
 #: what may sit between an except clause's POP_EXCEPT and its closing jump (not
@@ -86,8 +87,13 @@ class Walker:
         self.handler_code_ends = {}
         #: names bound by the except* clauses being walked (their unbinding ends a branch)
         self.clause_names = []
-        self.normal = self._outside_handlers()
-        self.reachable = self._reachable(with_handlers=True)
+        if any(op.handler is not None for op in self.ops):
+            self.normal = self._outside_handlers()
+            self.reachable = self._reachable(with_handlers=True)
+        else:
+            # No exception handling: every reached op is normal code (the
+            # handler-aware walk below would find the same set, slowly).
+            self.normal = self.reachable = self._reachable(with_handlers=False)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in self.ops:
@@ -925,9 +931,9 @@ class Walker:
             return None
         # Statement-only ops rule a conditional expression out without walking the
         # branches (walking them twice per level made nested ifs exponential).
-        for k in list(range(then_start, then_end)) + list(range(else_start, else_end)):
-            if self.ops[k].name in _STATEMENT_OPS or self.ops[k].name.startswith("DELETE"):
-                return None
+        if not (self._may_be_value(then_start, then_end)
+                and self._may_be_value(else_start, else_end)):
+            return None
         try:
             a = StackMachine(self.ctx, m.stack)
             self.run(a, then_start, then_end)
@@ -938,6 +944,25 @@ class Walker:
         if a.stmts or b.stmts or len(a.stack) != len(m.stack) + 1 or len(b.stack) != len(m.stack) + 1:
             return None
         return ast.IfExp(test=test, body=a.value(a.stack[-1]), orelse=b.value(b.stack[-1]))
+
+    def _may_be_value(self, lo: int, hi: int) -> bool:
+        """``[lo, hi)`` holds no statement-only op. A store to a name is one too
+        unless a walrus (``DUP_TOP``/``COPY 1`` before it) or an inlined
+        comprehension (3.12+, which clears its variables with
+        LOAD_FAST_AND_CLEAR) makes it: an ``if`` that assigns in its branches
+        is the common case, and walking them as values first would be wasted."""
+        ops = self.ops
+        inlined = None
+        for k in range(lo, hi):
+            name = ops[k].name
+            if name in _STATEMENT_OPS or name.startswith("DELETE"):
+                return False
+            if name in _NAME_STORES and not self._walrus_store(k):
+                if inlined is None:
+                    inlined = any(o.name == "LOAD_FAST_AND_CLEAR" for o in ops[lo:hi])
+                if not inlined:
+                    return False
+        return True
 
     def value_boolop(self, m: StackMachine, i: int, hi: int) -> int:
         op = self.ops[i]

@@ -350,13 +350,13 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     emit it at ``time``, by default now); returns the assignments, in evaluation
     order, to emit before it. The stack, ``stmt`` and the list ``waiting`` (values
     off the stack that wait too) then use the temporaries."""
-    from .expressions import _PUSHES, finish
-    if time is None:
-        time = next(_PUSHES)
     waiting = waiting if waiting is not None else []
     trees = m.waiting() + list(waiting)
     if not trees and not _shares_a_part(stmt):
         return []       # nothing waits and nothing is used twice: the usual case
+    from .expressions import _PUSHES, finish
+    if time is None:
+        time = next(_PUSHES)
     plan = _Plan(m.ctx, stmt, trees, time)
     while True:
         new = plan.choose_round()

@@ -134,6 +134,13 @@ class StackMachine:
             node._seq = next(_PUSHES)      # evaluation order, for tuple assignments
         self.stack.append(node)
 
+    def push_new(self, node: ast.expr, op) -> None:
+        """:meth:`push` for a node just built (no line, no evaluation time yet):
+        the loads and operators that make most values skip its checks."""
+        node.lineno = op.line
+        node._seq = next(_PUSHES)
+        self.stack.append(node)
+
     def pop(self) -> ast.expr:
         if not self.stack:
             raise DecompileFailure("stack underflow")
@@ -172,7 +179,8 @@ class StackMachine:
 
     def value(self, node) -> ast.expr:
         """A stack item as a finished source expression."""
-        return finish(self, node)
+        # (finish's first test, inlined: this runs for every operand)
+        return node if not isinstance(node, _UNFINISHED) else finish(self, node)
 
 
 # -- finishing placeholders ---------------------------------------------------------
@@ -251,7 +259,7 @@ def _load_const(m, op):
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
         m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
-        m.push(const(value), op)
+        m.push_new(ast.Constant(value), op)
 
 
 class _CodeConst(Placeholder):
@@ -274,13 +282,13 @@ def _load_name(m, op):
     if op.name == "LOAD_CLOSURE":
         m.push(CellRef(op.arg), op)     # the cell itself, not its contents
         return
-    m.push(load(op.arg), op)
+    m.push_new(ast.Name(op.arg, _LOAD), op)
 
 
 @handles("LOAD_ATTR")
 def _load_attr(m, op):
     obj = m.value(m.pop())
-    m.push(ast.Attribute(obj, op.arg, _LOAD), op)
+    m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
 
 
 @handles("LOAD_SUPER_METHOD")
@@ -419,7 +427,7 @@ def _binary_op(m, op):
     if symbol.endswith("=") and symbol not in ("==", "<=", ">=", "!="):
         m.push(InPlace(m.value(left_raw), BINARY[symbol[:-1]](), right), op)
     else:
-        m.push(ast.BinOp(left=m.value(left_raw), op=BINARY[symbol](), right=right), op)
+        m.push_new(ast.BinOp(m.value(left_raw), BINARY[symbol](), right), op)
 
 
 @handles("UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_NOT", "UNARY_INVERT")
@@ -444,7 +452,7 @@ def _compare(m, op):
 def _subscr(m, op):
     index = m.value(m.pop())
     obj = m.value(m.pop())
-    m.push(ast.Subscript(value=obj, slice=_slice_of(index), ctx=ast.Load()), op)
+    m.push_new(ast.Subscript(obj, _slice_of(index), _LOAD), op)
 
 
 def _slice_of(index):
@@ -690,7 +698,7 @@ def _push_null(m, op):
 def _load_method(m, op):
     obj = m.value(m.pop())
     m.push(Null())
-    m.push(ast.Attribute(obj, op.arg, _LOAD), op)
+    m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
 
 
 @handles("CALL")
@@ -710,7 +718,7 @@ def _call(m, op):
         m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
         return
     node = ast.Call(m.value(func), [_arg(m, a) for a in positional], keywords)
-    m.push(node, op)
+    m.push_new(node, op)
 
 
 def _arg(m, node):
@@ -956,9 +964,9 @@ def _store_ctx(node):
 @handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
 def _store_name(m, op):
     if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
-        m.pop().target = ast.Name(id=op.arg, ctx=ast.Store())
+        m.pop().target = ast.Name(op.arg, ast.Store())
         return
-    store(m, ast.Name(id=op.arg, ctx=ast.Store()), op)
+    store(m, ast.Name(op.arg, ast.Store()), op)
 
 
 @handles("STORE_ATTR")

@@ -190,7 +190,7 @@ def _decode_into(bc: Bytecode) -> None:
     units = n // 2
     lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
     resolver = _Resolver(code, table)
-    resolvers = _RESOLVERS
+    steps = _steps(table)
     as_ops = bc.as_ops
     ops = table.ops
     extended_arg = table.extended_arg
@@ -204,8 +204,8 @@ def _decode_into(bc: Bytecode) -> None:
     i = 0
     while i < n:
         op = raw[i]
-        info = ops[op]
-        if info is None:
+        step = steps[op]
+        if step is None:
             raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
         if op == extended_arg:
             ext = (ext | raw[i + 1]) << 8
@@ -217,20 +217,20 @@ def _decode_into(bc: Bytecode) -> None:
             # A stray CACHE never executes; treat it like the padding it is.
             i += 2
             continue
-        unit = i >> 1
-        line = lines[unit]
-        if info.has_arg:
+        name, resolve, cache, is_jump = step
+        line = lines[i >> 1]
+        if resolve is not None:
             arg = ext | raw[i + 1]
             try:
-                argval = resolvers[info.kind](resolver, arg, i, info.cache)
+                argval = resolve(resolver, arg, i, cache)
             except _BadArg as e:
-                raise _error(code, "%s: %s" % (info.name, e), i) from None
+                raise _error(code, "%s: %s" % (name, e), i) from None
         else:
             arg = argval = None
         if as_ops:
-            ins = Op(info.name, argval, None, line, i, None, arg)
+            ins = Op(name, argval, None, line, i, None, arg)
         else:
-            ins = Instruction(i, i if start is None else start, info, arg, argval, line, bc)
+            ins = Instruction(i, i if start is None else start, ops[op], arg, argval, line, bc)
             if line is not None and line != last_line:
                 ins.starts_line = True
                 last_line = line
@@ -238,13 +238,13 @@ def _decode_into(bc: Bytecode) -> None:
         by_offset[i] = ins
         if start is not None:
             by_offset[start] = ins
-        if info.kind[0] == "j":
-            jumps.append((ins, argval, info.name))
+            start = None
+        if is_jump:
+            jumps.append((ins, argval, name))
         ext = 0
-        start = None
-        i += 2 + 2 * info.cache
+        i += 2 + 2 * cache
         if i > n:
-            raise _error(code, "%s's inline cache runs past the end of the code" % info.name,
+            raise _error(code, "%s's inline cache runs past the end of the code" % name,
                          ins.offset)
     if start is not None:
         raise _error(code, "EXTENDED_ARG at the end of the code", start)
@@ -256,6 +256,20 @@ def _decode_into(bc: Bytecode) -> None:
         ins.target = target
     if table.exception_table:
         bc.exception_entries = _exception_entries(bc, units)
+
+
+def _steps(table: VersionTable) -> list:
+    """Per opcode of ``table``: None (no such opcode) or what the decoding loop
+    reads of it, (name, argument resolver or None, cache entries, is a jump),
+    derived once per table rather than attribute by attribute per instruction."""
+    steps = getattr(table, "_decode_steps", None)
+    if steps is None:
+        steps = table._decode_steps = [
+            None if info is None else
+            (info.name, _RESOLVERS[info.kind] if info.has_arg else None, info.cache,
+             info.kind[0] == "j")
+            for info in table.ops]
+    return steps
 
 
 def _exception_entries(bc: Bytecode, units: int) -> List[ExceptionEntry]:

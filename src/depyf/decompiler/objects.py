@@ -112,6 +112,8 @@ def unbound_cells(code, stmts) -> list:
         return []
     nargs = code.argcount + code.kwonlyargcount + bool(code.flags & 0x4) + bool(code.flags & 0x8)
     bound = set(code.varnames[:nargs])
+    if all(c in bound or not c.isidentifier() for c in code.cellvars):
+        return []           # arguments bind them all: nothing to look for
     scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
     todo = list(stmts)
     while todo:

@@ -87,13 +87,15 @@ class Walker:
         self.handler_code_ends = {}
         #: names bound by the except* clauses being walked (their unbinding ends a branch)
         self.clause_names = []
-        if any(op.handler is not None for op in self.ops):
-            self.normal = self._outside_handlers()
-            self.reachable = self._reachable(with_handlers=True)
-        else:
+        if not any(op.handler is not None for op in self.ops):
             # No exception handling: every reached op is normal code (the
-            # handler-aware walk below would find the same set, slowly).
+            # handler-aware walks below would find the same sets, slowly).
             self.normal = self.reachable = self._reachable(with_handlers=False)
+        else:
+            self.reachable = self._reachable(with_handlers=True)
+            # Only except clauses (not clean-up handlers) hold code to leave out.
+            self.normal = self._outside_handlers() if any(
+                self._may_start_try(op) for op in self.ops) else self._reachable(False)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in self.ops:
@@ -124,6 +126,13 @@ class Walker:
             k += 1
         return (len(names) >= 4 and names[:3] == ["SWAP", "POP_TOP", "SWAP"]
                 and all(n == "STORE_FAST" for n in names[3:]))
+
+    @staticmethod
+    def _may_start_try(op) -> bool:
+        """``op``'s handler starts an except clause (the others only clean up and
+        re-raise, so no handler code is reached through them)."""
+        h = op.handler
+        return h is not None and h.target.name == "PUSH_EXC_INFO"
 
     def _handler_exit(self, op) -> bool:
         """A jump from handler code back to normal code (to after its try)."""

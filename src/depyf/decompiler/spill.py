@@ -287,11 +287,20 @@ class _Plan:
 
 def _shares_a_part(stmt) -> bool:
     """Some node (with an evaluation time) occurs twice in ``stmt``: the only
-    case :meth:`_Plan.choose_round` acts on when no value waits."""
-    counts: Dict[int, int] = {}
-    nodes: Dict[int, object] = {}
-    _count(stmt, counts, nodes)
-    return any(n > 1 and _seq(nodes[key]) is not None for key, n in counts.items())
+    case :meth:`_Plan.choose_round` acts on when no value waits. (It asks this
+    of every ``if`` test: a loop, not _count's recursion.)"""
+    seen = set()
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        key = id(node)
+        if key in seen:
+            if _seq(node) is not None:
+                return True
+            continue
+        seen.add(key)
+        todo += _children(node)
+    return False
 
 
 def _count(node, counts, nodes):

@@ -64,7 +64,10 @@ class CodeDecompiler:
         elif self.kind in ("lambda", "generic"):
             pass        # the return is the point
         else:
-            stmts = _bare_returns(_drop_implicit_return(_fold_copied_returns(stmts)))
+            if any(op.arg == "copied" for op in func.ops):
+                # (only a RETURN_VALUE "copied" makes a return to fold)
+                stmts = _fold_copied_returns(stmts)
+            stmts = _bare_returns(_drop_implicit_return(stmts))
             stmts = stmts + unbound_cells(self.code, stmts)
         if self.kind == "module":
             stmts = _module_docstring(stmts)

@@ -153,3 +153,44 @@ def test_decompile_restores_gc_threshold():
         assert gc.get_threshold() == (123, 4, 5)
     finally:
         gc.set_threshold(*saved)
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"])
+def test_skipped_passes_would_change_nothing(version):
+    # normalize() skips a pass when none of the ops it needs was decoded
+    # (NEEDS); running every pass must give the same ops, on every construct.
+    import os
+    from depyf.bytecode.decode import decode_ops
+    from depyf.bytecode.normalize import NEEDS, PASSES, _PASS_FUNCS, normalize, to_ops
+    from depyf.verify.corpus import min_version
+    from depyf.verify.interpreters import find_interpreter
+    from depyf.verify.roundtrip import TargetSession
+    if find_interpreter(version) is None:
+        pytest.skip("Python %s is not installed under pyenv" % version)
+    cases = os.path.join(os.path.dirname(__file__), "cases")
+    want = tuple(map(int, version.split(".")))
+
+    def every_pass(code):
+        bc = decode_ops(code)
+        func = to_ops(bc)
+        for name in PASSES[bc.table.version]:
+            _PASS_FUNCS[name](func, bc.table)
+        func.reindex()
+        return func
+
+    def shape(func):
+        return [(o.name, repr(o.arg), o.index, o.target and o.target.index,
+                 o.handler and (o.handler.target.index, o.handler.depth)) for o in func.ops]
+
+    skipped = 0
+    with TargetSession(version) as target:
+        for name in sorted(os.listdir(cases)):
+            with open(os.path.join(cases, name), encoding="utf-8") as f:
+                source = f.read()
+            if min_version(os.path.join(cases, name)) > want:
+                continue
+            for rec in target.compile_module(source, name).walk():
+                names = {op.name for op in to_ops(decode_ops(rec)).ops}
+                skipped += sum(1 for p in PASSES[want] if p in NEEDS and names.isdisjoint(NEEDS[p]))
+                assert shape(normalize(rec)) == shape(every_pass(rec)), (name, rec.qualname)
+    assert skipped       # the test saw skipping at work

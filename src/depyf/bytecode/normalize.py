@@ -48,8 +48,11 @@ def normalize(obj) -> Function:
     bc = obj if isinstance(obj, Bytecode) else decode_ops(obj)
     func = to_ops(bc)
     table = bc.table
+    present = {op.name for op in func.ops}
     for name in PASSES[table.version]:
-        _PASS_FUNCS[name](func, table)
+        needs = NEEDS.get(name)
+        if needs is None or not present.isdisjoint(needs):
+            _PASS_FUNCS[name](func, table)
     func.reindex()
     return func
 
@@ -996,6 +999,30 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails, unthread_with_exits)
+}
+
+#: Passes that change nothing unless one of these ops is in the decoded code,
+#: so :func:`normalize` skips them when none is (most code has no ``async for``,
+#: no superinstruction...). Only names the compiler writes and no pass creates
+#: belong here: then the names present before the passes are all a pass can meet.
+NEEDS: Dict[str, frozenset] = {
+    "split_superinstructions": frozenset({"LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST",
+                                          "STORE_FAST_STORE_FAST", "RETURN_CONST"}),
+    "call_ex_plain": frozenset({"CALL_FUNCTION_EX"}),
+    "call_ex_null": frozenset({"CALL_FUNCTION_EX"}),
+    "drop_qualname": frozenset({"MAKE_FUNCTION"}),
+    "make_function_flags": frozenset({"MAKE_FUNCTION"}),
+    "fold_function_attributes": frozenset({"MAKE_FUNCTION"}),
+    "drop_end_for": frozenset({"END_FOR"}),
+    "drop_end_for_pop": frozenset({"END_FOR"}),
+    "intrinsics": frozenset({"CALL_INTRINSIC_1", "CALL_INTRINSIC_2"}),
+    "class_deref": frozenset({"LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS",
+                              "LOAD_LOCALS"}),
+    "send_loops": frozenset({"SEND"}),
+    "async_for_loops": frozenset({"GET_ANEXT"}),
+    "drop_async_gen_wrap": frozenset({"ASYNC_GEN_WRAP", "CALL_INTRINSIC_1", "YIELD_VALUE"}),
+    "match_results": frozenset({"MATCH_CLASS", "MATCH_KEYS"}),
+    "exc_info_shuffles": frozenset({"ROT_FOUR"}),
 }
 
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]

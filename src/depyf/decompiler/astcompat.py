@@ -227,6 +227,8 @@ def fill_missing(tree: ast.AST) -> ast.AST:
             for field in shape.required:
                 if field not in given:
                     setattr(node, field, _default(cls.__name__, field, given))
+        if shape.leaf:
+            continue            # a Name, a Constant...: about half the nodes
         for field in shape.nodes:
             value = given[field]
             if value is not None:
@@ -271,6 +273,8 @@ class _Shape:
             else:
                 nodes.append(field)
         self.nodes, self.lists, self.others = tuple(nodes), tuple(lists), tuple(others)
+        #: no field can hold a node
+        self.leaf = not (nodes or lists or others)
 
 
 def _field_types(cls) -> dict:

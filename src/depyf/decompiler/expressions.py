@@ -166,7 +166,7 @@ class StackMachine:
         self.start_line = None
         if self.multi:
             self.flush_multi()
-        if self.copied or self.waiting():
+        if self.copied or (self.stack and self.waiting()):
             # Source evaluates a statement's operands after everything before it:
             # values still on the stack were evaluated earlier (only generated
             # bytecode, Dynamo's, leaves them), so printing them later would
@@ -225,6 +225,9 @@ def finish(m: StackMachine, node) -> ast.expr:
 
 #: the only kinds of value finish() changes or rejects
 _UNFINISHED = (Placeholder, ast.Tuple, ast.List, ast.Call)
+#: the only kinds of call argument _arg does more with than return it (function,
+#: class and type parameter values are Placeholders; decorator calls are Calls)
+_ARG_CHECKED = _UNFINISHED
 
 
 def _decorated(node) -> bool:
@@ -722,6 +725,8 @@ def _call(m, op):
 
 
 def _arg(m, node):
+    if not isinstance(node, _ARG_CHECKED):
+        return node         # a finished value that wraps nothing: most arguments
     if _decorated(node) or isinstance(node, (TypeParamValue, GenericBase)):
         return node          # kept so a decorator call can see what it wraps
     return m.value(node)

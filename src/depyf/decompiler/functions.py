@@ -91,6 +91,8 @@ class CodeDecompiler:
         func = getattr(self, "func", None) or normalize(self.code)
         globals_, nonlocals = [], []
         for op in func.ops:
+            if op.name not in _DECLARING:
+                continue
             if op.name in ("STORE_GLOBAL", "DELETE_GLOBAL") and op.arg not in globals_:
                 globals_.append(op.arg)
             elif self.kind != "module" and op.name in ("STORE_DEREF", "DELETE_DEREF") \
@@ -382,6 +384,8 @@ def _bare_returns(stmts):
     for stmt in stmts:
         if isinstance(stmt, ast.Return) and _is_none(stmt.value):
             stmt.value = None
+        if type(stmt) in _SIMPLE_STATEMENTS:
+            continue
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and not isinstance(
@@ -407,6 +411,13 @@ def _else_before_dead_return(stmts):
 
 
 _TERMINAL_STMTS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+#: statements without a body (most of them): nothing inside to visit
+_SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return,
+                                ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Assert,
+                                ast.Delete, ast.Import, ast.ImportFrom, ast.Global,
+                                ast.Nonlocal})
+#: ops that may call for a global or nonlocal statement
+_DECLARING = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
 
 
 def _without_returns(stmts):

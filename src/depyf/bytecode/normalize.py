@@ -89,36 +89,37 @@ def to_ops(bc: Bytecode) -> Function:
 
 def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
     """Delete ops; jumps and handlers aimed at one move to the next survivor."""
-    doomed_ids = {id(op) for op in doomed}
-    if not doomed_ids:
+    # (Ops and Handlers hash by identity: sets and dicts of them, not of their ids.)
+    doomed = set(doomed)
+    if not doomed:
         return
     survivors = []
-    successor: Dict[int, Op] = {}
+    successor: Dict[Op, Op] = {}
     pending = []
     for op in func.ops:
-        if id(op) in doomed_ids:
+        if op in doomed:
             pending.append(op)
             continue
         if pending:
             for gone in pending:
-                successor[id(gone)] = op
+                successor[gone] = op
             pending.clear()
         survivors.append(op)
     if pending:
         # Nothing follows: keep a terminal NOP-like marker so targets stay valid.
         end = Op("END", line=pending[-1].line, offset=pending[-1].offset)
         for gone in pending:
-            successor[id(gone)] = end
+            successor[gone] = end
         survivors.append(end)
     handlers = {}
     for op in survivors:
-        if op.target is not None and id(op.target) in successor:
-            op.target = successor[id(op.target)]
+        if op.target is not None and op.target in successor:
+            op.target = successor[op.target]
         h = op.handler
-        if h is not None and id(h.target) in successor:
-            if id(h) not in handlers:
-                handlers[id(h)] = Handler(successor[id(h.target)], h.depth, h.lasti)
-            op.handler = handlers[id(h)]
+        if h is not None and h.target in successor:
+            if h not in handlers:
+                handlers[h] = Handler(successor[h.target], h.depth, h.lasti)
+            op.handler = handlers[h]
     func.ops = survivors
 
 

@@ -883,9 +883,11 @@ class _Renderer:
 
     def _expr(self, node, ctx) -> None:
         """Write ``node``, in parentheses if its level is below ``ctx``."""
-        # (_brk and _dispatch, inlined: this runs for every expression node)
+        # (_brk's first tests and _dispatch, inlined: this runs for every expression node)
         if self.faithful and not self._nobreak:
-            self._brk(node)
+            target = getattr(node, "lineno", None)
+            if target is not None and (type(target) is not int or target > len(self._lines) + 1):
+                self._brk(node)
         method = _X_METHODS.get(type(node))
         if method is None:
             method = _X_METHODS[type(node)] = _method_for("x_", type(node))

@@ -135,7 +135,7 @@ def replace_ops(func: Function, replacements: Dict[int, List[Op]]) -> None:
     if not replacements:
         return
     out = []
-    first_of: Dict[int, Op] = {}
+    first_of: Dict[Op, Op] = {}         # (keyed by op: Ops hash by identity)
     for op in func.ops:
         new = replacements.get(id(op))
         if new is None:
@@ -148,14 +148,14 @@ def replace_ops(func: Function, replacements: Dict[int, List[Op]]) -> None:
                 n.offset = op.offset
             if n.handler is None:
                 n.handler = op.handler
-        first_of[id(op)] = new[0]
+        first_of[op] = new[0]
         out.extend(new)
     for other in out:
-        if other.target is not None and id(other.target) in first_of:
-            other.target = first_of[id(other.target)]
+        if other.target is not None and other.target in first_of:
+            other.target = first_of[other.target]
         h = other.handler
-        if h is not None and id(h.target) in first_of:
-            h.target = first_of[id(h.target)]
+        if h is not None and h.target in first_of:
+            h.target = first_of[h.target]
     func.ops = out
 
 

@@ -64,7 +64,7 @@ class CodeDecompiler:
         elif self.kind in ("lambda", "generic"):
             pass        # the return is the point
         else:
-            if any(op.arg == "copied" for op in func.ops):
+            if walker.copied_returns:
                 # (only a RETURN_VALUE "copied" makes a return to fold)
                 stmts = _fold_copied_returns(stmts)
             stmts = _bare_returns(_drop_implicit_return(stmts))

@@ -356,8 +356,8 @@ class _Renderer:
         self._cur = []
 
     def text(self) -> str:
-        lines = self._lines + ["".join(self._cur)] if self._cur else list(self._lines)
-        return "".join(line + "\n" for line in lines)
+        lines = self._lines + ["".join(self._cur)] if self._cur else self._lines
+        return "\n".join(lines) + "\n" if lines else ""
 
     def _begin_line(self, lineno: Optional[int]) -> None:
         """Start a statement line: the next line, or ``lineno`` if later."""

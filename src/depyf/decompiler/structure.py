@@ -87,7 +87,7 @@ class Walker:
         self.handler_code_ends = {}
         #: names bound by the except* clauses being walked (their unbinding ends a branch)
         self.clause_names = []
-        if not any(op.handler is not None for op in self.ops):
+        if not _any_handler(self.ops):
             # No exception handling: every reached op is normal code (the
             # handler-aware walks below would find the same sets, slowly).
             self.normal = self.reachable = self._reachable(with_handlers=False)
@@ -108,8 +108,10 @@ class Walker:
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
-        ctx.implicit_returns = {k for k, op in enumerate(self.ops)
-                                if op.name == "RETURN_VALUE" and self._implicit_return(k)}
+        returns = [k for k, op in enumerate(self.ops) if op.name == "RETURN_VALUE"]
+        ctx.implicit_returns = {k for k in returns if self._implicit_return(k)}
+        #: some return is one the compiler copied into an expression's branches
+        self.copied_returns = any(self.ops[k].arg == "copied" for k in returns)
 
     def _check_handlers(self):
         """Block-stack exception handling (up to 3.10) is not structured yet."""
@@ -1310,6 +1312,14 @@ class Walker:
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
+
+
+def _any_handler(ops) -> bool:
+    # (a loop, not any() over a generator: this looks at every op of every code object)
+    for op in ops:
+        if op.handler is not None:
+            return True
+    return False
 
 
 def _operand(m):

@@ -1004,9 +1004,14 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
 
 #: Passes that change nothing unless one of these ops is in the decoded code,
 #: so :func:`normalize` skips them when none is (most code has no ``async for``,
-#: no superinstruction...). Only names the compiler writes and no pass creates
-#: belong here: then the names present before the passes are all a pass can meet.
+#: no try statement...). Only names the compiler writes and no pass that runs
+#: before this one (in any version's list) creates belong here: then the names
+#: present before the passes are all the pass can meet.
 NEEDS: Dict[str, frozenset] = {
+    "short_circuit_jumps": frozenset({"COPY"}),
+    "comprehension_cleanups_out_of_line": frozenset({"RERAISE"}),
+    "except_star_handlers": frozenset({"PUSH_EXC_INFO", "PREP_RERAISE_STAR",
+                                       "CALL_INTRINSIC_2"}),
     "split_superinstructions": frozenset({"LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST",
                                           "STORE_FAST_STORE_FAST", "RETURN_CONST"}),
     "call_ex_plain": frozenset({"CALL_FUNCTION_EX"}),

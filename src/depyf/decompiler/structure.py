@@ -171,8 +171,11 @@ class Walker:
         while work:
             i, depth = work.pop()
             popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
-            while i < self.n and (i, depth, popped) not in seen:
-                seen.add((i, depth, popped))
+            while i < self.n:
+                state = (i, depth, popped)
+                if state in seen:
+                    break
+                seen.add(state)
                 op = self.ops[i]
                 if op.target is not None:
                     work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))

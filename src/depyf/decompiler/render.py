@@ -647,9 +647,7 @@ class _Renderer:
         self._w(keyword + " ")
         for i, item in enumerate(node.items):
             if i:
-                self._w(",")
-                if not self._wants_break(item.context_expr):
-                    self._w(" ")
+                self._w(", " if not self._wants_break(item.context_expr) else ",")
             self._withitem(item)
         self._w(":")
         self._block(node.body)
@@ -725,9 +723,7 @@ class _Renderer:
         self._w("assert ")
         self._expr(node.test, TEST)
         if node.msg is not None:
-            self._w(",")
-            if not self._wants_break(node.msg):
-                self._w(" ")
+            self._w(", " if not self._wants_break(node.msg) else ",")
             self._expr(node.msg, TEST)
 
     def s_Import(self, node) -> None:
@@ -765,17 +761,17 @@ class _Renderer:
         """``a, b, c``: comma-separated, a line break after the comma if due."""
         for i, node in enumerate(nodes):
             if i:
-                self._w(",")
-                if not self._wants_break(node):
-                    self._w(" ")
+                self._w(", " if not self._wants_break(node) else ",")
             self._node(node, ctx)
 
     def _node(self, node, ctx) -> None:
         """An expression, or one of the helper nodes that sit among them."""
-        name = type(node).__name__
-        if hasattr(self, "n_" + name):
+        method = _N_METHODS.get(type(node), _UNKNOWN)
+        if method is _UNKNOWN:
+            method = _N_METHODS[type(node)] = getattr(_Renderer, "n_" + type(node).__name__, None)
+        if method is not None:
             self._brk(node)
-            getattr(self, "n_" + name)(node)
+            method(self, node)
         else:
             self._expr(node, ctx)
 
@@ -850,9 +846,7 @@ class _Renderer:
             items.append(("**", args.kwarg, None))
         for i, (prefix, arg, default) in enumerate(items):
             if i:
-                self._w(",")
-                if arg is None or not self._wants_break(arg):
-                    self._w(" ")
+                self._w(", " if arg is None or not self._wants_break(arg) else ",")
             if arg is not None:
                 self._brk(arg)
             self._w(prefix)
@@ -1100,9 +1094,8 @@ class _Renderer:
         with self._delim("{", "}"):
             for i, (key, value) in enumerate(zip(node.keys, node.values)):
                 if i:
-                    self._w(",")
-                    if not self._wants_break(key if key is not None else value):
-                        self._w(" ")
+                    nxt = key if key is not None else value
+                    self._w(", " if not self._wants_break(nxt) else ",")
                 if key is None:
                     self._brk(value)
                     self._w("**")
@@ -1238,9 +1231,7 @@ class _Renderer:
         with self._delim("(", ")"):
             for i, arg in enumerate(args):
                 if i:
-                    self._w(",")
-                    if not self._wants_break(arg):
-                        self._w(" ")
+                    self._w(", " if not self._wants_break(arg) else ",")
                 if isinstance(arg, ast.keyword):
                     self._brk(arg)
                     self.n_keyword(arg)
@@ -1286,9 +1277,7 @@ class _Renderer:
     def _patterns(self, patterns) -> None:
         for i, pattern in enumerate(patterns):
             if i:
-                self._w(",")
-                if not self._wants_break(pattern):
-                    self._w(" ")
+                self._w(", " if not self._wants_break(pattern) else ",")
             self._pattern(pattern, _P_AS)
 
     def p_MatchValue(self, node, ctx) -> None:
@@ -1308,9 +1297,7 @@ class _Renderer:
         with self._delim("{", "}"):
             for i, (key, pattern) in enumerate(zip(node.keys, node.patterns)):
                 if i:
-                    self._w(",")
-                    if not self._wants_break(key):
-                        self._w(" ")
+                    self._w(", " if not self._wants_break(key) else ",")
                 self._expr(key, 0)
                 self._w(": ")
                 self._pattern(pattern, _P_AS)
@@ -1325,9 +1312,7 @@ class _Renderer:
             self._patterns(node.patterns)
             for i, (attr, pattern) in enumerate(zip(node.kwd_attrs, node.kwd_patterns)):
                 if i or node.patterns:
-                    self._w(",")
-                    if not self._wants_break(pattern):
-                        self._w(" ")
+                    self._w(", " if not self._wants_break(pattern) else ",")
                 self._w(attr + "=")
                 self._pattern(pattern, _P_AS)
 
@@ -1352,6 +1337,9 @@ class _Renderer:
 #: host classes and astcompat's render alike), looked up once per class
 _METHODS = {"s_": {}, "x_": {}, "p_": {}}
 _X_METHODS = _METHODS["x_"]
+#: node class -> its ``n_`` method, or None (an expression)
+_N_METHODS: dict = {}
+_UNKNOWN = object()
 
 
 def _method_for(prefix: str, cls):

@@ -46,6 +46,10 @@ _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
 _MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
+#: op names the rest of Walker.step looks at (a LOAD_CONST too, in an except clause)
+_STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
+                           "JUMP", "FOR_ITER", "COPY", "POP_TOP"}) | frozenset(CONDITIONAL) \
+    | _MATCH_START
 
 
 @dataclass
@@ -262,6 +266,10 @@ class Walker:
         if is_header:
             return self.loop(m, i, hi)
         name = op.name
+        if name not in _STEP_SPECIAL and (name != "LOAD_CONST" or not (
+                self.in_handler or self.clause_names)):
+            m.step(op)          # most ops: none of the checks below applies
+            return i + 1
         if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
         if self.in_handler and self._unbinds_after_pop_except(i):

@@ -363,9 +363,11 @@ class _Renderer:
         """Start a statement line: the next line, or ``lineno`` if later."""
         if self._cur:
             self._newline()
-        if self.faithful:
-            while lineno is not None and self.line < lineno:
-                self._newline()
+        if self.faithful and lineno is not None:
+            gap = lineno - len(self._lines) - 1
+            if gap > 0:
+                self._lines.extend([""] * gap)      # blank lines down to ``lineno``
+                self._cur = []
         elif self._blank and self._lines:
             self._lines.append("")
         self._blank = False

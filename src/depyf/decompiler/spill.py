@@ -299,8 +299,14 @@ def _shares_a_part(stmt) -> bool:
                 return True
             continue
         seen.add(key)
-        todo += _children(node)
+        if type(node) not in _NO_TIMED_PARTS:
+            todo += _children(node)
     return False
+
+
+#: nodes nothing inside of has an evaluation time (a name's only child is its
+#: context, which is never pushed): the shared-part test need not look inside
+_NO_TIMED_PARTS = frozenset({ast.Name, ast.Constant})
 
 
 def _count(node, counts, nodes):

@@ -30,6 +30,7 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
                "POP_JUMP_IF_NONE": None, "POP_JUMP_IF_NOT_NONE": None}
 
 
+_WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
@@ -91,15 +92,29 @@ class Walker:
         self.handler_code_ends = {}
         #: names bound by the except* clauses being walked (their unbinding ends a branch)
         self.clause_names = []
-        if not _any_handler(self.ops):
+        # One look at every op for what the set-up below depends on.
+        returns = []
+        any_handler = any_try = False
+        #: a with statement is in the code (only then can a WithExit be on a stack)
+        self.has_with = False
+        for k, op in enumerate(self.ops):
+            if op.name == "RETURN_VALUE":
+                returns.append(k)
+            elif op.name in _WITH_STARTS:
+                self.has_with = True
+            h = op.handler
+            if h is not None:
+                any_handler = True
+                if h.target.name == "PUSH_EXC_INFO":
+                    any_try = True
+        if not any_handler:
             # No exception handling: every reached op is normal code (the
             # handler-aware walks below would find the same sets, slowly).
             self.normal = self.reachable = self._reachable(with_handlers=False)
         else:
             self.reachable = self._reachable(with_handlers=True)
             # Only except clauses (not clean-up handlers) hold code to leave out.
-            self.normal = self._outside_handlers() if any(
-                self._may_start_try(op) for op in self.ops) else self._reachable(False)
+            self.normal = self._outside_handlers() if any_try else self._reachable(False)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in self.ops:
@@ -112,7 +127,6 @@ class Walker:
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
-        returns = [k for k, op in enumerate(self.ops) if op.name == "RETURN_VALUE"]
         ctx.implicit_returns = {k for k in returns if self._implicit_return(k)}
         #: some return is one the compiler copied into an expression's branches
         self.copied_returns = any(self.ops[k].arg == "copied" for k in returns)
@@ -132,13 +146,6 @@ class Walker:
             k += 1
         return (len(names) >= 4 and names[:3] == ["SWAP", "POP_TOP", "SWAP"]
                 and all(n == "STORE_FAST" for n in names[3:]))
-
-    @staticmethod
-    def _may_start_try(op) -> bool:
-        """``op``'s handler starts an except clause (the others only clean up and
-        re-raise, so no handler code is reached through them)."""
-        h = op.handler
-        return h is not None and h.target.name == "PUSH_EXC_INFO"
 
     def _handler_exit(self, op) -> bool:
         """A jump from handler code back to normal code (to after its try)."""
@@ -249,7 +256,8 @@ class Walker:
             return i + 1
         if i in self.handler_code_ends:
             return self.handler_code_ends[i]
-        if m.stack and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
+        if self.has_with and m.stack \
+                and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
             end = with_exit_at(self, m, i)
             if end is not None:
                 return end
@@ -257,7 +265,7 @@ class Walker:
             copy = self._finally_copy_at(i)
             if copy:
                 return i + copy
-        if op.name in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
+        if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)
         h = op.handler
         is_header = i in self.back_targets and not self._is_current_header(i)
@@ -1323,14 +1331,6 @@ class Walker:
         targets = [self.ops[k].target.index for k in range(i, latch)
                    if self.ops[k].target is not None and self.ops[k].target.index > latch]
         return min(targets) if targets else latch + 1
-
-
-def _any_handler(ops) -> bool:
-    # (a loop, not any() over a generator: this looks at every op of every code object)
-    for op in ops:
-        if op.handler is not None:
-            return True
-    return False
 
 
 def _operand(m):

@@ -708,18 +708,24 @@ def _load_method(m, op):
 def _call(m, op):
     argc, kwnames, slots = op.arg
     func, args = _callable(m, slots, m.popn(argc))
-    positional = args[:len(args) - len(kwnames)]
-    keyword_values = args[len(args) - len(kwnames):]
-    keywords = [ast.keyword(k, m.value(v)) for k, v in zip(kwnames, keyword_values)]
-    if isinstance(func, BuildClass):
-        m.push(_class_value(m, positional, keywords, op), op)
-        return
-    if isinstance(func, FunctionValue) and func.code.name.startswith("<generic parameters of "):
-        m.push(m.ctx.nested(func, ("generic", positional)), op)
-        return
-    if isinstance(func, FunctionValue) and len(positional) == 1 and isinstance(positional[0], Iterator):
-        m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
-        return
+    if kwnames:
+        positional = args[:len(args) - len(kwnames)]
+        keyword_values = args[len(args) - len(kwnames):]
+        keywords = [ast.keyword(k, m.value(v)) for k, v in zip(kwnames, keyword_values)]
+    else:
+        positional, keywords = args, []
+    if isinstance(func, Placeholder):
+        if isinstance(func, BuildClass):
+            m.push(_class_value(m, positional, keywords, op), op)
+            return
+        if isinstance(func, FunctionValue) and \
+                func.code.name.startswith("<generic parameters of "):
+            m.push(m.ctx.nested(func, ("generic", positional)), op)
+            return
+        if isinstance(func, FunctionValue) and len(positional) == 1 \
+                and isinstance(positional[0], Iterator):
+            m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
+            return
     node = ast.Call(m.value(func), [_arg(m, a) for a in positional], keywords)
     m.push_new(node, op)
 

@@ -86,13 +86,45 @@ class CannotTranslate(Exception):
 @functools.lru_cache(maxsize=8192)
 def strip_comment(part):
     """The code of a verbose code part, without the '# user code' comment torch appends."""
+    cut = _comment_start(part)
+    if cut is None:
+        return _strip_comment_tokens(part)
+    return _HINT.sub("", part[:cut]).rstrip()
+
+
+def _comment_start(part):
+    """Where the comment of a one-line guard text starts (its length if none),
+    found without the tokenizer; None for text it should read (triple quotes)."""
+    quote = None
+    i, n = 0, len(part)
+    while i < n:
+        c = part[i]
+        if quote is not None:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            if part.startswith(c * 3, i):
+                return None
+            quote = c
+        elif c == "#":
+            return i
+        i += 1
+    return None if quote is not None else n
+
+
+_HINT = re.compile(r"\s*\(HINT: .*\)$")
+
+
+def _strip_comment_tokens(part):
     try:
         for tok in tokenize.generate_tokens(io.StringIO(part).readline):
             if tok.type == tokenize.COMMENT:
                 return part[: tok.start[1]].rstrip()
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
-    return re.sub(r"\s*\(HINT: .*\)$", "", part.split("  # ")[0]).rstrip()
+    return _HINT.sub("", part.split("  # ")[0]).rstrip()
 
 
 def parse_expr(text):
@@ -138,8 +170,33 @@ def free_names(tree):
 
 def to_python(text, replacements=()):
     """Torch's guard text as checked Python over L, G and the PRELUDE names."""
+    replacements = tuple((s, e) for s, e in replacements if s != e)
+    if not replacements and _only_known_names(text):
+        return text.strip()     # nothing to rename: spare the rewrite and unparse
     # Guard texts repeat (every tensor of every entry has the same few): cached.
-    return _to_python(text, tuple(tuple(r) for r in replacements))
+    return _to_python(text, replacements)
+
+
+_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_OPERATOR_WORDS = frozenset({"and", "or", "not", "is", "in", "if", "else", "None", "True", "False"})
+
+
+@functools.lru_cache(maxsize=8192)
+def _only_known_names(text):
+    """Whether ``text`` is an expression whose every name (outside strings and
+    attributes) is one the PRELUDE knows, so no rewrite applies; anything else
+    (a keyword argument, a comprehension, a string prefix) takes the ast path."""
+    bare = _STRING.sub("''", text)
+    if re.search(r"\w['\"]", bare) or "=" in bare.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", ""):
+        return False
+    if not all(n in KNOWN_NAMES or n in _OPERATOR_WORDS for n in _NAME.findall(bare)):
+        return False
+    try:
+        parse_expr(text)
+    except CannotTranslate:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=8192)
@@ -297,6 +354,106 @@ class Simplify(ast.NodeTransformer):
 @functools.lru_cache(maxsize=8192)
 def simplify(expr):
     return ast.unparse(Simplify().visit(ast.parse(expr, mode="eval")).body)
+
+
+@functools.lru_cache(maxsize=8192)
+def finish(expr):
+    """(``simplify(expr)``, its negation): what a guard check shows and the
+    condition under which it fails. Guard rendering runs inside torch.compile,
+    so the shapes most guards have (a call, ``not`` a call, one comparison
+    against a name or a number) are handled on the text, the rest through ast.
+
+    >>> finish("id(G['torch']) == 1234")
+    ("id(G['torch']) == 1234", "id(G['torch']) != 1234")
+    """
+    quick = _negate_quickly(expr)
+    if quick is not None:
+        return expr, quick
+    simple = simplify(expr)
+    return simple, negate(simple)
+
+
+# A primary with its brackets' contents blanked out (see _skeleton): a.b(~)[~].c
+_PRIMARY = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\(~*\)|\[~*\])*"
+_QUICK_PRIMARY = re.compile(_PRIMARY)
+_QUICK_NOT = re.compile("not " + _PRIMARY)
+_QUICK_COMPARE = re.compile(r"(%s) (is not|is|not in|in|==) (%s|\d+|'~*')" % (_PRIMARY, _PRIMARY))
+_OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in", "==": "!="}
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
+def _negate_quickly(expr):
+    """The negation ``negate(simplify(expr))`` gives, or None where the text
+    needs ast: Simplify rewrites ``==`` against None/True/False, anywhere."""
+    if expr.count("==") > (1 if expr.count("=") == 2 else 0):
+        return None
+    skeleton = _skeleton(expr)
+    if skeleton is None:
+        return None
+    if "==" in expr and "==" not in skeleton:
+        return None             # an == inside brackets: Simplify may rewrite it
+    if _QUICK_PRIMARY.fullmatch(skeleton):
+        return None if _names_keyword(skeleton) else "not " + expr
+    if _QUICK_NOT.fullmatch(skeleton):
+        return None if _names_keyword(skeleton[4:]) else expr[4:]
+    m = _QUICK_COMPARE.fullmatch(skeleton)
+    if m is None or _names_keyword(m.group(1)):
+        return None
+    op, right = m.group(2), m.group(3)
+    if op == "==" and not right.isdigit():
+        return None             # == a name or a string: left to ast
+    if right[0].isalpha() or right[0] == "_":
+        if _names_keyword(right) and right not in ("None", "True", "False"):
+            return None
+    return expr[:m.end(1)] + " " + _OPPOSITE[op] + " " + expr[m.start(3):]
+
+
+def _names_keyword(primary):
+    """Whether a primary's skeleton uses a keyword as a name (then it is not one)."""
+    return any(word in _KEYWORDS for word in re.findall(r"[A-Za-z_]\w*", primary))
+
+
+def _skeleton(expr):
+    """``expr`` with what is inside brackets and quotes replaced by ``~`` (same
+    length, so positions carry over), or None if it holds anything the quick
+    paths leave to ast (double quotes, braces, an unbalanced bracket...)."""
+    out = []
+    depth = 0
+    quote = False
+    i, n = 0, len(expr)
+    while i < n:
+        c = expr[i]
+        if quote:
+            if c == "\\":
+                out.append("~~")
+                i += 2
+                continue
+            if c == "'":
+                quote = False
+                out.append(c if depth == 0 else "~")
+            else:
+                out.append("~")
+        elif c == "'":
+            if expr.startswith("''", i) or (i and (expr[i - 1].isalnum() or expr[i - 1] == "_")):
+                return None     # an empty, triple-quoted or prefixed (f, b, r) string
+            quote = True
+            out.append(c if depth == 0 else "~")
+        elif c in "([":
+            out.append(c if depth == 0 else "~")
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth < 0:
+                return None
+            out.append(c if depth == 0 else "~")
+        elif c in "\"{}#;:\n\t\\" or (c == " " and expr.startswith("  ", i)):
+            return None
+        else:
+            out.append(c if depth == 0 else "~")
+        i += 1
+    if depth or quote:
+        return None
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -230,16 +230,33 @@ class _Plan:
     def effects_between(self, lo: int, hi: Optional[int]) -> Effects:
         """Effects of the statement (when ``hi`` is None) and of the spilled values
         evaluated in (lo, hi)."""
-        eff = effects(self.stmt, self.chosen) if hi is None else Effects()
-        if hi is None and isinstance(self.stmt, _Anything):
-            eff.runs_code = eff.writes_all = True
+        key = (lo, hi)
+        eff = self._between.get(key)
+        if eff is not None:
+            return eff
+        eff = Effects()
+        if hi is None:
+            eff.add(self._effects_of(self.stmt))
+            if isinstance(self.stmt, _Anything):
+                eff.runs_code = eff.writes_all = True
         for node, _ in self.chosen.values():
             seq = _seq(node)
             if seq is not None and seq > lo and (hi is None or seq < hi):
-                eff.add(effects(node, self.chosen))
+                eff.add(self._effects_of(node))
+        self._between[key] = eff
         return eff
 
+    def _effects_of(self, node) -> Effects:
+        found = self._effects.get(id(node))
+        if found is None:
+            found = self._effects[id(node)] = effects(node, self.chosen)
+        return found
+
     def choose_round(self) -> List:
+        # What the statement and the spilled values do depends on what is spilled
+        # (a temporary does nothing): known afresh each round, asked many times in one.
+        self._between: Dict[tuple, Effects] = {}
+        self._effects: Dict[int, Effects] = {}
         new = []
         # A value used twice is evaluated once: in its own temporary.
         counts: Dict[int, int] = {}
@@ -340,6 +357,10 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         time = next(_PUSHES)
     waiting = waiting if waiting is not None else []
     trees = m.waiting() + list(waiting)
+    if not m.copied and all(_inert(t) for t in trees):
+        # Typical of Dynamo's code once its early values are temporaries: nothing
+        # waiting can be disturbed and nothing is used twice (as when nothing waits).
+        return []
     plan = _Plan(m.ctx, stmt, trees, time)
     spills = spills_of(m.ctx)
     while True:
@@ -380,6 +401,11 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         assign.lineno = getattr(node, "lineno", None) or line
         out.append(assign)
     return out
+
+
+def _inert(node) -> bool:
+    """A value no statement can change: a constant or a temporary."""
+    return isinstance(node, ast.Constant) or getattr(node, "_spill_temp", False)
 
 
 def _replace_in(node, mapping, seen) -> None:

@@ -49,6 +49,12 @@ EXPRESSIONS = [
     "hasattr(L['a'], '_dynamo_dynamic_indices') == False",
     "hasattr(L['a'], 'b') == True",
     "torch.utils._device.CURRENT_DEVICE == None",
+    "isinstance(L['x'], torch.Tensor) == True",
+    "callable(L['f']) == None",
+    "L['x'].y == None",
+    "L['x'].y == True",
+    "f(L['x']) == False",
+    "hasattr(L['a'], 'b').x == False",
     # more than one operator, or operators inside brackets
     "2 <= L['x'].size()[0]",
     "L['x'].size()[0] == L['y'].size()[0]",
@@ -111,3 +117,10 @@ def test_to_python_unknown_names_still_refused():
         guard_text.to_python("frobnicate(L['x'])")
     with pytest.raises(guard_text.CannotTranslate):
         guard_text.to_python("L['x'] ==")
+
+
+def test_renames_on_the_text():
+    assert guard_text.to_python("not ___dict_contains('a', L['d'])") == "not dict_contains_key('a', L['d'])"
+    assert guard_text.to_python("___check_obj_id(L['x'], 5) and inf > 1") == "has_id(L['x'], 5) and math.inf > 1"
+    # not inside strings, not attributes
+    assert guard_text.to_python("L['___check_obj_id'].device") == "L['___check_obj_id'].device"

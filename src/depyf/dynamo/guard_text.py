@@ -95,26 +95,18 @@ def strip_comment(part):
 def _comment_start(part):
     """Where the comment of a one-line guard text starts (its length if none),
     found without the tokenizer; None for text it should read (triple quotes)."""
-    quote = None
-    i, n = 0, len(part)
-    while i < n:
-        c = part[i]
-        if quote is not None:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = None
-        elif c in "'\"":
-            if part.startswith(c * 3, i):
-                return None
-            quote = c
-        elif c == "#":
-            return i
-        i += 1
-    return None if quote is not None else n
+    if "#" not in part:
+        return len(part)
+    if "\'\'\'" in part or '"""' in part:
+        return None
+    end = _CODE.match(part).end()
+    if end == len(part) or part[end] == "#":
+        return end
+    return None             # an unterminated string: the tokenizer decides
 
 
 _HINT = re.compile(r"\s*\(HINT: .*\)$")
+_CODE = re.compile(r"""(?:[^'"#\n\\]+|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")*""")
 
 
 def _strip_comment_tokens(part):
@@ -171,8 +163,10 @@ def free_names(tree):
 def to_python(text, replacements=()):
     """Torch's guard text as checked Python over L, G and the PRELUDE names."""
     replacements = tuple((s, e) for s, e in replacements if s != e)
-    if not replacements and _only_known_names(text):
-        return text.strip()     # nothing to rename: spare the rewrite and unparse
+    if not replacements:
+        quick = _rename_quickly(text)
+        if quick is not None:
+            return quick        # names renamed on the text: no rewrite and unparse
     # Guard texts repeat (every tensor of every entry has the same few): cached.
     return _to_python(text, replacements)
 
@@ -183,20 +177,28 @@ _OPERATOR_WORDS = frozenset({"and", "or", "not", "is", "in", "if", "else", "None
 
 
 @functools.lru_cache(maxsize=8192)
-def _only_known_names(text):
-    """Whether ``text`` is an expression whose every name (outside strings and
-    attributes) is one the PRELUDE knows, so no rewrite applies; anything else
-    (a keyword argument, a comprehension, a string prefix) takes the ast path."""
-    bare = _STRING.sub("''", text)
+def _rename_quickly(text):
+    """``text`` with torch's names renamed (RENAMES), when every name in it
+    (outside strings and attributes) is known; None where the ast path must
+    decide (a keyword argument, a comprehension, a string prefix, an unknown name)."""
+    text = text.strip()
+    bare = _STRING.sub(lambda m: "'" + " " * (len(m.group()) - 2) + "'", text)
     if re.search(r"\w['\"]", bare) or "=" in bare.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", ""):
-        return False
-    if not all(n in KNOWN_NAMES or n in _OPERATOR_WORDS for n in _NAME.findall(bare)):
-        return False
+        return None
+    renames = []
+    for m in _NAME.finditer(bare):
+        name = m.group()
+        if name in RENAMES:
+            renames.append(m)
+        elif name not in KNOWN_NAMES and name not in _OPERATOR_WORDS:
+            return None
     try:
         parse_expr(text)
     except CannotTranslate:
-        return False
-    return True
+        return None
+    for m in reversed(renames):
+        text = text[:m.start()] + RENAMES[m.group()] + text[m.end():]
+    return text
 
 
 @functools.lru_cache(maxsize=8192)
@@ -366,9 +368,9 @@ def finish(expr):
     >>> finish("id(G['torch']) == 1234")
     ("id(G['torch']) == 1234", "id(G['torch']) != 1234")
     """
-    quick = _negate_quickly(expr)
+    quick = _finish_quickly(expr)
     if quick is not None:
-        return expr, quick
+        return quick
     simple = simplify(expr)
     return simple, negate(simple)
 
@@ -382,9 +384,8 @@ _OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in", "==
 _KEYWORDS = frozenset(keyword.kwlist)
 
 
-def _negate_quickly(expr):
-    """The negation ``negate(simplify(expr))`` gives, or None where the text
-    needs ast: Simplify rewrites ``==`` against None/True/False, anywhere."""
+def _finish_quickly(expr):
+    """What ``finish`` gives, worked out on the text, or None where it needs ast."""
     if expr.count("==") > (1 if expr.count("=") == 2 else 0):
         return None
     skeleton = _skeleton(expr)
@@ -393,19 +394,36 @@ def _negate_quickly(expr):
     if "==" in expr and "==" not in skeleton:
         return None             # an == inside brackets: Simplify may rewrite it
     if _QUICK_PRIMARY.fullmatch(skeleton):
-        return None if _names_keyword(skeleton) else "not " + expr
+        return None if _names_keyword(skeleton) else (expr, "not " + expr)
     if _QUICK_NOT.fullmatch(skeleton):
-        return None if _names_keyword(skeleton[4:]) else expr[4:]
+        return None if _names_keyword(skeleton[4:]) else (expr, expr[4:])
     m = _QUICK_COMPARE.fullmatch(skeleton)
     if m is None or _names_keyword(m.group(1)):
         return None
-    op, right = m.group(2), m.group(3)
+    left, op, right = expr[:m.end(1)], m.group(2), m.group(3)
+    if op == "==" and right in ("None", "True", "False"):
+        return _finish_constant_test(left, m.group(1), right)
     if op == "==" and not right.isdigit():
         return None             # == a name or a string: left to ast
     if right[0].isalpha() or right[0] == "_":
         if _names_keyword(right) and right not in ("None", "True", "False"):
             return None
-    return expr[:m.end(1)] + " " + _OPPOSITE[op] + " " + expr[m.start(3):]
+    return expr, left + " " + _OPPOSITE[op] + " " + expr[m.start(3):]
+
+
+_QUICK_PREDICATE = re.compile(r"(?:%s)\(~*\)" % "|".join(Simplify.PREDICATES))
+
+
+def _finish_constant_test(left, left_skeleton, right):
+    """``left == None/True/False`` as Simplify writes it, and its negation."""
+    predicate = _QUICK_PREDICATE.fullmatch(left_skeleton) is not None
+    if right == "None" and (predicate or left in Simplify.READERS):
+        return left + " is None", left + " is not None"
+    if predicate and right == "True":
+        return left, "not " + left
+    if predicate and right == "False":
+        return "not " + left, left
+    return left + " == " + right, left + " != " + right
 
 
 def _names_keyword(primary):
@@ -418,26 +436,22 @@ def _skeleton(expr):
     length, so positions carry over), or None if it holds anything the quick
     paths leave to ast (double quotes, braces, an unbalanced bracket...)."""
     out = []
-    depth = 0
-    quote = False
-    i, n = 0, len(expr)
-    while i < n:
-        c = expr[i]
-        if quote:
-            if c == "\\":
-                out.append("~~")
-                i += 2
-                continue
-            if c == "'":
-                quote = False
-                out.append(c if depth == 0 else "~")
-            else:
-                out.append("~")
-        elif c == "'":
+    depth = pos = 0
+    while True:
+        m = _SPECIAL.search(expr, pos)
+        if m is None:
+            break
+        i, c = m.start(), m.group()
+        out.append(expr[pos:i] if depth == 0 else "~" * (i - pos))
+        pos = i + 1
+        if c == "'":
             if expr.startswith("''", i) or (i and (expr[i - 1].isalnum() or expr[i - 1] == "_")):
                 return None     # an empty, triple-quoted or prefixed (f, b, r) string
-            quote = True
-            out.append(c if depth == 0 else "~")
+            body = _QUOTED_REST.match(expr, pos)
+            if body is None:
+                return None
+            pos = body.end()
+            out.append("'" + "~" * (pos - i - 2) + "'" if depth == 0 else "~" * (pos - i))
         elif c in "([":
             out.append(c if depth == 0 else "~")
             depth += 1
@@ -446,14 +460,18 @@ def _skeleton(expr):
             if depth < 0:
                 return None
             out.append(c if depth == 0 else "~")
-        elif c in "\"{}#;:\n\t\\" or (c == " " and expr.startswith("  ", i)):
-            return None
         else:
-            out.append(c if depth == 0 else "~")
-        i += 1
-    if depth or quote:
+            return None
+    if depth:
         return None
+    out.append(expr[pos:])
     return "".join(out)
+
+
+# What _skeleton stops at (the rest it copies by slices): brackets, quotes, and
+# what it gives up on.
+_SPECIAL = re.compile(r"[()\[\]'\"{}#;:\n\t\\]|  ")
+_QUOTED_REST = re.compile(r"(?:[^'\\\n]|\\.)*'")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -577,3 +595,10 @@ def global_state_checks(text):
         raise CannotTranslate(f"unknown global state {sorted(state)}")
     return checks
 
+
+
+def clear_caches():
+    """Forget every cached translation (the overhead bench starts each round cold)."""
+    for value in list(globals().values()):
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()

@@ -148,20 +148,21 @@ def _effects(node, out: Effects, seen: set) -> None:
         _effects(child, out, seen)
 
 
-def _children(node) -> Iter:
+def _children(node) -> list:
+    """The ast nodes directly inside ``node`` (fields, list and tuple items)."""
     if isinstance(node, Placeholder):
         values = vars(node).values()
     elif isinstance(node, ast.AST):
-        values = (getattr(node, f, None) for f in node._fields)
+        values = [getattr(node, f, None) for f in node._fields]
     else:
-        return
+        return []
+    out = []
     for value in values:
-        if isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    yield item
-        elif isinstance(value, ast.AST):
-            yield value
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, (list, tuple)):
+            out.extend(item for item in value if isinstance(item, ast.AST))
+    return out
 
 
 # -- choosing and spilling -------------------------------------------------------------
@@ -274,7 +275,7 @@ class _Plan:
         # Waiting values the statement (or a later spilled value) would disturb.
         for tree in self.trees:
             for node in _older(tree, self.time, self.chosen):
-                if id(node) not in self.chosen and not self.pure(
+                if id(node) not in self.chosen and not _inert(node) and not self.pure(
                         node, self.effects_between(_seq(node), None)):
                     new.append(node)
         if new:
@@ -297,13 +298,16 @@ class _Plan:
 
 
 def _count(node, counts, nodes):
-    key = id(node)
-    counts[key] = counts.get(key, 0) + 1
-    nodes[key] = node
-    if counts[key] > 1:
-        return          # its parts were counted the first time
-    for child in _children(node):
-        _count(child, counts, nodes)
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        key = id(node)
+        if key in counts:
+            counts[key] += 1
+            continue        # its parts were counted the first time
+        counts[key] = 1
+        nodes[key] = node
+        pending.extend(_children(node))
 
 
 class _Anything(ast.stmt):

@@ -63,9 +63,7 @@ def main(argv=None) -> int:
         else:
             # Each round starts as cold for depyf's own caches as a fresh process would.
             from depyf.dynamo import guard_text
-            for cached in (guard_text._to_python, guard_text.simplify, guard_text.strip_comment,
-                           guard_text.negate):
-                cached.cache_clear()
+            guard_text.clear_caches()
             with depyf.prepare_debug(dump) as session:
                 program(backend)
             own = session.own_seconds

@@ -148,26 +148,21 @@ def _effects(node, out: Effects, seen: set) -> None:
         _effects(child, out, seen)
 
 
-def _children(node) -> List:
-    # A list, not a generator: every statement of generated code and every
-    # condition goes through here (see spill_before_branches).
+def _children(node) -> list:
+    """The ast nodes directly inside ``node`` (fields, list and tuple items)."""
     if isinstance(node, Placeholder):
         values = vars(node).values()
-    elif isinstance(node, _AST):
+    elif isinstance(node, ast.AST):
         values = [getattr(node, f, None) for f in node._fields]
     else:
         return []
     out = []
     for value in values:
-        if isinstance(value, _SEQUENCES):
-            out.extend([item for item in value if isinstance(item, _AST)])
-        elif isinstance(value, _AST):
+        if isinstance(value, ast.AST):
             out.append(value)
+        elif isinstance(value, (list, tuple)):
+            out.extend(item for item in value if isinstance(item, ast.AST))
     return out
-
-
-_AST = ast.AST
-_SEQUENCES = (list, tuple)
 
 
 # -- choosing and spilling -------------------------------------------------------------
@@ -236,16 +231,33 @@ class _Plan:
     def effects_between(self, lo: int, hi: Optional[int]) -> Effects:
         """Effects of the statement (when ``hi`` is None) and of the spilled values
         evaluated in (lo, hi)."""
-        eff = effects(self.stmt, self.chosen) if hi is None else Effects()
-        if hi is None and isinstance(self.stmt, _Anything):
-            eff.runs_code = eff.writes_all = True
+        key = (lo, hi)
+        eff = self._between.get(key)
+        if eff is not None:
+            return eff
+        eff = Effects()
+        if hi is None:
+            eff.add(self._effects_of(self.stmt))
+            if isinstance(self.stmt, _Anything):
+                eff.runs_code = eff.writes_all = True
         for node, _ in self.chosen.values():
             seq = _seq(node)
             if seq is not None and seq > lo and (hi is None or seq < hi):
-                eff.add(effects(node, self.chosen))
+                eff.add(self._effects_of(node))
+        self._between[key] = eff
         return eff
 
+    def _effects_of(self, node) -> Effects:
+        found = self._effects.get(id(node))
+        if found is None:
+            found = self._effects[id(node)] = effects(node, self.chosen)
+        return found
+
     def choose_round(self) -> List:
+        # What the statement and the spilled values do depends on what is spilled
+        # (a temporary does nothing): known afresh each round, asked many times in one.
+        self._between: Dict[tuple, Effects] = {}
+        self._effects: Dict[int, Effects] = {}
         new = []
         # A value used twice is evaluated once: in its own temporary.
         counts: Dict[int, int] = {}
@@ -263,7 +275,7 @@ class _Plan:
         # Waiting values the statement (or a later spilled value) would disturb.
         for tree in self.trees:
             for node in _older(tree, self.time, self.chosen):
-                if id(node) not in self.chosen and not self.pure(
+                if id(node) not in self.chosen and not _inert(node) and not self.pure(
                         node, self.effects_between(_seq(node), None)):
                     new.append(node)
         if new:
@@ -310,13 +322,16 @@ _NO_TIMED_PARTS = frozenset({ast.Name, ast.Constant})
 
 
 def _count(node, counts, nodes):
-    key = id(node)
-    counts[key] = counts.get(key, 0) + 1
-    nodes[key] = node
-    if counts[key] > 1:
-        return          # its parts were counted the first time
-    for child in _children(node):
-        _count(child, counts, nodes)
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        key = id(node)
+        if key in counts:
+            counts[key] += 1
+            continue        # its parts were counted the first time
+        counts[key] = 1
+        nodes[key] = node
+        pending.extend(_children(node))
 
 
 class _Anything(ast.stmt):
@@ -367,8 +382,12 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     off the stack that wait too) then use the temporaries."""
     waiting = waiting if waiting is not None else []
     trees = m.waiting() + list(waiting)
+    if not m.copied and all(_inert(t) for t in trees):
+        # Typical of Dynamo's code once its early values are temporaries: nothing
+        # waiting can be disturbed and nothing is used twice (as when nothing waits).
+        return []
     if not trees and not _shares_a_part(stmt):
-        return []       # nothing waits and nothing is used twice: the usual case
+        return []       # nothing waits and nothing is used twice
     from .expressions import _PUSHES, finish
     if time is None:
         time = next(_PUSHES)
@@ -411,6 +430,11 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         assign.lineno = getattr(node, "lineno", None) or line
         out.append(assign)
     return out
+
+
+def _inert(node) -> bool:
+    """A value no statement can change: a constant or a temporary."""
+    return isinstance(node, ast.Constant) or getattr(node, "_spill_temp", False)
 
 
 def _replace_in(node, mapping, seen) -> None:

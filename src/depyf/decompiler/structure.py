@@ -11,6 +11,7 @@ back to the unstructured form for that code object.
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass
 from typing import List, Optional
 
@@ -85,6 +86,7 @@ class Walker:
         #: op-name sequences of finally bodies (and with exits) copied onto every exit
         self.finally_copies = []
         self._jumps = None
+        self._test_indices = None
         #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
         self.finally_ends = []
         #: where the walk goes on from the start of a try's handler code that is
@@ -296,7 +298,7 @@ class Walker:
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
             return self.for_loop(m, i, i, hi)
-        if name in _MATCH_START or (name == "COPY" and op.arg == 1):
+        if (name in _MATCH_START or (name == "COPY" and op.arg == 1)) and self._tests_ahead(i, hi):
             end = match_statement(self, m, i, hi)
             if end is not None:
                 return end
@@ -310,6 +312,18 @@ class Walker:
                 return end
         m.step(op)
         return i + 1
+
+    def _tests_ahead(self, i: int, hi: int) -> bool:
+        """Whether ``[i, hi)`` holds a pattern test (a MATCH_* op or a conditional
+        jump): a copied value with none after it is no match statement (Dynamo's
+        code copies values often; reading each as a match would cost a tenth of
+        its decompile time)."""
+        tests = self._test_indices
+        if tests is None:
+            tests = self._test_indices = [op.index for op in self.ops
+                                          if op.name in CONDITIONAL or op.name.startswith("MATCH_")]
+        k = bisect.bisect_left(tests, i)
+        return k < len(tests) and tests[k] < hi
 
     # -- exception regions ------------------------------------------------------------------
 

@@ -161,7 +161,9 @@ class Breakpoints:
             return None         # no transformed text (the dump warned already)
         name = entry.names(fn.name)["transformed"]
         path = self.session.dir.file(name + ".py")
-        dumped = find_code(_compile_file(path), name)
+        # compiled from the text just written (the file holds the same)
+        text = entry.transformed_file
+        dumped = find_code(compile(text, path, "exec", dont_inherit=True) if text else _compile_file(path), name)
         if dumped is None:
             raise LookupError("no function %s in %s" % (name, path))
         new = retarget(new_code, dumped, path, entry.graphs)

@@ -86,13 +86,37 @@ class CannotTranslate(Exception):
 @functools.lru_cache(maxsize=8192)
 def strip_comment(part):
     """The code of a verbose code part, without the '# user code' comment torch appends."""
+    cut = _comment_start(part)
+    if cut is None:
+        return _strip_comment_tokens(part)
+    return _HINT.sub("", part[:cut]).rstrip()
+
+
+def _comment_start(part):
+    """Where the comment of a one-line guard text starts (its length if none),
+    found without the tokenizer; None for text it should read (triple quotes)."""
+    if "#" not in part:
+        return len(part)
+    if "\'\'\'" in part or '"""' in part:
+        return None
+    end = _CODE.match(part).end()
+    if end == len(part) or part[end] == "#":
+        return end
+    return None             # an unterminated string: the tokenizer decides
+
+
+_HINT = re.compile(r"\s*\(HINT: .*\)$")
+_CODE = re.compile(r"""(?:[^'"#\n\\]+|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")*""")
+
+
+def _strip_comment_tokens(part):
     try:
         for tok in tokenize.generate_tokens(io.StringIO(part).readline):
             if tok.type == tokenize.COMMENT:
                 return part[: tok.start[1]].rstrip()
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
-    return re.sub(r"\s*\(HINT: .*\)$", "", part.split("  # ")[0]).rstrip()
+    return _HINT.sub("", part.split("  # ")[0]).rstrip()
 
 
 def parse_expr(text):
@@ -138,8 +162,43 @@ def free_names(tree):
 
 def to_python(text, replacements=()):
     """Torch's guard text as checked Python over L, G and the PRELUDE names."""
+    replacements = tuple((s, e) for s, e in replacements if s != e)
+    if not replacements:
+        quick = _rename_quickly(text)
+        if quick is not None:
+            return quick        # names renamed on the text: no rewrite and unparse
     # Guard texts repeat (every tensor of every entry has the same few): cached.
-    return _to_python(text, tuple(tuple(r) for r in replacements))
+    return _to_python(text, replacements)
+
+
+_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_OPERATOR_WORDS = frozenset({"and", "or", "not", "is", "in", "if", "else", "None", "True", "False"})
+
+
+@functools.lru_cache(maxsize=8192)
+def _rename_quickly(text):
+    """``text`` with torch's names renamed (RENAMES), when every name in it
+    (outside strings and attributes) is known; None where the ast path must
+    decide (a keyword argument, a comprehension, a string prefix, an unknown name)."""
+    text = text.strip()
+    bare = _STRING.sub(lambda m: "'" + " " * (len(m.group()) - 2) + "'", text)
+    if re.search(r"\w['\"]", bare) or "=" in bare.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", ""):
+        return None
+    renames = []
+    for m in _NAME.finditer(bare):
+        name = m.group()
+        if name in RENAMES:
+            renames.append(m)
+        elif name not in KNOWN_NAMES and name not in _OPERATOR_WORDS:
+            return None
+    try:
+        parse_expr(text)
+    except CannotTranslate:
+        return None
+    for m in reversed(renames):
+        text = text[:m.start()] + RENAMES[m.group()] + text[m.end():]
+    return text
 
 
 @functools.lru_cache(maxsize=8192)
@@ -300,6 +359,122 @@ def simplify(expr):
 
 
 @functools.lru_cache(maxsize=8192)
+def finish(expr):
+    """(``simplify(expr)``, its negation): what a guard check shows and the
+    condition under which it fails. Guard rendering runs inside torch.compile,
+    so the shapes most guards have (a call, ``not`` a call, one comparison
+    against a name or a number) are handled on the text, the rest through ast.
+
+    >>> finish("id(G['torch']) == 1234")
+    ("id(G['torch']) == 1234", "id(G['torch']) != 1234")
+    """
+    quick = _finish_quickly(expr)
+    if quick is not None:
+        return quick
+    simple = simplify(expr)
+    return simple, negate(simple)
+
+
+# A primary with its brackets' contents blanked out (see _skeleton): a.b(~)[~].c
+_PRIMARY = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\(~*\)|\[~*\])*"
+_QUICK_PRIMARY = re.compile(_PRIMARY)
+_QUICK_NOT = re.compile("not " + _PRIMARY)
+_QUICK_COMPARE = re.compile(r"(%s) (is not|is|not in|in|==) (%s|\d+|'~*')" % (_PRIMARY, _PRIMARY))
+_OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in", "==": "!="}
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
+def _finish_quickly(expr):
+    """What ``finish`` gives, worked out on the text, or None where it needs ast."""
+    if expr.count("==") > (1 if expr.count("=") == 2 else 0):
+        return None
+    skeleton = _skeleton(expr)
+    if skeleton is None:
+        return None
+    if "==" in expr and "==" not in skeleton:
+        return None             # an == inside brackets: Simplify may rewrite it
+    if _QUICK_PRIMARY.fullmatch(skeleton):
+        return None if _names_keyword(skeleton) else (expr, "not " + expr)
+    if _QUICK_NOT.fullmatch(skeleton):
+        return None if _names_keyword(skeleton[4:]) else (expr, expr[4:])
+    m = _QUICK_COMPARE.fullmatch(skeleton)
+    if m is None or _names_keyword(m.group(1)):
+        return None
+    left, op, right = expr[:m.end(1)], m.group(2), m.group(3)
+    if op == "==" and right in ("None", "True", "False"):
+        return _finish_constant_test(left, m.group(1), right)
+    if op == "==" and not right.isdigit():
+        return None             # == a name or a string: left to ast
+    if right[0].isalpha() or right[0] == "_":
+        if _names_keyword(right) and right not in ("None", "True", "False"):
+            return None
+    return expr, left + " " + _OPPOSITE[op] + " " + expr[m.start(3):]
+
+
+_QUICK_PREDICATE = re.compile(r"(?:%s)\(~*\)" % "|".join(Simplify.PREDICATES))
+
+
+def _finish_constant_test(left, left_skeleton, right):
+    """``left == None/True/False`` as Simplify writes it, and its negation."""
+    predicate = _QUICK_PREDICATE.fullmatch(left_skeleton) is not None
+    if right == "None" and (predicate or left in Simplify.READERS):
+        return left + " is None", left + " is not None"
+    if predicate and right == "True":
+        return left, "not " + left
+    if predicate and right == "False":
+        return "not " + left, left
+    return left + " == " + right, left + " != " + right
+
+
+def _names_keyword(primary):
+    """Whether a primary's skeleton uses a keyword as a name (then it is not one)."""
+    return any(word in _KEYWORDS for word in re.findall(r"[A-Za-z_]\w*", primary))
+
+
+def _skeleton(expr):
+    """``expr`` with what is inside brackets and quotes replaced by ``~`` (same
+    length, so positions carry over), or None if it holds anything the quick
+    paths leave to ast (double quotes, braces, an unbalanced bracket...)."""
+    out = []
+    depth = pos = 0
+    while True:
+        m = _SPECIAL.search(expr, pos)
+        if m is None:
+            break
+        i, c = m.start(), m.group()
+        out.append(expr[pos:i] if depth == 0 else "~" * (i - pos))
+        pos = i + 1
+        if c == "'":
+            if expr.startswith("''", i) or (i and (expr[i - 1].isalnum() or expr[i - 1] == "_")):
+                return None     # an empty, triple-quoted or prefixed (f, b, r) string
+            body = _QUOTED_REST.match(expr, pos)
+            if body is None:
+                return None
+            pos = body.end()
+            out.append("'" + "~" * (pos - i - 2) + "'" if depth == 0 else "~" * (pos - i))
+        elif c in "([":
+            out.append(c if depth == 0 else "~")
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth < 0:
+                return None
+            out.append(c if depth == 0 else "~")
+        else:
+            return None
+    if depth:
+        return None
+    out.append(expr[pos:])
+    return "".join(out)
+
+
+# What _skeleton stops at (the rest it copies by slices): brackets, quotes, and
+# what it gives up on.
+_SPECIAL = re.compile(r"[()\[\]'\"{}#;:\n\t\\]|  ")
+_QUOTED_REST = re.compile(r"(?:[^'\\\n]|\\.)*'")
+
+
+@functools.lru_cache(maxsize=8192)
 def negate(expr):
     """`not (expr)` without a double negation: the condition under which a guard fails."""
     tree = ast.parse(expr, mode="eval").body
@@ -420,3 +595,10 @@ def global_state_checks(text):
         raise CannotTranslate(f"unknown global state {sorted(state)}")
     return checks
 
+
+
+def clear_caches():
+    """Forget every cached translation (the overhead bench starts each round cold)."""
+    for value in list(globals().values()):
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()

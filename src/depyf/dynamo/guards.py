@@ -31,14 +31,13 @@ from .guard_text import (
     dispatch_keys_expr,
     equals_value_text,
     eval_constant,
+    finish,
     getattr_expr,
     global_state_checks,
     int_arg,
     length_from_text,
-    negate,
     parse_expr,
     read_literal,
-    simplify,
     strip_comment,
     subscript_key,
     tensor_match,
@@ -85,9 +84,10 @@ class _Check:
     kind: str
     expr: str
     note: str = ""
+    negated: str = ""           # true when the guard fails
 
     def __post_init__(self):
-        self.expr = simplify(self.expr)
+        self.expr, self.negated = finish(self.expr)
         # torch describes types as "<class 'module'>"; the name alone reads better.
         self.note = re.sub(r"^<class '(.*)'>$", r"\1", self.note)
 
@@ -503,7 +503,7 @@ def _initial_mode_stack(wrapper):
 
 def _emit(lines, indent, check):
     note = f"  # {check.note}" if check.note else ""
-    lines.append(f"{indent}if {negate(check.expr)}:{note}")
+    lines.append(f"{indent}if {check.negated}:{note}")
     lines.append(f"{indent}    return False")
 
 

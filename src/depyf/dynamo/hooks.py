@@ -64,6 +64,7 @@ class Entry:
     graphs: Dict[str, str] = field(default_factory=dict)      # torch's name -> stable name
     graph_files: List[str] = field(default_factory=list)
     transformed: str = ""                                     # source, stable names
+    transformed_file: str = ""                                # its file's text
     problem: Optional[str] = None
     guard: Optional[str] = None                               # guard function source
     guard_count: int = 0
@@ -281,7 +282,8 @@ class Session:
         parts.append("\n" + entry.transformed)
         if self.log_bytecode:
             parts.append("\n# Bytecode Dynamo made:\n" + fullcode.bytecode_listing(entry.new_code))
-        self.dir.write(names["transformed"] + ".py", "".join(parts))
+        entry.transformed_file = "".join(parts)
+        self.dir.write(names["transformed"] + ".py", entry.transformed_file)
 
     # -- structured trace ---------------------------------------------------------
     def _on_event(self, event: Event) -> None:

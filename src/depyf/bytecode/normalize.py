@@ -1008,6 +1008,8 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
 #: before this one (in any version's list) creates belong here: then the names
 #: present before the passes are all the pass can meet.
 NEEDS: Dict[str, frozenset] = {
+    "block_stack_handlers": frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"}),
+    "finally_to_py39": frozenset({"BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"}),
     "short_circuit_jumps": frozenset({"COPY"}),
     "comprehension_cleanups_out_of_line": frozenset({"RERAISE"}),
     "except_star_handlers": frozenset({"PUSH_EXC_INFO", "PREP_RERAISE_STAR",

@@ -44,6 +44,7 @@ __all__ = [
     "with_type_params",
     "make",
     "fill_missing",
+    "child_nodes",
 ]
 
 #: The running interpreter's (major, minor).
@@ -242,6 +243,26 @@ def fill_missing(tree: ast.AST) -> ast.AST:
             elif value is not None:
                 pending.append(value)
     return tree
+
+
+def child_nodes(node: ast.AST) -> list:
+    """``list(ast.iter_child_nodes(node))``, without a generator per node (the
+    tree walks that ask this for every node of a function go faster).
+
+    Example::
+
+        >>> import ast
+        >>> [type(c).__name__ for c in child_nodes(ast.parse("f(x)").body[0].value)]
+        ['Name', 'Name']
+    """
+    out = []
+    for name in node._fields:
+        value = getattr(node, name, None)      # (a missing field holds no node)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+    return out
 
 
 # ASDL field types (from each node class's docstring) that never hold a node with

@@ -104,6 +104,7 @@ from typing import Dict, List, Optional
 
 from ..bytecode.decode import decode
 from ..bytecode.normalize import PASSES, _PASS_FUNCS, remove_ops, to_ops
+from .astcompat import child_nodes
 from .expressions import Context, DecompileFailure, StackMachine, _CodeConst, _definition, _same
 from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder)
@@ -690,9 +691,9 @@ def _sanitize_names(tree) -> None:
         elif isinstance(node, ast.arg):
             node.arg = sanitize(node.arg)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt))
+            todo.extend(c for c in child_nodes(node) if not isinstance(c, ast.stmt))
         else:
-            todo.extend(ast.iter_child_nodes(node))
+            todo.extend(child_nodes(node))
 
 
 # -- building one node ------------------------------------------------------------------
@@ -2786,4 +2787,4 @@ def _walk_scope(node):
         n = todo.pop()
         yield n
         if not isinstance(n, scopes):
-            todo.extend(ast.iter_child_nodes(n))
+            todo.extend(child_nodes(n))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from .astcompat import with_type_params
+from .astcompat import child_nodes, with_type_params
 from .values import FunctionValue, Placeholder
 
 
@@ -129,7 +129,7 @@ def unbound_cells(code, stmts) -> list:
         elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             bound.add(node.target.id)
         if not isinstance(node, scopes):
-            todo.extend(ast.iter_child_nodes(node))
+            todo.extend(child_nodes(node))
     missing = [c for c in code.cellvars if c not in bound and c.isidentifier()]
     if not missing:
         return []

@@ -132,7 +132,19 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
         pos += 1
         code = (first >> 3) & 15
         length = (first & 7) + 1
-        if code == 15:
+        # (the common short forms tested first)
+        if code < 10:
+            if pos >= n:
+                raise TruncatedError("location table ends inside an entry")
+            pos += 1
+            value = line
+        elif code < 13:
+            if pos + 2 > n:
+                raise TruncatedError("location table ends inside an entry")
+            line += code - 10
+            value = line
+            pos += 2
+        elif code == 15:
             value = None
         elif code == 14:
             delta, pos = _svarint(data, pos)
@@ -144,20 +156,9 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
                     raise TruncatedError("location table ends inside a number")
                 pos += 1
             value = line
-        elif code == 13:
+        else:
             delta, pos = _svarint(data, pos)
             line += delta
-            value = line
-        elif code >= 10:
-            if pos + 2 > n:
-                raise TruncatedError("location table ends inside an entry")
-            line += code - 10
-            value = line
-            pos += 2
-        else:
-            if pos >= n:
-                raise TruncatedError("location table ends inside an entry")
-            pos += 1
             value = line
         if length == 1:
             out.append(value)

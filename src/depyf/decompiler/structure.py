@@ -159,16 +159,17 @@ class Walker:
         seen = set()
         ops, n = self.ops, self.n
         work = [0] if ops else []
+        add, push, stops = seen.add, work.append, _NO_FALLTHROUGH    # (once per op of every code)
         while work:
             i = work.pop()
             while i < n and i not in seen:
-                seen.add(i)
+                add(i)
                 op = ops[i]
                 if op.target is not None:
-                    work.append(op.target.index)
+                    push(op.target.index)
                 if with_handlers and op.handler is not None:
-                    work.append(op.handler.target.index)
-                if op.name in _NO_FALLTHROUGH:
+                    push(op.handler.target.index)
+                if op.name in stops:
                     break
                 i += 1
         return seen

@@ -195,12 +195,17 @@ def binary_ops(func: Function, table: VersionTable) -> None:
 def compare_ops(func: Function, table: VersionTable) -> None:
     """``IS_OP 1`` -> ``COMPARE_OP "is not"``; ``CONTAINS_OP 0`` -> ``COMPARE_OP "in"``."""
     for op in func.ops:
+        if op.name not in _COMPARISONS:
+            continue
         if op.name == "IS_OP":
             op.name, op.arg = "COMPARE_OP", "is not" if op.arg else "is"
         elif op.name == "CONTAINS_OP":
             op.name, op.arg = "COMPARE_OP", "not in" if op.arg else "in"
         elif op.name == "COMPARE_OP" and op.arg == "exception match":
             op.name, op.arg = "EXC_MATCH_POP", None
+
+
+_COMPARISONS = frozenset({"IS_OP", "CONTAINS_OP", "COMPARE_OP"})
 
 
 def split_superinstructions(func: Function, table: VersionTable) -> None:
@@ -230,6 +235,8 @@ def fold_kwnames(func: Function, table: VersionTable) -> None:
     doomed = []
     pending = None
     for i, op in enumerate(func.ops):
+        if op.name not in _CALL_OPS:
+            continue            # (most ops: one test, not five)
         if op.name == "KW_NAMES":
             pending = op.arg
             doomed.append(op)
@@ -246,6 +253,10 @@ def fold_kwnames(func: Function, table: VersionTable) -> None:
             op.arg = (op.arg, pending or (), 2)
             pending = None
     remove_ops(func, doomed)
+
+
+_CALL_OPS = frozenset({"KW_NAMES", "CALL_FUNCTION_KW", "CALL_KW", "CALL_FUNCTION",
+                       "CALL_METHOD", "CALL"})
 
 
 def call_ex_plain(func: Function, table: VersionTable) -> None:

@@ -112,25 +112,27 @@ def unbound_cells(code, stmts) -> list:
         return []
     nargs = code.argcount + code.kwonlyargcount + bool(code.flags & 0x4) + bool(code.flags & 0x8)
     bound = set(code.varnames[:nargs])
-    if all(c in bound or not c.isidentifier() for c in code.cellvars):
-        return []           # arguments bind them all: nothing to look for
+    #: cells no argument binds: the walk stops once each is seen bound
+    wanted = {c for c in code.cellvars if c not in bound and c.isidentifier()}
+    if not wanted:
+        return []
     scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-    todo = list(stmts)
-    while todo:
+    todo = list(reversed(stmts))        # (first statements first: cells are bound early)
+    while todo and wanted:
         node = todo.pop()
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
+            wanted.discard(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
+            wanted.discard(node.name)
         elif isinstance(node, ast.alias):
-            bound.add(node.asname or node.name.split(".")[0])
+            wanted.discard(node.asname or node.name.split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
+            wanted.discard(node.name)
         elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-            bound.add(node.target.id)
+            wanted.discard(node.target.id)
         if not isinstance(node, scopes):
             todo.extend(child_nodes(node))
-    missing = [c for c in code.cellvars if c not in bound and c.isidentifier()]
+    missing = [c for c in code.cellvars if c in wanted]
     if not missing:
         return []
     assign = ast.Assign(targets=[ast.Name(id=c, ctx=ast.Store()) for c in missing],

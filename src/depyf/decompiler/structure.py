@@ -558,10 +558,12 @@ class Walker:
         # still lands inside the chain (on a later segment's start).
         if nxt >= hi or nxt in self.back_targets:
             return False
-        targets = {s.target for s in segments}
         last = segments[-1].target
-        pending = {t for t in targets if nxt < t and t != last}
-        return bool(pending) or self._looks_like_segment(nxt, hi)
+        for s in segments:
+            t = s.target
+            if nxt < t and t != last:
+                return True         # a jump still pending
+        return self._looks_like_segment(nxt, hi)
 
     def _looks_like_segment(self, j: int, hi: int) -> bool:
         """Pure loads and operators up to a conditional jump (a condition operand);

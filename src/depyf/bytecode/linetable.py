@@ -147,8 +147,13 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
         elif code == 15:
             value = None
         elif code == 14:
-            delta, pos = _svarint(data, pos)
-            line += delta
+            b = data[pos] if pos < n else 64
+            if not b & 64:              # a one-byte line delta, the usual case
+                line += -(b >> 1 & 31) if b & 1 else b >> 1 & 31
+                pos += 1
+            else:
+                delta, pos = _svarint(data, pos)
+                line += delta
             for _ in range(3):          # end line, column, end column: skipped inline
                 while pos < n and data[pos] & 64:
                     pos += 1

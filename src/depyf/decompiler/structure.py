@@ -96,10 +96,13 @@ class Walker:
         self.clause_names = []
         # One look at every op for what the set-up below depends on.
         returns = []
+        backward = []
         any_handler = any_try = False
         #: a with statement is in the code (only then can a WithExit be on a stack)
         self.has_with = False
         for k, op in enumerate(self.ops):
+            if op.target is not None and op.target.index <= op.index:
+                backward.append(op)
             if op.name == "RETURN_VALUE":
                 returns.append(k)
             elif op.name in _WITH_STARTS:
@@ -119,9 +122,8 @@ class Walker:
             self.normal = self._outside_handlers() if any_try else self._reachable(False)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
-        for op in self.ops:
-            if op.target is not None and op.target.index <= op.index and \
-                    not self._handler_exit(op):
+        for op in backward:
+            if not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
         #: (target of the jump that leaves the except clause being walked, or None;
         #: loop depth at the clause's start; the clause's end)

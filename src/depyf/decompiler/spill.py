@@ -382,12 +382,11 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     off the stack that wait too) then use the temporaries."""
     waiting = waiting if waiting is not None else []
     trees = m.waiting() + list(waiting)
-    if not m.copied and all(_inert(t) for t in trees):
-        # Typical of Dynamo's code once its early values are temporaries: nothing
-        # waiting can be disturbed and nothing is used twice (as when nothing waits).
+    if all(_inert(t) for t in trees) and (not m.copied or not _shares_a_part(stmt)):
+        # Nothing that waits can be disturbed (typical of Dynamo's code once its
+        # early values are temporaries), and nothing is used twice: of the rounds
+        # of _Plan.choose_round, none would find anything.
         return []
-    if not trees and not _shares_a_part(stmt):
-        return []       # nothing waits and nothing is used twice
     from .expressions import _PUSHES, finish
     if time is None:
         time = next(_PUSHES)

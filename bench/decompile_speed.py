@@ -2,7 +2,9 @@
 
 For each installed interpreter 3.8-3.13 the corpus modules are compiled by that
 interpreter (not timed), read with depyf's own unmarshaller, then decompiled in
-one process on one core; the table gives code objects/s per version.
+one process on one core; the table gives code objects/s per version, by the
+wall clock and by the CPU time of the process (on a shared machine, a virtual
+one especially, the wall clock also counts time other work took the core).
 
 Run from the project root::
 
@@ -46,11 +48,10 @@ def measure(version: str, count: int):
             except Exception:       # a module the target cannot compile is not ours to time
                 continue
     objects = sum(1 for rec in records for _ in rec.walk())
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for rec in records:
         depyf.decompile(rec)
-    seconds = time.perf_counter() - start
-    return len(records), objects, seconds
+    return len(records), objects, time.perf_counter() - start, time.process_time() - cpu_start
 
 
 def venv_python(venv: str) -> str:
@@ -96,22 +97,26 @@ def main(argv=None) -> int:
     for venv in args.others:
         python = venv_python(venv)
         others.setdefault(venv_version(python), []).append(python)
-    print("%-8s %-24s %8s %13s %9s %15s  %s" % ("version", "tool", "modules", "code objects",
-                                                "seconds", "code objects/s", "failed"))
+    row = "%-8s %-24s %8s %13s %8.2f %12.0f %8.2f %12.0f  %s"
+    print("%-8s %-24s %8s %13s %8s %12s %8s %12s  %s" % (
+        "version", "tool", "modules", "code objects", "wall s", "objects/s", "CPU s",
+        "objects/CPU s", "failed"))
     for version in versions:
-        modules, objects, seconds = measure(version, args.modules)
-        print("%-8s %-24s %8d %13d %9.2f %15.0f" % (version, "depyf (this tree)", modules,
-                                                    objects, seconds,
-                                                    objects / seconds if seconds else 0.0))
+        modules, objects, seconds, cpu = measure(version, args.modules)
+        print(row % (version, "depyf (this tree)", modules, objects, seconds, _rate(objects, seconds),
+                     cpu, _rate(objects, cpu), ""))
         for python in others.get(version, []):
             for label, r in measure_others(python, version, args.modules, args.others_budget):
-                seconds = r["seconds"]
                 done = "%d of %d" % (r["objects"], r["of"]) if r["objects"] < r["of"] \
                     else str(r["objects"])
-                print("%-8s %-24s %8s %13s %9.2f %15.0f  %d" % (
-                    version, label[:24], "", done, seconds,
-                    r["objects"] / seconds if seconds else 0.0, r["failed"]))
+                cpu = r.get("cpu_seconds", r["seconds"])
+                print(row % (version, label[:24], "", done, r["seconds"], _rate(r["objects"], r["seconds"]),
+                             cpu, _rate(r["objects"], cpu), r["failed"]))
     return 0
+
+
+def _rate(objects, seconds):
+    return objects / seconds if seconds else 0.0
 
 
 if __name__ == "__main__":

@@ -111,7 +111,7 @@ def main() -> int:
             continue
         label, decompile = loaded
         failed = done = 0
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()), _deadline(budget):  # some print
             for code in objects:
                 try:
@@ -123,7 +123,7 @@ def main() -> int:
                 done += 1
         seconds = time.perf_counter() - start
         results[label.strip()] = {"objects": done, "of": len(objects), "failed": failed,
-                                  "seconds": seconds}
+                                  "seconds": seconds, "cpu_seconds": time.process_time() - cpu_start}
     json.dump({"version": "%d.%d" % sys.version_info[:2], "tools": results}, sys.stdout)
     return 0
 

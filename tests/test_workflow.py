@@ -92,6 +92,8 @@ def test_dump_dir_variable_without_depyf_in_the_command(tmp_path):
 
 
 DDP_SCRIPT = '''import os
+import gc
+
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -120,6 +122,11 @@ def main():
         opt.step()
         opt.zero_grad()
     print("rank %d loss %.6f" % (rank, float(loss)))
+    # DDP's reducer holds the process group: freed after destroy_process_group,
+    # it tears gloo down while holding the GIL and can deadlock with gloo's own
+    # thread (seen in torch 2.13 with and without depyf). Free it first.
+    del model, opt, loss
+    gc.collect()
     dist.destroy_process_group()
 
 

@@ -124,3 +124,17 @@ def test_renames_on_the_text():
     assert guard_text.to_python("___check_obj_id(L['x'], 5) and inf > 1") == "has_id(L['x'], 5) and math.inf > 1"
     # not inside strings, not attributes
     assert guard_text.to_python("L['___check_obj_id'].device") == "L['___check_obj_id'].device"
+
+
+@pytest.mark.parametrize("text", ["0", "-12", "[]", "[2, 3]", "[-1, 0, 7]", "'x'", "'a b'", "''",
+                                  "'a\\\\'b'", "\"x\"", "(1, 2)", "[1,2]", "1.5", "None", "007"])
+def test_read_literal_matches_literal_eval(text):
+    import ast as _ast
+    try:
+        expected = _ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        with pytest.raises(guard_text.CannotTranslate):
+            guard_text.read_literal(text)
+        return
+    got = guard_text.read_literal(text)
+    assert got == expected and type(got) is type(expected)

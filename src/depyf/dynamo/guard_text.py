@@ -211,10 +211,29 @@ def _to_python(text, replacements):
 
 
 def read_literal(text):
+    """The value of a literal in guard text (a key, a size list...).
+
+    >>> read_literal("[2, 3]"), read_literal("'x'")
+    ([2, 3], 'x')
+    """
+    # Keys and sizes are mostly plain ints, lists of ints and simple strings:
+    # read without the parser, which this runs for every tensor and key.
+    if _INT.fullmatch(text):
+        return int(text)
+    if _INT_LIST.fullmatch(text):
+        return [int(t) for t in text[1:-1].split(", ")] if text != "[]" else []
+    if _PLAIN_STRING.fullmatch(text):
+        return text[1:-1]
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError) as exc:
         raise CannotTranslate(f"not a literal: {text}") from exc
+
+
+_DIGITS = r"-?(?:0|[1-9][0-9]*)"       # what Python reads as an int literal
+_INT = re.compile(_DIGITS)
+_INT_LIST = re.compile(r"\[(?:%s(?:, %s)*)?\]" % (_DIGITS, _DIGITS))
+_PLAIN_STRING = re.compile(r"'[^'\\\n]*'")
 
 
 def accessor_argument(repr_text):

@@ -19,7 +19,8 @@ Example::
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+import sys
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .errors import TruncatedError
 
@@ -197,3 +198,102 @@ def _varint(data: bytes, pos: int):
 def _svarint(data: bytes, pos: int):
     value, pos = _varint(data, pos)
     return (-(value >> 1) if value & 1 else value >> 1), pos
+
+
+# -- writing a line table ------------------------------------------------------------
+# Only code objects of the running interpreter are re-lined (depyf.dynamo points
+# Dynamo's code at dumped files), so only the host formats 3.10+ are written.
+
+_UNIT = 2
+# 3.11+ location entries: first byte 1CCCCLLL (code, units - 1); code 13 = line
+# only, with the line change as a signed varint; code 15 = no location.
+_NO_COLUMNS, _NO_LOCATION = 13, 15
+
+
+def encode_host_line_table(ranges: Sequence[Tuple[int, int, Optional[int]]], firstlineno: int,
+                           code_len: int) -> bytes:
+    """``co_linetable`` for a code object of the running interpreter giving each
+    byte range [start, end) of its code its line (None: no line).
+
+    >>> encode_line_table([(0, 2, 1), (2, 6, 2)], "locations", 1, 6)
+    b'\\xe8\\x00\\xe9\\x02'
+    """
+    from .versions import get_table
+    return encode_line_table(ranges, get_table(sys.version_info[:2]).linetable_format,
+                             firstlineno, code_len)
+
+
+def encode_line_table(ranges, fmt: str, firstlineno: int, code_len: int) -> bytes:
+    """:func:`encode_host_line_table` for the table format ``fmt``."""
+    units: List[Optional[int]] = [None] * (code_len // _UNIT)
+    for start, end, line in ranges:
+        units[start // _UNIT:end // _UNIT] = [line] * (end // _UNIT - start // _UNIT)
+    if fmt == "locations":
+        return _encode_locations(units, firstlineno)
+    if fmt == "linetable":
+        return _encode_linetable(units, firstlineno)
+    raise ValueError("writing %r line tables is not supported" % fmt)
+
+
+def _runs(units: List[Optional[int]], longest: Optional[int] = None) -> Iterator[Tuple[Optional[int], int]]:
+    """(line, count) for each run of code units with one line, at most ``longest`` long."""
+    i = 0
+    while i < len(units):
+        line = units[i]
+        j = i + 1
+        while j < len(units) and units[j] == line and (longest is None or j - i < longest):
+            j += 1
+        yield line, j - i
+        i = j
+
+
+def _encode_locations(units, firstlineno: int) -> bytes:
+    out = bytearray()
+    previous = firstlineno
+    for line, n in _runs(units, 8):
+        if line is None:
+            out.append(0x80 | (_NO_LOCATION << 3) | (n - 1))
+        else:
+            out.append(0x80 | (_NO_COLUMNS << 3) | (n - 1))
+            out += _write_svarint(line - previous)
+            previous = line
+    return bytes(out)
+
+
+def _encode_linetable(units, firstlineno: int) -> bytes:
+    """3.10's table: (byte count, line change) pairs, counts up to 254, changes
+    within -127..127, -128 for no line."""
+    out = bytearray()
+    previous = firstlineno
+    for line, n in _runs(units):
+        length = n * _UNIT
+        if line is None:
+            delta = -128
+        else:
+            delta = line - previous
+            previous = line
+            while delta > 127:
+                out += bytes((0, 127))
+                delta -= 127
+            while delta < -127:
+                out += bytes((0, 256 - 127))
+                delta += 127
+        while length > 254:
+            out += bytes((254, delta & 0xFF))
+            length -= 254
+            delta = 0 if line is not None else -128
+        out += bytes((length, delta & 0xFF))
+    return bytes(out)
+
+
+def _write_varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 64:
+        out.append(0x40 | (value & 63))
+        value >>= 6
+    out.append(value)
+    return bytes(out)
+
+
+def _write_svarint(value: int) -> bytes:
+    return _write_varint(((-value) << 1) | 1 if value < 0 else value << 1)

@@ -24,6 +24,8 @@ import difflib
 import types
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ..bytecode.linetable import encode_host_line_table
+
 # One instruction: (start byte, end byte, comparison key, line or None).
 Span = Tuple[int, int, str, Optional[int]]
 
@@ -110,7 +112,7 @@ def retarget(live: types.CodeType, dumped: types.CodeType, filename: str,
     live_spans = spans(live, names)
     lines = matched_lines(live_spans, spans(dumped), dumped.co_firstlineno)
     ranges = [(s[0], s[1], line) for s, line in zip(live_spans, lines)]
-    table = line_table(dumped.co_firstlineno, ranges, len(live.co_code), has_positions=hasattr(live, "co_positions"))
+    table = encode_host_line_table(ranges, dumped.co_firstlineno, len(live.co_code))
     new = live.replace(co_filename=filename, co_firstlineno=dumped.co_firstlineno, co_linetable=table)
     check_lines(new, ranges)
     return new
@@ -128,94 +130,3 @@ def check_lines(code: types.CodeType, ranges: Sequence[Tuple[int, int, Optional[
         got = lines[at] if at >= 0 else None
         if got != line:
             raise ValueError("line table check failed at offset %d: %r != %r" % (start, got, line))
-
-
-# -- line table encodings -------------------------------------------------------
-# 3.11+ location table (CPython's Objects/locations.md): entries of 1-8 code
-# units; first byte 1CCCCLLL (code, length - 1); code 13 = line only, with the
-# line change as a signed varint; code 15 = no location.
-_NO_COLUMNS, _NO_LOCATION, _UNIT = 13, 15, 2
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 64:
-        out.append(0x40 | (value & 63))
-        value >>= 6
-    out.append(value)
-    return bytes(out)
-
-
-def _svarint(value: int) -> bytes:
-    return _varint(((-value) << 1) | 1 if value < 0 else value << 1)
-
-
-def line_table(firstlineno: int, ranges: Sequence[Tuple[int, int, Optional[int]]], size: int,
-               has_positions: bool = True) -> bytes:
-    """``co_linetable`` giving each byte range [start, end) its line.
-
-    >>> line_table(1, [(0, 2, 1), (2, 6, 2)], 6)
-    b'\\xe8\\x00\\xe9\\x02'
-    """
-    return _locations(firstlineno, ranges, size) if has_positions else _lnotab310(firstlineno, ranges, size)
-
-
-def _per_unit(ranges, size: int) -> List[Optional[int]]:
-    units: List[Optional[int]] = [None] * (size // _UNIT)
-    for start, end, line in ranges:
-        for u in range(start // _UNIT, end // _UNIT):
-            units[u] = line
-    return units
-
-
-def _locations(firstlineno: int, ranges, size: int) -> bytes:
-    units = _per_unit(ranges, size)
-    out = bytearray()
-    previous = firstlineno
-    i = 0
-    while i < len(units):
-        line = units[i]
-        j = i + 1
-        while j < len(units) and j - i < 8 and units[j] == line:
-            j += 1
-        if line is None:
-            out.append(0x80 | (_NO_LOCATION << 3) | (j - i - 1))
-        else:
-            out.append(0x80 | (_NO_COLUMNS << 3) | (j - i - 1))
-            out += _svarint(line - previous)
-            previous = line
-        i = j
-    return bytes(out)
-
-
-def _lnotab310(firstlineno: int, ranges, size: int) -> bytes:
-    """3.10's table: (byte count, line change) pairs, counts up to 254, changes
-    within -127..127, -128 for no line."""
-    units = _per_unit(ranges, size)
-    out = bytearray()
-    previous = firstlineno
-    i = 0
-    while i < len(units):
-        line = units[i]
-        j = i + 1
-        while j < len(units) and units[j] == line:
-            j += 1
-        length = (j - i) * _UNIT
-        if line is None:
-            delta = -128
-        else:
-            delta = line - previous
-            previous = line
-            while delta > 127:
-                out += bytes((0, 127))
-                delta -= 127
-            while delta < -127:
-                out += bytes((0, 256 - 127))
-                delta += 127
-        while length > 254:
-            out += bytes((254, delta & 0xFF))
-            length -= 254
-            delta = 0 if line is not None else -128
-        out += bytes((length, delta & 0xFF))
-        i = j
-    return bytes(out)

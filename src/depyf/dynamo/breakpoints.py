@@ -161,9 +161,10 @@ class Breakpoints:
             return None         # no transformed text (the dump warned already)
         name = entry.names(fn.name)["transformed"]
         path = self.session.dir.file(name + ".py")
-        # compiled from the text just written (the file holds the same)
-        text = entry.transformed_file
-        dumped = find_code(compile(text, path, "exec", dont_inherit=True) if text else _compile_file(path), name)
+        if not entry.transformed_file:
+            raise LookupError("%s was not written" % path)
+        # compiled from the text just written (what the file holds)
+        dumped = find_code(compile(entry.transformed_file, path, "exec", dont_inherit=True), name)
         if dumped is None:
             raise LookupError("no function %s in %s" % (name, path))
         new = retarget(new_code, dumped, path, entry.graphs)

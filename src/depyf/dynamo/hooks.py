@@ -282,8 +282,9 @@ class Session:
         parts.append("\n" + entry.transformed)
         if self.log_bytecode:
             parts.append("\n# Bytecode Dynamo made:\n" + fullcode.bytecode_listing(entry.new_code))
-        entry.transformed_file = "".join(parts)
-        self.dir.write(names["transformed"] + ".py", entry.transformed_file)
+        text = "".join(parts)
+        self.dir.write(names["transformed"] + ".py", text)
+        entry.transformed_file = text       # only once the file holds it
 
     # -- structured trace ---------------------------------------------------------
     def _on_event(self, event: Event) -> None:

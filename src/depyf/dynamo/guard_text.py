@@ -130,7 +130,8 @@ class Rewriter(ast.NodeTransformer):
     """Renames torch's closure names and replaces torch's source text by our expression."""
 
     def __init__(self, replacements):
-        self.replacements = [(ast.dump(parse_expr(s)), parse_expr(e)) for s, e in replacements if s != e]
+        # (to_python drops the replacements that change nothing)
+        self.replacements = [(ast.dump(parse_expr(s)), parse_expr(e)) for s, e in replacements]
 
     def visit(self, node):
         if not self.replacements:
@@ -173,6 +174,8 @@ def to_python(text, replacements=()):
 
 _STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_PREFIXED_STRING = re.compile(r"\w['\"]")
+_LONE_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
 _OPERATOR_WORDS = frozenset({"and", "or", "not", "is", "in", "if", "else", "None", "True", "False"})
 
 
@@ -183,8 +186,8 @@ def _rename_quickly(text):
     decide (a keyword argument, a comprehension, a string prefix, an unknown name)."""
     text = text.strip()
     bare = _STRING.sub(lambda m: "'" + " " * (len(m.group()) - 2) + "'", text)
-    if re.search(r"\w['\"]", bare) or "=" in bare.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", ""):
-        return None
+    if _PREFIXED_STRING.search(bare) or _LONE_EQUALS.search(bare):
+        return None             # a string prefix, a keyword argument or a walrus
     renames = []
     for m in _NAME.finditer(bare):
         name = m.group()

@@ -32,6 +32,13 @@ def _env():
     return env
 
 
+def _run_script(script, text, dump, env):
+    """Write ``text`` to ``script`` and run it with the dump directory as its argument."""
+    script.write_text(text)
+    return subprocess.run([sys.executable, str(script), str(dump)], env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
 def _run(dump, backend, commands=None):
     args = [sys.executable, PROGRAM, str(dump), backend] + (["--pdb"] if commands else [])
     stdin = "".join(c + "\n" for c in commands) if commands else None
@@ -227,12 +234,9 @@ FAILING = textwrap.dedent('''
 @pytest.mark.torch
 def test_failure_keeps_dynamo_code_with_one_warning(tmp_path):
     pytest.importorskip("torch")
-    script = tmp_path / "failing.py"
-    script.write_text(FAILING)
     env = _env()
     env["PYTHONPATH"] = HERE + os.pathsep + env["PYTHONPATH"]
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "dump")], env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = _run_script(tmp_path / "failing.py", FAILING, tmp_path / "dump", env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     assert "SAME True" in out and "OWN CODE True" in out and "RESTORED True" in out, out
@@ -276,11 +280,8 @@ INSIDE = textwrap.dedent('''
 @pytest.mark.torch
 def test_compiled_inside_debug(tmp_path):
     pytest.importorskip("torch")
-    script = tmp_path / "inside.py"
-    script.write_text(INSIDE)
     dump = tmp_path / "dump"
-    proc = subprocess.run([sys.executable, str(script), str(dump)], env=_env(),
-                          capture_output=True, text=True, timeout=600)
+    proc = _run_script(tmp_path / "inside.py", INSIDE, dump, _env())
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "HITS ['__compiled_fn_1.dynamo_graph.py', '__transformed_code_0_for_f.py']" in proc.stdout, proc.stdout
     warned = [line for line in proc.stdout.splitlines() if line.startswith("WARNING")]

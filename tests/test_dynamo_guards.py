@@ -341,39 +341,22 @@ def test_global_state():
         pass
 
     @contextlib.contextmanager
-    def deterministic():
-        torch.use_deterministic_algorithms(True)
+    def setting(get, set_, value):
+        saved = get()
+        set_(value)
         try:
             yield
         finally:
-            torch.use_deterministic_algorithms(False)
-
-    @contextlib.contextmanager
-    def default_dtype(dtype):
-        saved = torch.get_default_dtype()
-        torch.set_default_dtype(dtype)
-        try:
-            yield
-        finally:
-            torch.set_default_dtype(saved)
-
-    @contextlib.contextmanager
-    def threads(n):
-        saved = torch.get_num_threads()
-        torch.set_num_threads(n)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(saved)
+            set_(saved)
 
     L = {"x": x}
     assert_same_verdicts(f, [
         L,
         (torch.no_grad(), L),
         (torch.enable_grad(), L),
-        (deterministic(), L),
-        (default_dtype(torch.float64), L),
-        (threads(torch.get_num_threads() + 1), L),
+        (setting(torch.are_deterministic_algorithms_enabled, torch.use_deterministic_algorithms, True), L),
+        (setting(torch.get_default_dtype, torch.set_default_dtype, torch.float64), L),
+        (setting(torch.get_num_threads, torch.set_num_threads, torch.get_num_threads() + 1), L),
         (torch.autocast("cpu"), L),
         (torch.autocast("cpu", dtype=torch.float16), L),
         (Mode(), L),

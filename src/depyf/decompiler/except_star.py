@@ -80,12 +80,8 @@ def _clause(w, p, he, base, outer):
     """One clause from its type test at ``p``; returns (node, start of the next)."""
     ops = w.ops
     sub = StackMachine(w.ctx, base)
-    j = p
-    while j < he and ops[j].name != "CHECK_EG_MATCH":
-        if ops[j].target is not None:
-            raise DecompileFailure("jump inside an except* type")
-        sub.step(ops[j])
-        j += 1
+    from .exceptions import clause_type_end
+    j = clause_type_end(w, sub, p, he, "CHECK_EG_MATCH", "except*")
     if j + 3 >= he or [o.name for o in ops[j + 1:j + 3]] != ["COPY", "POP_JUMP_IF_NONE"]:
         raise DecompileFailure("except* clause without its match test")
     type_expr = sub.value(sub.pop())

@@ -399,12 +399,7 @@ def _clauses(w, m, hs, he, handler):
         next_clause = None
         if op.name not in ("POP_TOP",) and not op.name.startswith("STORE"):
             sub = StackMachine(w.ctx, base + [CaughtException()])
-            j = p
-            while j < he and ops[j].name != "CHECK_EXC_MATCH":
-                if ops[j].target is not None:
-                    raise DecompileFailure("jump inside an except type")
-                sub.step(ops[j])
-                j += 1
+            j = clause_type_end(w, sub, p, he, "CHECK_EXC_MATCH", "except")
             if j >= he or ops[j + 1].name != "POP_JUMP_IF_FALSE":
                 raise DecompileFailure("except clause without a type test")
             type_expr = sub.value(sub.pop())
@@ -514,6 +509,20 @@ def _clause_body_end(w, p, stop, cleanup) -> int:
         if not beyond:
             return end
         end = max(beyond)
+
+
+def clause_type_end(w, sub, p: int, he: int, test: str, what: str) -> int:
+    """Step the ops of an except clause's type expression, from ``p``, on ``sub``
+    up to its ``test`` op (CHECK_EXC_MATCH, CHECK_EG_MATCH); where that op is
+    (``he`` if it is missing). The type is then ``sub``'s top."""
+    ops = w.ops
+    j = p
+    while j < he and ops[j].name != test:
+        if ops[j].target is not None:
+            raise DecompileFailure("jump inside an %s type" % what)
+        sub.step(ops[j])
+        j += 1
+    return j
 
 
 def _tail_signature(ops, k, end):

@@ -182,17 +182,23 @@ def dynamic_fn(x, y):
     return (x.sin() + x.shape[0]) @ y
 
 
-def test_dynamic_shapes():
-    x, y = torch.randn(5, 4), torch.randn(4, 6)
-    compile_and_run(dynamic_fn, x, y, dynamic=True)
-    source = guard_functions(dynamic_fn)[0][2]
-    assert re.search(r"2 <= L\['x'\]\.size\(\)\[0\]", source), source
-    assert_same_verdicts(dynamic_fn, [
+def shape_variants(x, y):
+    """The recorded inputs of dynamic_fn and ones whose sizes agree or clash."""
+    return [
         {"x": x, "y": y},
         {"x": torch.randn(9, 7), "y": torch.randn(7, 3)},
         {"x": torch.randn(1, 4), "y": y},
         {"x": torch.randn(5, 1), "y": torch.randn(1, 6)},
         {"x": torch.randn(5, 4), "y": torch.randn(5, 6)},
+    ]
+
+
+def test_dynamic_shapes():
+    x, y = torch.randn(5, 4), torch.randn(4, 6)
+    compile_and_run(dynamic_fn, x, y, dynamic=True)
+    source = guard_functions(dynamic_fn)[0][2]
+    assert re.search(r"2 <= L\['x'\]\.size\(\)\[0\]", source), source
+    assert_same_verdicts(dynamic_fn, shape_variants(x, y) + [
         {"x": torch.randn(8, 5).t(), "y": torch.randn(8, 2)},
         {"x": torch.randn(5, 4, 2), "y": y},
         {"x": torch.randn(5, 4, dtype=torch.float64), "y": y},
@@ -598,13 +604,7 @@ def test_cpp_shape_guards():
     with torch._dynamo.config.patch(enable_cpp_symbolic_shape_guards=True):
         x, y = torch.randn(5, 4), torch.randn(4, 6)
         compile_and_run(dynamic_fn, x, y, dynamic=True)
-    assert_same_verdicts(dynamic_fn, [
-        {"x": x, "y": y},
-        {"x": torch.randn(9, 7), "y": torch.randn(7, 3)},
-        {"x": torch.randn(1, 4), "y": y},
-        {"x": torch.randn(5, 1), "y": torch.randn(1, 6)},
-        {"x": torch.randn(5, 4), "y": torch.randn(5, 6)},
-    ])
+    assert_same_verdicts(dynamic_fn, shape_variants(x, y))
 
 
 class PassThrough(torch.overrides.TorchFunctionMode):

@@ -8,9 +8,9 @@ untimed round warms torch's own lazy imports so that they count for neither.
 "depyf own" is the CPU time spent inside depyf's hooks and at the context's
 exit (``Session.own_seconds``): on a busy machine the difference of two
 timings is noisy, this share is not; "own ratio" is (plain + own) / plain.
-"trace" is the plain compile with a handler on torch's structured trace that
-keeps nothing: what torch itself spends producing the records depyf reads
-its graphs from (with any handler attached, torch builds every record).
+"trace" is the plain compile with depyf's handler on torch's structured trace
+keeping nothing: what torch itself spends producing the records depyf reads
+its graphs from (depyf's filter spares it the records nobody reads).
 
 Run from the project root with a torch installed::
 

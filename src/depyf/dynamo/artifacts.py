@@ -15,8 +15,10 @@ Example::
 from __future__ import annotations
 
 import logging
+import sys
+import threading
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 # Event name -> the kind a dump file is named after.
 GRAPH_EVENTS = {
@@ -69,13 +71,112 @@ def event_of(record) -> Optional[Event]:
                  metadata=meta.get(name) if isinstance(meta.get(name), dict) else {})
 
 
+def wanted(name: str, metadata_fn) -> bool:
+    """Whether a ``trace_structured(name, metadata_fn, ...)`` call makes an
+    event :func:`event_of` keeps (an ``artifact``'s name is in its metadata,
+    which torch builds with a cheap lambda)."""
+    if name in GRAPH_EVENTS or name in OTHER_EVENTS:
+        return True
+    if name != "artifact":
+        return False
+    try:
+        meta = metadata_fn()
+    except Exception:
+        return True             # let torch meet its own error as it would have
+    return isinstance(meta, dict) and meta.get("name") in ARTIFACTS
+
+
+class TraceFilter:
+    """Skip the structured-trace records depyf does not read while only depyf listens.
+
+    With any handler on ``torch.__trace`` torch builds every record: about
+    ten times as many as depyf keeps (timing events, guard-tree strings,
+    tensor descriptions), each with a log record, a JSON dump and an md5 of
+    its payload, a few per cent of a cold compile. Modules hold torch's
+    ``trace_structured`` by name (``from torch._logging import
+    trace_structured``), so the filter takes the place of that name in each
+    module holding it, and puts torch's back when the last user leaves. A
+    module imported meanwhile keeps the filter: with no session, or with
+    another handler on the trace (``TORCH_TRACE``), it passes every call on
+    unchanged, and a call it does not reach only costs time, never an event.
+
+    >>> TraceFilter.acquire(capture)          # doctest: +SKIP
+    >>> TraceFilter.release(capture)          # doctest: +SKIP
+    """
+    _lock = threading.Lock()
+    _users: List[logging.Handler] = []
+
+    @classmethod
+    def acquire(cls, handler: logging.Handler) -> None:
+        import torch._logging._internal as internal
+        with cls._lock:
+            cls._users.append(handler)
+            # Someone else reads the whole trace: torch builds it all anyway, and
+            # their records keep naming torch's caller, not this filter.
+            others = [h for h in internal.trace_log.handlers
+                      if h not in cls._users and not _undecided(h)]
+            if len(cls._users) == 1 and not others:
+                original = _unfiltered(internal.trace_structured)
+                _swap(lambda f: f is original, _make_filter(original, cls._users))
+
+    @classmethod
+    def release(cls, handler: logging.Handler) -> None:
+        with cls._lock:
+            if handler in cls._users:
+                cls._users.remove(handler)
+                if not cls._users:
+                    # modules imported meanwhile hold the filter too: all get torch's back
+                    _swap(lambda f: _unfiltered(f) is not f, None)
+
+
+def _undecided(handler) -> bool:
+    """torch's own trace handler before its first record: without a trace
+    directory it removes itself then (and until then the filter lets every
+    call through, so it decides as it would have)."""
+    return (type(handler).__name__ == "LazyTraceHandler"
+            and getattr(handler, "stream", True) is None and getattr(handler, "root_dir", True) is None)
+
+
+def _unfiltered(fn):
+    return fn.__wrapped__ if getattr(fn, "_depyf_filter", False) else fn
+
+
+def _swap(which, replacement) -> None:
+    """Put ``replacement`` (None: torch's own) in place of every module's
+    ``trace_structured`` for which ``which`` holds."""
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        current = namespace.get("trace_structured")
+        if current is not None and which(current):
+            namespace["trace_structured"] = replacement or _unfiltered(current)
+
+
+def _make_filter(original, users: List[logging.Handler]):
+    from torch._logging._internal import trace_log
+
+    def trace_structured(name, metadata_fn=dict, **kwargs):
+        if (not users or wanted(name, metadata_fn)
+                or any(h not in users for h in trace_log.handlers)):
+            return original(name, metadata_fn, **kwargs)
+        return None
+    trace_structured._depyf_filter = True
+    trace_structured.__wrapped__ = original
+    trace_structured.__doc__ = original.__doc__
+    return trace_structured
+
+
 class TraceCapture(logging.Handler):
-    """A ``torch.__trace`` handler passing kept events to ``sink(event)``."""
+    """A ``torch.__trace`` handler passing kept events to ``sink(event)``;
+    ``install(filtered=True)`` also keeps torch from building the records
+    nobody reads (:class:`TraceFilter`)."""
 
     def __init__(self, sink: Callable[[Event], None]):
         super().__init__(level=logging.DEBUG)
         self.sink = sink
         self._saved = None
+        self._filtered = False
 
     def emit(self, record) -> None:
         try:
@@ -85,7 +186,7 @@ class TraceCapture(logging.Handler):
         except Exception:       # never let a log call fail inside torch
             pass
 
-    def install(self) -> None:
+    def install(self, filtered: bool = True) -> None:
         from torch._logging._internal import trace_log
         # trace_structured only works when the logger has handlers and lets DEBUG
         # through (torch sets both up at import, but a user may have changed them).
@@ -93,9 +194,15 @@ class TraceCapture(logging.Handler):
         trace_log.setLevel(logging.DEBUG)
         trace_log.propagate = False
         trace_log.addHandler(self)
+        if filtered:
+            TraceFilter.acquire(self)
+            self._filtered = True
 
     def uninstall(self) -> None:
         from torch._logging._internal import trace_log
+        if self._filtered:
+            TraceFilter.release(self)
+            self._filtered = False
         trace_log.removeHandler(self)
         if self._saved is not None:
             level, propagate = self._saved

@@ -1,0 +1,96 @@
+"""The structured-trace filter: torch builds only the records depyf reads
+while depyf alone listens, and gets its own ``trace_structured`` back after.
+"""
+import contextlib
+import logging
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from depyf.dynamo.artifacts import TraceCapture  # noqa: E402
+
+
+def _holders():
+    """Modules whose ``trace_structured`` is depyf's filter."""
+    return [name for name, m in list(sys.modules.items())
+            if isinstance(getattr(m, "__dict__", None), dict)
+            and getattr(m.__dict__.get("trace_structured"), "_depyf_filter", False)]
+
+
+def _built(name, meta=None):
+    """Whether torch built the payload of a ``name`` record (through the
+    binding a torch module holds)."""
+    import torch._dynamo.utils       # noqa: F401  (imports the modules holding the name)
+    import torch._inductor.compile_fx as holder
+    calls = []
+    holder.trace_structured(name, lambda: dict(meta or {}),
+                            payload_fn=lambda: calls.append(name) or "x")
+    return bool(calls)
+
+
+@contextlib.contextmanager
+def only_torch_listens():
+    """pytest's log capture (added around each test's call) listens on every
+    logger, torch's trace included: another reader, for whom the filter lets
+    every record through."""
+    from torch._logging._internal import trace_log
+    saved = [h for h in trace_log.handlers if type(h).__module__.startswith("_pytest")]
+    for handler in saved:
+        trace_log.removeHandler(handler)
+    try:
+        yield
+    finally:
+        for handler in saved:
+            trace_log.addHandler(handler)
+
+
+@pytest.mark.torch
+def test_only_kept_records_are_built_and_torch_gets_its_function_back():
+    seen = []
+    capture = TraceCapture(seen.append)
+    with only_torch_listens():
+        capture.install()
+        try:
+            assert _holders(), "no module's trace_structured was filtered"
+            assert _built("dynamo_output_graph")
+            assert _built("artifact", {"name": "recompile_reasons", "encoding": "string"})
+            assert not _built("chromium_event")
+            assert not _built("artifact", {"name": "torch._functorch.config", "encoding": "json"})
+        finally:
+            capture.uninstall()
+        assert [e.kind for e in seen] == ["dynamo_graph", "recompile"]
+        assert _holders() == []
+        # nobody listening: torch builds nothing, as before
+        assert not _built("dynamo_output_graph")
+
+
+@pytest.mark.torch
+def test_other_listeners_get_every_record():
+    from torch._logging._internal import trace_log
+    other = logging.Handler()
+    other.emit = lambda record: None
+    trace_log.addHandler(other)
+    capture = TraceCapture(lambda e: None)
+    try:
+        capture.install()
+        assert _holders() == []
+        assert _built("chromium_event")
+    finally:
+        capture.uninstall()
+        trace_log.removeHandler(other)
+
+
+@pytest.mark.torch
+def test_nested_captures_filter_until_the_last_leaves():
+    outer, inner = TraceCapture(lambda e: None), TraceCapture(lambda e: None)
+    with only_torch_listens():
+        outer.install()
+        inner.install()
+        try:
+            inner.uninstall()
+            assert not _built("chromium_event")
+        finally:
+            outer.uninstall()
+        assert _holders() == []

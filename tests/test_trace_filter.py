@@ -4,6 +4,7 @@ while depyf alone listens, and gets its own ``trace_structured`` back after.
 import contextlib
 import logging
 import sys
+import types
 
 import pytest
 
@@ -58,8 +59,14 @@ def test_only_kept_records_are_built_and_torch_gets_its_function_back():
             assert _built("artifact", {"name": "recompile_reasons", "encoding": "string"})
             assert not _built("chromium_event")
             assert not _built("artifact", {"name": "torch._functorch.config", "encoding": "json"})
+            # a module imported meanwhile takes the name as it finds it: the filter
+            late = types.ModuleType("depyf_test_late_import")
+            exec("from torch._logging import trace_structured", late.__dict__)
+            sys.modules[late.__name__] = late
         finally:
             capture.uninstall()
+            sys.modules.pop("depyf_test_late_import", None)
+        assert not getattr(late.trace_structured, "_depyf_filter", False)
         assert [e.kind for e in seen] == ["dynamo_graph", "recompile"]
         assert _holders() == []
         # nobody listening: torch builds nothing, as before

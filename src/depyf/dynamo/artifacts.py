@@ -105,6 +105,11 @@ class TraceFilter:
     """
     _lock = threading.Lock()
     _users: List[logging.Handler] = []
+    # Looking through ~2,500 modules at each start and end costs as much as
+    # the filter saves on a small program: modules once looked at are
+    # remembered, with the namespaces that hold the name.
+    _looked_at: set = set()
+    _holders: List[dict] = []
 
     @classmethod
     def acquire(cls, handler: logging.Handler) -> None:
@@ -116,8 +121,12 @@ class TraceFilter:
             others = [h for h in internal.trace_log.handlers
                       if h not in cls._users and not _undecided(h)]
             if len(cls._users) == 1 and not others:
+                cls._look_at_new_modules()
                 original = _unfiltered(internal.trace_structured)
-                _swap(lambda f: f is original, _make_filter(original, cls._users))
+                replacement = _make_filter(original, cls._users)
+                for namespace in cls._holders:
+                    if namespace.get("trace_structured") is original:
+                        namespace["trace_structured"] = replacement
 
     @classmethod
     def release(cls, handler: logging.Handler) -> None:
@@ -126,7 +135,24 @@ class TraceFilter:
                 cls._users.remove(handler)
                 if not cls._users:
                     # modules imported meanwhile hold the filter too: all get torch's back
-                    _swap(lambda f: _unfiltered(f) is not f, None)
+                    cls._look_at_new_modules()
+                    for namespace in cls._holders:
+                        namespace["trace_structured"] = _unfiltered(namespace["trace_structured"])
+
+    @classmethod
+    def _look_at_new_modules(cls) -> None:
+        modules = sys.modules
+        for name in modules.keys() - cls._looked_at:
+            cls._looked_at.add(name)
+            namespace = getattr(modules.get(name), "__dict__", None)
+            if isinstance(namespace, dict) and _is_torchs(namespace.get("trace_structured")):
+                cls._holders.append(namespace)
+
+
+def _is_torchs(fn) -> bool:
+    """``fn`` is torch's trace_structured (or this filter in its place)."""
+    return getattr(_unfiltered(fn), "__module__", None) == "torch._logging._internal" \
+        and getattr(fn, "__name__", None) == "trace_structured"
 
 
 def _undecided(handler) -> bool:
@@ -139,18 +165,6 @@ def _undecided(handler) -> bool:
 
 def _unfiltered(fn):
     return fn.__wrapped__ if getattr(fn, "_depyf_filter", False) else fn
-
-
-def _swap(which, replacement) -> None:
-    """Put ``replacement`` (None: torch's own) in place of every module's
-    ``trace_structured`` for which ``which`` holds."""
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None)
-        if not isinstance(namespace, dict):
-            continue
-        current = namespace.get("trace_structured")
-        if current is not None and which(current):
-            namespace["trace_structured"] = replacement or _unfiltered(current)
 
 
 def _make_filter(original, users: List[logging.Handler]):

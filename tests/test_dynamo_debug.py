@@ -190,6 +190,29 @@ def test_linemap_retarget_keeps_code_and_moves_lines(tmp_path, version):
     assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr
 
 
+def test_alignment_blocks_match_and_keep_order():
+    import random
+    from depyf.dynamo.linemap import _matching_blocks
+    rng = random.Random(5)
+    for _ in range(300):
+        a = [rng.choice("abcdef") for _ in range(rng.randrange(0, 30))]
+        b = list(a)
+        for _ in range(rng.randrange(0, 4)):      # a few local edits, as the decompiler makes
+            at = rng.randrange(0, len(b) + 1)
+            if b and rng.random() < 0.5:
+                del b[min(at, len(b) - 1)]
+            else:
+                b.insert(at, rng.choice("abcxyz"))
+        blocks = _matching_blocks(a, b)
+        last_i = last_j = 0
+        for i, j, n in blocks:
+            assert n > 0 and i >= last_i and j >= last_j
+            assert a[i:i + n] == b[j:j + n]
+            last_i, last_j = i + n, j + n
+        if a == b:
+            assert blocks == ([(0, 0, len(a))] if a else [])
+
+
 def test_alignment_takes_matched_lines():
     """Unmatched instructions keep the line before them."""
     sys.path.insert(0, SRC)

@@ -150,19 +150,40 @@ def _effects(node, out: Effects, seen: set) -> None:
 
 def _children(node) -> list:
     """The ast nodes directly inside ``node`` (fields, list and tuple items)."""
-    if isinstance(node, Placeholder):
-        values = vars(node).values()
-    elif isinstance(node, ast.AST):
-        values = [getattr(node, f, None) for f in node._fields]
-    else:
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = _fields_of(type(node))
+    if fields is _NOT_A_NODE:
         return []
+    values = vars(node).values() if fields is _ALL_ATTRIBUTES else \
+        [getattr(node, f, None) for f in fields]
     out = []
     for value in values:
-        if isinstance(value, ast.AST):
-            out.append(value)
-        elif isinstance(value, (list, tuple)):
+        kind = type(value)
+        if kind is list or kind is tuple:
             out.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            out.append(value)
     return out
+
+
+# Per node type, the fields _children reads: spilling walks the statement and
+# the waiting values several times a round, and asking ``isinstance`` and
+# ``_fields`` anew of every node was a fifth of Dynamo-code decompiling.
+_FIELDS: Dict[type, object] = {}
+_NOT_A_NODE = ("<not a node>",)
+_ALL_ATTRIBUTES = ("<vars>",)       # a Placeholder keeps its parts as attributes
+
+
+def _fields_of(kind: type):
+    if issubclass(kind, Placeholder):
+        fields = _ALL_ATTRIBUTES
+    elif issubclass(kind, ast.AST):
+        fields = tuple(kind._fields)
+    else:
+        fields = _NOT_A_NODE
+    _FIELDS[kind] = fields
+    return fields
 
 
 # -- choosing and spilling -------------------------------------------------------------
@@ -201,6 +222,7 @@ class _Plan:
         self.time = time
         #: id -> (node, temporary name)
         self.chosen: Dict[int, Tuple[object, str]] = {}
+        self._shared: Optional[Dict[int, object]] = None
 
     def fast_local(self, name: str) -> bool:
         code = self.ctx.code
@@ -253,6 +275,17 @@ class _Plan:
             found = self._effects[id(node)] = effects(node, self.chosen)
         return found
 
+    def shared(self) -> Dict[int, object]:
+        """The nodes that occur more than once in the statement and the waiting
+        values, by id (the trees do not change while rounds choose)."""
+        if self._shared is None:
+            counts: Dict[int, int] = {}
+            nodes: Dict[int, object] = {}
+            for tree in [self.stmt] + self.trees:
+                _count(tree, counts, nodes)
+            self._shared = {key: nodes[key] for key, n in counts.items() if n > 1}
+        return self._shared
+
     def choose_round(self) -> List:
         # What the statement and the spilled values do depends on what is spilled
         # (a temporary does nothing): known afresh each round, asked many times in one.
@@ -260,13 +293,8 @@ class _Plan:
         self._effects: Dict[int, Effects] = {}
         new = []
         # A value used twice is evaluated once: in its own temporary.
-        counts: Dict[int, int] = {}
-        nodes: Dict[int, object] = {}
-        for tree in [self.stmt] + self.trees:
-            _count(tree, counts, nodes)
-        for key, n in counts.items():
-            node = nodes[key]
-            if n > 1 and key not in self.chosen and _seq(node) is not None \
+        for key, node in self.shared().items():
+            if key not in self.chosen and _seq(node) is not None \
                     and not (isinstance(node, (ast.Constant, ast.Name))
                              and self.pure(node, self.effects_between(_seq(node), None))):
                 new.append(node)
@@ -382,10 +410,7 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     off the stack that wait too) then use the temporaries."""
     waiting = waiting if waiting is not None else []
     trees = m.waiting() + list(waiting)
-    if all(_inert(t) for t in trees) and (not m.copied or not _shares_a_part(stmt)):
-        # Nothing that waits can be disturbed (typical of Dynamo's code once its
-        # early values are temporaries), and nothing is used twice: of the rounds
-        # of _Plan.choose_round, none would find anything.
+    if _undisturbed(m, stmt, trees):
         return []
     from .expressions import _PUSHES, finish
     if time is None:
@@ -429,6 +454,31 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         assign.lineno = getattr(node, "lineno", None) or line
         out.append(assign)
     return out
+
+
+def _undisturbed(m, stmt, trees) -> bool:
+    """Whether none of the rounds of :meth:`_Plan.choose_round` would find
+    anything, known without a plan: every waiting value is a constant, a
+    temporary, or a local ``stmt`` does not bind (typical of Dynamo's code
+    once its early values are temporaries), and nothing is used twice."""
+    locals_read = []
+    for tree in trees:
+        if _inert(tree):
+            continue
+        if type(tree) is not ast.Name or type(tree.ctx) is not ast.Load:
+            return False
+        locals_read.append(tree.id)
+    if m.copied and _shares_a_part(stmt):
+        return False
+    if not locals_read:
+        return True
+    if isinstance(stmt, _Anything):
+        return False
+    plan = _Plan(m.ctx, stmt, trees, 0)
+    if not all(plan.fast_local(name) for name in locals_read):
+        return False
+    eff = effects(stmt)
+    return not eff.writes_all and not any(name in eff.writes for name in locals_read)
 
 
 def _inert(node) -> bool:

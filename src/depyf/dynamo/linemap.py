@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import sys
 import types
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -61,28 +62,35 @@ def child(code: Optional[types.CodeType], *names: str) -> Optional[types.CodeTyp
     return code
 
 
-def _key(ins, names: Dict[str, str]) -> str:
-    kind = ins.kind
+def _key(name: str, kind: str, value, names: Dict[str, str]) -> str:
     if kind.startswith("jump"):
         # Which way a jump points depends on the block layout, not on what it does.
-        return ins.opname.replace("FORWARD_", "").replace("BACKWARD_", "")
-    value = ins.argval
+        return name.replace("FORWARD_", "").replace("BACKWARD_", "")
     if kind == "const":
-        name = getattr(value, "name", None) if not isinstance(value, (str, bytes, tuple)) else None
-        return "%s code:%s" % (ins.opname, name) if name is not None else "%s %r" % (ins.opname, value)
+        code_name = getattr(value, "name", None) if not isinstance(value, (str, bytes, tuple)) else None
+        return "%s code:%s" % (name, code_name) if code_name is not None else "%s %r" % (name, value)
     if isinstance(value, str):
         # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
         # depends on whether the value is called there or stored first.
-        return "%s %s" % (ins.opname, names.get(value, value))
-    return "%s %r" % (ins.opname, value)
+        return "%s %s" % (name, names.get(value, value))
+    return "%s %r" % (name, value)
 
 
 def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[Span]:
     """One :data:`Span` per instruction, EXTENDED_ARG prefixes and inline
     caches included in the span of the instruction they belong to."""
-    from ..bytecode.decode import decode
+    from ..bytecode.decode import decode_ops
+    from ..bytecode.versions import get_table
     names = names or {}
-    return [(ins.start_offset, ins.next_offset, _key(ins, names), ins.line) for ins in decode(code)]
+    by_name = get_table(sys.version_info[:2]).opcode_by_name
+    out: List[Span] = []
+    start = 0
+    for op in decode_ops(code):
+        info = by_name[op.name]
+        end = op.offset + 2 + 2 * info.cache
+        out.append((start, end, _key(op.name, info.kind, op.arg, names), op.line))
+        start = end
+    return out
 
 
 def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> List[int]:
@@ -90,18 +98,36 @@ def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> L
     aligned with; unmatched ones (and matched ones without a line) repeat the
     line before them, ``first`` at the start."""
     a, b = [s[2] for s in live], [s[2] for s in dumped]
-    if a == b:          # the same instructions (a graph's forward): line for line
-        lines: List[Optional[int]] = [s[3] for s in dumped]
-    else:
-        lines = [None] * len(live)
-        for i, j, n in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
-            for t in range(n):
-                lines[i + t] = dumped[j + t][3]
+    lines: List[Optional[int]] = [None] * len(live)
+    for i, j, n in _matching_blocks(a, b):
+        for t in range(n):
+            lines[i + t] = dumped[j + t][3]
     out, previous = [], first
     for line in lines:
         previous = line if line is not None else previous
         out.append(previous)
     return out
+
+
+def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> List[Tuple[int, int, int]]:
+    """difflib's matching blocks of ``a`` and ``b``, the common head and tail
+    taken first: the two usually differ in a few places only, and difflib's
+    time grows with the square of what it is given."""
+    n = min(len(a), len(b))
+    head = 0
+    while head < n and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    blocks = [(0, 0, head)] if head else []
+    middle_a, middle_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    if middle_a and middle_b:
+        matcher = difflib.SequenceMatcher(None, middle_a, middle_b, autojunk=False)
+        blocks += [(i + head, j + head, k) for i, j, k in matcher.get_matching_blocks() if k]
+    if tail:
+        blocks.append((len(a) - tail, len(b) - tail, tail))
+    return blocks
 
 
 def retarget(live: types.CodeType, dumped: types.CodeType, filename: str,

@@ -271,3 +271,38 @@ def decompiled_runs(tmp_path_factory):
 def test_decompiled_code_behaves_like_dynamos(decompiled_runs, name):
     run = decompiled_runs[name]
     assert run["error"] is None and run["same"], run["error"]
+
+
+UNCOMPILABLE = '''
+import sys, warnings, torch, depyf
+from depyf.dynamo import fullcode
+real = fullcode.decompile_as
+def broken(code, name):
+    text = real(code, name)
+    # the transformed code only: a constant printed as a repr that is no source
+    return text.replace("return", "return <object at 0x1> or", 1) if "transformed" in name else text
+fullcode.decompile_as = broken
+def f(x):
+    return x.sin() + 1
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with depyf.prepare_debug(sys.argv[1]):
+        got = torch.compile(f, backend="eager")(torch.ones(3))
+assert torch.equal(got, torch.ones(3).sin() + 1)
+print("WARNINGS", [str(w.message) for w in caught if "depyf" in str(w.message)])
+'''
+
+
+@pytest.mark.torch
+def test_transformed_text_that_does_not_compile_becomes_a_stand_in(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(UNCOMPILABLE)
+    dump = tmp_path / "dump"
+    done = subprocess.run([sys.executable, str(script), str(dump)], capture_output=True, text=True,
+                          env=_env(), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "the transformed code of" in done.stdout and "does not compile" in done.stdout, done.stdout
+    [path] = glob.glob(str(dump / "__transformed_code_0_for_f.py"))
+    text = open(path).read()
+    compile(text, path, "exec")
+    assert FAILURE_STUB in text and "<object at 0x1>" in text

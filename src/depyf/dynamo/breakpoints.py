@@ -161,10 +161,9 @@ class Breakpoints:
             return None         # no transformed text (the dump warned already)
         name = entry.names(fn.name)["transformed"]
         path = self.session.dir.file(name + ".py")
-        if not entry.transformed_file:
+        if entry.transformed_module is None:
             raise LookupError("%s was not written" % path)
-        # compiled from the text just written (what the file holds)
-        dumped = find_code(compile(entry.transformed_file, path, "exec", dont_inherit=True), name)
+        dumped = find_code(entry.transformed_module, name)      # what the file holds, compiled
         if dumped is None:
             raise LookupError("no function %s in %s" % (name, path))
         new = retarget(new_code, dumped, path, entry.graphs)

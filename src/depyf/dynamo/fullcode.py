@@ -173,9 +173,11 @@ def bytecode_listing(code: types.CodeType) -> str:
     return comment(dis.Bytecode(code).dis())
 
 
-def safe_decompile(code: types.CodeType, name: str) -> Tuple[str, Optional[str]]:
+def safe_decompile(code: types.CodeType, name: str, check: bool = True) -> Tuple[str, Optional[str]]:
     """(source, problem): decompiled ``code``; problem says why the text holds a
-    failure stub or why decompiling raised (then the source is a stand-in)."""
+    failure stub or why decompiling raised (then the source is a stand-in).
+    ``check=False`` leaves compiling the text to the caller (who compiles the
+    file it goes into anyway), and :func:`uncompilable` to call if it fails."""
     try:
         text = decompile_as(code, name)
     except Exception as e:      # the dump goes on with a stand-in for this one function
@@ -186,13 +188,19 @@ def safe_decompile(code: types.CodeType, name: str) -> Tuple[str, Optional[str]]
         return text, problem
     if FAILURE_STUB in text:
         return text, "the decompiler left a failure stub"
-    try:
-        compile(text, "<depyf>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as e:
-        # A constant with no source form (an object Dynamo put in co_consts)
-        # printed as its repr, say: keep the text for reading, as comments.
-        problem = "the decompiled text does not compile (%s)" % e
-        params, _ = signature(code)
-        return ("def %s(%s):\n    raise NotImplementedError(%r)\n%s" % (
-            name, params, "%s: %s" % (FAILURE_STUB, problem), comment(text))), problem
+    if check:
+        try:
+            compile(text, "<depyf>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as e:
+            return uncompilable(code, name, text, e)
     return text, None
+
+
+def uncompilable(code: types.CodeType, name: str, text: str, error: Exception) -> Tuple[str, str]:
+    """(stand-in, problem) for decompiled ``text`` that does not compile: a
+    constant with no source form (an object Dynamo put in co_consts) printed
+    as its repr, say. The text stays for reading, as comments."""
+    problem = "the decompiled text does not compile (%s)" % error
+    params, _ = signature(code)
+    return ("def %s(%s):\n    raise NotImplementedError(%r)\n%s" % (
+        name, params, "%s: %s" % (FAILURE_STUB, problem), comment(text))), problem

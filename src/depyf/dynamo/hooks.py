@@ -64,7 +64,7 @@ class Entry:
     graphs: Dict[str, str] = field(default_factory=dict)      # torch's name -> stable name
     graph_files: List[str] = field(default_factory=list)
     transformed: str = ""                                     # source, stable names
-    transformed_file: str = ""                                # its file's text
+    transformed_module: Optional[types.CodeType] = None      # its file, compiled
     problem: Optional[str] = None
     guard: Optional[str] = None                               # guard function source
     guard_count: int = 0
@@ -195,7 +195,8 @@ class Session:
             entry.resume = self._resume_functions(code, new_code)
             entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")]
             names = entry.names(fn.name)
-            text, entry.problem = fullcode.safe_decompile(new_code, names["transformed"])
+            # compiled with the file it goes into (_write_transformed)
+            text, entry.problem = fullcode.safe_decompile(new_code, names["transformed"], check=False)
             entry.transformed = fullcode.rename(text, entry.graphs)
             if entry.problem:
                 self._warn(_qualname(code), entry.problem, "the transformed code of ")
@@ -270,7 +271,24 @@ class Session:
         return found
 
     def _write_transformed(self, fn: Function, entry: Entry) -> None:
-        names = entry.names(fn.name)
+        name = entry.names(fn.name)["transformed"]
+        path = self.dir.file(name + ".py")
+        text = self._transformed_text(fn, entry)
+        try:
+            # The line map of breakpoints.py reads this compile of the file.
+            module = compile(text, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as e:
+            if entry.problem:
+                raise
+            entry.transformed, entry.problem = fullcode.uncompilable(entry.new_code, name, entry.transformed, e)
+            self._warn(_qualname(fn.code), entry.problem, "the transformed code of ")
+            text = self._transformed_text(fn, entry)
+            compile(text, path, "exec", dont_inherit=True)      # the stand-in must compile
+            module = None
+        self.dir.write(name + ".py", text)
+        entry.transformed_module = module       # only once the file holds it
+
+    def _transformed_text(self, fn: Function, entry: Entry) -> str:
         parts = [fullcode.header("Transformed code of cache entry %d (compile %s) of"
                                  % (entry.index, entry.compile_id), fn.code)]
         if entry.graphs:
@@ -282,9 +300,7 @@ class Session:
         parts.append("\n" + entry.transformed)
         if self.log_bytecode:
             parts.append("\n# Bytecode Dynamo made:\n" + fullcode.bytecode_listing(entry.new_code))
-        text = "".join(parts)
-        self.dir.write(names["transformed"] + ".py", text)
-        entry.transformed_file = text       # only once the file holds it
+        return "".join(parts)
 
     # -- structured trace ---------------------------------------------------------
     def _on_event(self, event: Event) -> None:

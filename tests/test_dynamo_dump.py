@@ -157,6 +157,15 @@ def test_artifacts(runs):
 
 
 @pytest.mark.torch
+def test_every_entry_has_its_compile_time(runs):
+    for name in ("toy_example", "recompiles", "graph_breaks"):
+        for meta in _metas(runs[name]["dump"]):
+            for entry in meta["entries"]:
+                seconds = entry["compile_seconds"]
+                assert isinstance(seconds, float) and 0 < seconds < 60, (name, meta["function"], entry)
+
+
+@pytest.mark.torch
 def test_graph_break_and_recompile_reasons(runs):
     breaks = [b for m in _metas(runs["graph_breaks"]["dump"]) for b in m["graph_breaks"]]
     text = "\n".join(breaks)

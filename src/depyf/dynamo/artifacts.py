@@ -30,8 +30,10 @@ GRAPH_EVENTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
     "inductor_output_code": "inductor_output_code",
 }
-# Other events: Dynamo's per-compile figures (its compile time).
-OTHER_EVENTS = {"compilation_metrics": "metrics"}
+# Other events kept: none today (Dynamo's compile times come from the figures
+# torch keeps of its last compiles, hooks.Session._take_compile_times: the
+# trace's copy of them costs a dataclass copy and a JSON dump each).
+OTHER_EVENTS: dict = {}
 # ``artifact`` events (told apart by metadata name) worth keeping.
 ARTIFACTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",

@@ -115,6 +115,8 @@ class Session:
         self._handle_missing = False
         self._capture: Optional[TraceCapture] = None
         self.breakpoints = Breakpoints(self)
+        self._metrics = None            # torch's list of its last compiles' figures
+        self._started = time.time()
 
     # -- lifetime -------------------------------------------------------------
     def start(self) -> None:
@@ -137,6 +139,11 @@ class Session:
             from torch._dynamo.eval_frame import _debug_get_cache_entry_list  # noqa: F401
         except ImportError:
             missing.append("torch._dynamo.eval_frame._debug_get_cache_entry_list (no guards)")
+        try:
+            from torch._dynamo.utils import get_compilation_metrics
+            self._metrics = get_compilation_metrics
+        except ImportError:
+            missing.append("torch._dynamo.utils.get_compilation_metrics (no compile times)")
         # depyf.debug(): the code that runs names the dumped files (breakpoints.py)
         self._guarded("breakpoints", self.breakpoints.install)
         if missing:
@@ -208,6 +215,7 @@ class Session:
                     self._place(fn, entry, event)
             # The entries of earlier compiles exist by now: read their guards before
             # an eviction or reset can take them. Files follow when the context exits.
+            self._take_compile_times()
             for other in self.functions.values():
                 if other.dirty:
                     self._guarded(_qualname(other.code), self._read_guards, other)
@@ -327,11 +335,6 @@ class Session:
         if event.kind == "recompile":
             fn.recompiles.append(self._recompile_text(fn, event.payload))
             return
-        if event.kind == "metrics":
-            seconds = event.metadata.get("entire_frame_compile_time_s")
-            if isinstance(seconds, (int, float)):
-                entry.compile_seconds = float(seconds)
-            return
         cid = entry.compile_id
         if event.kind == "dynamo_graph" or cid not in self._last_graph:
             # The k-th graph Dynamo printed is the k-th __compiled_fn the code calls;
@@ -387,6 +390,26 @@ class Session:
                 % (code.co_name, code.co_filename, code.co_firstlineno, line.strip(),
                    "\n".join("- " + r for r in reasons.splitlines() if r.strip())))
 
+    def _take_compile_times(self) -> None:
+        """Dynamo's whole-frame compile time of each entry, from the figures torch
+        keeps of its last 64 compiles (those of a compile come after its bytecode
+        hook: they are read at the next compile and at exit). Frame ids start
+        again after a reset: a figure counts only if its compile started after
+        this session did, for the same function."""
+        if self._metrics is None:
+            return
+        for m in self._metrics():
+            cid = getattr(m, "compile_id", None)
+            entry = self._by_cid.get(cid) if isinstance(cid, str) else None
+            if entry is None or entry.compile_seconds is not None:
+                continue
+            fn = self._fn_of_cid[cid]
+            seconds = getattr(m, "entire_frame_compile_time_s", None)
+            if (isinstance(seconds, (int, float)) and (getattr(m, "start_time", None) or 0) >= self._started
+                    and getattr(m, "co_name", None) == fn.code.co_name):
+                entry.compile_seconds = float(seconds)
+                fn.dirty = True
+
     def _source(self, code: types.CodeType, name: str):
         """Decompiled ``code`` as ``def name``: each code object is decompiled
         once (full code files are rewritten as guards arrive, and a resume
@@ -404,6 +427,7 @@ class Session:
         function's guard files, ``full_code_for_<fn>.py`` and its meta file;
         ``final`` also writes what no compile claimed."""
         with self._lock:
+            self._take_compile_times()
             for fn in list(self.functions.values()):
                 if fn.dirty:
                     self._guarded(_qualname(fn.code), self._write_function, fn)
@@ -527,8 +551,6 @@ class Session:
                     notes.append("compile %s:\n%s" % (cid, user_part(event.payload)))
                 elif event.kind == "recompile":
                     notes.append("compile %s: recompile\n%s" % (cid, event.payload))
-                elif event.kind == "metrics":
-                    continue
                 elif self._handle_missing or not self.clean_wild_fx_code:
                     # Without a bytecode hook (older torch) no graph can be tied to
                     # code: they are all kept, named after their compile.

@@ -227,6 +227,8 @@ def read_literal(text):
         return [int(t) for t in text[1:-1].split(", ")] if text != "[]" else []
     if _PLAIN_STRING.fullmatch(text):
         return text[1:-1]
+    if text in _NAMED_CONSTANTS:
+        return _NAMED_CONSTANTS[text]
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError) as exc:
@@ -237,6 +239,7 @@ _DIGITS = r"-?(?:0|[1-9][0-9]*)"       # what Python reads as an int literal
 _INT = re.compile(_DIGITS)
 _INT_LIST = re.compile(r"\[(?:%s(?:, %s)*)?\]" % (_DIGITS, _DIGITS))
 _PLAIN_STRING = re.compile(r"'[^'\\\n]*'")
+_NAMED_CONSTANTS = {"None": None, "True": True, "False": False}
 
 
 def accessor_argument(repr_text):
@@ -245,8 +248,11 @@ def accessor_argument(repr_text):
     return repr_text[start + 1 : -1] if start >= 0 and repr_text.endswith(")") else ""
 
 
+_INT_ARG = re.compile(r"(-?\d+)\)$")
+
+
 def int_arg(repr_text):
-    match = re.search(r"(-?\d+)\)$", repr_text)
+    match = _INT_ARG.search(repr_text)
     if not match:
         raise CannotTranslate(f"no index in {repr_text}")
     return int(match.group(1))
@@ -272,9 +278,9 @@ def type_ref(cls):
     module = getattr(cls, "__module__", "")
     if getattr(builtins, qualname, None) is cls:
         return qualname
-    for name, value in vars(types).items():
-        if value is cls and not name.startswith("_"):
-            return f"types.{name}"
+    name = _types_names().get(id(cls))
+    if name is not None:
+        return f"types.{name}"
     if not qualname or "<locals>" in qualname or not module:
         return None
     if module.split(".")[0] == "torch":
@@ -290,6 +296,17 @@ def type_ref(cls):
     except (ImportError, AttributeError):
         return None
     return f"find_class({module!r}, {qualname!r})" if found is cls else None
+
+
+@functools.lru_cache(maxsize=1)
+def _types_names():
+    """id -> the first public name of each object in the types module (which holds them all,
+    so the ids stay theirs)."""
+    names = {}
+    for name, value in vars(types).items():
+        if not name.startswith("_"):
+            names.setdefault(id(value), name)
+    return names
 
 
 def resolve_dotted(path):
@@ -310,9 +327,12 @@ def type_check(expr, cls, type_id, described):
     return f"type({expr}) is {ref}", ""
 
 
+_TYPE_ID_TAIL = re.compile(r", (\d+)\)(?:, type=(.*))?$")
+
+
 def type_from_text(text, manager):
     """The class a TYPE_MATCH-like text names by id, when the guarded example value has it."""
-    match = re.search(r", (\d+)\)(?:, type=(.*))?$", text)
+    match = _TYPE_ID_TAIL.search(text)
     if not match:
         raise CannotTranslate(f"no type id in: {text}")
     type_id = int(match.group(1))
@@ -320,6 +340,7 @@ def type_from_text(text, manager):
     return type_id, cls, match.group(2) or ""
 
 
+@functools.lru_cache(maxsize=8192)
 def equals_value_text(text):
     """The constant of an EQUALS_MATCH text `<the guarded value> == <constant>`."""
     tree = parse_expr(text)
@@ -536,6 +557,7 @@ def subscript_key(source, parent_source, accessor_text):
     return read_literal(accessor_argument(accessor_text))
 
 
+@functools.lru_cache(maxsize=256)
 def dispatch_keys_expr(names_text):
     names = [n.strip() for n in names_text.split(",") if n.strip()]
     expr = f"dispatch_key_set({', '.join(repr(n) for n in names)})"
@@ -577,9 +599,14 @@ def tensor_match(text, node):
     )
 
 
+_GLOBAL_STATE = re.compile(r"^___check_global_state\(\) against (\{.*\})$")
+
+
+@functools.lru_cache(maxsize=64)
 def global_state_checks(text):
-    """GLOBAL_STATE's recorded state as Python expressions, one per setting."""
-    match = re.match(r"^___check_global_state\(\) against (\{.*\})$", text)
+    """GLOBAL_STATE's recorded state as Python expressions, one per setting (a tuple:
+    every cache entry has this guard, mostly with the same text, so it is cached)."""
+    match = _GLOBAL_STATE.match(text)
     if not match:
         raise CannotTranslate(f"unexpected GLOBAL_STATE text: {text}")
     state = json.loads(match.group(1))
@@ -615,7 +642,7 @@ def global_state_checks(text):
     checks.append(f"autocast_state_matches({expected}, {autocast['cached_enabled']!r})")
     if state:
         raise CannotTranslate(f"unknown global state {sorted(state)}")
-    return checks
+    return tuple(checks)
 
 
 

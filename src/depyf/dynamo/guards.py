@@ -77,19 +77,20 @@ TRANSLATED_KINDS = frozenset(
 )
 
 
-@dataclasses.dataclass
 class _Check:
-    """One guard as a Python expression that is true when the guard passes."""
+    """One guard as a Python expression that is true when the guard passes
+    (``negated``: true when it fails).  A plain class: a render makes one per guard."""
 
-    kind: str
-    expr: str
-    note: str = ""
-    negated: str = ""           # true when the guard fails
+    __slots__ = ("kind", "expr", "note", "negated")
 
-    def __post_init__(self):
-        self.expr, self.negated = finish(self.expr)
+    def __init__(self, kind, expr, note=""):
+        self.kind = kind
+        self.expr, self.negated = finish(expr)
         # torch describes types as "<class 'module'>"; the name alone reads better.
-        self.note = re.sub(r"^<class '(.*)'>$", r"\1", self.note)
+        self.note = _CLASS_REPR.sub(r"\1", note) if note.startswith("<class '") else note
+
+
+_CLASS_REPR = re.compile(r"^<class '(.*)'>$")
 
 
 @dataclasses.dataclass
@@ -101,6 +102,22 @@ class _Node:
     source: str
     parent: "_Node | None" = None
     via_generic_dict: bool = False
+
+
+# Accessors whose expression is a template of the parent's ({}), built per accessor of every render.
+_SIMPLE_ACCESSORS = {
+    "GlobalsGuardAccessor": "G",
+    "TypeGuardAccessor": "type({})",
+    "TypeDictGuardAccessor": "type_dict({})",
+    "TypeMROGuardAccessor": "{}.__mro__",
+    "CodeGuardAccessor": "{}.__code__",
+    "ClosureGuardAccessor": "{}.__closure__",
+    "FuncDefaultsGuardAccessor": "{}.__defaults__",
+    "FuncKwDefaultsGuardAccessor": "{}.__kwdefaults__",
+    "WeakRefCallGuardAccessor": "weakref_target({})",
+    "CallFunctionNoArgsGuardAccessor": "{}()",
+    "GradGuardAccessor": "{}.grad",
+}
 
 
 def _not_translated(kind, reason):
@@ -142,37 +159,26 @@ class _Renderer:
             self._dict_items(node)
 
     def _child(self, accessor, child, parent):
-        name = accessor.repr().split("(")[0].split("<")[0]
+        text = accessor.repr()
+        name = text.split("(")[0].split("<")[0]
         try:
-            node = self._access(name, accessor, child, parent)
+            node = self._access(name, text, accessor, child, parent)
         except Exception as exc:  # noqa: BLE001 - one untranslatable accessor must not lose the rest
             self.checks.append(_Check(name, _not_translated(name, f"{child.get_source()}: {exc}")))
             return
         if node is not None:
             self._visit(node)
 
-    def _access(self, name, accessor, child, parent):
-        """The node for `child`, reached from `parent` through `accessor`."""
-        pexpr, source, text = parent.expr, child.get_source(), accessor.repr()
-        simple = {
-            "GlobalsGuardAccessor": "G",
-            "TypeGuardAccessor": f"type({pexpr})",
-            "TypeDictGuardAccessor": f"type_dict({pexpr})",
-            "TypeMROGuardAccessor": f"{pexpr}.__mro__",
-            "CodeGuardAccessor": f"{pexpr}.__code__",
-            "ClosureGuardAccessor": f"{pexpr}.__closure__",
-            "FuncDefaultsGuardAccessor": f"{pexpr}.__defaults__",
-            "FuncKwDefaultsGuardAccessor": f"{pexpr}.__kwdefaults__",
-            "WeakRefCallGuardAccessor": f"weakref_target({pexpr})",
-            "CallFunctionNoArgsGuardAccessor": f"{pexpr}()",
-            "GradGuardAccessor": f"{pexpr}.grad",
-        }
-        if name in simple:
-            return _Node(child, simple[name], source, parent)
+    def _access(self, name, text, accessor, child, parent):
+        """The node for `child`, reached from `parent` through `accessor` (whose repr is `text`)."""
+        pexpr, source = parent.expr, child.get_source()
+        template = _SIMPLE_ACCESSORS.get(name)
+        if template is not None:
+            return _Node(child, template.format(pexpr), source, parent)
         if name == "GetGenericDictGuardAccessor":
             return _Node(child, f"{pexpr}.__dict__", source, parent, via_generic_dict=True)
         if name == "FrameLocalsGuardAccessor":
-            key = read_literal(re.match(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=", text).group(1))
+            key = read_literal(_FRAME_LOCALS_KEY.match(text).group(1))
             return _Node(child, f"{pexpr}[{key!r}]", source, parent)
         if name == "DictGetItemGuardAccessor":
             return _Node(child, self._dict_getitem(parent, read_literal(accessor_argument(text))), source, parent)
@@ -195,7 +201,7 @@ class _Renderer:
         if name == "GlobalWeakRefGuardAccessor":
             return _Node(child, f"weakref_target({pexpr}[{accessor_argument(text)!r}])", source, parent)
         if name == "TensorPropertyGuardAccessor":
-            prop = re.search(r"TensorProperty::(\w+)", text).group(1)
+            prop = _TENSOR_PROPERTY.search(text).group(1)
             if prop == "STORAGE_OFFSET":
                 return _Node(child, f"{pexpr}.storage_offset()", source, parent)
             method = {"SIZE": "size", "STRIDE": "stride"}.get(prop)
@@ -288,7 +294,7 @@ class _Renderer:
         return [_Check("FAKE_SCRIPT_TYPE_MATCH", expr, note)]
 
     def _leaf_ID_MATCH(self, parts, node, leaf):
-        match = re.search(r", (\d+)\)(?:, type=(.*))?$", parts[0])
+        match = _ID_TAIL.search(parts[0])
         if not match:
             raise CannotTranslate(parts[0])
         return [_Check("ID_MATCH", f"id({node.expr}) == {match.group(1)}", match.group(2) or "")]
@@ -336,7 +342,7 @@ class _Renderer:
         return self._same(parts, node, "DICT_CONTAINS")
 
     def _leaf_SET_CONTAINS(self, parts, node, leaf):
-        match = re.match(r"^(not )?set\.__contains__\((.*)\)$", parts[0])
+        match = _SET_CONTAINS.match(parts[0])
         if not match:
             raise CannotTranslate(parts[0])
         args = parse_expr(f"f({match.group(2)})").args
@@ -374,7 +380,7 @@ class _Renderer:
         return self._same(parts, node, "DIMENSION_DYNAMIC_MARKING_GUARD")
 
     def _leaf_DISPATCH_KEY_SET_MATCH(self, parts, node, leaf):
-        match = re.search(r"DispatchKeySet\(([^)]*)\)\.raw_repr\(\)$", parts[0])
+        match = _DISPATCH_KEYS.search(parts[0])
         if not match:
             raise CannotTranslate(parts[0])
         keys = dispatch_keys_expr(match.group(1))
@@ -398,10 +404,10 @@ class _Renderer:
     def _leaf_LAMBDA_GUARD(self, parts, node, leaf):
         checks = []
         for part in parts:
-            hooks = re.match(r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$", part)
+            hooks = _SAVED_TENSORS_HOOKS.match(part)
             if hooks:
                 checks.append(_Check("LAMBDA_GUARD", f"saved_tensors_hooks_ids() == {read_literal(hooks.group(1))!r}"))
-            elif re.match(r"^(___check_metadata_|__dtensor_spec_|___check_opaque_guard_fn_)", part):
+            elif _PYTHON_CLOSURE.match(part):
                 raise CannotTranslate(f"a Python closure of torch ({part}) with no text to translate")
             else:
                 checks.append(_Check("LAMBDA_GUARD", to_python(part, [(node.source, node.expr)])))
@@ -446,6 +452,15 @@ class _Renderer:
                         checks.append(_Check(kind, _not_translated(kind, str(exc))))
         return checks
 
+
+# The texts of accessors and leaf guards, read for every guard of every render: compiled once.
+_FRAME_LOCALS_KEY = re.compile(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=")
+_TENSOR_PROPERTY = re.compile(r"TensorProperty::(\w+)")
+_ID_TAIL = re.compile(r", (\d+)\)(?:, type=(.*))?$")
+_SET_CONTAINS = re.compile(r"^(not )?set\.__contains__\((.*)\)$")
+_DISPATCH_KEYS = re.compile(r"DispatchKeySet\(([^)]*)\)\.raw_repr\(\)$")
+_SAVED_TENSORS_HOOKS = re.compile(r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$")
+_PYTHON_CLOSURE = re.compile(r"^(___check_metadata_|__dtensor_spec_|___check_opaque_guard_fn_)")
 
 _NO_LITERAL = object()
 

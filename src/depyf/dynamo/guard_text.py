@@ -531,47 +531,75 @@ def finish(expr):
     return simple, negate(simple)
 
 
-# A primary with its brackets' contents blanked out (see _skeleton): a.b(~)[~].c
-_PRIMARY = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\(~*\)|\[~*\])*"
-_QUICK_PRIMARY = re.compile(_PRIMARY)
-_QUICK_NOT = re.compile("not " + _PRIMARY)
-_QUICK_COMPARE = re.compile(r"(%s) (is not|is|not in|in|==) (%s|\d+|'~*')" % (_PRIMARY, _PRIMARY))
-_OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in", "==": "!="}
+def _bracketed(depth):
+    """A regex for what may stand between brackets, nested at most ``depth`` deep: runs of
+    plain characters (single spaces), ``{}``, single-quoted strings without escapes and
+    brackets.  Which bracket closes which is not checked: finish reads valid Python."""
+    inner = ""
+    for level in range(depth + 1):
+        # (?=(?P<r>x+))(?P=r) matches x+ without backtracking into it (an atomic group).
+        run = r"(?=(?P<r{0}>[^()\[\]'\"{{}}#;:\\\n\t ]+))(?P=r{0})".format(level)
+        nested = r"|[(\[]%s[)\]]" % inner if inner else ""
+        inner = r"(?:%s| (?! )|\{\}|(?<![\w'])'[^'\\\n]*'(?!')%s)*" % (run, nested)
+    return inner
+
+
+# A primary (a name with attributes, calls and subscripts) whose top-level names are no
+# keywords; what its brackets hold is taken as it is (torch and this module write it as
+# ast.unparse would).
+_TOP_NAME = r"(?!(?:%s)\b)[A-Za-z_][A-Za-z0-9_]*" % "|".join(keyword.kwlist)
+_BRACKETS = r"[(\[]%s[)\]]" % _bracketed(6)
+_QUICK_PRIMARY = re.compile(r"{0}(?:\.{0}|{1})*".format(_TOP_NAME, _BRACKETS))
+# Or a constant that ast.unparse writes as it is: an int, a float (checked by repr), a
+# printable string without quotes or backslashes.
+_QUICK_OPERAND = re.compile(
+    _QUICK_PRIMARY.pattern + r"|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|'[ -&(-\[\]-~]*'|None|True|False"
+)
+_QUICK_OPERATOR = re.compile(r" (is not|is|not in|in|==|!=|<=|>=|<|>) ")
+_QUICK_PREDICATE = re.compile(r"(?:%s)%s" % ("|".join(Simplify.PREDICATES), _BRACKETS))
+_OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
 
 
 def _finish_quickly(expr):
-    """What ``finish`` gives, worked out on the text, or None where it needs ast."""
-    if expr.count("==") > (1 if expr.count("=") == 2 else 0):
-        return None
-    skeleton = _skeleton(expr)
-    if skeleton is None:
-        return None
-    if "==" in expr and "==" not in skeleton:
-        return None             # an == inside brackets: Simplify may rewrite it
-    if _QUICK_PRIMARY.fullmatch(skeleton):
-        return None if _names_keyword(skeleton) else (expr, "not " + expr)
-    if _QUICK_NOT.fullmatch(skeleton):
-        return None if _names_keyword(skeleton[4:]) else (expr, expr[4:])
-    m = _QUICK_COMPARE.fullmatch(skeleton)
-    if m is None or _names_keyword(m.group(1)):
-        return None
-    left, op, right = expr[:m.end(1)], m.group(2), m.group(3)
-    if op == "==" and right in ("None", "True", "False"):
-        return _finish_constant_test(left, m.group(1), right)
-    if op == "==" and not right.isdigit():
-        return None             # == a name or a string: left to ast
-    if right[0].isalpha() or right[0] == "_":
-        if _names_keyword(right) and right not in ("None", "True", "False"):
+    """What ``finish`` gives, worked out on the text, or None where it needs ast: a
+    primary, ``not`` a primary, or one comparison between primaries and constants."""
+    equals = expr.count("==")
+    if expr.startswith("not "):
+        if equals or not _QUICK_PRIMARY.fullmatch(expr, 4):
             return None
-    return expr, left + " " + _OPPOSITE[op] + " " + expr[m.start(3):]
+        return expr, expr[4:]
+    left = _QUICK_OPERAND.match(expr)
+    if left is None:
+        return None
+    if left.end() == len(expr):
+        if equals or expr[0] in "'0123456789" or expr in ("None", "True", "False"):
+            return None                 # Simplify may rewrite an inner ==; a lone constant
+        return expr, "not " + expr
+    op = _QUICK_OPERATOR.match(expr, left.end())
+    if op is None or not _QUICK_OPERAND.fullmatch(expr, op.end()):
+        return None
+    left, op, right = left.group(), op.group(1), expr[op.end():]
+    if equals > (op == "==") or not (_canonical_number(left) and _canonical_number(right)):
+        return None
+    if op == "==":
+        if right in ("None", "True", "False"):
+            return _finish_constant_test(left, right)
+        if right[0] in "'0123456789":          # a constant, whose __ne__ is the opposite of __eq__
+            return expr, f"{left} != {right}"
+        return expr, "not " + expr
+    if op in _OPPOSITE:
+        return expr, f"{left} {_OPPOSITE[op]} {right}"
+    return expr, "not " + expr
 
 
-_QUICK_PREDICATE = re.compile(r"(?:%s)\(~*\)" % "|".join(Simplify.PREDICATES))
+def _canonical_number(operand):
+    """False for a float that ast.unparse writes otherwise (``1.50``)."""
+    return not ("." in operand and operand[0].isdigit()) or repr(float(operand)) == operand
 
 
-def _finish_constant_test(left, left_skeleton, right):
+def _finish_constant_test(left, right):
     """``left == None/True/False`` as Simplify writes it, and its negation."""
-    predicate = _QUICK_PREDICATE.fullmatch(left_skeleton) is not None
+    predicate = _QUICK_PREDICATE.fullmatch(left) is not None
     if right == "None" and (predicate or left in Simplify.READERS):
         return left + " is None", left + " is not None"
     if predicate and right == "True":
@@ -579,54 +607,6 @@ def _finish_constant_test(left, left_skeleton, right):
     if predicate and right == "False":
         return "not " + left, left
     return left + " == " + right, left + " != " + right
-
-
-def _names_keyword(primary):
-    """Whether a primary's skeleton uses a keyword as a name (then it is not one)."""
-    return any(word in _KEYWORDS for word in re.findall(r"[A-Za-z_]\w*", primary))
-
-
-def _skeleton(expr):
-    """``expr`` with what is inside brackets and quotes replaced by ``~`` (same
-    length, so positions carry over), or None if it holds anything the quick
-    paths leave to ast (double quotes, braces, an unbalanced bracket...)."""
-    out = []
-    depth = pos = 0
-    while True:
-        m = _SPECIAL.search(expr, pos)
-        if m is None:
-            break
-        i, c = m.start(), m.group()
-        out.append(expr[pos:i] if depth == 0 else "~" * (i - pos))
-        pos = i + 1
-        if c == "'":
-            if expr.startswith("''", i) or (i and (expr[i - 1].isalnum() or expr[i - 1] == "_")):
-                return None     # an empty, triple-quoted or prefixed (f, b, r) string
-            body = _QUOTED_REST.match(expr, pos)
-            if body is None:
-                return None
-            pos = body.end()
-            out.append("'" + "~" * (pos - i - 2) + "'" if depth == 0 else "~" * (pos - i))
-        elif c in "([":
-            out.append(c if depth == 0 else "~")
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-            if depth < 0:
-                return None
-            out.append(c if depth == 0 else "~")
-        else:
-            return None
-    if depth:
-        return None
-    out.append(expr[pos:])
-    return "".join(out)
-
-
-# What _skeleton stops at (the rest it copies by slices): brackets, quotes, and
-# what it gives up on.
-_SPECIAL = re.compile(r"[()\[\]'\"{}#;:\n\t\\]|  ")
-_QUOTED_REST = re.compile(r"(?:[^'\\\n]|\\.)*'")
 
 
 @functools.lru_cache(maxsize=8192)

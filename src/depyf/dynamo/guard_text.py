@@ -89,7 +89,8 @@ def strip_comment(part):
     cut = _comment_start(part)
     if cut is None:
         return _strip_comment_tokens(part)
-    return _HINT.sub("", part[:cut]).rstrip()
+    code = part[:cut]
+    return (_HINT.sub("", code) if "(HINT: " in code else code).rstrip()
 
 
 def _comment_start(part):
@@ -178,6 +179,28 @@ def _rename_quickly(text):
     Python expression whose names are all known; None where the ast path must decide
     (anything :func:`expression_names` is not sure of, an unknown name)."""
     text = text.strip()
+    if "'" not in text or '"' in text:
+        return _rename_shape(text)
+    # Texts differ mostly in their strings (keys, attribute names): their shape, with
+    # the strings emptied, is read once and the strings put back.
+    shape = _STRING_LITERAL.sub("''", text)
+    renamed = _rename_shape(shape)
+    if renamed is None or renamed == shape:
+        return renamed and text
+    pieces = renamed.split("''")
+    out = [pieces[0]]
+    for string, piece in zip(_STRING_LITERAL.findall(text), pieces[1:]):
+        out += (string, piece)
+    return "".join(out)
+
+
+# The single-quoted strings expression_names reads: emptied, they leave its verdict and
+# names as they are (in a text without double quotes).
+_STRING_LITERAL = re.compile(r"'[^'\\\n\r\x00\ud800-\udfff]*'")
+
+
+@functools.lru_cache(maxsize=8192)
+def _rename_shape(text):
     names = expression_names(text)
     if names is None:
         return None

@@ -360,7 +360,7 @@ def read_literal(text):
     if _INT.fullmatch(text):
         return int(text)
     if _INT_LIST.fullmatch(text):
-        return [int(t) for t in text[1:-1].split(", ")] if text != "[]" else []
+        return [None if t == "None" else int(t) for t in text[1:-1].split(", ")] if text != "[]" else []
     if _PLAIN_STRING.fullmatch(text):
         return text[1:-1]
     if text in _NAMED_CONSTANTS:
@@ -373,7 +373,7 @@ def read_literal(text):
 
 _DIGITS = r"-?(?:0|[1-9][0-9]*)"       # what Python reads as an int literal
 _INT = re.compile(_DIGITS)
-_INT_LIST = re.compile(r"\[(?:%s(?:, %s)*)?\]" % (_DIGITS, _DIGITS))
+_INT_LIST = re.compile(r"\[(?:(?:{0}|None)(?:, (?:{0}|None))*)?\]".format(_DIGITS))   # sizes: None where dynamic
 _PLAIN_STRING = re.compile(r"'[^'\\\n]*'")
 _NAMED_CONSTANTS = {"None": None, "True": True, "False": False}
 
@@ -479,6 +479,11 @@ def type_from_text(text, manager):
 @functools.lru_cache(maxsize=8192)
 def equals_value_text(text):
     """The constant of an EQUALS_MATCH text `<the guarded value> == <constant>`."""
+    text = text.strip()
+    left = _QUICK_OPERAND.match(text)
+    op = left and _QUICK_OPERATOR.match(text, left.end())
+    if op and op.group(1) == "==" and _QUICK_OPERAND.fullmatch(text, op.end()):
+        return text[op.end():]          # what the ast path finds, read on the text
     tree = parse_expr(text)
     if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
         raise CannotTranslate(f"unexpected EQUALS_MATCH text: {text}")
@@ -574,9 +579,9 @@ _TOP_NAME = r"(?!(?:%s)\b)[A-Za-z_][A-Za-z0-9_]*" % "|".join(keyword.kwlist)
 _BRACKETS = r"[(\[]%s[)\]]" % _bracketed(6)
 _QUICK_PRIMARY = re.compile(r"{0}(?:\.{0}|{1})*".format(_TOP_NAME, _BRACKETS))
 # Or a constant that ast.unparse writes as it is: an int, a float (checked by repr), a
-# printable string without quotes or backslashes.
+# printable string without quotes or backslashes; or an empty list.
 _QUICK_OPERAND = re.compile(
-    _QUICK_PRIMARY.pattern + r"|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|'[ -&(-\[\]-~]*'|None|True|False"
+    _QUICK_PRIMARY.pattern + r"|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|'[ -&(-\[\]-~]*'|None|True|False|\[\]"
 )
 _QUICK_OPERATOR = re.compile(r" (is not|is|not in|in|==|!=|<=|>=|<|>) ")
 _QUICK_PREDICATE = re.compile(r"(?:%s)%s" % ("|".join(Simplify.PREDICATES), _BRACKETS))

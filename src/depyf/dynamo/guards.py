@@ -27,6 +27,7 @@ from torch._C._dynamo import guards as _cguards
 from .guard_text import (
     PRELUDE,
     CannotTranslate,
+    Memo,
     accessor_argument,
     dispatch_keys_expr,
     equals_value_text,
@@ -268,15 +269,27 @@ class _Renderer:
     def _leaf(self, leaf, node, out):
         self.keepalive.append(leaf)
         kind = type(leaf).__name__
-        parts = [strip_comment(p) for p in leaf.verbose_code_parts()]
+        raw = leaf.verbose_code_parts()
+        if kind not in _TEXT_ONLY_KINDS:
+            out.extend(self._translate(kind, raw, node, leaf))
+            return
+        # Recompiles of one frame repeat most guards: their Python is looked up.
+        key = (kind, tuple(raw), node.source, node.expr)
+        checks = _LEAF_MEMO.get(key)
+        if checks is None:
+            checks = tuple(self._translate(kind, raw, node, leaf))
+            _LEAF_MEMO.put(key, checks)
+        out.extend(checks)
+
+    def _translate(self, kind, raw, node, leaf):
+        parts = [strip_comment(p) for p in raw]
         handler = getattr(self, f"_leaf_{kind}", None)
         try:
             if handler is None:
                 raise CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
-            checks = handler(parts, node, leaf)
+            return handler(parts, node, leaf)
         except Exception as exc:  # noqa: BLE001 - an odd guard becomes a raising check, not a crash
-            checks = [_Check(kind, _not_translated(kind, str(exc) or type(exc).__name__))]
-        out.extend(checks)
+            return [_Check(kind, _not_translated(kind, str(exc) or type(exc).__name__))]
 
     def _same(self, parts, node, kind):
         """Guards whose text is already Python about the guarded value."""
@@ -461,6 +474,19 @@ _SET_CONTAINS = re.compile(r"^(not )?set\.__contains__\((.*)\)$")
 _DISPATCH_KEYS = re.compile(r"DispatchKeySet\(([^)]*)\)\.raw_repr\(\)$")
 _SAVED_TENSORS_HOOKS = re.compile(r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$")
 _PYTHON_CLOSURE = re.compile(r"^(___check_metadata_|__dtensor_spec_|___check_opaque_guard_fn_)")
+
+# Leaf guards whose Python follows from their text and the guarded value's source and
+# expression alone (not from its type, the wrapper or other managers); _Check objects
+# are never changed, so renders share them.
+_TEXT_ONLY_KINDS = frozenset(
+    {
+        "ID_MATCH", "TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH", "NOT_NONE", "LENGTH_CHECK", "DICT_LENGTH",
+        "DICT_CONTAINS", "SET_CONTAINS", "MAPPING_KEYS_MATCH", "DICT_VERSION", "NO_HASATTR",
+        "DEFAULT_DEVICE", "GLOBAL_STATE", "DUAL_LEVEL_MATCH", "FLOAT_IS_NAN", "COMPLEX_IS_NAN",
+        "DIMENSION_DYNAMIC_MARKING_GUARD", "DISPATCH_KEY_SET_MATCH", "LAMBDA_GUARD",
+    }
+)
+_LEAF_MEMO = Memo()
 
 _NO_LITERAL = object()
 

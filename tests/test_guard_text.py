@@ -99,6 +99,9 @@ EXPRESSIONS = [
     "f(a)(b) == None",
     "hasattr(a)(b) == True",
     "f(x, k=1) == 2",
+    "f(x,  y) == 2",
+    "f('a  b') == 2",
+    "x  == 2",
     "not x.y[1](z)",
     "not(x)",
     "None",
@@ -122,6 +125,9 @@ def test_finish_matches_ast(expr):
     "L['x'] == '#'  # x.y",
     "2 <= L['x'].size()[0]  (HINT: a hint)",
     "hasattr(L['a'], '_dynamo_dynamic_indices') == False",
+    "L['a\\'b'] == '#'  # c",
+    "L[\"x\\\\\"] == '#'  # c",
+    "L['x'] == 1  (HINT: h)  # c",
 ])
 def test_strip_comment_quick_path(part):
     quick = strip_comment(part)

@@ -107,7 +107,8 @@ def _comment_start(part):
 
 
 _HINT = re.compile(r"\s*\(HINT: .*\)$")
-_CODE = re.compile(r"""(?:[^'"#\n\\]+|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")*""")
+# (strings unrolled, so that their plain characters go by in runs)
+_CODE = re.compile(r"""(?:[^'"#\n\\]+|'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")*""")
 
 
 def _strip_comment_tokens(part):
@@ -480,7 +481,7 @@ def type_from_text(text, manager):
 def equals_value_text(text):
     """The constant of an EQUALS_MATCH text `<the guarded value> == <constant>`."""
     text = text.strip()
-    left = _QUICK_OPERAND.match(text)
+    left = "  " not in text and _QUICK_OPERAND.match(text)
     op = left and _QUICK_OPERATOR.match(text, left.end())
     if op and op.group(1) == "==" and _QUICK_OPERAND.fullmatch(text, op.end()):
         return text[op.end():]          # what the ast path finds, read on the text
@@ -561,14 +562,15 @@ def finish(expr):
 
 def _bracketed(depth):
     """A regex for what may stand between brackets, nested at most ``depth`` deep: runs of
-    plain characters (single spaces), ``{}``, single-quoted strings without escapes and
-    brackets.  Which bracket closes which is not checked: finish reads valid Python."""
+    plain characters, ``{}``, single-quoted strings without escapes and brackets.  Which
+    bracket closes which is not checked: finish reads valid Python (and double spaces are
+    refused before)."""
     inner = ""
     for level in range(depth + 1):
         # (?=(?P<r>x+))(?P=r) matches x+ without backtracking into it (an atomic group).
-        run = r"(?=(?P<r{0}>[^()\[\]'\"{{}}#;:\\\n\t ]+))(?P=r{0})".format(level)
+        run = r"(?=(?P<r{0}>[^()\[\]'\"{{}}#;:\\\n\t]+))(?P=r{0})".format(level)
         nested = r"|[(\[]%s[)\]]" % inner if inner else ""
-        inner = r"(?:%s| (?! )|\{\}|(?<![\w'])'[^'\\\n]*'(?!')%s)*" % (run, nested)
+        inner = r"(?:%s|\{\}|(?<![\w'])'[^'\\\n]*'(?!')%s)*" % (run, nested)
     return inner
 
 
@@ -591,6 +593,8 @@ _OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
 def _finish_quickly(expr):
     """What ``finish`` gives, worked out on the text, or None where it needs ast: a
     primary, ``not`` a primary, or one comparison between primaries and constants."""
+    if "  " in expr:
+        return None                     # ast.unparse writes single spaces
     equals = expr.count("==")
     if expr.startswith("not "):
         if equals or not _QUICK_PRIMARY.fullmatch(expr, 4):

@@ -270,16 +270,17 @@ class _Renderer:
         self.keepalive.append(leaf)
         kind = type(leaf).__name__
         raw = leaf.verbose_code_parts()
-        if kind not in _TEXT_ONLY_KINDS:
+        key = _memo_key(kind, raw, node)
+        if key is None:
             out.extend(self._translate(kind, raw, node, leaf))
             return
         # Recompiles of one frame repeat most guards: their Python is looked up.
-        key = (kind, tuple(raw), node.source, node.expr)
-        checks = _LEAF_MEMO.get(key)
-        if checks is None:
-            checks = tuple(self._translate(kind, raw, node, leaf))
-            _LEAF_MEMO.put(key, checks)
-        out.extend(checks)
+        hit = _LEAF_MEMO.get(key)
+        if hit is None:
+            # (the class rides along, so that the id in a type-keyed entry stays its own)
+            hit = (node.manager.get_type_of_guarded_value(), tuple(self._translate(kind, raw, node, leaf)))
+            _LEAF_MEMO.put(key, hit)
+        out.extend(hit[1])
 
     def _translate(self, kind, raw, node, leaf):
         parts = [strip_comment(p) for p in raw]
@@ -486,7 +487,24 @@ _TEXT_ONLY_KINDS = frozenset(
         "DIMENSION_DYNAMIC_MARKING_GUARD", "DISPATCH_KEY_SET_MATCH", "LAMBDA_GUARD",
     }
 )
+# And leaf guards whose Python follows from that and the guarded value's class, when the
+# class is one whose name (in builtins, torch...) cannot be rebound under the guards.
+_TYPE_KINDS = frozenset({"TYPE_MATCH", "TENSOR_MATCH"})
+_STABLE_MODULES = frozenset({"builtins", "torch", "collections", "types", "itertools", "math", "weakref"})
 _LEAF_MEMO = Memo()
+
+
+def _memo_key(kind, raw, node):
+    """The key of a leaf guard's checks in _LEAF_MEMO, or None for guards translated each time."""
+    if kind in _TEXT_ONLY_KINDS:
+        return (kind, tuple(raw), node.source, node.expr)
+    if kind in _TYPE_KINDS:
+        cls = node.manager.get_type_of_guarded_value()
+        module = getattr(cls, "__module__", None)
+        if isinstance(module, str) and module.split(".")[0] in _STABLE_MODULES:
+            # by id: a metaclass may define ==
+            return (kind, tuple(raw), node.source, node.expr, id(cls))
+    return None
 
 _NO_LITERAL = object()
 

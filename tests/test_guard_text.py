@@ -109,6 +109,16 @@ EXPRESSIONS = [
     "'s'",
     "[]",
     "1.50",
+    "hasattr[0] == True",
+    "isinstance(x, y).z == None",
+    "callable(x)[0] == False",
+    "f(x) == (1, 2)",
+    "f(x) == (y)",
+    "x == 'a' and y",
+    "f('a(b') == 1",
+    "f('a[') is None",
+    "L['x'] == L['y'] == 1",
+    "not x is None",
 ]
 
 
@@ -116,6 +126,13 @@ EXPRESSIONS = [
 def test_finish_matches_ast(expr):
     slow = simplify(expr)
     assert finish(expr) == (slow, negate(slow))
+
+
+@pytest.mark.parametrize("expr", ["f(x')", "f(b'x') == 1", "f('a' 'b')", "f(\"x\")", "f('\\n')", "x == -1",
+                                  "~x", "f(x)  == 1", "x[1:2]", "f({'a': 1})", "(x) == 1", "x == 'é'"])
+def test_finish_quickly_declines(expr):
+    """Texts the quick path leaves to ast (some not Python, where ast raises)."""
+    assert guard_text._finish_quickly(expr) is None
 
 
 @pytest.mark.parametrize("part", [

@@ -570,7 +570,7 @@ def _bracketed(depth):
         # (?=(?P<r>x+))(?P=r) matches x+ without backtracking into it (an atomic group).
         run = r"(?=(?P<r{0}>[^()\[\]'\"{{}}#;:\\\n\t]+))(?P=r{0})".format(level)
         nested = r"|[(\[]%s[)\]]" % inner if inner else ""
-        inner = r"(?:%s|\{\}|(?<![\w'])'[^'\\\n]*'(?!')%s)*" % (run, nested)
+        inner = r"(?:%s|\{\}|(?<![\w'])'[^'\\\n]*'(?! *')%s)*" % (run, nested)
     return inner
 
 
@@ -586,7 +586,8 @@ _QUICK_OPERAND = re.compile(
     _QUICK_PRIMARY.pattern + r"|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|'[ -&(-\[\]-~]*'|None|True|False|\[\]"
 )
 _QUICK_OPERATOR = re.compile(r" (is not|is|not in|in|==|!=|<=|>=|<|>) ")
-_QUICK_PREDICATE = re.compile(r"(?:%s)%s" % ("|".join(Simplify.PREDICATES), _BRACKETS))
+# A call of a predicate, not a subscript of it: its brackets open with (.
+_QUICK_PREDICATE = re.compile(r"(?:%s)(?=\()%s" % ("|".join(Simplify.PREDICATES), _BRACKETS))
 _OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
 
 

@@ -83,6 +83,28 @@ class CannotTranslate(Exception):
     pass
 
 
+class Memo(dict):
+    """A bounded dict of translations, which clear_caches empties too (unlike lru_cache, it
+    can key on a class by id while it keeps the class).
+
+    >>> memo = Memo(limit=2); memo.put("a", 1); memo.get("a")
+    1
+    """
+
+    def __init__(self, limit=4096):
+        super().__init__()
+        self.limit = limit
+        _MEMOS.append(self)
+
+    def put(self, key, value):
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = value
+
+
+_MEMOS = []
+
+
 @functools.lru_cache(maxsize=8192)
 def strip_comment(part):
     """The code of a verbose code part, without the '# user code' comment torch appends."""
@@ -706,10 +728,24 @@ TENSOR_TAIL = re.compile(
 
 def tensor_match(text, node):
     prefix = f"check_tensor({node.source}, "
-    match = TENSOR_TAIL.match(text[len(prefix) :]) if text.startswith(prefix) else None
-    if not match:
+    if not text.startswith(prefix):
         raise CannotTranslate(f"unexpected TENSOR_MATCH text: {text}")
     cls = node.manager.get_type_of_guarded_value()
+    tail = text[len(prefix):]
+    # Tensors of a program share a few dtypes, sizes and dispatch keys: tails are looked up
+    # (with the class, so that its id stays its own).
+    hit = _TENSOR_TAILS.get((tail, id(cls)))
+    if hit is None:
+        hit = (cls, _tensor_arguments(tail, cls, text))
+        if not hit[1].startswith("find_class("):      # a name its module may rebind is read anew
+            _TENSOR_TAILS.put((tail, id(cls)), hit)
+    return f"check_tensor({node.expr}, {hit[1]}"
+
+
+def _tensor_arguments(tail, cls, text):
+    match = TENSOR_TAIL.match(tail)
+    if not match:
+        raise CannotTranslate(f"unexpected TENSOR_MATCH text: {text}")
     if cls.__qualname__ != match.group("pytype"):
         raise CannotTranslate(f"tensor type {match.group('pytype')} is not {cls}")
     # A class with no importable name (defined in a function) is compared by identity.
@@ -719,9 +755,12 @@ def tensor_match(text, node):
     size, stride = read_literal(match.group("size")), read_literal(match.group("stride"))
     keys = dispatch_keys_expr(match.group("keys"))
     return (
-        f"check_tensor({node.expr}, {pytype}, {match.group('dtype')}, device_index={match.group('device')}, "
+        f"{pytype}, {match.group('dtype')}, device_index={match.group('device')}, "
         f"requires_grad={match.group('grad')}, size={size!r}, stride={stride!r}, dispatch_keys={keys})"
     )
+
+
+_TENSOR_TAILS = Memo()
 
 
 _GLOBAL_STATE = re.compile(r"^___check_global_state\(\) against (\{.*\})$")
@@ -769,27 +808,6 @@ def global_state_checks(text):
         raise CannotTranslate(f"unknown global state {sorted(state)}")
     return tuple(checks)
 
-
-
-class Memo(dict):
-    """A bounded dict of translations kept by another module, which clear_caches empties too.
-
-    >>> memo = Memo(limit=2); memo.put("a", 1); memo.get("a")
-    1
-    """
-
-    def __init__(self, limit=4096):
-        super().__init__()
-        self.limit = limit
-        _MEMOS.append(self)
-
-    def put(self, key, value):
-        if len(self) >= self.limit:
-            self.clear()
-        self[key] = value
-
-
-_MEMOS = []
 
 
 def clear_caches():

@@ -88,10 +88,9 @@ class _Check:
         self.kind = kind
         self.expr, self.negated = finish(expr)
         # torch describes types as "<class 'module'>"; the name alone reads better.
-        self.note = _CLASS_REPR.sub(r"\1", note) if note.startswith("<class '") else note
-
-
-_CLASS_REPR = re.compile(r"^<class '(.*)'>$")
+        if note.startswith("<class '") and note.endswith("'>") and "\n" not in note:
+            note = note[8:-2]
+        self.note = note
 
 
 @dataclasses.dataclass

@@ -82,7 +82,7 @@ class _Check:
     """One guard as a Python expression that is true when the guard passes
     (``negated``: true when it fails).  A plain class: a render makes one per guard."""
 
-    __slots__ = ("kind", "expr", "note", "negated")
+    __slots__ = ("kind", "expr", "note", "negated", "line")
 
     def __init__(self, kind, expr, note=""):
         self.kind = kind
@@ -91,6 +91,8 @@ class _Check:
         if note.startswith("<class '") and note.endswith("'>") and "\n" not in note:
             note = note[8:-2]
         self.note = note
+        # the line a guard function shows for it (renders share memoized checks)
+        self.line = f"if {self.negated}:  # {note}" if note else f"if {self.negated}:"
 
 
 @dataclasses.dataclass
@@ -148,19 +150,20 @@ class _Renderer:
 
     def _visit(self, node):
         manager = node.manager
-        if isinstance(manager, _cguards.DictGuardManager):
-            if self._dict_header(node) == 0:
-                return
+        is_dict = isinstance(manager, _cguards.DictGuardManager)
+        if is_dict and self._dict_header(node) == 0:
+            return
+        checks = self.checks
         for leaf in manager.get_leaf_guards():
-            self._leaf(leaf, node, self.checks)
+            self._leaf(leaf, node, checks)
         for accessor, child in zip(manager.get_accessors(), manager.get_child_managers()):
             self._child(accessor, child, node)
-        if isinstance(manager, _cguards.DictGuardManager):
+        if is_dict:
             self._dict_items(node)
 
     def _child(self, accessor, child, parent):
         text = accessor.repr()
-        name = text.split("(")[0].split("<")[0]
+        name = text.partition("(")[0].partition("<")[0]
         try:
             node = self._access(name, text, accessor, child, parent)
         except Exception as exc:  # noqa: BLE001 - one untranslatable accessor must not lose the rest
@@ -559,10 +562,11 @@ def _initial_mode_stack(wrapper):
     return list(check.__closure__[code.co_freevars.index("types")].cell_contents)
 
 
-def _emit(lines, indent, check):
-    note = f"  # {check.note}" if check.note else ""
-    lines.append(f"{indent}if {check.negated}:{note}")
-    lines.append(f"{indent}    return False")
+def _emit(lines, indent, checks):
+    fail = indent + "    return False"
+    for check in checks:
+        lines.append(indent + check.line)
+        lines.append(fail)
 
 
 def render_guards(guard_manager, name):
@@ -589,12 +593,10 @@ def render_guards(guard_manager, name):
     out.append(f'    """{len(all_checks)} guards of one torch.compile cache entry, as plain Python."""')
     out.append("    try:")
     out.append("        # Process-wide state, checked as torch does with torch functions enabled.")
-    for check in global_checks:
-        _emit(out, "        ", check)
+    _emit(out, "        ", global_checks)
     out.append("        # The rest runs with torch functions disabled, as in torch's guard manager.")
     out.append("        with torch._C.DisableTorchFunction():")
-    for check in body_checks:
-        _emit(out, "            ", check)
+    _emit(out, "            ", body_checks)
     out.append("            pass")
     out.append("    except GuardNotTranslated:")
     out.append("        raise")

@@ -14,6 +14,7 @@ import json
 import keyword
 import os
 import re
+import sys
 import tokenize
 import types
 
@@ -430,12 +431,31 @@ SPECIAL_TYPES = {
 
 
 def type_ref(cls):
-    """A Python expression naming `cls`, or None when it has no importable name."""
+    """A Python expression naming `cls`, or None when it has no importable name.
+
+    >>> type_ref(dict), type_ref(torch.nn.Linear)
+    ('dict', 'torch.nn.Linear')
+    """
+    hit = _TYPE_REFS.get(id(cls))
+    if hit is not None and hit[0] is cls:
+        return hit[1]
+    ref = _type_ref(cls)
+    if ref is not None and not ref.startswith("find_class("):
+        # Names in builtins, types, torch and the prelude's modules are not rebound under the
+        # guards; a user's module may rebind its names, so those are looked up each time.
+        _TYPE_REFS.put(id(cls), (cls, ref))
+    return ref
+
+
+_TYPE_REFS = Memo()
+
+
+def _type_ref(cls):
     if cls in SPECIAL_TYPES:
         return SPECIAL_TYPES[cls]
     qualname = getattr(cls, "__qualname__", "")
     module = getattr(cls, "__module__", "")
-    if getattr(builtins, qualname, None) is cls:
+    if vars(builtins).get(qualname) is cls:
         return qualname
     name = _types_names().get(id(cls))
     if name is not None:
@@ -449,7 +469,7 @@ def type_ref(cls):
     if module in IMPORTED_IN_PRELUDE and resolve_dotted(f"{module}.{qualname}") is cls:
         return f"{module}.{qualname}"
     try:
-        found = importlib.import_module(module)
+        found = sys.modules.get(module) or importlib.import_module(module)
         for part in qualname.split("."):
             found = getattr(found, part)
     except (ImportError, AttributeError):

@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 from depyf.dynamo import guard_text  # noqa: E402
 from depyf.dynamo.guard_text import finish, negate, simplify, strip_comment  # noqa: E402
@@ -196,7 +196,8 @@ def test_renames_on_the_text():
     assert guard_text.to_python("L['___check_obj_id'].device") == "L['___check_obj_id'].device"
 
 
-@pytest.mark.parametrize("text", ["0", "-12", "[]", "[2, 3]", "[None, 3]", "[None]", "[3, None, -1]", "[None,3]", "[-1, 0, 7]", "'x'", "'a b'", "''",
+@pytest.mark.parametrize("text", ["0", "-12", "[]", "[2, 3]", "[None, 3]", "[None]", "[3, None, -1]", "[None,3]",
+                                  "[-1, 0, 7]", "'x'", "'a b'", "''",
                                   "'a\\\\'b'", "\"x\"", "(1, 2)", "[1,2]", "1.5", "None", "007"])
 def test_read_literal_matches_literal_eval(text):
     import ast as _ast
@@ -301,3 +302,11 @@ def test_memo_is_bounded_and_cleared():
     assert memo == {"c": 3}
     guard_text.clear_caches()
     assert memo == {}
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "4.776198863983154", "-1.5", "'a b'", "'a\"b'", "''", "None", "True",
+                                  "1e5", "torch.float32", "inf", "'a\\\\n'", "[1, 2]"])
+def test_eval_constant_reads_as_eval(text):
+    value = guard_text.eval_constant(text)
+    expected = eval(guard_text.to_python(text), {"torch": torch, "math": __import__("math")})
+    assert value == expected and type(value) is type(expected)

@@ -397,6 +397,7 @@ def read_literal(text):
 
 _DIGITS = r"-?(?:0|[1-9][0-9]*)"       # what Python reads as an int literal
 _INT = re.compile(_DIGITS)
+_FLOAT = re.compile(_DIGITS + r"\.[0-9]+")
 _INT_LIST = re.compile(r"\[(?:(?:{0}|None)(?:, (?:{0}|None))*)?\]".format(_DIGITS))   # sizes: None where dynamic
 _PLAIN_STRING = re.compile(r"'[^'\\\n]*'")
 _NAMED_CONSTANTS = {"None": None, "True": True, "False": False}
@@ -535,6 +536,13 @@ def equals_value_text(text):
 
 def eval_constant(text):
     """The value an EQUALS_MATCH text names, when its repr reads back exactly."""
+    # Mostly an int, a float or a plain string: read without compiling.
+    if _INT.fullmatch(text):
+        return int(text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if _STRING_LITERAL.fullmatch(text):
+        return text[1:-1]
     code = to_python(text)
     try:
         value = eval(code, {"torch": torch, "math": __import__("math")})  # noqa: S307 - text torch wrote

@@ -286,11 +286,11 @@ class _Renderer:
 
     def _translate(self, kind, raw, node, leaf):
         parts = [strip_comment(p) for p in raw]
-        handler = getattr(self, f"_leaf_{kind}", None)
+        handler = _LEAF_HANDLERS.get(kind)
         try:
             if handler is None:
                 raise CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
-            return handler(parts, node, leaf)
+            return handler(self, parts, node, leaf)
         except Exception as exc:  # noqa: BLE001 - an odd guard becomes a raising check, not a crash
             return [_Check(kind, _not_translated(kind, str(exc) or type(exc).__name__))]
 
@@ -468,6 +468,11 @@ class _Renderer:
                         checks.append(_Check(kind, _not_translated(kind, str(exc))))
         return checks
 
+
+# Each leaf guard kind's translation: _Renderer._leaf_<kind>.
+_LEAF_HANDLERS = {
+    name[len("_leaf_"):]: handler for name, handler in vars(_Renderer).items() if name.startswith("_leaf_")
+}
 
 # The texts of accessors and leaf guards, read for every guard of every render: compiled once.
 _FRAME_LOCALS_KEY = re.compile(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=")

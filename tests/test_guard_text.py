@@ -310,3 +310,21 @@ def test_eval_constant_reads_as_eval(text):
     value = guard_text.eval_constant(text)
     expected = eval(guard_text.to_python(text), {"torch": torch, "math": __import__("math")})
     assert value == expected and type(value) is type(expected)
+
+
+class _Rebound:
+    pass
+
+
+def test_type_ref_is_not_remembered_where_a_module_may_rebind_the_name():
+    cls = _Rebound
+    ref = guard_text.type_ref(cls)
+    assert ref == f"find_class({__name__!r}, '_Rebound')"
+    module = __import__("sys").modules[__name__]
+    try:
+        module._Rebound = type("_Rebound", (), {})
+        assert guard_text.type_ref(cls) is None      # the name now reads another class
+    finally:
+        module._Rebound = cls
+    assert guard_text.type_ref(dict) == guard_text.type_ref(dict) == "dict"
+    assert guard_text.type_ref(torch.Tensor) == "torch.Tensor"

@@ -629,12 +629,10 @@ def _bracketed(depth):
 # ast.unparse would).
 _TOP_NAME = r"(?!(?:%s)\b)[A-Za-z_][A-Za-z0-9_]*" % "|".join(keyword.kwlist)
 _BRACKETS = r"[(\[]%s[)\]]" % _bracketed(6)
-_QUICK_PRIMARY = re.compile(r"{0}(?:\.{0}|{1})*".format(_TOP_NAME, _BRACKETS))
+_PRIMARY = r"{0}(?:\.{0}|{1})*".format(_TOP_NAME, _BRACKETS)
 # Or a constant that ast.unparse writes as it is: an int, a float (checked by repr), a
 # printable string without quotes or backslashes; or an empty list.
-_QUICK_OPERAND = re.compile(
-    _QUICK_PRIMARY.pattern + r"|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|'[ -&(-\[\]-~]*'|None|True|False|\[\]"
-)
+_QUICK_OPERAND = re.compile(_PRIMARY + r"|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|'[ -&(-\[\]-~]*'|None|True|False|\[\]")
 _QUICK_OPERATOR = re.compile(r" (is not|is|not in|in|==|!=|<=|>=|<|>) ")
 # A call of a predicate, not a subscript of it: its brackets open with (.
 _QUICK_PREDICATE = re.compile(r"(?:%s)(?=\()%s" % ("|".join(Simplify.PREDICATES), _BRACKETS))
@@ -648,14 +646,14 @@ def _finish_quickly(expr):
         return None                     # ast.unparse writes single spaces
     equals = expr.count("==")
     if expr.startswith("not "):
-        if equals or not _QUICK_PRIMARY.fullmatch(expr, 4):
+        if equals or not _QUICK_OPERAND.fullmatch(expr, 4) or not _is_primary(expr[4:]):
             return None
         return expr, expr[4:]
     left = _QUICK_OPERAND.match(expr)
     if left is None:
         return None
     if left.end() == len(expr):
-        if equals or expr[0] in "'0123456789" or expr in ("None", "True", "False"):
+        if equals or not _is_primary(expr):
             return None                 # Simplify may rewrite an inner ==; a lone constant
         return expr, "not " + expr
     op = _QUICK_OPERATOR.match(expr, left.end())
@@ -673,6 +671,11 @@ def _finish_quickly(expr):
     if op in _OPPOSITE:
         return expr, f"{left} {_OPPOSITE[op]} {right}"
     return expr, "not " + expr
+
+
+def _is_primary(operand):
+    """Whether what _QUICK_OPERAND matched is a primary, not a constant."""
+    return operand[0] not in "'0123456789[" and operand not in ("None", "True", "False")
 
 
 def _canonical_number(operand):

@@ -80,7 +80,8 @@ TRANSLATED_KINDS = frozenset(
 
 class _Check:
     """One guard as a Python expression that is true when the guard passes
-    (``negated``: true when it fails).  A plain class: a render makes one per guard."""
+    (``negated``: true when it fails).  A plain class, never changed once made, so
+    renders share the memoized ones (_LEAF_MEMO)."""
 
     __slots__ = ("kind", "expr", "note", "negated", "line")
 

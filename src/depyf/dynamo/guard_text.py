@@ -14,6 +14,7 @@ import json
 import keyword
 import os
 import re
+import sys
 import tokenize
 import types
 
@@ -83,13 +84,36 @@ class CannotTranslate(Exception):
     pass
 
 
+class Memo(dict):
+    """A bounded dict of translations, which clear_caches empties too (unlike lru_cache, it
+    can key on a class by id while it keeps the class).
+
+    >>> memo = Memo(limit=2); memo.put("a", 1); memo.get("a")
+    1
+    """
+
+    def __init__(self, limit=4096):
+        super().__init__()
+        self.limit = limit
+        _MEMOS.append(self)
+
+    def put(self, key, value):
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = value
+
+
+_MEMOS = []
+
+
 @functools.lru_cache(maxsize=8192)
 def strip_comment(part):
     """The code of a verbose code part, without the '# user code' comment torch appends."""
     cut = _comment_start(part)
     if cut is None:
         return _strip_comment_tokens(part)
-    return _HINT.sub("", part[:cut]).rstrip()
+    code = part[:cut]
+    return (_HINT.sub("", code) if "(HINT: " in code else code).rstrip()
 
 
 def _comment_start(part):
@@ -106,7 +130,8 @@ def _comment_start(part):
 
 
 _HINT = re.compile(r"\s*\(HINT: .*\)$")
-_CODE = re.compile(r"""(?:[^'"#\n\\]+|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")*""")
+# (strings unrolled, so that their plain characters go by in runs)
+_CODE = re.compile(r"""(?:[^'"#\n\\]+|'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")*""")
 
 
 def _strip_comment_tokens(part):
@@ -172,36 +197,171 @@ def to_python(text, replacements=()):
     return _to_python(text, replacements)
 
 
-_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
-_PREFIXED_STRING = re.compile(r"\w['\"]")
-_LONE_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
-_OPERATOR_WORDS = frozenset({"and", "or", "not", "is", "in", "if", "else", "None", "True", "False"})
+@functools.lru_cache(maxsize=8192)
+def _rename_quickly(text):
+    """``text`` with torch's names renamed (RENAMES), when its tokens show it is one
+    Python expression whose names are all known; None where the ast path must decide
+    (anything :func:`expression_names` is not sure of, an unknown name)."""
+    text = text.strip()
+    if "'" not in text or '"' in text:
+        return _rename_shape(text)
+    # Texts differ mostly in their strings (keys, attribute names): their shape, with
+    # the strings emptied, is read once and the strings put back.
+    shape = _STRING_LITERAL.sub("''", text)
+    renamed = _rename_shape(shape)
+    if renamed is None or renamed == shape:
+        return renamed and text
+    pieces = renamed.split("''")
+    out = [pieces[0]]
+    for string, piece in zip(_STRING_LITERAL.findall(text), pieces[1:]):
+        out += (string, piece)
+    return "".join(out)
+
+
+# The single-quoted strings expression_names reads: emptied, they leave its verdict and
+# names as they are (in a text without double quotes).
+_STRING_LITERAL = re.compile(r"'[^'\\\n\r\x00\ud800-\udfff]*'")
 
 
 @functools.lru_cache(maxsize=8192)
-def _rename_quickly(text):
-    """``text`` with torch's names renamed (RENAMES), when every name in it
-    (outside strings and attributes) is known; None where the ast path must
-    decide (a keyword argument, a comprehension, a string prefix, an unknown name)."""
-    text = text.strip()
-    bare = _STRING.sub(lambda m: "'" + " " * (len(m.group()) - 2) + "'", text)
-    if _PREFIXED_STRING.search(bare) or _LONE_EQUALS.search(bare):
-        return None             # a string prefix, a keyword argument or a walrus
+def _rename_shape(text):
+    names = expression_names(text)
+    if names is None:
+        return None
     renames = []
-    for m in _NAME.finditer(bare):
-        name = m.group()
+    for m in names:
+        name = m.group("name")
         if name in RENAMES:
             renames.append(m)
-        elif name not in KNOWN_NAMES and name not in _OPERATOR_WORDS:
+        elif name not in KNOWN_NAMES:
             return None
-    try:
-        parse_expr(text)
-    except CannotTranslate:
-        return None
     for m in reversed(renames):
-        text = text[:m.start()] + RENAMES[m.group()] + text[m.end():]
+        text = text[:m.start("name")] + RENAMES[m.group("name")] + text[m.end("name"):]
     return text
+
+
+# One token of what expression_names reads.  The lookaheads refuse what Python reads
+# otherwise (`1if`, `1.x`, a triple quote); a string prefix is a name before a string,
+# which the states refuse.
+_TOKEN = re.compile(
+    r" *(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<number>(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?![A-Za-z0-9_.])"
+    r"|(?P<string>'[^'\\\n\r\x00\ud800-\udfff]*'(?!')|\"[^\"\\\n\r\x00\ud800-\udfff]*\"(?!\"))"
+    r"|(?P<op>==|!=|<=|>=|\*\*|//|<<|>>|[-+*/%@&|^<>~.,=()\[\]]))"
+)
+_BINARY = frozenset({"==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^",
+                     "<<", ">>"})
+_UNARY = frozenset({"-", "+", "~"})
+_CONSTANT_WORDS = frozenset({"None", "True", "False"})
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
+def expression_names(text):
+    """The name tokens (matches of _TOKEN) that read variables in ``text``, when its
+    tokens show for sure that it is one Python expression made of names, numbers, plain
+    strings, attributes, calls (keyword arguments too), subscripts, tuples, lists, unary,
+    binary and comparison operators, ``and``, ``or`` and ``not``; else None (the parser
+    decides).  Torch's guard texts are mostly of this kind, and reading them so costs a
+    fraction of ``ast.parse``.
+
+    >>> [m.group("name") for m in expression_names("f(L['x'], k=inf) == 2")]
+    ['f', 'L', 'inf']
+    >>> expression_names("L['x'] ==") is None
+    True
+    """
+    names = []
+    frames = []             # open brackets: [closer, is a call, its keywords, this argument is one]
+    operand = True          # what comes next is an operand...
+    may_not = True          # ... which may start with `not`
+    may_close = False       # ... or the bracket closes (empty brackets, a trailing comma)
+    after_is = False        # `is` may be followed by `not`
+    keyword_candidate = None  # a call's argument that so far is one name
+    pos, end = 0, len(text)
+    while pos < end:
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        kind = m.lastgroup
+        token = m.group(kind)
+        candidate, keyword_candidate = keyword_candidate, None
+        if operand:
+            if kind == "name" and token == "not":
+                if not (may_not or after_is):
+                    return None
+                may_not, may_close, after_is = not after_is, False, False
+                continue
+            after_is = False
+            if kind == "name":
+                if token not in _CONSTANT_WORDS:
+                    if token in _KEYWORDS:
+                        return None
+                    names.append(m)
+                    if may_close and frames and frames[-1][1]:
+                        keyword_candidate = m        # the start of a call's argument
+                operand = False
+            elif kind != "op":
+                operand = False
+            elif token == "(" or token == "[":
+                frames.append([")" if token == "(" else "]", False, None, False])
+                may_not, may_close = True, True
+            elif token in _UNARY:
+                may_not = may_close = False
+            elif may_close and token == frames[-1][0]:
+                frames.pop()
+                operand = False
+            else:
+                return None
+            continue
+        # After an operand: an operator, a trailer, a comma or a closing bracket.
+        if kind == "name":
+            if token == "and" or token == "or":
+                operand, may_not, may_close = True, True, False
+            elif token == "is" or token == "in":
+                operand, may_not, may_close, after_is = True, False, False, token == "is"
+            elif token == "not":
+                m = _TOKEN.match(text, pos)
+                if m is None or m.group("name") != "in":
+                    return None
+                pos = m.end()
+                operand, may_not, may_close = True, False, False
+            else:
+                return None
+        elif kind != "op":
+            return None
+        elif token == ".":
+            m = _TOKEN.match(text, pos)
+            if m is None or m.lastgroup != "name" or m.group("name") in _KEYWORDS:
+                return None
+            pos = m.end()
+        elif token == "(":
+            frames.append([")", True, set(), False])
+            operand, may_not, may_close = True, True, True
+        elif token == "[":
+            frames.append(["]", False, None, False])
+            operand, may_not, may_close = True, True, False
+        elif token in _BINARY:
+            operand, may_not, may_close = True, False, False
+        elif token == "=":
+            frame = frames[-1] if frames else None
+            if candidate is None or not frame[1] or candidate.group("name") in frame[2]:
+                return None
+            frame[2].add(candidate.group("name"))
+            frame[3] = True
+            names.remove(candidate)
+            operand, may_not, may_close = True, True, False
+        elif frames and (token == "," or token == frames[-1][0]):
+            frame = frames[-1]
+            if frame[1] and frame[2] and not frame[3]:
+                return None          # a positional argument after a keyword argument
+            frame[3] = False
+            if token == ",":
+                operand, may_not, may_close = True, True, True
+            else:
+                frames.pop()
+        else:
+            return None
+    return names if not operand and not frames else None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -224,9 +384,11 @@ def read_literal(text):
     if _INT.fullmatch(text):
         return int(text)
     if _INT_LIST.fullmatch(text):
-        return [int(t) for t in text[1:-1].split(", ")] if text != "[]" else []
+        return [None if t == "None" else int(t) for t in text[1:-1].split(", ")] if text != "[]" else []
     if _PLAIN_STRING.fullmatch(text):
         return text[1:-1]
+    if text in _NAMED_CONSTANTS:
+        return _NAMED_CONSTANTS[text]
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError) as exc:
@@ -235,8 +397,10 @@ def read_literal(text):
 
 _DIGITS = r"-?(?:0|[1-9][0-9]*)"       # what Python reads as an int literal
 _INT = re.compile(_DIGITS)
-_INT_LIST = re.compile(r"\[(?:%s(?:, %s)*)?\]" % (_DIGITS, _DIGITS))
+_FLOAT = re.compile(_DIGITS + r"\.[0-9]+")
+_INT_LIST = re.compile(r"\[(?:(?:{0}|None)(?:, (?:{0}|None))*)?\]".format(_DIGITS))   # sizes: None where dynamic
 _PLAIN_STRING = re.compile(r"'[^'\\\n]*'")
+_NAMED_CONSTANTS = {"None": None, "True": True, "False": False}
 
 
 def accessor_argument(repr_text):
@@ -245,8 +409,11 @@ def accessor_argument(repr_text):
     return repr_text[start + 1 : -1] if start >= 0 and repr_text.endswith(")") else ""
 
 
+_INT_ARG = re.compile(r"(-?\d+)\)$")
+
+
 def int_arg(repr_text):
-    match = re.search(r"(-?\d+)\)$", repr_text)
+    match = _INT_ARG.search(repr_text)
     if not match:
         raise CannotTranslate(f"no index in {repr_text}")
     return int(match.group(1))
@@ -265,16 +432,35 @@ SPECIAL_TYPES = {
 
 
 def type_ref(cls):
-    """A Python expression naming `cls`, or None when it has no importable name."""
+    """A Python expression naming `cls`, or None when it has no importable name.
+
+    >>> type_ref(dict), type_ref(torch.nn.Linear)
+    ('dict', 'torch.nn.Linear')
+    """
+    hit = _TYPE_REFS.get(id(cls))
+    if hit is not None and hit[0] is cls:
+        return hit[1]
+    ref = _type_ref(cls)
+    if ref is not None and not ref.startswith("find_class("):
+        # Names in builtins, types, torch and the prelude's modules are not rebound under the
+        # guards; a user's module may rebind its names, so those are looked up each time.
+        _TYPE_REFS.put(id(cls), (cls, ref))
+    return ref
+
+
+_TYPE_REFS = Memo()
+
+
+def _type_ref(cls):
     if cls in SPECIAL_TYPES:
         return SPECIAL_TYPES[cls]
     qualname = getattr(cls, "__qualname__", "")
     module = getattr(cls, "__module__", "")
-    if getattr(builtins, qualname, None) is cls:
+    if vars(builtins).get(qualname) is cls:
         return qualname
-    for name, value in vars(types).items():
-        if value is cls and not name.startswith("_"):
-            return f"types.{name}"
+    name = _types_names().get(id(cls))
+    if name is not None:
+        return f"types.{name}"
     if not qualname or "<locals>" in qualname or not module:
         return None
     if module.split(".")[0] == "torch":
@@ -284,12 +470,23 @@ def type_ref(cls):
     if module in IMPORTED_IN_PRELUDE and resolve_dotted(f"{module}.{qualname}") is cls:
         return f"{module}.{qualname}"
     try:
-        found = importlib.import_module(module)
+        found = sys.modules.get(module) or importlib.import_module(module)
         for part in qualname.split("."):
             found = getattr(found, part)
     except (ImportError, AttributeError):
         return None
     return f"find_class({module!r}, {qualname!r})" if found is cls else None
+
+
+@functools.lru_cache(maxsize=1)
+def _types_names():
+    """id -> the first public name of each object in the types module (which holds them all,
+    so the ids stay theirs)."""
+    names = {}
+    for name, value in vars(types).items():
+        if not name.startswith("_"):
+            names.setdefault(id(value), name)
+    return names
 
 
 def resolve_dotted(path):
@@ -310,9 +507,12 @@ def type_check(expr, cls, type_id, described):
     return f"type({expr}) is {ref}", ""
 
 
+_TYPE_ID_TAIL = re.compile(r", (\d+)\)(?:, type=(.*))?$")
+
+
 def type_from_text(text, manager):
     """The class a TYPE_MATCH-like text names by id, when the guarded example value has it."""
-    match = re.search(r", (\d+)\)(?:, type=(.*))?$", text)
+    match = _TYPE_ID_TAIL.search(text)
     if not match:
         raise CannotTranslate(f"no type id in: {text}")
     type_id = int(match.group(1))
@@ -320,8 +520,14 @@ def type_from_text(text, manager):
     return type_id, cls, match.group(2) or ""
 
 
+@functools.lru_cache(maxsize=8192)
 def equals_value_text(text):
     """The constant of an EQUALS_MATCH text `<the guarded value> == <constant>`."""
+    text = text.strip()
+    left = "  " not in text and _QUICK_OPERAND.match(text)
+    op = left and _QUICK_OPERATOR.match(text, left.end())
+    if op and op.group(1) == "==" and _QUICK_OPERAND.fullmatch(text, op.end()):
+        return text[op.end():]          # what the ast path finds, read on the text
     tree = parse_expr(text)
     if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
         raise CannotTranslate(f"unexpected EQUALS_MATCH text: {text}")
@@ -330,6 +536,13 @@ def equals_value_text(text):
 
 def eval_constant(text):
     """The value an EQUALS_MATCH text names, when its repr reads back exactly."""
+    # Mostly an int, a float or a plain string: read without compiling.
+    if _INT.fullmatch(text):
+        return int(text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if _STRING_LITERAL.fullmatch(text):
+        return text[1:-1]
     code = to_python(text)
     try:
         value = eval(code, {"torch": torch, "math": __import__("math")})  # noqa: S307 - text torch wrote
@@ -397,48 +610,82 @@ def finish(expr):
     return simple, negate(simple)
 
 
-# A primary with its brackets' contents blanked out (see _skeleton): a.b(~)[~].c
-_PRIMARY = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\(~*\)|\[~*\])*"
-_QUICK_PRIMARY = re.compile(_PRIMARY)
-_QUICK_NOT = re.compile("not " + _PRIMARY)
-_QUICK_COMPARE = re.compile(r"(%s) (is not|is|not in|in|==) (%s|\d+|'~*')" % (_PRIMARY, _PRIMARY))
-_OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in", "==": "!="}
-_KEYWORDS = frozenset(keyword.kwlist)
+def _bracketed(depth):
+    """A regex for what may stand between brackets, nested at most ``depth`` deep: runs of
+    plain characters, ``{}``, single-quoted strings without escapes and brackets.  Which
+    bracket closes which is not checked: finish reads valid Python (and double spaces are
+    refused before)."""
+    inner = ""
+    for level in range(depth + 1):
+        # (?=(?P<r>x+))(?P=r) matches x+ without backtracking into it (an atomic group).
+        run = r"(?=(?P<r{0}>[^()\[\]'\"{{}}#;:\\\n\t]+))(?P=r{0})".format(level)
+        nested = r"|[(\[]%s[)\]]" % inner if inner else ""
+        inner = r"(?:%s|\{\}|(?<![\w'])'[^'\\\n]*'(?! *')%s)*" % (run, nested)
+    return inner
+
+
+# A primary (a name with attributes, calls and subscripts) whose top-level names are no
+# keywords; what its brackets hold is taken as it is (torch and this module write it as
+# ast.unparse would).
+_TOP_NAME = r"(?!(?:%s)\b)[A-Za-z_][A-Za-z0-9_]*" % "|".join(keyword.kwlist)
+_BRACKETS = r"[(\[]%s[)\]]" % _bracketed(6)
+_PRIMARY = r"{0}(?:\.{0}|{1})*".format(_TOP_NAME, _BRACKETS)
+# Or a constant that ast.unparse writes as it is: an int, a float (checked by repr), a
+# printable string without quotes or backslashes; or an empty list.
+_QUICK_OPERAND = re.compile(_PRIMARY + r"|(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|'[ -&(-\[\]-~]*'|None|True|False|\[\]")
+_QUICK_OPERATOR = re.compile(r" (is not|is|not in|in|==|!=|<=|>=|<|>) ")
+# A call of a predicate, not a subscript of it: its brackets open with (.
+_QUICK_PREDICATE = re.compile(r"(?:%s)(?=\()%s" % ("|".join(Simplify.PREDICATES), _BRACKETS))
+_OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
 
 
 def _finish_quickly(expr):
-    """What ``finish`` gives, worked out on the text, or None where it needs ast."""
-    if expr.count("==") > (1 if expr.count("=") == 2 else 0):
-        return None
-    skeleton = _skeleton(expr)
-    if skeleton is None:
-        return None
-    if "==" in expr and "==" not in skeleton:
-        return None             # an == inside brackets: Simplify may rewrite it
-    if _QUICK_PRIMARY.fullmatch(skeleton):
-        return None if _names_keyword(skeleton) else (expr, "not " + expr)
-    if _QUICK_NOT.fullmatch(skeleton):
-        return None if _names_keyword(skeleton[4:]) else (expr, expr[4:])
-    m = _QUICK_COMPARE.fullmatch(skeleton)
-    if m is None or _names_keyword(m.group(1)):
-        return None
-    left, op, right = expr[:m.end(1)], m.group(2), m.group(3)
-    if op == "==" and right in ("None", "True", "False"):
-        return _finish_constant_test(left, m.group(1), right)
-    if op == "==" and not right.isdigit():
-        return None             # == a name or a string: left to ast
-    if right[0].isalpha() or right[0] == "_":
-        if _names_keyword(right) and right not in ("None", "True", "False"):
+    """What ``finish`` gives, worked out on the text, or None where it needs ast: a
+    primary, ``not`` a primary, or one comparison between primaries and constants."""
+    if "  " in expr:
+        return None                     # ast.unparse writes single spaces
+    equals = expr.count("==")
+    if expr.startswith("not "):
+        if equals or not _QUICK_OPERAND.fullmatch(expr, 4) or not _is_primary(expr[4:]):
             return None
-    return expr, left + " " + _OPPOSITE[op] + " " + expr[m.start(3):]
+        return expr, expr[4:]
+    left = _QUICK_OPERAND.match(expr)
+    if left is None:
+        return None
+    if left.end() == len(expr):
+        if equals or not _is_primary(expr):
+            return None                 # Simplify may rewrite an inner ==; a lone constant
+        return expr, "not " + expr
+    op = _QUICK_OPERATOR.match(expr, left.end())
+    if op is None or not _QUICK_OPERAND.fullmatch(expr, op.end()):
+        return None
+    left, op, right = left.group(), op.group(1), expr[op.end():]
+    if equals > (op == "==") or not (_canonical_number(left) and _canonical_number(right)):
+        return None
+    if op == "==":
+        if right in ("None", "True", "False"):
+            return _finish_constant_test(left, right)
+        if right[0] in "'0123456789":          # a constant, whose __ne__ is the opposite of __eq__
+            return expr, f"{left} != {right}"
+        return expr, "not " + expr
+    if op in _OPPOSITE:
+        return expr, f"{left} {_OPPOSITE[op]} {right}"
+    return expr, "not " + expr
 
 
-_QUICK_PREDICATE = re.compile(r"(?:%s)\(~*\)" % "|".join(Simplify.PREDICATES))
+def _is_primary(operand):
+    """Whether what _QUICK_OPERAND matched is a primary, not a constant."""
+    return operand[0] not in "'0123456789[" and operand not in ("None", "True", "False")
 
 
-def _finish_constant_test(left, left_skeleton, right):
+def _canonical_number(operand):
+    """False for a float that ast.unparse writes otherwise (``1.50``)."""
+    return not ("." in operand and operand[0].isdigit()) or repr(float(operand)) == operand
+
+
+def _finish_constant_test(left, right):
     """``left == None/True/False`` as Simplify writes it, and its negation."""
-    predicate = _QUICK_PREDICATE.fullmatch(left_skeleton) is not None
+    predicate = _QUICK_PREDICATE.fullmatch(left) is not None
     if right == "None" and (predicate or left in Simplify.READERS):
         return left + " is None", left + " is not None"
     if predicate and right == "True":
@@ -446,54 +693,6 @@ def _finish_constant_test(left, left_skeleton, right):
     if predicate and right == "False":
         return "not " + left, left
     return left + " == " + right, left + " != " + right
-
-
-def _names_keyword(primary):
-    """Whether a primary's skeleton uses a keyword as a name (then it is not one)."""
-    return any(word in _KEYWORDS for word in re.findall(r"[A-Za-z_]\w*", primary))
-
-
-def _skeleton(expr):
-    """``expr`` with what is inside brackets and quotes replaced by ``~`` (same
-    length, so positions carry over), or None if it holds anything the quick
-    paths leave to ast (double quotes, braces, an unbalanced bracket...)."""
-    out = []
-    depth = pos = 0
-    while True:
-        m = _SPECIAL.search(expr, pos)
-        if m is None:
-            break
-        i, c = m.start(), m.group()
-        out.append(expr[pos:i] if depth == 0 else "~" * (i - pos))
-        pos = i + 1
-        if c == "'":
-            if expr.startswith("''", i) or (i and (expr[i - 1].isalnum() or expr[i - 1] == "_")):
-                return None     # an empty, triple-quoted or prefixed (f, b, r) string
-            body = _QUOTED_REST.match(expr, pos)
-            if body is None:
-                return None
-            pos = body.end()
-            out.append("'" + "~" * (pos - i - 2) + "'" if depth == 0 else "~" * (pos - i))
-        elif c in "([":
-            out.append(c if depth == 0 else "~")
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-            if depth < 0:
-                return None
-            out.append(c if depth == 0 else "~")
-        else:
-            return None
-    if depth:
-        return None
-    out.append(expr[pos:])
-    return "".join(out)
-
-
-# What _skeleton stops at (the rest it copies by slices): brackets, quotes, and
-# what it gives up on.
-_SPECIAL = re.compile(r"[()\[\]'\"{}#;:\n\t\\]|  ")
-_QUOTED_REST = re.compile(r"(?:[^'\\\n]|\\.)*'")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -536,6 +735,7 @@ def subscript_key(source, parent_source, accessor_text):
     return read_literal(accessor_argument(accessor_text))
 
 
+@functools.lru_cache(maxsize=256)
 def dispatch_keys_expr(names_text):
     names = [n.strip() for n in names_text.split(",") if n.strip()]
     expr = f"dispatch_key_set({', '.join(repr(n) for n in names)})"
@@ -559,10 +759,24 @@ TENSOR_TAIL = re.compile(
 
 def tensor_match(text, node):
     prefix = f"check_tensor({node.source}, "
-    match = TENSOR_TAIL.match(text[len(prefix) :]) if text.startswith(prefix) else None
-    if not match:
+    if not text.startswith(prefix):
         raise CannotTranslate(f"unexpected TENSOR_MATCH text: {text}")
     cls = node.manager.get_type_of_guarded_value()
+    tail = text[len(prefix):]
+    # Tensors of a program share a few dtypes, sizes and dispatch keys: tails are looked up
+    # (with the class, so that its id stays its own).
+    hit = _TENSOR_TAILS.get((tail, id(cls)))
+    if hit is None:
+        hit = (cls, _tensor_arguments(tail, cls, text))
+        if not hit[1].startswith("find_class("):      # a name its module may rebind is read anew
+            _TENSOR_TAILS.put((tail, id(cls)), hit)
+    return f"check_tensor({node.expr}, {hit[1]}"
+
+
+def _tensor_arguments(tail, cls, text):
+    match = TENSOR_TAIL.match(tail)
+    if not match:
+        raise CannotTranslate(f"unexpected TENSOR_MATCH text: {text}")
     if cls.__qualname__ != match.group("pytype"):
         raise CannotTranslate(f"tensor type {match.group('pytype')} is not {cls}")
     # A class with no importable name (defined in a function) is compared by identity.
@@ -572,14 +786,22 @@ def tensor_match(text, node):
     size, stride = read_literal(match.group("size")), read_literal(match.group("stride"))
     keys = dispatch_keys_expr(match.group("keys"))
     return (
-        f"check_tensor({node.expr}, {pytype}, {match.group('dtype')}, device_index={match.group('device')}, "
+        f"{pytype}, {match.group('dtype')}, device_index={match.group('device')}, "
         f"requires_grad={match.group('grad')}, size={size!r}, stride={stride!r}, dispatch_keys={keys})"
     )
 
 
+_TENSOR_TAILS = Memo()
+
+
+_GLOBAL_STATE = re.compile(r"^___check_global_state\(\) against (\{.*\})$")
+
+
+@functools.lru_cache(maxsize=64)
 def global_state_checks(text):
-    """GLOBAL_STATE's recorded state as Python expressions, one per setting."""
-    match = re.match(r"^___check_global_state\(\) against (\{.*\})$", text)
+    """GLOBAL_STATE's recorded state as Python expressions, one per setting (a tuple:
+    every cache entry has this guard, mostly with the same text, so it is cached)."""
+    match = _GLOBAL_STATE.match(text)
     if not match:
         raise CannotTranslate(f"unexpected GLOBAL_STATE text: {text}")
     state = json.loads(match.group(1))
@@ -615,7 +837,7 @@ def global_state_checks(text):
     checks.append(f"autocast_state_matches({expected}, {autocast['cached_enabled']!r})")
     if state:
         raise CannotTranslate(f"unknown global state {sorted(state)}")
-    return checks
+    return tuple(checks)
 
 
 
@@ -624,3 +846,5 @@ def clear_caches():
     for value in list(globals().values()):
         if callable(getattr(value, "cache_clear", None)):
             value.cache_clear()
+    for memo in _MEMOS:
+        memo.clear()

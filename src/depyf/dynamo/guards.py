@@ -27,6 +27,7 @@ from torch._C._dynamo import guards as _cguards
 from .guard_text import (
     PRELUDE,
     CannotTranslate,
+    Memo,
     accessor_argument,
     dispatch_keys_expr,
     equals_value_text,
@@ -77,19 +78,22 @@ TRANSLATED_KINDS = frozenset(
 )
 
 
-@dataclasses.dataclass
 class _Check:
-    """One guard as a Python expression that is true when the guard passes."""
+    """One guard as a Python expression that is true when the guard passes
+    (``negated``: true when it fails).  A plain class, never changed once made, so
+    renders share the memoized ones (_LEAF_MEMO)."""
 
-    kind: str
-    expr: str
-    note: str = ""
-    negated: str = ""           # true when the guard fails
+    __slots__ = ("kind", "expr", "note", "negated", "line")
 
-    def __post_init__(self):
-        self.expr, self.negated = finish(self.expr)
+    def __init__(self, kind, expr, note=""):
+        self.kind = kind
+        self.expr, self.negated = finish(expr)
         # torch describes types as "<class 'module'>"; the name alone reads better.
-        self.note = re.sub(r"^<class '(.*)'>$", r"\1", self.note)
+        if note.startswith("<class '") and note.endswith("'>") and "\n" not in note:
+            note = note[8:-2]
+        self.note = note
+        # the line a guard function shows for it (renders share memoized checks)
+        self.line = f"if {self.negated}:  # {note}" if note else f"if {self.negated}:"
 
 
 @dataclasses.dataclass
@@ -101,6 +105,22 @@ class _Node:
     source: str
     parent: "_Node | None" = None
     via_generic_dict: bool = False
+
+
+# Accessors whose expression is a template of the parent's ({}), built per accessor of every render.
+_SIMPLE_ACCESSORS = {
+    "GlobalsGuardAccessor": "G",
+    "TypeGuardAccessor": "type({})",
+    "TypeDictGuardAccessor": "type_dict({})",
+    "TypeMROGuardAccessor": "{}.__mro__",
+    "CodeGuardAccessor": "{}.__code__",
+    "ClosureGuardAccessor": "{}.__closure__",
+    "FuncDefaultsGuardAccessor": "{}.__defaults__",
+    "FuncKwDefaultsGuardAccessor": "{}.__kwdefaults__",
+    "WeakRefCallGuardAccessor": "weakref_target({})",
+    "CallFunctionNoArgsGuardAccessor": "{}()",
+    "GradGuardAccessor": "{}.grad",
+}
 
 
 def _not_translated(kind, reason):
@@ -131,48 +151,38 @@ class _Renderer:
 
     def _visit(self, node):
         manager = node.manager
-        if isinstance(manager, _cguards.DictGuardManager):
-            if self._dict_header(node) == 0:
-                return
+        is_dict = isinstance(manager, _cguards.DictGuardManager)
+        if is_dict and self._dict_header(node) == 0:
+            return
+        checks = self.checks
         for leaf in manager.get_leaf_guards():
-            self._leaf(leaf, node, self.checks)
+            self._leaf(leaf, node, checks)
         for accessor, child in zip(manager.get_accessors(), manager.get_child_managers()):
             self._child(accessor, child, node)
-        if isinstance(manager, _cguards.DictGuardManager):
+        if is_dict:
             self._dict_items(node)
 
     def _child(self, accessor, child, parent):
-        name = accessor.repr().split("(")[0].split("<")[0]
+        text = accessor.repr()
+        name = text.partition("(")[0].partition("<")[0]
         try:
-            node = self._access(name, accessor, child, parent)
+            node = self._access(name, text, accessor, child, parent)
         except Exception as exc:  # noqa: BLE001 - one untranslatable accessor must not lose the rest
             self.checks.append(_Check(name, _not_translated(name, f"{child.get_source()}: {exc}")))
             return
         if node is not None:
             self._visit(node)
 
-    def _access(self, name, accessor, child, parent):
-        """The node for `child`, reached from `parent` through `accessor`."""
-        pexpr, source, text = parent.expr, child.get_source(), accessor.repr()
-        simple = {
-            "GlobalsGuardAccessor": "G",
-            "TypeGuardAccessor": f"type({pexpr})",
-            "TypeDictGuardAccessor": f"type_dict({pexpr})",
-            "TypeMROGuardAccessor": f"{pexpr}.__mro__",
-            "CodeGuardAccessor": f"{pexpr}.__code__",
-            "ClosureGuardAccessor": f"{pexpr}.__closure__",
-            "FuncDefaultsGuardAccessor": f"{pexpr}.__defaults__",
-            "FuncKwDefaultsGuardAccessor": f"{pexpr}.__kwdefaults__",
-            "WeakRefCallGuardAccessor": f"weakref_target({pexpr})",
-            "CallFunctionNoArgsGuardAccessor": f"{pexpr}()",
-            "GradGuardAccessor": f"{pexpr}.grad",
-        }
-        if name in simple:
-            return _Node(child, simple[name], source, parent)
+    def _access(self, name, text, accessor, child, parent):
+        """The node for `child`, reached from `parent` through `accessor` (whose repr is `text`)."""
+        pexpr, source = parent.expr, child.get_source()
+        template = _SIMPLE_ACCESSORS.get(name)
+        if template is not None:
+            return _Node(child, template.format(pexpr), source, parent)
         if name == "GetGenericDictGuardAccessor":
             return _Node(child, f"{pexpr}.__dict__", source, parent, via_generic_dict=True)
         if name == "FrameLocalsGuardAccessor":
-            key = read_literal(re.match(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=", text).group(1))
+            key = read_literal(_FRAME_LOCALS_KEY.match(text).group(1))
             return _Node(child, f"{pexpr}[{key!r}]", source, parent)
         if name == "DictGetItemGuardAccessor":
             return _Node(child, self._dict_getitem(parent, read_literal(accessor_argument(text))), source, parent)
@@ -195,7 +205,7 @@ class _Renderer:
         if name == "GlobalWeakRefGuardAccessor":
             return _Node(child, f"weakref_target({pexpr}[{accessor_argument(text)!r}])", source, parent)
         if name == "TensorPropertyGuardAccessor":
-            prop = re.search(r"TensorProperty::(\w+)", text).group(1)
+            prop = _TENSOR_PROPERTY.search(text).group(1)
             if prop == "STORAGE_OFFSET":
                 return _Node(child, f"{pexpr}.storage_offset()", source, parent)
             method = {"SIZE": "size", "STRIDE": "stride"}.get(prop)
@@ -262,15 +272,28 @@ class _Renderer:
     def _leaf(self, leaf, node, out):
         self.keepalive.append(leaf)
         kind = type(leaf).__name__
-        parts = [strip_comment(p) for p in leaf.verbose_code_parts()]
-        handler = getattr(self, f"_leaf_{kind}", None)
+        raw = leaf.verbose_code_parts()
+        key = _memo_key(kind, raw, node)
+        if key is None:
+            out.extend(self._translate(kind, raw, node, leaf))
+            return
+        # Recompiles of one frame repeat most guards: their Python is looked up.
+        hit = _LEAF_MEMO.get(key)
+        if hit is None:
+            # (the class rides along, so that the id in a type-keyed entry stays its own)
+            hit = (node.manager.get_type_of_guarded_value(), tuple(self._translate(kind, raw, node, leaf)))
+            _LEAF_MEMO.put(key, hit)
+        out.extend(hit[1])
+
+    def _translate(self, kind, raw, node, leaf):
+        parts = [strip_comment(p) for p in raw]
+        handler = _LEAF_HANDLERS.get(kind)
         try:
             if handler is None:
                 raise CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
-            checks = handler(parts, node, leaf)
+            return handler(self, parts, node, leaf)
         except Exception as exc:  # noqa: BLE001 - an odd guard becomes a raising check, not a crash
-            checks = [_Check(kind, _not_translated(kind, str(exc) or type(exc).__name__))]
-        out.extend(checks)
+            return [_Check(kind, _not_translated(kind, str(exc) or type(exc).__name__))]
 
     def _same(self, parts, node, kind):
         """Guards whose text is already Python about the guarded value."""
@@ -288,7 +311,7 @@ class _Renderer:
         return [_Check("FAKE_SCRIPT_TYPE_MATCH", expr, note)]
 
     def _leaf_ID_MATCH(self, parts, node, leaf):
-        match = re.search(r", (\d+)\)(?:, type=(.*))?$", parts[0])
+        match = _ID_TAIL.search(parts[0])
         if not match:
             raise CannotTranslate(parts[0])
         return [_Check("ID_MATCH", f"id({node.expr}) == {match.group(1)}", match.group(2) or "")]
@@ -336,7 +359,7 @@ class _Renderer:
         return self._same(parts, node, "DICT_CONTAINS")
 
     def _leaf_SET_CONTAINS(self, parts, node, leaf):
-        match = re.match(r"^(not )?set\.__contains__\((.*)\)$", parts[0])
+        match = _SET_CONTAINS.match(parts[0])
         if not match:
             raise CannotTranslate(parts[0])
         args = parse_expr(f"f({match.group(2)})").args
@@ -374,7 +397,7 @@ class _Renderer:
         return self._same(parts, node, "DIMENSION_DYNAMIC_MARKING_GUARD")
 
     def _leaf_DISPATCH_KEY_SET_MATCH(self, parts, node, leaf):
-        match = re.search(r"DispatchKeySet\(([^)]*)\)\.raw_repr\(\)$", parts[0])
+        match = _DISPATCH_KEYS.search(parts[0])
         if not match:
             raise CannotTranslate(parts[0])
         keys = dispatch_keys_expr(match.group(1))
@@ -398,10 +421,10 @@ class _Renderer:
     def _leaf_LAMBDA_GUARD(self, parts, node, leaf):
         checks = []
         for part in parts:
-            hooks = re.match(r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$", part)
+            hooks = _SAVED_TENSORS_HOOKS.match(part)
             if hooks:
                 checks.append(_Check("LAMBDA_GUARD", f"saved_tensors_hooks_ids() == {read_literal(hooks.group(1))!r}"))
-            elif re.match(r"^(___check_metadata_|__dtensor_spec_|___check_opaque_guard_fn_)", part):
+            elif _PYTHON_CLOSURE.match(part):
                 raise CannotTranslate(f"a Python closure of torch ({part}) with no text to translate")
             else:
                 checks.append(_Check("LAMBDA_GUARD", to_python(part, [(node.source, node.expr)])))
@@ -446,6 +469,50 @@ class _Renderer:
                         checks.append(_Check(kind, _not_translated(kind, str(exc))))
         return checks
 
+
+# Each leaf guard kind's translation: _Renderer._leaf_<kind>.
+_LEAF_HANDLERS = {
+    name[len("_leaf_"):]: handler for name, handler in vars(_Renderer).items() if name.startswith("_leaf_")
+}
+
+# The texts of accessors and leaf guards, read for every guard of every render: compiled once.
+_FRAME_LOCALS_KEY = re.compile(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=")
+_TENSOR_PROPERTY = re.compile(r"TensorProperty::(\w+)")
+_ID_TAIL = re.compile(r", (\d+)\)(?:, type=(.*))?$")
+_SET_CONTAINS = re.compile(r"^(not )?set\.__contains__\((.*)\)$")
+_DISPATCH_KEYS = re.compile(r"DispatchKeySet\(([^)]*)\)\.raw_repr\(\)$")
+_SAVED_TENSORS_HOOKS = re.compile(r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$")
+_PYTHON_CLOSURE = re.compile(r"^(___check_metadata_|__dtensor_spec_|___check_opaque_guard_fn_)")
+
+# Leaf guards whose Python follows from their text and the guarded value's source and
+# expression alone (not from its type, the wrapper or other managers); _Check objects
+# are never changed, so renders share them.
+_TEXT_ONLY_KINDS = frozenset(
+    {
+        "ID_MATCH", "TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH", "NOT_NONE", "LENGTH_CHECK", "DICT_LENGTH",
+        "DICT_CONTAINS", "SET_CONTAINS", "MAPPING_KEYS_MATCH", "DICT_VERSION", "NO_HASATTR",
+        "DEFAULT_DEVICE", "GLOBAL_STATE", "DUAL_LEVEL_MATCH", "FLOAT_IS_NAN", "COMPLEX_IS_NAN",
+        "DIMENSION_DYNAMIC_MARKING_GUARD", "DISPATCH_KEY_SET_MATCH", "LAMBDA_GUARD",
+    }
+)
+# And leaf guards whose Python follows from that and the guarded value's class, when the
+# class is one whose name (in builtins, torch...) cannot be rebound under the guards.
+_TYPE_KINDS = frozenset({"TYPE_MATCH", "TENSOR_MATCH"})
+_STABLE_MODULES = frozenset({"builtins", "torch", "collections", "types", "itertools", "math", "weakref"})
+_LEAF_MEMO = Memo()
+
+
+def _memo_key(kind, raw, node):
+    """The key of a leaf guard's checks in _LEAF_MEMO, or None for guards translated each time."""
+    if kind in _TEXT_ONLY_KINDS:
+        return (kind, tuple(raw), node.source, node.expr)
+    if kind in _TYPE_KINDS:
+        cls = node.manager.get_type_of_guarded_value()
+        module = getattr(cls, "__module__", None)
+        if isinstance(module, str) and module.split(".")[0] in _STABLE_MODULES:
+            # by id: a metaclass may define ==
+            return (kind, tuple(raw), node.source, node.expr, id(cls))
+    return None
 
 _NO_LITERAL = object()
 
@@ -501,10 +568,11 @@ def _initial_mode_stack(wrapper):
     return list(check.__closure__[code.co_freevars.index("types")].cell_contents)
 
 
-def _emit(lines, indent, check):
-    note = f"  # {check.note}" if check.note else ""
-    lines.append(f"{indent}if {check.negated}:{note}")
-    lines.append(f"{indent}    return False")
+def _emit(lines, indent, checks):
+    fail = indent + "    return False"
+    for check in checks:
+        lines.append(indent + check.line)
+        lines.append(fail)
 
 
 def render_guards(guard_manager, name):
@@ -531,12 +599,10 @@ def render_guards(guard_manager, name):
     out.append(f'    """{len(all_checks)} guards of one torch.compile cache entry, as plain Python."""')
     out.append("    try:")
     out.append("        # Process-wide state, checked as torch does with torch functions enabled.")
-    for check in global_checks:
-        _emit(out, "        ", check)
+    _emit(out, "        ", global_checks)
     out.append("        # The rest runs with torch functions disabled, as in torch's guard manager.")
     out.append("        with torch._C.DisableTorchFunction():")
-    for check in body_checks:
-        _emit(out, "            ", check)
+    _emit(out, "            ", body_checks)
     out.append("            pass")
     out.append("    except GuardNotTranslated:")
     out.append("        raise")

@@ -130,7 +130,8 @@ class DumpDir:
                         changed = True
                     self._known[(kind, key)] = name
                 if changed:
-                    self._write_atomic(REGISTRY, json.dumps(registry, indent=1, sort_keys=True) + "\n")
+                    # one line: json's C encoder takes no indent, and this is written per new function
+                    self._write_atomic(REGISTRY, json.dumps(registry, sort_keys=True) + "\n")
         return [self._known[(kind, key)] for kind, key, _ in wanted]
 
     def _read_registry(self) -> dict:

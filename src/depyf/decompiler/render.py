@@ -1393,9 +1393,20 @@ def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) 
         >>> render(ast.parse("(a + b) * -c ** 2", mode="eval"))
         '(a + b) * -c ** 2'
     """
+    try:
+        return _render(node, layout, target)
+    except AttributeError:
+        # Nodes built without make() may lack fields: fill them in and print
+        # again. Reading a missing field is the only way to meet one (optional
+        # fields default at class level), so a complete tree, as the decompiler
+        # builds, skips fill_missing's walk over every node.
+        for tree in node if isinstance(node, (list, tuple)) else [node]:
+            fill_missing(tree)
+        return _render(node, layout, target)
+
+
+def _render(node, layout: str, target: Sequence[int]) -> str:
     renderer = _Renderer(layout, target)
-    for tree in node if isinstance(node, (list, tuple)) else [node]:
-        fill_missing(tree)  # nodes built without make(): absent fields read as defaults
     if isinstance(node, (list, tuple)):
         renderer.module(list(node), doc=False)
         return renderer.text()

@@ -54,6 +54,9 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
     | _MATCH_START
 
 
+_NOT_PLAIN = _STEP_SPECIAL | _WITH_STARTS
+
+
 @dataclass
 class Loop:
     header: int          # where `continue` goes
@@ -131,6 +134,12 @@ class Walker:
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
         self._check_handlers()
+        #: ops none of step()'s tests can catch while no statement form is being
+        #: walked (see run): reached normal code, no handler, no loop header, no
+        #: control flow or construct start, no with statement in the code
+        self.plain = set() if self.has_with else {
+            i for i in self.normal if i in self.reachable and self.ops[i].handler is None
+            and self.ops[i].name not in _NOT_PLAIN and i not in self.back_targets}
         ctx.implicit_returns = {k for k in returns if self._implicit_return(k)}
         #: some return is one the compiler copied into an expression's branches
         self.copied_returns = any(self.ops[k].arg == "copied" for k in returns)
@@ -239,7 +248,14 @@ class Walker:
         """Walk ``[lo, hi)``; returns where the walk ended (past ``hi`` when the last
         statement's code runs on, e.g. over an inline handler)."""
         i = lo
+        ops, plain = self.ops, self.plain
         while i < hi:
+            if i in plain and not (self.in_handler or self.clause_names or self.finally_copies
+                                   or self.handler_code_ends):
+                # Most ops: straight to the stack machine (step() would find the same).
+                m.step(ops[i])
+                i += 1
+                continue
             nxt = self.step(m, i, hi)
             if nxt <= i:
                 raise DecompileFailure("no progress at offset %d" % self.ops[i].offset)

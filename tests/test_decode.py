@@ -140,7 +140,12 @@ def test_ops_decoded_directly_match_instructions():
                  index.get(id(o.target)),
                  None if o.handler is None else (index[id(o.handler.target)], o.handler.depth))
                 for o in func.ops]
-    assert shape(to_ops(decode_ops(f))) == shape(to_ops(decode(f)))
+    from depyf.bytecode.normalize import remove_ops
+    from depyf.bytecode.versions import SILENT_OPS
+    plain = to_ops(decode(f))
+    # decode_ops leaves out the silent ops, aiming what aimed at one at the next op
+    remove_ops(plain, [o for o in plain.ops if o.name in SILENT_OPS])
+    assert shape(to_ops(decode_ops(f))) == shape(plain)
 
 
 def test_decompile_restores_gc_threshold():

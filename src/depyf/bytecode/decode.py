@@ -200,6 +200,8 @@ def _decode_into(bc: Bytecode) -> None:
     out = bc.instructions
     by_offset = bc._by_offset
     jumps = []
+    dropped = []        # offsets of silent ops left out, for the next op kept
+    dropped_line = dropped_offset = None
     ext = 0
     start = None
     last_line = None
@@ -218,8 +220,19 @@ def _decode_into(bc: Bytecode) -> None:
             # (A stray CACHE never executes; it is skipped like the padding it is.)
             i += 2
             continue
-        name, how, resolve, cache, is_jump = step
+        name, how, resolve, cache, flow = step
         line = lines[i >> 1]
+        if flow == _SILENT and as_ops:
+            # Bookkeeping of the interpreter (the table's silent ops): what aims at
+            # one aims at the next op kept, as normalize's drop_noise would do.
+            dropped.append(i)
+            if start is not None:
+                dropped.append(start)
+                start = None
+            dropped_line, dropped_offset = line, i
+            ext = 0
+            i += 2 + 2 * cache
+            continue
         if resolve is not None:
             arg = ext | raw[i + 1]
             try:
@@ -251,7 +264,11 @@ def _decode_into(bc: Bytecode) -> None:
         if start is not None:
             by_offset[start] = ins
             start = None
-        if is_jump:
+        if dropped:
+            for off in dropped:
+                by_offset[off] = ins
+            dropped.clear()
+        if flow == _JUMP:
             jumps.append((ins, argval, name))
         ext = 0
         i += 2 + 2 * cache
@@ -261,6 +278,12 @@ def _decode_into(bc: Bytecode) -> None:
                      % (last.name if as_ops else last.opname), last.offset)
     if start is not None:
         raise _error(code, "EXTENDED_ARG at the end of the code", start)
+    if dropped:
+        # Nothing follows: a terminal NOP-like marker takes their place.
+        end = Op("END", line=dropped_line, offset=dropped_offset)
+        out.append(end)
+        for off in dropped:
+            by_offset[off] = end
     for ins, argval, name in jumps:
         target = by_offset.get(argval)
         if target is None:
@@ -274,17 +297,20 @@ def _decode_into(bc: Bytecode) -> None:
 def _steps(table: VersionTable) -> list:
     """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG or CACHE) or
     what the decoding loop reads of it, (name, index of its lookup in the loop's
-    ``lookups`` or 0, argument resolver or None, cache entries, is a jump),
-    derived once per table rather than attribute by attribute per instruction."""
+    ``lookups`` or 0, argument resolver or None, cache entries, _JUMP, _SILENT or
+    0), derived once per table rather than attribute by attribute per instruction."""
     steps = getattr(table, "_decode_steps", None)
     if steps is None:
         steps = table._decode_steps = [
             None if info is None or info.op in (table.extended_arg, table.cache_op) else
             (info.name, _LOOKUPS.get(info.kind, 0) if info.has_arg else 0,
              _RESOLVERS[info.kind] if info.has_arg else None, info.cache,
-             info.kind[0] == "j")
+             _JUMP if info.kind[0] == "j" else _SILENT if info.op in table.silent_ops else 0)
             for info in table.ops]
     return steps
+
+
+_JUMP, _SILENT = 1, 2
 
 
 def _resolve_or_raise(code, resolver, step, arg, i):

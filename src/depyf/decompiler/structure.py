@@ -55,6 +55,8 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
 
 
 _NOT_PLAIN = _STEP_SPECIAL | _WITH_STARTS
+#: op names the set-up of Walker looks for
+_LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
 
 
 @dataclass
@@ -100,29 +102,44 @@ class Walker:
         # One look at every op for what the set-up below depends on.
         returns = []
         backward = []
+        setups = []
+        #: where straight-line code ends: a jump or an op that does not fall through
+        self._breaks = breaks = []
+        special = []        # ops step() looks at (see self.plain)
         any_handler = any_try = False
         #: a with statement is in the code (only then can a WithExit be on a stack)
         self.has_with = False
         for k, op in enumerate(self.ops):
-            if op.target is not None and op.target.index <= op.index:
-                backward.append(op)
-            if op.name == "RETURN_VALUE":
-                returns.append(k)
-            elif op.name in _WITH_STARTS:
-                self.has_with = True
+            name = op.name
+            if op.target is not None:
+                breaks.append(k)
+                if op.target.index <= k:
+                    backward.append(op)
+            elif name in _NO_FALLTHROUGH:
+                breaks.append(k)
+            if name in _LOOKED_AT:          # (one test for most ops)
+                if name in _NOT_PLAIN:
+                    special.append(k)
+                if name == "RETURN_VALUE":
+                    returns.append(k)
+                elif name in _WITH_STARTS:
+                    self.has_with = True
+                elif name in _BLOCK_SETUP:
+                    setups.append(k)
             h = op.handler
             if h is not None:
+                special.append(k)
                 any_handler = True
                 if h.target.name == "PUSH_EXC_INFO":
                     any_try = True
         if not any_handler:
             # No exception handling: every reached op is normal code (the
             # handler-aware walks below would find the same sets, slowly).
-            self.normal = self.reachable = self._reachable(with_handlers=False)
+            self.normal = self.reachable = self._reachable_flow()
         else:
             self.reachable = self._reachable(with_handlers=True)
             # Only except clauses (not clean-up handlers) hold code to leave out.
-            self.normal = self._outside_handlers() if any_try else self._reachable(False)
+            self.normal = self._outside_handlers() if any_try else self._reachable_flow()
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in backward:
@@ -133,22 +150,25 @@ class Walker:
         self.clause_exits = []
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
-        self._check_handlers()
+        self._check_handlers(setups)
         #: ops none of step()'s tests can catch while no statement form is being
         #: walked (see run): reached normal code, no handler, no loop header, no
         #: control flow or construct start, no with statement in the code
-        self.plain = set() if self.has_with else {
-            i for i in self.normal if i in self.reachable and self.ops[i].handler is None
-            and self.ops[i].name not in _NOT_PLAIN and i not in self.back_targets}
+        if self.has_with:
+            self.plain = set()
+        else:
+            normal = self.normal if self.normal is self.reachable \
+                else self.normal & self.reachable
+            self.plain = normal.difference(special, self.back_targets)
         ctx.implicit_returns = {k for k in returns if self._implicit_return(k)}
         #: some return is one the compiler copied into an expression's branches
         self.copied_returns = any(self.ops[k].arg == "copied" for k in returns)
 
-    def _check_handlers(self):
-        """Block-stack exception handling (up to 3.10) is not structured yet."""
-        for i in self.reachable:
-            if self.ops[i].name in _BLOCK_SETUP:
-                raise DecompileFailure("exception handling before 3.11 is not structured yet")
+    def _check_handlers(self, setups):
+        """Block-stack exception handling (up to 3.10; ``setups``: where its set-up
+        ops are) is not structured yet."""
+        if any(i in self.reachable for i in setups):
+            raise DecompileFailure("exception handling before 3.11 is not structured yet")
 
     def _is_cleanup_handler(self, k: int) -> bool:
         """``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE``: an inlined comprehension
@@ -183,6 +203,27 @@ class Walker:
                 if op.name in stops:
                     break
                 i += 1
+        return seen
+
+    def _reachable_flow(self):
+        """``_reachable(False)``, a straight stretch of ops at a time: most ops
+        neither jump nor end the flow, and a stretch goes into the set in one piece."""
+        seen = set()
+        ops, n, breaks = self.ops, self.n, self._breaks
+        work = [0] if ops else []
+        stops = _NO_FALLTHROUGH
+        while work:
+            i = work.pop()
+            while i < n and i not in seen:
+                k = bisect.bisect_left(breaks, i)
+                end = breaks[k] if k < len(breaks) else n - 1
+                seen.update(range(i, end + 1))
+                op = ops[end]
+                if op.target is not None:
+                    work.append(op.target.index)
+                if op.name in stops:
+                    break
+                i = end + 1
         return seen
 
     def _outside_handlers(self):

@@ -190,17 +190,18 @@ def _decode_into(bc: Bytecode) -> None:
     units = n // 2
     lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
     resolver = _Resolver(code, table)
-    steps = _steps(table)
+    as_ops = bc.as_ops
+    steps = _steps(table, as_ops)
     # The argument kinds most ops have index a tuple; C lookups, not resolver calls.
     lookups = (None, code.consts.__getitem__, code.names.__getitem__,
                resolver.locals.__getitem__)
-    as_ops = bc.as_ops
     ops = table.ops
     extended_arg = table.extended_arg
     out = bc.instructions
     by_offset = bc._by_offset
     jumps = []
-    dropped = []        # offsets of silent ops left out, for the next op kept
+    # offsets of EXTENDED_ARGs and silent ops left out, for the next op kept
+    dropped = []
     dropped_line = dropped_offset = None
     ext = 0
     start = None
@@ -215,28 +216,27 @@ def _decode_into(bc: Bytecode) -> None:
                 ext = (ext | raw[i + 1]) << 8
                 if start is None:
                     start = i
+                dropped.append(i)
             elif op != table.cache_op:
                 raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
             # (A stray CACHE never executes; it is skipped like the padding it is.)
             i += 2
             continue
-        name, how, resolve, cache, flow = step
+        name, how, resolve, size, flow = step
         line = lines[i >> 1]
-        if flow == _SILENT and as_ops:
+        if flow is _SILENT:
             # Bookkeeping of the interpreter (the table's silent ops): what aims at
             # one aims at the next op kept, as normalize's drop_noise would do.
             dropped.append(i)
-            if start is not None:
-                dropped.append(start)
-                start = None
+            start = None
             dropped_line, dropped_offset = line, i
             ext = 0
-            i += 2 + 2 * cache
+            i += size
             continue
         if resolve is not None:
             arg = ext | raw[i + 1]
             try:
-                argval = lookups[how](arg) if how else resolve(resolver, arg, i, cache)
+                argval = lookups[how](arg) if how else resolve(resolver, arg, i, size // 2 - 1)
             except IndexError:
                 argval = _resolve_or_raise(code, resolver, step, arg, i)
             except _BadArg as e:
@@ -261,17 +261,15 @@ def _decode_into(bc: Bytecode) -> None:
                 last_line = line
         out.append(ins)
         by_offset[i] = ins
-        if start is not None:
-            by_offset[start] = ins
-            start = None
         if dropped:
             for off in dropped:
                 by_offset[off] = ins
             dropped.clear()
-        if flow == _JUMP:
+            start = None
+        if flow:
             jumps.append((ins, argval, name))
         ext = 0
-        i += 2 + 2 * cache
+        i += size
     if i > n:           # (only the last op can end past the code)
         last = out[-1]
         raise _error(code, "%s's inline cache runs past the end of the code"
@@ -294,31 +292,36 @@ def _decode_into(bc: Bytecode) -> None:
         bc.exception_entries = _exception_entries(bc, units)
 
 
-def _steps(table: VersionTable) -> list:
+def _steps(table: VersionTable, as_ops: bool) -> list:
     """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG or CACHE) or
     what the decoding loop reads of it, (name, index of its lookup in the loop's
-    ``lookups`` or 0, argument resolver or None, cache entries, _JUMP, _SILENT or
-    0), derived once per table rather than attribute by attribute per instruction."""
-    steps = getattr(table, "_decode_steps", None)
+    ``lookups`` or 0, argument resolver or None, bytes with its caches, _JUMP,
+    _SILENT (decoding ops only) or None), derived once per table rather than
+    attribute by attribute per instruction."""
+    key = "_decode_op_steps" if as_ops else "_decode_steps"
+    steps = getattr(table, key, None)
     if steps is None:
-        steps = table._decode_steps = [
+        silent = table.silent_ops if as_ops else ()
+        steps = [
             None if info is None or info.op in (table.extended_arg, table.cache_op) else
             (info.name, _LOOKUPS.get(info.kind, 0) if info.has_arg else 0,
-             _RESOLVERS[info.kind] if info.has_arg else None, info.cache,
-             _JUMP if info.kind[0] == "j" else _SILENT if info.op in table.silent_ops else 0)
+             _RESOLVERS[info.kind] if info.has_arg else None, 2 + 2 * info.cache,
+             _JUMP if info.kind[0] == "j" else _SILENT if info.op in silent else None)
             for info in table.ops]
+        setattr(table, key, steps)
     return steps
 
 
-_JUMP, _SILENT = 1, 2
+#: (truthy: the decoding loop tests ``flow`` once for most ops)
+_JUMP, _SILENT = "jump", "silent"
 
 
 def _resolve_or_raise(code, resolver, step, arg, i):
     """The argument a fast lookup found out of range: the resolver's value, or
     its error located in the code."""
-    name, _, resolve, cache, _ = step
+    name, _, resolve, size, _ = step
     try:
-        return resolve(resolver, arg, i, cache)
+        return resolve(resolver, arg, i, size // 2 - 1)
     except _BadArg as e:
         raise _error(code, "%s: %s" % (name, e), i) from None
 

@@ -1140,46 +1140,53 @@ NEEDS: Dict[str, frozenset] = {
     "match_results": frozenset({"MATCH_CLASS", "MATCH_KEYS"}),
     "exc_info_shuffles": frozenset({"ROT_FOUR"}),
     "drop_generator_prologue": frozenset({"RETURN_GENERATOR"}),
+    # (the names compare_ops makes COMPARE_OP of)
+    "chained_comparisons": frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"}),
+    # (3.12's COPY too, which short_circuit_jumps turns into these)
+    "unthread_short_circuits": frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
+                                          "COPY"}),
+    "copied_loop_returns": frozenset({"ROT_TWO", "SWAP"}),
 }
 
-_COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise",
-           "drop_generator_prologue"]
+#: One-op passes first (see rewrite_each): a version's run of them costs one scan.
+_COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 #: 3.10 on: the compiler copies small exit blocks
 _COPIED_EXITS = ["merge_copied_exits"]
 
 #: Which passes each version needs, in order.
 PASSES = {
     (3, 8): _COMMON + [
-        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "async_for_loops", "finally_to_py39", "block_stack_handlers", "exc_info_shuffles",
-        "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
-        "copied_loop_returns", "doubled_returns"],
+        "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
+        "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
+        "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
+        "assertion_error_loads", "copied_loop_returns", "doubled_returns"],
     (3, 9): _COMMON + [
-        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
-        "unthread_short_circuits", "unthread_with_exits", "copied_loop_returns",
-        "doubled_returns"],
+        "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
+        "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
+        "chained_comparisons", "unthread_short_circuits", "unthread_with_exits",
+        "copied_loop_returns", "doubled_returns"],
     (3, 10): _COMMON + [
-        "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
-        "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
+        "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
         "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
-        "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-        "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
+        "call_ex_null", "null_before_global", "drop_generator_prologue", "fold_kwnames",
+        "send_loops", "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
         "doubled_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
-        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
-        "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
-        "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
-        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
+        "call_ex_null", "null_before_global", "method_loads", "drop_generator_prologue",
+        "intrinsics", "class_deref", "fold_kwnames", "drop_end_for", "short_circuit_jumps",
+        "send_loops", "async_for_loops", "drop_generator_wrapper",
+        "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
+        "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
+        "doubled_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
-        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
-        "method_loads", "make_function_flags", "fold_function_attributes",
-        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
-        "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
+        "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
+        "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",
+        "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
         "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
         "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
 }

@@ -34,6 +34,7 @@ Example::
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Callable, Dict, Iterable, List, Optional
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
@@ -48,7 +49,7 @@ def normalize(obj) -> Function:
     bc = obj if isinstance(obj, Bytecode) else decode_ops(obj)
     func = to_ops(bc)
     table = bc.table
-    present = {op.name for op in func.ops}
+    present = func.decoded_names = set(map(_NAME, func.ops))
     rewrites = []       # a stretch of one-op passes, run together in one scan
     for name in PASSES[table.version]:
         needs = NEEDS.get(name)
@@ -623,6 +624,9 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+_NAME = attrgetter("name")
+
+
 def merge_copied_exits(func: Function, table: VersionTable) -> None:
     """3.10+ copies a block's closing RERAISE or RETURN_VALUE onto each branch
     that ends there (``if c: x()`` in a finally body); merge the copies back into
@@ -632,12 +636,9 @@ def merge_copied_exits(func: Function, table: VersionTable) -> None:
         -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
     """
     ops = func.ops
-    doomed = []
-    for i in range(len(ops) - 1, 0, -1):
-        op, before = ops[i], ops[i - 1]
-        if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE") \
-                and op.arg == before.arg and _same_handler(op, before):
-            doomed.append(before)
+    doomed = [before for before, op in zip(ops, ops[1:])
+              if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE")
+              and op.arg == before.arg and _same_handler(op, before)]
     remove_ops(func, doomed)
 
 

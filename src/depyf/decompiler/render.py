@@ -443,17 +443,20 @@ class _Renderer:
         self._limit = outer_limit
 
     def _stmt(self, node, key, docstring: bool = False) -> None:
-        name = type(node).__name__
-        if name in _SIMPLE_STMTS:
+        cls = type(node)
+        method = _S_METHODS.get(cls)
+        if method is None:
+            method = _S_METHODS[cls] = _method_for("s_", cls)
+        if cls.__name__ in _SIMPLE_STMTS:
             self._place_simple(node, key)
             if docstring:
                 self._docstring(node)
             else:
-                self._dispatch("s_", node)
-            self._join = (key, self.line)
+                method(self, node)
+            self._join = (key, len(self._lines) + 1)
         else:
             self._join = None
-            self._dispatch("s_", node)
+            method(self, node)
             self._join = None
 
     def _place_simple(self, node, key) -> None:
@@ -462,11 +465,15 @@ class _Renderer:
             self._inline = 2
         elif self._inline == 2:
             self._w("; ")
-        elif (self.faithful and _lineno(node) is not None and _lineno(node) == self.line
-              and self._join == (key, self.line)):
-            self._w("; ")
+        elif not self.faithful:
+            self._begin_line(None)
         else:
-            self._begin_line(_lineno(node) if self.faithful else None)
+            lineno = _lineno(node)
+            line = len(self._lines) + 1
+            if lineno is not None and lineno == line and self._join == (key, line):
+                self._w("; ")
+            else:
+                self._begin_line(lineno)
 
     def _header(self, lineno: Optional[int]) -> None:
         self._join = None
@@ -906,7 +913,12 @@ class _Renderer:
         self._expr(node, NAMED if isinstance(node, ast.NamedExpr) else TEST)
 
     def x_Name(self, node, ctx) -> None:
-        self._w(node.id)
+        text = node.id
+        if text and "\n" not in text:     # (_w's usual case, inlined: names are common)
+            self._fresh = False
+            self._cur.append(text)
+        else:
+            self._w(text)
 
     def x_Constant(self, node, ctx) -> None:
         self._constant(node.value, ctx, getattr(node, "kind", None))
@@ -1339,6 +1351,7 @@ class _Renderer:
 #: host classes and astcompat's render alike), looked up once per class
 _METHODS = {"s_": {}, "x_": {}, "p_": {}}
 _X_METHODS = _METHODS["x_"]
+_S_METHODS = _METHODS["s_"]
 #: node class -> its ``n_`` method, or None (an expression)
 _N_METHODS: dict = {}
 _UNKNOWN = object()

@@ -286,15 +286,19 @@ class _Delim:
     def __init__(self, renderer, opening: str, closing: str):
         self.renderer = renderer
         self.closing = closing
-        renderer._w(opening)
+        # (_w, inlined: brackets are one character, never a line break)
+        renderer._fresh = False
+        renderer._cur.append(opening)
         renderer._depth += 1
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
-        self.renderer._depth -= 1
-        self.renderer._w(self.closing)
+        renderer = self.renderer
+        renderer._depth -= 1
+        renderer._fresh = False
+        renderer._cur.append(self.closing)
 
 
 class _NoDelim:
@@ -362,7 +366,7 @@ class _Renderer:
     def _begin_line(self, lineno: Optional[int]) -> None:
         """Start a statement line: the next line, or ``lineno`` if later."""
         if self._cur:
-            self._newline()
+            self._lines.append("".join(self._cur))
         if self.faithful and lineno is not None:
             gap = lineno - len(self._lines) - 1
             if gap > 0:
@@ -428,17 +432,19 @@ class _Renderer:
         limits, following = [], outer_limit
         for stmt in reversed(body):
             limits.append(following)
-            start = _first_line(stmt)
+            start = getattr(stmt, "lineno", None)
+            if type(start) is not int or getattr(stmt, "decorator_list", None):
+                start = _first_line(stmt)       # (most statements: their plain lineno)
             following = start if start is not None else following
         limits.reverse()
         previous_def = False
         for i, stmt in enumerate(body):
             self._limit = limits[i]
-            is_def = type(stmt).__name__ in _DEFS
-            if not self.faithful and i and (is_def or previous_def) \
-                    and (self._level == 0 or in_class):
-                self._blank = True
-            previous_def = is_def
+            if not self.faithful:
+                is_def = type(stmt).__name__ in _DEFS
+                if i and (is_def or previous_def) and (self._level == 0 or in_class):
+                    self._blank = True
+                previous_def = is_def
             self._stmt(stmt, key, docstring=doc and i == 0 and _is_docstring(stmt))
         self._limit = outer_limit
 

@@ -161,9 +161,12 @@ def _handler(func, target, depth, lasti):
 
 
 def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> None:
-    """Handler starts get PUSH_EXC_INFO; except clauses get 3.11's type test."""
-    from .normalize import replace_op
+    """Handler starts get PUSH_EXC_INFO; except clauses get 3.11's type test.
+    (Each a change to its own handler's code: all made in one rebuild of the ops.)"""
+    from .normalize import remove_ops, replace_ops
     done = set()
+    replacements = {}
+    clauses = []
     for setup in entries:
         target = setup.target
         if id(target) in done:
@@ -173,11 +176,16 @@ def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> None:
             continue            # 3.11 has no PUSH_EXC_INFO there either
         handler = target.handler
         push = Op("PUSH_EXC_INFO", line=target.line, offset=target.offset, handler=handler)
-        replace_op(func, target, [push, target])
-        setup.target = push
+        # (the setup's jump, like any other, moves to the push)
+        replacements[id(target)] = [push, target]
         _retarget_handlers(func, target, push)
         if kinds[id(target)] == "SETUP_FINALLY":
-            _rewrite_clauses(func, target)
+            clauses.append(target)
+    replace_ops(func, replacements)
+    doomed = []
+    for first in clauses:
+        _rewrite_clauses(func, first, doomed)
+    remove_ops(func, doomed)
 
 
 def _retarget_handlers(func, old, new):
@@ -186,13 +194,13 @@ def _retarget_handlers(func, old, new):
             h.target = new
 
 
-def _rewrite_clauses(func: Function, first: Op) -> None:
+def _rewrite_clauses(func: Function, first: Op, doomed: List[Op]) -> None:
     """``DUP_TOP; type; JUMP_IF_NOT_EXC_MATCH next; POP_TOP; STORE e; POP_TOP``
     -> ``type; CHECK_EXC_MATCH; POP_JUMP_IF_FALSE next; STORE e``, and a bare
-    clause's ``POP_TOP x3`` -> ``POP_TOP``; clause after clause."""
-    from .normalize import remove_ops
+    clause's ``POP_TOP x3`` -> ``POP_TOP``; clause after clause (the ops to drop
+    go to ``doomed``, unless the clauses turn out not compiler-shaped)."""
     ops = func.ops
-    doomed = []
+    mine = []
     op = first
     seen = set()
     while op is not None and id(op) not in seen:
@@ -207,18 +215,18 @@ def _rewrite_clauses(func: Function, first: Op) -> None:
             if j >= len(ops):
                 return
             test = ops[j]
-            doomed.append(op)
+            mine.append(op)
             test.name = "POP_JUMP_IF_FALSE"
             check = Op("CHECK_EXC_MATCH", line=test.line, offset=test.offset, handler=test.handler)
             ops.insert(j, check)
-            _bind(ops, j + 2, doomed)
+            _bind(ops, j + 2, mine)
             op = test.target
         elif [o.name for o in ops[i:i + 3]] == ["POP_TOP"] * 3:
-            doomed += ops[i + 1:i + 3]          # bare except keeps one POP_TOP
+            mine += ops[i + 1:i + 3]          # bare except keeps one POP_TOP
             op = None
         else:
             op = None                            # a finally body
-    remove_ops(func, doomed)
+    doomed += mine
 
 
 def _bind(ops, k, doomed):

@@ -63,7 +63,7 @@ def block_stack_handlers(func: Function, table) -> None:
         i = func.ops.index(first)
         for op in func.ops[i:i + 3]:
             op.handler = outer
-    _rewrite_prologues(func, entries, kinds)
+    doomed = _rewrite_prologues(func, entries, kinds)
     _rewrite_with_exits(func)
     for op in func.ops:
         if op.name == "SETUP_WITH":
@@ -73,8 +73,8 @@ def block_stack_handlers(func: Function, table) -> None:
             op.arg = 0
     from .normalize import remove_ops
     # (BEFORE_ASYNC_WITH and the __aenter__ await come before SETUP_ASYNC_WITH.)
-    remove_ops(func, [op for op in func.ops
-                      if op.name in ("SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH")])
+    remove_ops(func, doomed + [op for op in func.ops
+                               if op.name in ("SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH")])
 
 
 def _is_name_cleanup(op_list, i) -> bool:
@@ -160,10 +160,11 @@ def _handler(func, target, depth, lasti):
     return h
 
 
-def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> None:
+def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> List[Op]:
     """Handler starts get PUSH_EXC_INFO; except clauses get 3.11's type test.
-    (Each a change to its own handler's code: all made in one rebuild of the ops.)"""
-    from .normalize import remove_ops, replace_ops
+    (Each a change to its own handler's code: all made in one rebuild of the ops.)
+    Returns the ops the clauses no longer need, for the caller to remove."""
+    from .normalize import replace_ops
     done = set()
     replacements = {}
     clauses = []
@@ -185,7 +186,7 @@ def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> None:
     doomed = []
     for first in clauses:
         _rewrite_clauses(func, first, doomed)
-    remove_ops(func, doomed)
+    return doomed
 
 
 def _retarget_handlers(func, old, new):

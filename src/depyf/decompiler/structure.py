@@ -293,9 +293,10 @@ class Walker:
         while i < hi:
             if i in plain and not (self.in_handler or self.clause_names or self.finally_copies
                                    or self.handler_code_ends):
-                # Most ops: straight to the stack machine (step() would find the same).
-                m.step(ops[i])
-                i += 1
+                # Most ops: straight to the stack machine (step() would find the
+                # same), a run of them at a time (the stack machine leaves the
+                # walk's state as it is).
+                i = m.steps(ops, i, hi, plain)
                 continue
             nxt = self.step(m, i, hi)
             if nxt <= i:

@@ -232,17 +232,20 @@ class Walker:
         del name]; JUMP after``): the code after a try whose body always returns
         is reached from its except clauses only. (What falls through after
         POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
-        seen = set()
-        work = [(0, 0)] if self.ops else []
+        # (depth, popped) -> the indices reached in that state: a set per state
+        # rather than a tuple per op
+        seen = {}
+        ops, n = self.ops, self.n
+        work = [(0, 0)] if ops else []
         while work:
             i, depth = work.pop()
             popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
-            while i < self.n:
-                state = (i, depth, popped)
-                if state in seen:
+            states = seen.setdefault((depth, 0), set())
+            while i < n:
+                if i in states:
                     break
-                seen.add(state)
-                op = self.ops[i]
+                states.add(i)
+                op = ops[i]
                 if op.target is not None:
                     work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
                 if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
@@ -255,10 +258,12 @@ class Walker:
                     break
                 if op.name == "POP_EXCEPT" and depth > popped:
                     popped += 1
-                elif op.name not in _CLAUSE_EPILOGUE:
+                    states = seen.setdefault((depth, popped), set())
+                elif popped and op.name not in _CLAUSE_EPILOGUE:
                     popped = 0
+                    states = seen[depth, 0]
                 i += 1
-        return {i for i, depth, _ in seen if depth == 0}
+        return set().union(*[found for (depth, _), found in seen.items() if depth == 0])
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a

@@ -709,6 +709,8 @@ def assertion_error_loads(func: Function, table: VersionTable) -> None:
 
     (In a function ``if not c: raise AssertionError(msg)`` compiles the same.)
     """
+    if "AssertionError" not in getattr(func.code, "names", ("AssertionError",)):
+        return          # (no op can load it)
     ops = func.ops
     for i, op in enumerate(ops):
         if not (op.name == "LOAD_GLOBAL" and op.arg == "AssertionError" and i >= 1

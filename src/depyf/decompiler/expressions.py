@@ -275,12 +275,19 @@ def const(value) -> ast.expr:
 @handles("LOAD_CONST")
 def _load_const(m, op):
     value = op.arg
-    if hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
+    if type(value) in _PLAIN_CONSTANTS:
+        m.push_new(ast.Constant(value), op)     # (most constants: one test)
+    elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
         m.push(_CodeConst(value), op)
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
         m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
         m.push_new(ast.Constant(value), op)
+
+
+#: constant types that are never code, nor a module's globals
+_PLAIN_CONSTANTS = frozenset({int, str, bytes, float, complex, bool, type(None), tuple,
+                              frozenset, type(Ellipsis)})
 
 
 class _CodeConst(Placeholder):

@@ -236,8 +236,9 @@ def finish(m: StackMachine, node) -> ast.expr:
                      and not isinstance(e, TypeParamValue) else e for e in node.elts]
     elif isinstance(node, ast.Call):
         # ...and calls their function argument until a decorator use claims it.
-        node.args = [finish(m, a) if isinstance(a, Placeholder) or _decorated(a) else a
-                     for a in node.args]
+        # (_decorated finds only a Placeholder in anything but a Call: one test)
+        node.args = [finish(m, a) if isinstance(a, Placeholder)
+                     or (isinstance(a, ast.Call) and _decorated(a)) else a for a in node.args]
     return node
 
 

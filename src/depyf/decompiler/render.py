@@ -1256,7 +1256,7 @@ class _Renderer:
                     self._brk(arg)
                     self.n_keyword(arg)
                 else:
-                    self._named(arg)
+                    self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
 
     def x_Subscript(self, node, ctx) -> None:
         self._expr(node.value, ATOM)

@@ -236,9 +236,12 @@ def finish(m: StackMachine, node) -> ast.expr:
                      and not isinstance(e, TypeParamValue) else e for e in node.elts]
     elif isinstance(node, ast.Call):
         # ...and calls their function argument until a decorator use claims it.
-        # (_decorated finds only a Placeholder in anything but a Call: one test)
-        node.args = [finish(m, a) if isinstance(a, Placeholder)
-                     or (isinstance(a, ast.Call) and _decorated(a)) else a for a in node.args]
+        # (In place: the list is the node's own. _decorated finds only a
+        # Placeholder in anything but a Call: one test for most arguments.)
+        args = node.args
+        for k, a in enumerate(args):
+            if isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a)):
+                args[k] = finish(m, a)
     return node
 
 
@@ -752,7 +755,8 @@ def _call(m, op):
                 and isinstance(positional[0], Iterator):
             m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
             return
-    node = ast.Call(m.value(func), [_arg(m, a) for a in positional], keywords)
+    node = ast.Call(m.value(func), [a if not isinstance(a, _ARG_CHECKED) else _arg(m, a)
+                                    for a in positional], keywords)
     m.push_new(node, op)
 
 

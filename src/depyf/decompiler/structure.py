@@ -1081,7 +1081,7 @@ class Walker:
         end = op.target.index
         if end <= i or end > hi:
             raise DecompileFailure("and/or jumps out of its block")
-        left = m.value(m.pop())
+        left = m.pop_value()
         sub = StackMachine(self.ctx, m.stack)
         self.run(sub, i + 1, end)
         if sub.stmts or len(sub.stack) != len(m.stack) + 1:

@@ -51,21 +51,35 @@ def normalize(obj) -> Function:
     table = bc.table
     present = func.decoded_names = set(map(_NAME, func.ops))
     rewrites = []       # a stretch of one-op passes, run together in one scan
-    for name in PASSES[table.version]:
-        needs = NEEDS.get(name)
+    for needs, names, run in _plan(table.version):
         if needs is not None and present.isdisjoint(needs):
             continue
-        if name in OP_PASSES:
-            rewrites.append((OP_PASSES[name], _OP_REWRITES[name]))
+        if names is not None:
+            rewrites.append((names, run))
             continue
         if rewrites:
             rewrite_each(func, table, rewrites)
             rewrites = []
-        _PASS_FUNCS[name](func, table)
+        run(func, table)
     if rewrites:
         rewrite_each(func, table, rewrites)
     func.reindex()
     return func
+
+
+_PLANS: Dict[tuple, list] = {}
+
+
+def _plan(version) -> list:
+    """``PASSES[version]`` as (NEEDS entry, OP_PASSES entry, function) triples,
+    looked up once per version rather than name by name for every code object."""
+    plan = _PLANS.get(version)
+    if plan is None:
+        plan = _PLANS[version] = [
+            (NEEDS.get(name), OP_PASSES.get(name),
+             _OP_REWRITES[name] if name in OP_PASSES else _PASS_FUNCS[name])
+            for name in PASSES[version]]
+    return plan
 
 
 # -- building and editing ------------------------------------------------------

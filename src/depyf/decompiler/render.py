@@ -489,9 +489,14 @@ class _Renderer:
                in_class: bool = False) -> None:
         """The body after a header that ends with ``:`` on the current line."""
         body = list(body) or [ast.Pass()]
-        line = self.line
-        if self.faithful and all(type(s).__name__ in _SIMPLE_STMTS and _lineno(s) == line
-                                 for s in body):
+        line = len(self._lines) + 1
+        inline = self.faithful          # (a loop, not all(): most blocks fail at once)
+        if inline:
+            for s in body:
+                if type(s).__name__ not in _SIMPLE_STMTS or _lineno(s) != line:
+                    inline = False
+                    break
+        if inline:
             saved = self._inline
             self._inline = 1
             try:

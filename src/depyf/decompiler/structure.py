@@ -160,14 +160,19 @@ class Walker:
             normal = self.normal if self.normal is self.reachable \
                 else self.normal & self.reachable
             self.plain = normal.difference(special, self.back_targets)
-        ctx.implicit_returns = {k for k in returns if self._implicit_return(k)}
+        ctx.implicit_returns = set()
         #: some return is one the compiler copied into an expression's branches
-        self.copied_returns = any(self.ops[k].arg == "copied" for k in returns)
+        self.copied_returns = False
+        for k in returns:       # (a loop: most code has a return or two, no more)
+            if self._implicit_return(k):
+                ctx.implicit_returns.add(k)
+            if self.ops[k].arg == "copied":
+                self.copied_returns = True
 
     def _check_handlers(self, setups):
         """Block-stack exception handling (up to 3.10; ``setups``: where its set-up
         ops are) is not structured yet."""
-        if any(i in self.reachable for i in setups):
+        if setups and any(i in self.reachable for i in setups):
             raise DecompileFailure("exception handling before 3.11 is not structured yet")
 
     def _is_cleanup_handler(self, k: int) -> bool:
@@ -413,7 +418,10 @@ class Walker:
         return h.target.name != "PUSH_EXC_INFO" or self._active(h)
 
     def _active(self, h) -> bool:
-        return any(a is h or (a.target is h.target and a.depth == h.depth) for a in self.active)
+        for a in self.active:       # (a loop, not any(): this runs for every guarded op)
+            if a is h or (a.target is h.target and a.depth == h.depth):
+                return True
+        return False
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""

@@ -131,6 +131,15 @@ class StackMachine:
         """Values this machine evaluated that are still on the stack."""
         return [v for v in self.stack if id(v) not in self.inherited and is_waiting_value(v)]
 
+    def _any_waiting(self) -> bool:
+        """``bool(self.waiting())``, without the list (a loop body's statements
+        all ask, with the loop's iterator on the stack)."""
+        inherited = self.inherited
+        for v in self.stack:
+            if id(v) not in inherited and is_waiting_value(v):
+                return True
+        return False
+
     def flush_multi(self) -> None:
         """The stores taken for a tuple assignment (``a, b = x, y``) were not one:
         the values they left waiting are used otherwise. Each store becomes its
@@ -191,7 +200,7 @@ class StackMachine:
         self.start_line = None
         if self.multi:
             self.flush_multi()
-        if self.copied or (self.stack and self.waiting()):
+        if self.copied or (self.stack and self._any_waiting()):
             # Source evaluates a statement's operands after everything before it:
             # values still on the stack were evaluated earlier (only generated
             # bytecode, Dynamo's, leaves them), so printing them later would
@@ -722,7 +731,11 @@ def _formatted(value, conversion, spec):
 def _callable(m, slots, args):
     """The callable below a call's arguments; a non-NULL second slot is a bound
     first argument (a method's self, or a comprehension's iterator)."""
-    below = [v for v in m.popn(slots) if not isinstance(v, Null)]
+    below = m.popn(slots)
+    for v in below:         # (a loop first: most calls have no NULL to drop before 3.11)
+        if isinstance(v, Null):
+            below = [v for v in below if not isinstance(v, Null)]
+            break
     if not below:
         raise DecompileFailure("call without a callable")
     return below[0], below[1:] + args

@@ -186,13 +186,18 @@ def rewrite_each(func: Function, table: VersionTable, rewrites) -> None:
     >>> [(op.name, op.arg) for op in f.ops]
     [('SWAP', 2), ('RETURN_VALUE', None)]
     """
-    touched = frozenset().union(*(names for names, _ in rewrites))
+    # tails[k]: the names rewrites[k:] touch
+    tails = [frozenset()]
+    for names, _ in reversed(rewrites):
+        tails.append(tails[-1] | names)
+    tails.reverse()
+    touched = tails[0]
     out = []
     moved: Dict[Op, Op] = {}        # a replaced or dropped op -> what stands in its place
     pending = []                    # dropped ops, waiting for the next op kept
     for op in func.ops:
         if op.name in touched:
-            new = _rewritten(op, table, rewrites, 0)
+            new = _rewritten(op, table, rewrites, 0, tails)
             if new is not None:
                 if not new:
                     pending.append(op)
@@ -215,9 +220,10 @@ def rewrite_each(func: Function, table: VersionTable, rewrites) -> None:
         _retarget(out, moved)
 
 
-def _rewritten(op: Op, table: VersionTable, rewrites, start: int):
+def _rewritten(op: Op, table: VersionTable, rewrites, start: int, tails):
     """The ops that ``rewrites[start:]`` put in ``op``'s place, or None for ``op``
-    itself; each later rewrite runs on each replacement, as passes would."""
+    itself; each later rewrite runs on each replacement, as passes would
+    (``tails[k]``: the names ``rewrites[k:]`` touch)."""
     for k in range(start, len(rewrites)):
         names, rewrite = rewrites[k]
         if op.name not in names:
@@ -233,7 +239,8 @@ def _rewritten(op: Op, table: VersionTable, rewrites, start: int):
                 n.offset = op.offset
             if n.handler is None:
                 n.handler = op.handler
-            more = _rewritten(n, table, rewrites, k + 1)
+            more = _rewritten(n, table, rewrites, k + 1, tails) if n.name in tails[k + 1] \
+                else None
             out.extend([n] if more is None else more)
         return out
     return None
@@ -613,18 +620,20 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         POP_JUMP_IF_TRUE L; JUMP X; L:      (X before the JUMP)
         -> POP_JUMP_IF_FALSE X; L:
     """
-    func.reindex()
     ops = func.ops
     invert = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
               "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
               "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
-    targeted = {id(o.target) for o in ops if o.target is not None}
+    targeted = None     # (indices and the jumps' targets: found at the first candidate)
     doomed = []
     for i, op in enumerate(ops[:-2]):
+        if op.name not in invert or op.target is not ops[i + 2] or ops[i + 1].name != "JUMP":
+            continue
+        if targeted is None:
+            func.reindex()
+            targeted = {id(o.target) for o in ops if o.target is not None}
         jump = ops[i + 1]
-        if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
-                and jump.target.index <= i + 1 and id(jump) not in targeted \
-                and _same_region(op, jump):
+        if jump.target.index <= i + 1 and id(jump) not in targeted and _same_region(op, jump):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
@@ -969,6 +978,8 @@ def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> N
 
 def _cleanup_block_end(ops, k):
     """Index after ``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE`` at ``k``, or None."""
+    if k >= len(ops) or ops[k].name != "SWAP":
+        return None         # (most jumps: one test)
     names = ["SWAP", "POP_TOP", "SWAP"]
     if [o.name for o in ops[k:k + 3]] != names:
         return None

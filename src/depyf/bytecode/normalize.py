@@ -469,19 +469,19 @@ def short_circuit_jumps(func: Function, table: VersionTable) -> None:
     (the shape ``a or b`` had before)."""
     ops = func.ops
     doomed = []
-    i = 0
-    while i + 2 < len(ops):
-        a, b, c = ops[i], ops[i + 1], ops[i + 2]
-        if (a.name == "COPY" and a.arg == 1 and c.name == "POP_TOP"
+    resume = 0          # (a match's three ops are not looked at again)
+    for i, a in enumerate(ops):
+        if a.name != "COPY" or i < resume or i + 2 >= len(ops):
+            continue        # (most ops: one test)
+        b, c = ops[i + 1], ops[i + 2]
+        if (a.arg == 1 and c.name == "POP_TOP"
                 and b.name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
             b.name = "JUMP_IF_TRUE_OR_POP" if b.name.endswith("TRUE") else "JUMP_IF_FALSE_OR_POP"
             doomed += [c]
             # The COPY's position now belongs to the jump.
             a.name, a.arg = "NOP", None
             doomed.append(a)
-            i += 3
-        else:
-            i += 1
+            resume = i + 3
     remove_ops(func, doomed)
 
 
@@ -958,6 +958,9 @@ def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> N
     (Run after ``drop_generator_wrapper``, which wants the wrapper last.)
     """
     ops = func.ops
+    if not any(op.name == "JUMP" and _cleanup_block_end(ops, i + 1) is not None
+               for i, op in enumerate(ops)):
+        return          # (most code: one look at each op, no rebuilt list)
     moved, jumps, out = [], [], []
     i = 0
     while i < len(ops):

@@ -314,11 +314,14 @@ def compare_ops(op: Op, table: VersionTable) -> None:
 def split_superinstructions(op: Op, table: VersionTable) -> List[Op]:
     """``LOAD_FAST_LOAD_FAST (a, b)`` -> ``LOAD_FAST a; LOAD_FAST b`` (and the STORE forms);
     ``RETURN_CONST c`` -> ``LOAD_CONST c; RETURN_VALUE``."""
+    # (The op itself becomes the first half: what aims at it needs no retargeting.)
     halves = _SUPER.get(op.name)
     if halves is not None:
         first, second = op.arg
-        return [Op(halves[0], first), Op(halves[1], second)]
-    return [Op("LOAD_CONST", op.arg), Op("RETURN_VALUE")]
+        op.name, op.arg, op.extra = halves[0], first, None
+        return [op, Op(halves[1], second)]
+    op.name, op.extra = "LOAD_CONST", None
+    return [op, Op("RETURN_VALUE")]
 
 
 def fold_kwnames(func: Function, table: VersionTable) -> None:

@@ -118,21 +118,21 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
     doomed = set(doomed)
     if not doomed:
         return
-    survivors = []
+    ops = func.ops
+    survivors = [op for op in ops if op not in doomed]
+    # Backwards, each doomed op meets the survivor after it first.
     successor: Dict[Op, Op] = {}
-    pending = []
-    for op in func.ops:
-        if op in doomed:
-            pending.append(op)
-            continue
-        if pending:
-            for gone in pending:
-                successor[gone] = op
-            pending.clear()
-        survivors.append(op)
-    _end_marker(survivors, pending, successor)
-    _retarget(survivors, successor)
-    func.ops = survivors
+    trailing = []           # doomed ops after the last survivor
+    after = None
+    for op in reversed(ops):
+        if op not in doomed:
+            after = op
+        elif after is not None:
+            successor[op] = after
+        else:
+            trailing.append(op)
+    trailing.reverse()
+    _finish(func, survivors, trailing, successor)
 
 
 def replace_op(func: Function, op: Op, new: List[Op]) -> None:
@@ -154,12 +154,7 @@ def replace_ops(func: Function, replacements: Dict[int, List[Op]]) -> None:
             out.append(op)
             continue
         for n in new:
-            if n.line is None:
-                n.line = op.line
-            if n.offset < 0:
-                n.offset = op.offset
-            if n.handler is None:
-                n.handler = op.handler
+            _inherit(n, op)
         first_of[op] = new[0]
         out.extend(new)
     for other in out:
@@ -204,20 +199,14 @@ def rewrite_each(func: Function, table: VersionTable, rewrites) -> None:
                     continue
                 if new[0] is not op:
                     moved[op] = new[0]
-                for gone in pending:
-                    moved[gone] = new[0]
-                pending.clear()
+                if pending:
+                    _settle(pending, new[0], moved)
                 out.extend(new)
                 continue
         if pending:
-            for gone in pending:
-                moved[gone] = op
-            pending.clear()
+            _settle(pending, op, moved)
         out.append(op)
-    _end_marker(out, pending, moved)
-    func.ops = out
-    if moved:
-        _retarget(out, moved)
+    _finish(func, out, pending, moved)
 
 
 def _rewritten(op: Op, table: VersionTable, rewrites, start: int, tails):
@@ -233,17 +222,29 @@ def _rewritten(op: Op, table: VersionTable, rewrites, start: int, tails):
             continue
         out = []
         for n in new:
-            if n.line is None:
-                n.line = op.line
-            if n.offset < 0:
-                n.offset = op.offset
-            if n.handler is None:
-                n.handler = op.handler
+            _inherit(n, op)
             more = _rewritten(n, table, rewrites, k + 1, tails) if n.name in tails[k + 1] \
                 else None
             out.extend([n] if more is None else more)
         return out
     return None
+
+
+def _settle(dropped: List[Op], kept: Op, moved: Dict[Op, Op]) -> None:
+    """The ops in ``dropped`` give their place to ``kept``; ``dropped`` empties."""
+    for gone in dropped:
+        moved[gone] = kept
+    dropped.clear()
+
+
+def _finish(func: Function, ops: List[Op], dropped: List[Op], moved: Dict[Op, Op]) -> None:
+    """``ops`` become ``func.ops``, ``dropped`` (ops dropped at the very end) give
+    their place to a terminal marker, and what aimed at a key of ``moved`` aims
+    at its value."""
+    _end_marker(ops, dropped, moved)
+    func.ops = ops
+    if moved:
+        _retarget(ops, moved)
 
 
 def _end_marker(ops: List[Op], dropped: List[Op], moved: Dict[Op, Op]) -> None:
@@ -267,6 +268,16 @@ def _retarget(ops: List[Op], moved: Dict[Op, Op]) -> None:
             if h not in handlers:
                 handlers[h] = Handler(moved[h.target], h.depth, h.lasti)
             op.handler = handlers[h]
+
+
+def _inherit(new: Op, old: Op) -> None:
+    """An op put in ``old``'s place takes its line, offset and handler unless set."""
+    if new.line is None:
+        new.line = old.line
+    if new.offset < 0:
+        new.offset = old.offset
+    if new.handler is None:
+        new.handler = old.handler
 
 
 def _is_target(func: Function, op: Op) -> bool:

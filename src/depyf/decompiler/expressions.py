@@ -109,24 +109,6 @@ class StackMachine:
             self.flush_multi()
         handler(self, op)
 
-    def steps(self, ops, i: int, hi: int, only) -> int:
-        """:meth:`step` through ``ops[i:hi]`` while the index is in ``only``;
-        returns where it stopped. (One call for a run of ops: the walker's
-        usual case.)"""
-        get = HANDLERS.get
-        while i < hi and i in only:
-            op = ops[i]
-            handler = get(op.name)
-            if handler is None:
-                raise DecompileFailure("no expression rule for %s" % op.name)
-            if self.start_line is None:
-                self.start_line = op.line
-            if self.multi and not continues_multi(self, op):
-                self.flush_multi()
-            handler(self, op)
-            i += 1
-        return i
-
     def waiting(self) -> list:
         """Values this machine evaluated that are still on the stack."""
         return [v for v in self.stack if id(v) not in self.inherited and is_waiting_value(v)]

@@ -306,7 +306,12 @@ class Walker:
                 # Most ops: straight to the stack machine (step() would find the
                 # same), a run of them at a time (the stack machine leaves the
                 # walk's state as it is).
-                i = m.steps(ops, i, hi, plain)
+                step = m.step
+                while True:
+                    step(ops[i])
+                    i += 1
+                    if i >= hi or i not in plain:
+                        break
                 continue
             nxt = self.step(m, i, hi)
             if nxt <= i:

@@ -278,7 +278,11 @@ def const(value) -> ast.expr:
 def _load_const(m, op):
     value = op.arg
     if type(value) in _PLAIN_CONSTANTS:
-        m.push_new(ast.Constant(value), op)     # (most constants: one test)
+        # (most constants: one test, and push_new inlined)
+        node = ast.Constant(value)
+        node.lineno = op.line
+        node._seq = next(_PUSHES)
+        m.stack.append(node)
     elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
         m.push(_CodeConst(value), op)
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
@@ -312,7 +316,10 @@ def _load_name(m, op):
     if op.name == "LOAD_CLOSURE":
         m.push(CellRef(op.arg), op)     # the cell itself, not its contents
         return
-    m.push_new(ast.Name(op.arg, _LOAD), op)
+    node = ast.Name(op.arg, _LOAD)      # (push_new inlined: the commonest op)
+    node.lineno = op.line
+    node._seq = next(_PUSHES)
+    m.stack.append(node)
 
 
 @handles("LOAD_ATTR")

@@ -698,3 +698,10 @@ def test_any_line_numbers_give_valid_text():
                     node.end_lineno = None
         for target in ((3, 8), HOST):
             assert dump(parse(render(tree, target=target))) == want, name_
+
+
+def test_render_fills_fields_a_bare_tree_lacks():
+    # Built without make(): FunctionDef lacks decorator_list/returns..., Call its keywords.
+    call = ast.Call(func=ast.Name(id="g", ctx=ast.Load()), args=[])
+    fn = ast.FunctionDef(name="f", args=ast.arguments(), body=[ast.Return(value=call)])
+    assert render(fn, layout="compact") == "def f():\n    return g()\n"

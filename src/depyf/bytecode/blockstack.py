@@ -63,7 +63,7 @@ def block_stack_handlers(func: Function, table) -> None:
         i = func.ops.index(first)
         for op in func.ops[i:i + 3]:
             op.handler = outer
-    _rewrite_prologues(func, entries, kinds)
+    doomed = _rewrite_prologues(func, entries, kinds)
     _rewrite_with_exits(func)
     for op in func.ops:
         if op.name == "SETUP_WITH":
@@ -73,8 +73,8 @@ def block_stack_handlers(func: Function, table) -> None:
             op.arg = 0
     from .normalize import remove_ops
     # (BEFORE_ASYNC_WITH and the __aenter__ await come before SETUP_ASYNC_WITH.)
-    remove_ops(func, [op for op in func.ops
-                      if op.name in ("SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH")])
+    remove_ops(func, doomed + [op for op in func.ops
+                               if op.name in ("SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH")])
 
 
 def _is_name_cleanup(op_list, i) -> bool:
@@ -160,10 +160,14 @@ def _handler(func, target, depth, lasti):
     return h
 
 
-def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> None:
-    """Handler starts get PUSH_EXC_INFO; except clauses get 3.11's type test."""
-    from .normalize import replace_op
+def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> List[Op]:
+    """Handler starts get PUSH_EXC_INFO; except clauses get 3.11's type test.
+    (Each a change to its own handler's code: all made in one rebuild of the ops.)
+    Returns the ops the clauses no longer need, for the caller to remove."""
+    from .normalize import replace_ops
     done = set()
+    replacements = {}
+    clauses = []
     for setup in entries:
         target = setup.target
         if id(target) in done:
@@ -173,11 +177,16 @@ def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> None:
             continue            # 3.11 has no PUSH_EXC_INFO there either
         handler = target.handler
         push = Op("PUSH_EXC_INFO", line=target.line, offset=target.offset, handler=handler)
-        replace_op(func, target, [push, target])
-        setup.target = push
+        # (the setup's jump, like any other, moves to the push)
+        replacements[id(target)] = [push, target]
         _retarget_handlers(func, target, push)
         if kinds[id(target)] == "SETUP_FINALLY":
-            _rewrite_clauses(func, target)
+            clauses.append(target)
+    replace_ops(func, replacements)
+    doomed = []
+    for first in clauses:
+        _rewrite_clauses(func, first, doomed)
+    return doomed
 
 
 def _retarget_handlers(func, old, new):
@@ -186,13 +195,13 @@ def _retarget_handlers(func, old, new):
             h.target = new
 
 
-def _rewrite_clauses(func: Function, first: Op) -> None:
+def _rewrite_clauses(func: Function, first: Op, doomed: List[Op]) -> None:
     """``DUP_TOP; type; JUMP_IF_NOT_EXC_MATCH next; POP_TOP; STORE e; POP_TOP``
     -> ``type; CHECK_EXC_MATCH; POP_JUMP_IF_FALSE next; STORE e``, and a bare
-    clause's ``POP_TOP x3`` -> ``POP_TOP``; clause after clause."""
-    from .normalize import remove_ops
+    clause's ``POP_TOP x3`` -> ``POP_TOP``; clause after clause (the ops to drop
+    go to ``doomed``, unless the clauses turn out not compiler-shaped)."""
     ops = func.ops
-    doomed = []
+    mine = []
     op = first
     seen = set()
     while op is not None and id(op) not in seen:
@@ -207,18 +216,18 @@ def _rewrite_clauses(func: Function, first: Op) -> None:
             if j >= len(ops):
                 return
             test = ops[j]
-            doomed.append(op)
+            mine.append(op)
             test.name = "POP_JUMP_IF_FALSE"
             check = Op("CHECK_EXC_MATCH", line=test.line, offset=test.offset, handler=test.handler)
             ops.insert(j, check)
-            _bind(ops, j + 2, doomed)
+            _bind(ops, j + 2, mine)
             op = test.target
         elif [o.name for o in ops[i:i + 3]] == ["POP_TOP"] * 3:
-            doomed += ops[i + 1:i + 3]          # bare except keeps one POP_TOP
+            mine += ops[i + 1:i + 3]          # bare except keeps one POP_TOP
             op = None
         else:
             op = None                            # a finally body
-    remove_ops(func, doomed)
+    doomed += mine
 
 
 def _bind(ops, k, doomed):
@@ -237,9 +246,12 @@ def _rewrite_with_exits(func: Function) -> None:
     ``LOAD_CONST None x3; CALL (2, (), 2)``."""
     ops = func.ops
     for i in range(len(ops) - 3):
-        a, b, c, d = ops[i:i + 4]
-        if (a.name == "LOAD_CONST" and a.arg is None and b.name == "DUP_TOP"
-                and c.name == "DUP_TOP" and d.name == "CALL" and d.arg == (3, (), 1)):
+        a = ops[i]
+        if a.name != "LOAD_CONST" or a.arg is not None:
+            continue        # (most ops: one test)
+        b, c, d = ops[i + 1], ops[i + 2], ops[i + 3]
+        if (b.name == "DUP_TOP" and c.name == "DUP_TOP" and d.name == "CALL"
+                and d.arg == (3, (), 1)):
             b.name = c.name = "LOAD_CONST"
             b.arg = c.arg = None
             d.arg = (2, (), 2)

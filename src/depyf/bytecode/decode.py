@@ -190,14 +190,19 @@ def _decode_into(bc: Bytecode) -> None:
     units = n // 2
     lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
     resolver = _Resolver(code, table)
-    steps = _steps(table)
     as_ops = bc.as_ops
+    steps = _steps(table, as_ops)
+    # The argument kinds most ops have index a tuple; C lookups, not resolver calls.
+    lookups = (None, code.consts.__getitem__, code.names.__getitem__,
+               resolver.locals.__getitem__)
     ops = table.ops
     extended_arg = table.extended_arg
-    cache_op = table.cache_op
     out = bc.instructions
     by_offset = bc._by_offset
     jumps = []
+    # offsets of EXTENDED_ARGs and silent ops left out, for the next op kept
+    dropped = []
+    dropped_line = dropped_offset = None
     ext = 0
     start = None
     last_line = None
@@ -206,24 +211,34 @@ def _decode_into(bc: Bytecode) -> None:
     while i < n:
         op = raw[i]
         step = steps[op]
-        if step is None:
-            raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
-        if op == extended_arg:
-            ext = (ext | raw[i + 1]) << 8
-            if start is None:
-                start = i
+        if step is None:        # (EXTENDED_ARG and CACHE too: one test for most ops)
+            if op == extended_arg:
+                ext = (ext | raw[i + 1]) << 8
+                if start is None:
+                    start = i
+                dropped.append(i)
+            elif op != table.cache_op:
+                raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
+            # (A stray CACHE never executes; it is skipped like the padding it is.)
             i += 2
             continue
-        if op == cache_op:
-            # A stray CACHE never executes; treat it like the padding it is.
-            i += 2
-            continue
-        name, resolve, cache, is_jump = step
+        name, how, resolve, size, flow = step
         line = lines[i >> 1]
+        if flow is _SILENT:
+            # Bookkeeping of the interpreter (the table's silent ops): what aims at
+            # one aims at the next op kept, as normalize's drop_noise would do.
+            dropped.append(i)
+            start = None
+            dropped_line, dropped_offset = line, i
+            ext = 0
+            i += size
+            continue
         if resolve is not None:
             arg = ext | raw[i + 1]
             try:
-                argval = resolve(resolver, arg, i, cache)
+                argval = lookups[how](arg) if how else resolve(resolver, arg, i, size // 2 - 1)
+            except IndexError:
+                argval = _resolve_or_raise(code, resolver, step, arg, i)
             except _BadArg as e:
                 raise _error(code, "%s: %s" % (name, e), i) from None
         else:
@@ -246,18 +261,27 @@ def _decode_into(bc: Bytecode) -> None:
                 last_line = line
         out.append(ins)
         by_offset[i] = ins
-        if start is not None:
-            by_offset[start] = ins
+        if dropped:
+            for off in dropped:
+                by_offset[off] = ins
+            dropped.clear()
             start = None
-        if is_jump:
+        if flow:
             jumps.append((ins, argval, name))
         ext = 0
-        i += 2 + 2 * cache
-        if i > n:
-            raise _error(code, "%s's inline cache runs past the end of the code" % name,
-                         ins.offset)
+        i += size
+    if i > n:           # (only the last op can end past the code)
+        last = out[-1]
+        raise _error(code, "%s's inline cache runs past the end of the code"
+                     % (last.name if as_ops else last.opname), last.offset)
     if start is not None:
         raise _error(code, "EXTENDED_ARG at the end of the code", start)
+    if dropped:
+        # Nothing follows: a terminal NOP-like marker takes their place.
+        end = Op("END", line=dropped_line, offset=dropped_offset)
+        out.append(end)
+        for off in dropped:
+            by_offset[off] = end
     for ins, argval, name in jumps:
         target = by_offset.get(argval)
         if target is None:
@@ -268,18 +292,38 @@ def _decode_into(bc: Bytecode) -> None:
         bc.exception_entries = _exception_entries(bc, units)
 
 
-def _steps(table: VersionTable) -> list:
-    """Per opcode of ``table``: None (no such opcode) or what the decoding loop
-    reads of it, (name, argument resolver or None, cache entries, is a jump),
-    derived once per table rather than attribute by attribute per instruction."""
-    steps = getattr(table, "_decode_steps", None)
+def _steps(table: VersionTable, as_ops: bool) -> list:
+    """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG or CACHE) or
+    what the decoding loop reads of it, (name, index of its lookup in the loop's
+    ``lookups`` or 0, argument resolver or None, bytes with its caches, _JUMP,
+    _SILENT (decoding ops only) or None), derived once per table rather than
+    attribute by attribute per instruction."""
+    key = "_decode_op_steps" if as_ops else "_decode_steps"
+    steps = getattr(table, key, None)
     if steps is None:
-        steps = table._decode_steps = [
-            None if info is None else
-            (info.name, _RESOLVERS[info.kind] if info.has_arg else None, info.cache,
-             info.kind[0] == "j")
+        silent = table.silent_ops if as_ops else ()
+        steps = [
+            None if info is None or info.op in (table.extended_arg, table.cache_op) else
+            (info.name, _LOOKUPS.get(info.kind, 0) if info.has_arg else 0,
+             _RESOLVERS[info.kind] if info.has_arg else None, 2 + 2 * info.cache,
+             _JUMP if info.kind[0] == "j" else _SILENT if info.op in silent else None)
             for info in table.ops]
+        setattr(table, key, steps)
     return steps
+
+
+#: (truthy: the decoding loop tests ``flow`` once for most ops)
+_JUMP, _SILENT = "jump", "silent"
+
+
+def _resolve_or_raise(code, resolver, step, arg, i):
+    """The argument a fast lookup found out of range: the resolver's value, or
+    its error located in the code."""
+    name, _, resolve, size, _ = step
+    try:
+        return resolve(resolver, arg, i, size // 2 - 1)
+    except _BadArg as e:
+        raise _error(code, "%s: %s" % (name, e), i) from None
 
 
 def _exception_entries(bc: Bytecode, units: int) -> List[ExceptionEntry]:
@@ -434,3 +478,5 @@ _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local
 
 #: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
 _RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}
+#: argument kinds resolved by indexing a tuple -> their place in _decode_into's ``lookups``
+_LOOKUPS = {"const": 1, "name": 2, "local": 3}

@@ -62,12 +62,18 @@ def _rewrite(func: Function) -> None:
     doomed: List[Op] = []
     appended: List[Op] = []
     done = set()
+    start = 0
     while True:
         # Copies of a finally body hold copies of the blocks set up inside it,
         # so the blocks are taken one at a time, outer ones (earlier) first.
-        setup = next((op for op in ops if op.name in _SETUPS and id(op) not in done), None)
-        if setup is None:
+        # (Each rewrite changes only ops after its set-up: the search goes on
+        # from there.)
+        k = next((k for k in range(start, len(ops))
+                  if ops[k].name in _SETUPS and id(ops[k]) not in done), None)
+        if k is None:
             break
+        setup = ops[k]
+        start = k
         done.add(id(setup))
         kind = _kind(ops, setup)
         if kind == "except":

@@ -67,6 +67,9 @@ class Function:
     #: wrapper); an explicit statement is covered where the compiler's own jumps
     #: are not, which tells `if c: continue` from `if not c: ...` in generators
     unguarded: Optional[set] = None
+    #: the op names decoded (before the passes; None: not known). A name no
+    #: pass makes is in the ops only if it is here.
+    decoded_names: Optional[set] = None
 
     def reindex(self) -> None:
         for i, op in enumerate(self.ops):

@@ -119,53 +119,50 @@ _NO_POSITION: Position = (None, None, None, None)
 
 def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Optional[int]]:
     """The lines of :func:`positions_table`, without building the positions (the
-    decoder needs only lines; it reads the same entries, with the same checks)."""
+    decoder needs only lines; it reads the same entries, with the same checks).
+
+    >>> _location_lines(bytes([0xd8, 0, 0, 0x81, 0, 0xf8]), 5, 8)   # line+1 (1 unit), 2 units, none
+    [6, 6, 6, None]
+    """
     units = code_len // 2
     out: List[Optional[int]] = []
     line = firstlineno
     n = len(data)
     pos = 0
     count = 0
+    fixed = _FIXED_ENTRIES
     while pos < n and count < units:
         first = data[pos]
-        if not first & 0x80:
-            raise TruncatedError("location table entry at byte %d lacks its start bit" % pos)
-        pos += 1
-        code = (first >> 3) & 15
-        length = (first & 7) + 1
-        # (the common short forms tested first)
-        if code < 10:
-            if pos >= n:
+        entry = fixed[first]
+        if entry is not None:       # (the usual forms: one table look-up each)
+            size, length, delta = entry
+            if pos + size > n:
                 raise TruncatedError("location table ends inside an entry")
-            pos += 1
-            value = line
-        elif code < 13:
-            if pos + 2 > n:
-                raise TruncatedError("location table ends inside an entry")
-            line += code - 10
-            value = line
-            pos += 2
-        elif code == 15:
-            value = None
-        elif code == 14:
-            b = data[pos] if pos < n else 64
-            if not b & 64:              # a one-byte line delta, the usual case
-                line += -(b >> 1 & 31) if b & 1 else b >> 1 & 31
-                pos += 1
+            pos += size
+            if delta is None:
+                value = None
             else:
-                delta, pos = _svarint(data, pos)
                 line += delta
-            for _ in range(3):          # end line, column, end column: skipped inline
-                while pos < n and data[pos] & 64:
+                value = line
+        elif not first & 0x80:
+            raise TruncatedError("location table entry at byte %d lacks its start bit" % pos)
+        else:                       # codes 13 and 14: a line change written as a number
+            length = (first & 7) + 1
+            b = data[pos + 1] if pos + 1 < n else 64
+            if not b & 64:              # a one-byte line change, the usual case
+                line += -(b >> 1 & 31) if b & 1 else b >> 1 & 31
+                pos += 2
+            else:
+                delta, pos = _svarint(data, pos + 1)
+                line += delta
+            value = line
+            if first >> 3 & 15 == 14:
+                for _ in range(3):          # end line, column, end column: skipped inline
+                    while pos < n and data[pos] & 64:
+                        pos += 1
+                    if pos >= n:
+                        raise TruncatedError("location table ends inside a number")
                     pos += 1
-                if pos >= n:
-                    raise TruncatedError("location table ends inside a number")
-                pos += 1
-            value = line
-        else:
-            delta, pos = _svarint(data, pos)
-            line += delta
-            value = line
         if length == 1:
             out.append(value)
         else:
@@ -176,6 +173,24 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
     elif count > units:
         del out[units:]
     return out
+
+
+def _fixed_entry(first: int):
+    """(bytes, code units, line change or None for no line) of a location entry
+    whose first byte alone says all that, else None."""
+    if not first & 0x80:
+        return None
+    code, length = first >> 3 & 15, (first & 7) + 1
+    if code < 10:
+        return 2, length, 0             # short form: columns only
+    if code < 13:
+        return 3, length, code - 10     # one-line form
+    if code == 15:
+        return 1, length, None          # no location
+    return None
+
+
+_FIXED_ENTRIES = [_fixed_entry(b) for b in range(256)]
 
 
 def _varint(data: bytes, pos: int):

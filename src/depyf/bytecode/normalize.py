@@ -34,7 +34,8 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List
+from operator import attrgetter
+from typing import Callable, Dict, Iterable, List, Optional
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
@@ -48,13 +49,37 @@ def normalize(obj) -> Function:
     bc = obj if isinstance(obj, Bytecode) else decode_ops(obj)
     func = to_ops(bc)
     table = bc.table
-    present = {op.name for op in func.ops}
-    for name in PASSES[table.version]:
-        needs = NEEDS.get(name)
-        if needs is None or not present.isdisjoint(needs):
-            _PASS_FUNCS[name](func, table)
+    present = func.decoded_names = set(map(_NAME, func.ops))
+    rewrites = []       # a stretch of one-op passes, run together in one scan
+    for needs, names, run in _plan(table.version):
+        if needs is not None and present.isdisjoint(needs):
+            continue
+        if names is not None:
+            rewrites.append((names, run))
+            continue
+        if rewrites:
+            rewrite_each(func, table, rewrites)
+            rewrites = []
+        run(func, table)
+    if rewrites:
+        rewrite_each(func, table, rewrites)
     func.reindex()
     return func
+
+
+_PLANS: Dict[tuple, list] = {}
+
+
+def _plan(version) -> list:
+    """``PASSES[version]`` as (NEEDS entry, OP_PASSES entry, function) triples,
+    looked up once per version rather than name by name for every code object."""
+    plan = _PLANS.get(version)
+    if plan is None:
+        plan = _PLANS[version] = [
+            (NEEDS.get(name), OP_PASSES.get(name),
+             _OP_REWRITES[name] if name in OP_PASSES else _PASS_FUNCS[name])
+            for name in PASSES[version]]
+    return plan
 
 
 # -- building and editing ------------------------------------------------------
@@ -93,34 +118,21 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
     doomed = set(doomed)
     if not doomed:
         return
-    survivors = []
+    ops = func.ops
+    survivors = [op for op in ops if op not in doomed]
+    # Backwards, each doomed op meets the survivor after it first.
     successor: Dict[Op, Op] = {}
-    pending = []
-    for op in func.ops:
-        if op in doomed:
-            pending.append(op)
-            continue
-        if pending:
-            for gone in pending:
-                successor[gone] = op
-            pending.clear()
-        survivors.append(op)
-    if pending:
-        # Nothing follows: keep a terminal NOP-like marker so targets stay valid.
-        end = Op("END", line=pending[-1].line, offset=pending[-1].offset)
-        for gone in pending:
-            successor[gone] = end
-        survivors.append(end)
-    handlers = {}
-    for op in survivors:
-        if op.target is not None and op.target in successor:
-            op.target = successor[op.target]
-        h = op.handler
-        if h is not None and h.target in successor:
-            if h not in handlers:
-                handlers[h] = Handler(successor[h.target], h.depth, h.lasti)
-            op.handler = handlers[h]
-    func.ops = survivors
+    trailing = []           # doomed ops after the last survivor
+    after = None
+    for op in reversed(ops):
+        if op not in doomed:
+            after = op
+        elif after is not None:
+            successor[op] = after
+        else:
+            trailing.append(op)
+    trailing.reverse()
+    _finish(func, survivors, trailing, successor)
 
 
 def replace_op(func: Function, op: Op, new: List[Op]) -> None:
@@ -142,12 +154,7 @@ def replace_ops(func: Function, replacements: Dict[int, List[Op]]) -> None:
             out.append(op)
             continue
         for n in new:
-            if n.line is None:
-                n.line = op.line
-            if n.offset < 0:
-                n.offset = op.offset
-            if n.handler is None:
-                n.handler = op.handler
+            _inherit(n, op)
         first_of[op] = new[0]
         out.extend(new)
     for other in out:
@@ -159,6 +166,120 @@ def replace_ops(func: Function, replacements: Dict[int, List[Op]]) -> None:
     func.ops = out
 
 
+def rewrite_each(func: Function, table: VersionTable, rewrites) -> None:
+    """Run one-op passes over ``func`` in one scan. ``rewrites``: ``(names, rewrite)``
+    pairs in pass order; ``rewrite(op, table)`` sees only ops named in ``names`` and
+    changes ``op`` in place (returning None) or returns the ops to put in its
+    place (``[]``: none). As each looks at its op alone, this is the same as running
+    the passes one after another, without a scan and a list rebuild each. Jumps
+    and handlers aimed at a replaced op move to its first replacement, those aimed
+    at a dropped op to the next op kept.
+
+    >>> f = Function(None, [Op("NOP"), Op("ROT_TWO"), Op("RETURN_VALUE")])
+    >>> rewrite_each(f, None, [(OP_PASSES["drop_noise"], drop_noise),
+    ...                        (OP_PASSES["rename"], rename)])
+    >>> [(op.name, op.arg) for op in f.ops]
+    [('SWAP', 2), ('RETURN_VALUE', None)]
+    """
+    # tails[k]: the names rewrites[k:] touch
+    tails = [frozenset()]
+    for names, _ in reversed(rewrites):
+        tails.append(tails[-1] | names)
+    tails.reverse()
+    touched = tails[0]
+    out = []
+    moved: Dict[Op, Op] = {}        # a replaced or dropped op -> what stands in its place
+    pending = []                    # dropped ops, waiting for the next op kept
+    for op in func.ops:
+        if op.name in touched:
+            new = _rewritten(op, table, rewrites, 0, tails)
+            if new is not None:
+                if not new:
+                    pending.append(op)
+                    continue
+                if new[0] is not op:
+                    moved[op] = new[0]
+                if pending:
+                    _settle(pending, new[0], moved)
+                out.extend(new)
+                continue
+        if pending:
+            _settle(pending, op, moved)
+        out.append(op)
+    _finish(func, out, pending, moved)
+
+
+def _rewritten(op: Op, table: VersionTable, rewrites, start: int, tails):
+    """The ops that ``rewrites[start:]`` put in ``op``'s place, or None for ``op``
+    itself; each later rewrite runs on each replacement, as passes would
+    (``tails[k]``: the names ``rewrites[k:]`` touch)."""
+    for k in range(start, len(rewrites)):
+        names, rewrite = rewrites[k]
+        if op.name not in names:
+            continue
+        new = rewrite(op, table)
+        if new is None:
+            continue
+        out = []
+        for n in new:
+            _inherit(n, op)
+            more = _rewritten(n, table, rewrites, k + 1, tails) if n.name in tails[k + 1] \
+                else None
+            out.extend([n] if more is None else more)
+        return out
+    return None
+
+
+def _settle(dropped: List[Op], kept: Op, moved: Dict[Op, Op]) -> None:
+    """The ops in ``dropped`` give their place to ``kept``; ``dropped`` empties."""
+    for gone in dropped:
+        moved[gone] = kept
+    dropped.clear()
+
+
+def _finish(func: Function, ops: List[Op], dropped: List[Op], moved: Dict[Op, Op]) -> None:
+    """``ops`` become ``func.ops``, ``dropped`` (ops dropped at the very end) give
+    their place to a terminal marker, and what aimed at a key of ``moved`` aims
+    at its value."""
+    _end_marker(ops, dropped, moved)
+    func.ops = ops
+    if moved:
+        _retarget(ops, moved)
+
+
+def _end_marker(ops: List[Op], dropped: List[Op], moved: Dict[Op, Op]) -> None:
+    """Ops dropped at the very end: a terminal NOP-like marker takes their place,
+    so that what aimed at them stays valid."""
+    if dropped:
+        end = Op("END", line=dropped[-1].line, offset=dropped[-1].offset)
+        for gone in dropped:
+            moved[gone] = end
+        ops.append(end)
+
+
+def _retarget(ops: List[Op], moved: Dict[Op, Op]) -> None:
+    """Aim jumps and handlers that reach a key of ``moved`` at its value."""
+    handlers = {}
+    for op in ops:
+        if op.target is not None and op.target in moved:
+            op.target = moved[op.target]
+        h = op.handler
+        if h is not None and h.target in moved:
+            if h not in handlers:
+                handlers[h] = Handler(moved[h.target], h.depth, h.lasti)
+            op.handler = handlers[h]
+
+
+def _inherit(new: Op, old: Op) -> None:
+    """An op put in ``old``'s place takes its line, offset and handler unless set."""
+    if new.line is None:
+        new.line = old.line
+    if new.offset < 0:
+        new.offset = old.offset
+    if new.handler is None:
+        new.handler = old.handler
+
+
 def _is_target(func: Function, op: Op) -> bool:
     return any(o.target is op or (o.handler is not None and o.handler.target is op)
                for o in func.ops)
@@ -166,60 +287,52 @@ def _is_target(func: Function, op: Op) -> bool:
 
 # -- passes ----------------------------------------------------------------------
 
-def rename(func: Function, table: VersionTable) -> None:
+# One-op passes (OP_PASSES) take an op and the table: see rewrite_each.
+
+def rename(op: Op, table: VersionTable) -> None:
     """Give one name to ops that differ only in name or jump direction.
 
     ``POP_JUMP_FORWARD_IF_FALSE L`` / ``POP_JUMP_BACKWARD_IF_FALSE L`` -> ``POP_JUMP_IF_FALSE L``;
     ``JUMP_ABSOLUTE``/``JUMP_FORWARD``/``JUMP_BACKWARD``... -> ``JUMP``;
-    ``LOAD_METHOD m`` -> ``LOAD_ATTR m``; ``CALL_FUNCTION n``/``CALL_METHOD n`` -> ``CALL n``.
+    ``LOAD_FAST_CHECK x`` -> ``LOAD_FAST x``; ``ROT_TWO`` -> ``SWAP 2``.
     """
-    for op in func.ops:
-        new = _RENAMES.get(op.name)
-        if new is not None:
-            if op.name == "ROT_TWO":
-                op.arg = 2          # the same operation as SWAP 2
-            op.name = new
+    if op.name == "ROT_TWO":
+        op.arg = 2          # the same operation as SWAP 2
+    op.name = _RENAMES[op.name]
 
 
-def binary_ops(func: Function, table: VersionTable) -> None:
+def binary_ops(op: Op, table: VersionTable) -> None:
     """``BINARY_ADD`` -> ``BINARY_OP "+"``, ``INPLACE_ADD`` -> ``BINARY_OP "+="``;
     3.11+ ``BINARY_OP 13`` -> ``BINARY_OP "+="`` (its symbol from the table)."""
-    for op in func.ops:
-        if op.name == "BINARY_OP" and isinstance(op.arg, int):
-            op.arg = table.binary_ops[op.arg][1]
-        elif op.name in _OLD_BINARY:
-            op.arg = _OLD_BINARY[op.name]
-            op.name = "BINARY_OP"
+    if op.name != "BINARY_OP":
+        op.arg = _OLD_BINARY[op.name]
+        op.name = "BINARY_OP"
+    elif isinstance(op.arg, int):
+        op.arg = table.binary_ops[op.arg][1]
 
 
-def compare_ops(func: Function, table: VersionTable) -> None:
-    """``IS_OP 1`` -> ``COMPARE_OP "is not"``; ``CONTAINS_OP 0`` -> ``COMPARE_OP "in"``."""
-    for op in func.ops:
-        if op.name not in _COMPARISONS:
-            continue
-        if op.name == "IS_OP":
-            op.name, op.arg = "COMPARE_OP", "is not" if op.arg else "is"
-        elif op.name == "CONTAINS_OP":
-            op.name, op.arg = "COMPARE_OP", "not in" if op.arg else "in"
-        elif op.name == "COMPARE_OP" and op.arg == "exception match":
-            op.name, op.arg = "EXC_MATCH_POP", None
+def compare_ops(op: Op, table: VersionTable) -> None:
+    """``IS_OP 1`` -> ``COMPARE_OP "is not"``; ``CONTAINS_OP 0`` -> ``COMPARE_OP "in"``;
+    ``COMPARE_OP "exception match"`` (3.8) -> ``EXC_MATCH_POP``."""
+    if op.name == "IS_OP":
+        op.name, op.arg = "COMPARE_OP", "is not" if op.arg else "is"
+    elif op.name == "CONTAINS_OP":
+        op.name, op.arg = "COMPARE_OP", "not in" if op.arg else "in"
+    elif op.arg == "exception match":
+        op.name, op.arg = "EXC_MATCH_POP", None
 
 
-_COMPARISONS = frozenset({"IS_OP", "CONTAINS_OP", "COMPARE_OP"})
-
-
-def split_superinstructions(func: Function, table: VersionTable) -> None:
+def split_superinstructions(op: Op, table: VersionTable) -> List[Op]:
     """``LOAD_FAST_LOAD_FAST (a, b)`` -> ``LOAD_FAST a; LOAD_FAST b`` (and the STORE forms);
     ``RETURN_CONST c`` -> ``LOAD_CONST c; RETURN_VALUE``."""
-    replacements = {}
-    for op in func.ops:
-        halves = _SUPER.get(op.name)
-        if halves is not None:
-            first, second = op.arg
-            replacements[id(op)] = [Op(halves[0], first), Op(halves[1], second)]
-        elif op.name == "RETURN_CONST":
-            replacements[id(op)] = [Op("LOAD_CONST", op.arg), Op("RETURN_VALUE")]
-    replace_ops(func, replacements)
+    # (The op itself becomes the first half: what aims at it needs no retargeting.)
+    halves = _SUPER.get(op.name)
+    if halves is not None:
+        first, second = op.arg
+        op.name, op.arg, op.extra = halves[0], first, None
+        return [op, Op(halves[1], second)]
+    op.name, op.extra = "LOAD_CONST", None
+    return [op, Op("RETURN_VALUE")]
 
 
 def fold_kwnames(func: Function, table: VersionTable) -> None:
@@ -259,61 +372,52 @@ _CALL_OPS = frozenset({"KW_NAMES", "CALL_FUNCTION_KW", "CALL_KW", "CALL_FUNCTION
                        "CALL_METHOD", "CALL"})
 
 
-def call_ex_plain(func: Function, table: VersionTable) -> None:
-    """Up to 3.10 ``CALL_FUNCTION_EX`` has only the callable below its arguments."""
-    _call_ex_slots(func, 1)
+def call_ex_plain(op: Op, table: VersionTable) -> None:
+    """Up to 3.10 ``CALL_FUNCTION_EX`` has only the callable below its arguments:
+    ``CALL_FUNCTION_EX 1`` -> ``CALL_FUNCTION_EX (1, 1)``."""
+    op.arg = (op.arg, 1)
 
 
-def call_ex_null(func: Function, table: VersionTable) -> None:
-    """3.11+ ``CALL_FUNCTION_EX`` has a NULL beside the callable."""
-    _call_ex_slots(func, 2)
+def call_ex_null(op: Op, table: VersionTable) -> None:
+    """3.11+ ``CALL_FUNCTION_EX`` has a NULL beside the callable:
+    ``CALL_FUNCTION_EX 1`` -> ``CALL_FUNCTION_EX (1, 2)``."""
+    op.arg = (op.arg, 2)
 
 
-def _call_ex_slots(func, slots):
-    for op in func.ops:
-        if op.name == "CALL_FUNCTION_EX":
-            op.arg = (op.arg, slots)
-
-
-def null_before_global(func: Function, table: VersionTable) -> None:
+def null_before_global(op: Op, table: VersionTable) -> Optional[List[Op]]:
     """3.11/3.12: ``LOAD_GLOBAL`` with its low bit set pushes NULL first:
-    ``LOAD_GLOBAL 1 (NULL + f)`` -> ``PUSH_NULL; LOAD_GLOBAL f``."""
-    _explicit_null(func, before=True)
+    ``LOAD_GLOBAL 1 (NULL + f)`` -> ``PUSH_NULL; LOAD_GLOBAL f`` (jumps to the
+    load now land on the NULL)."""
+    if op.extra is not None and op.extra & 1:
+        return [Op("PUSH_NULL", None, None, op.line, op.offset, op.handler), op]
+    return None
 
 
-def null_after_global(func: Function, table: VersionTable) -> None:
+def null_after_global(op: Op, table: VersionTable) -> Optional[List[Op]]:
     """3.13: the NULL comes after: ``LOAD_GLOBAL 1 (f + NULL)`` -> ``LOAD_GLOBAL f; PUSH_NULL``."""
-    _explicit_null(func, before=False)
+    if op.extra is not None and op.extra & 1:
+        return [op, Op("PUSH_NULL", None, None, op.line, op.offset, op.handler)]
+    return None
 
 
-def _explicit_null(func, before):
-    replacements = {}
-    for op in func.ops:
-        if op.name == "LOAD_GLOBAL" and op.extra is not None and op.extra & 1:
-            null = Op("PUSH_NULL", None, None, op.line, op.offset, op.handler)
-            # (Before: jumps to the load now land on the NULL; after: still on the load.)
-            replacements[id(op)] = [null, op] if before else [op, null]
-    replace_ops(func, replacements)
-
-
-def method_loads(func: Function, table: VersionTable) -> None:
+def method_loads(op: Op, table: VersionTable) -> None:
     """3.12+: ``LOAD_ATTR`` with its low bit set loads a method and a self-or-NULL:
     ``LOAD_ATTR 1 (m + NULL|self)`` -> ``LOAD_METHOD m`` (as older versions wrote it);
     ``LOAD_SUPER_ATTR`` likewise -> ``LOAD_SUPER_METHOD``."""
-    for op in func.ops:
-        if op.extra is not None and op.extra & 1:
-            if op.name == "LOAD_ATTR":
-                op.name = "LOAD_METHOD"
-            elif op.name == "LOAD_SUPER_ATTR":
-                op.name = "LOAD_SUPER_METHOD"
+    if op.extra is not None and op.extra & 1:
+        op.name = "LOAD_METHOD" if op.name == "LOAD_ATTR" else "LOAD_SUPER_METHOD"
 
 
-def drop_noise(func: Function, table: VersionTable) -> None:
-    """Remove ops that carry no source meaning: NOP, RESUME, PRECALL, PUSH_NULL,
-    MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, and the ``RETURN_GENERATOR;
-    POP_TOP`` prologue of 3.11+ generators."""
-    doomed = [op for op in func.ops if op.name in _NOISE]
+def drop_noise(op: Op, table: VersionTable) -> List[Op]:
+    """Remove ops that carry no source meaning: ``NOP``, ``RESUME``, ``PRECALL``,
+    ``MAKE_CELL``, ``COPY_FREE_VARS``, ``TO_BOOL``, ``GEN_START`` -> (nothing)."""
+    return []
+
+
+def drop_generator_prologue(func: Function, table: VersionTable) -> None:
+    """3.11+ generators start by suspending: ``RETURN_GENERATOR; POP_TOP`` -> (nothing)."""
     ops = func.ops
+    doomed = []
     for i, op in enumerate(ops[:-1]):
         if op.name == "RETURN_GENERATOR" and ops[i + 1].name == "POP_TOP":
             doomed += [op, ops[i + 1]]
@@ -346,11 +450,11 @@ def fold_function_attributes(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
-def make_function_flags(func: Function, table: VersionTable) -> None:
-    """3.13's argument-less ``MAKE_FUNCTION`` gets flags 0 before attributes fold in."""
-    for op in func.ops:
-        if op.name == "MAKE_FUNCTION" and op.arg is None:
-            op.arg = 0
+def make_function_flags(op: Op, table: VersionTable) -> None:
+    """3.13's argument-less ``MAKE_FUNCTION`` gets flags 0 before attributes fold in:
+    ``MAKE_FUNCTION`` -> ``MAKE_FUNCTION 0``."""
+    if op.arg is None:
+        op.arg = 0
 
 
 def drop_end_for(func: Function, table: VersionTable) -> None:
@@ -379,19 +483,19 @@ def short_circuit_jumps(func: Function, table: VersionTable) -> None:
     (the shape ``a or b`` had before)."""
     ops = func.ops
     doomed = []
-    i = 0
-    while i + 2 < len(ops):
-        a, b, c = ops[i], ops[i + 1], ops[i + 2]
-        if (a.name == "COPY" and a.arg == 1 and c.name == "POP_TOP"
+    resume = 0          # (a match's three ops are not looked at again)
+    for i, a in enumerate(ops):
+        if a.name != "COPY" or i < resume or i + 2 >= len(ops):
+            continue        # (most ops: one test)
+        b, c = ops[i + 1], ops[i + 2]
+        if (a.arg == 1 and c.name == "POP_TOP"
                 and b.name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
             b.name = "JUMP_IF_TRUE_OR_POP" if b.name.endswith("TRUE") else "JUMP_IF_FALSE_OR_POP"
             doomed += [c]
             # The COPY's position now belongs to the jump.
             a.name, a.arg = "NOP", None
             doomed.append(a)
-            i += 3
-        else:
-            i += 1
+            resume = i + 3
     remove_ops(func, doomed)
 
 
@@ -530,18 +634,20 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         POP_JUMP_IF_TRUE L; JUMP X; L:      (X before the JUMP)
         -> POP_JUMP_IF_FALSE X; L:
     """
-    func.reindex()
     ops = func.ops
     invert = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
               "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
               "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
-    targeted = {id(o.target) for o in ops if o.target is not None}
+    targeted = None     # (indices and the jumps' targets: found at the first candidate)
     doomed = []
     for i, op in enumerate(ops[:-2]):
+        if op.name not in invert or op.target is not ops[i + 2] or ops[i + 1].name != "JUMP":
+            continue
+        if targeted is None:
+            func.reindex()
+            targeted = {id(o.target) for o in ops if o.target is not None}
         jump = ops[i + 1]
-        if op.name in invert and op.target is ops[i + 2] and jump.name == "JUMP" \
-                and jump.target.index <= i + 1 and id(jump) not in targeted \
-                and _same_region(op, jump):
+        if jump.target.index <= i + 1 and id(jump) not in targeted and _same_region(op, jump):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
@@ -555,6 +661,9 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+_NAME = attrgetter("name")
+
+
 def merge_copied_exits(func: Function, table: VersionTable) -> None:
     """3.10+ copies a block's closing RERAISE or RETURN_VALUE onto each branch
     that ends there (``if c: x()`` in a finally body); merge the copies back into
@@ -564,12 +673,9 @@ def merge_copied_exits(func: Function, table: VersionTable) -> None:
         -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
     """
     ops = func.ops
-    doomed = []
-    for i in range(len(ops) - 1, 0, -1):
-        op, before = ops[i], ops[i - 1]
-        if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE") \
-                and op.arg == before.arg and _same_handler(op, before):
-            doomed.append(before)
+    doomed = [before for before, op in zip(ops, ops[1:])
+              if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE")
+              and op.arg == before.arg and _same_handler(op, before)]
     remove_ops(func, doomed)
 
 
@@ -640,6 +746,8 @@ def assertion_error_loads(func: Function, table: VersionTable) -> None:
 
     (In a function ``if not c: raise AssertionError(msg)`` compiles the same.)
     """
+    if "AssertionError" not in getattr(func.code, "names", ("AssertionError",)):
+        return          # (no op can load it)
     ops = func.ops
     for i, op in enumerate(ops):
         if not (op.name == "LOAD_GLOBAL" and op.arg == "AssertionError" and i >= 1
@@ -864,6 +972,9 @@ def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> N
     (Run after ``drop_generator_wrapper``, which wants the wrapper last.)
     """
     ops = func.ops
+    if not any(op.name == "JUMP" and _cleanup_block_end(ops, i + 1) is not None
+               for i, op in enumerate(ops)):
+        return          # (most code: one look at each op, no rebuilt list)
     moved, jumps, out = [], [], []
     i = 0
     while i < len(ops):
@@ -884,6 +995,8 @@ def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> N
 
 def _cleanup_block_end(ops, k):
     """Index after ``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE`` at ``k``, or None."""
+    if k >= len(ops) or ops[k].name != "SWAP":
+        return None         # (most jumps: one test)
     names = ["SWAP", "POP_TOP", "SWAP"]
     if [o.name for o in ops[k:k + 3]] != names:
         return None
@@ -999,11 +1112,40 @@ _INTRINSIC1 = {
     "INTRINSIC_STOPITERATION_ERROR": ("STOPITERATION_ERROR", None),
 }
 
+#: One-op passes: name -> the names of the ops the pass can change (it sees no others).
+OP_PASSES: Dict[str, frozenset] = {
+    "rename": frozenset(_RENAMES),
+    "binary_ops": frozenset(_OLD_BINARY) | {"BINARY_OP"},
+    "compare_ops": frozenset({"IS_OP", "CONTAINS_OP", "COMPARE_OP"}),
+    "split_superinstructions": frozenset(_SUPER) | {"RETURN_CONST"},
+    "call_ex_plain": frozenset({"CALL_FUNCTION_EX"}),
+    "call_ex_null": frozenset({"CALL_FUNCTION_EX"}),
+    "null_before_global": frozenset({"LOAD_GLOBAL"}),
+    "null_after_global": frozenset({"LOAD_GLOBAL"}),
+    "method_loads": frozenset({"LOAD_ATTR", "LOAD_SUPER_ATTR"}),
+    "make_function_flags": frozenset({"MAKE_FUNCTION"}),
+    "drop_noise": _NOISE,
+}
+_OP_REWRITES = {f.__name__: f for f in (
+    rename, binary_ops, compare_ops, split_superinstructions, call_ex_plain, call_ex_null,
+    null_before_global, null_after_global, method_loads, make_function_flags, drop_noise)}
+
+
+def _alone(name: str) -> Callable[[Function, VersionTable], None]:
+    """A one-op pass as a pass over a whole function."""
+    def run(func: Function, table: VersionTable) -> None:
+        rewrite_each(func, table, [(OP_PASSES[name], _OP_REWRITES[name])])
+    run.__name__ = name
+    run.__doc__ = _OP_REWRITES[name].__doc__
+    return run
+
+
 _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
+    name: _alone(name) for name in OP_PASSES}
+_PASS_FUNCS.update({
     f.__name__: f for f in (
-        rename, binary_ops, compare_ops, split_superinstructions, fold_kwnames, drop_noise,
-        call_ex_plain, call_ex_null, null_before_global, null_after_global, method_loads,
-        drop_qualname, make_function_flags, fold_function_attributes, drop_end_for,
+        fold_kwnames, drop_generator_prologue,
+        drop_qualname, fold_function_attributes, drop_end_for,
         drop_end_for_pop, short_circuit_jumps, intrinsics, class_deref, send_loops,
         drop_generator_wrapper, drop_async_gen_wrap, unthread_short_circuits,
         chained_comparisons, assertion_error_loads, backward_conditional_jumps,
@@ -1011,7 +1153,7 @@ _PASS_FUNCS: Dict[str, Callable[[Function, VersionTable], None]] = {
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails, unthread_with_exits)
-}
+})
 
 #: Passes that change nothing unless one of these ops is in the decoded code,
 #: so :func:`normalize` skips them when none is (most code has no ``async for``,
@@ -1042,8 +1184,16 @@ NEEDS: Dict[str, frozenset] = {
     "drop_async_gen_wrap": frozenset({"ASYNC_GEN_WRAP", "CALL_INTRINSIC_1", "YIELD_VALUE"}),
     "match_results": frozenset({"MATCH_CLASS", "MATCH_KEYS"}),
     "exc_info_shuffles": frozenset({"ROT_FOUR"}),
+    "drop_generator_prologue": frozenset({"RETURN_GENERATOR"}),
+    # (the names compare_ops makes COMPARE_OP of)
+    "chained_comparisons": frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"}),
+    # (3.12's COPY too, which short_circuit_jumps turns into these)
+    "unthread_short_circuits": frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
+                                          "COPY"}),
+    "copied_loop_returns": frozenset({"ROT_TWO", "SWAP"}),
 }
 
+#: One-op passes first (see rewrite_each): a version's run of them costs one scan.
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 #: 3.10 on: the compiler copies small exit blocks
 _COPIED_EXITS = ["merge_copied_exits"]
@@ -1051,36 +1201,37 @@ _COPIED_EXITS = ["merge_copied_exits"]
 #: Which passes each version needs, in order.
 PASSES = {
     (3, 8): _COMMON + [
-        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "async_for_loops", "finally_to_py39", "block_stack_handlers", "exc_info_shuffles",
-        "chained_comparisons", "unthread_short_circuits", "assertion_error_loads",
-        "copied_loop_returns", "doubled_returns"],
+        "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
+        "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
+        "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
+        "assertion_error_loads", "copied_loop_returns", "doubled_returns"],
     (3, 9): _COMMON + [
-        "explicit_returns", "fold_kwnames", "call_ex_plain", "drop_qualname",
-        "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
-        "unthread_short_circuits", "unthread_with_exits", "copied_loop_returns",
-        "doubled_returns"],
+        "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
+        "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
+        "chained_comparisons", "unthread_short_circuits", "unthread_with_exits",
+        "copied_loop_returns", "doubled_returns"],
     (3, 10): _COMMON + [
-        "fold_kwnames", "call_ex_plain", "drop_qualname", "async_for_loops",
-        "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
+        "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
+        "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
         "merge_copied_tails"] + _COPIED_EXITS,
     (3, 11): _COMMON + [
-        "fold_kwnames", "call_ex_null", "null_before_global", "send_loops",
-        "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
+        "call_ex_null", "null_before_global", "drop_generator_prologue", "fold_kwnames",
+        "send_loops", "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
         "doubled_returns"] + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _COMMON + [
-        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_before_global",
-        "method_loads", "drop_end_for", "short_circuit_jumps", "send_loops",
-        "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
-        "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
+        "call_ex_null", "null_before_global", "method_loads", "drop_generator_prologue",
+        "intrinsics", "class_deref", "fold_kwnames", "drop_end_for", "short_circuit_jumps",
+        "send_loops", "async_for_loops", "drop_generator_wrapper",
+        "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
+        "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
+        "doubled_returns"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + [
-        "intrinsics", "class_deref", "fold_kwnames", "call_ex_null", "null_after_global",
-        "method_loads", "make_function_flags", "fold_function_attributes",
-        "drop_end_for_pop", "short_circuit_jumps", "send_loops", "async_for_loops",
-        "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
+        "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
+        "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
+        "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",
+        "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
         "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
         "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
 }

@@ -754,7 +754,7 @@ def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
 
 def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     ops = w.ops
-    manager = m.value(m.pop())
+    manager = m.pop_value()
     line = m.start_line if m.start_line is not None else ops[i].line
     m.start_line = None
     j = i + 1

@@ -90,7 +90,7 @@ class StackMachine:
         #: stack depth at the start: values above it belong to an unfinished expression
         self.base = len(self.stack)
         #: the values the enclosing code left (a shuffle may move newer ones below base)
-        self.inherited = {id(v) for v in self.stack}
+        self.inherited = set(map(id, self.stack))
         #: (target, value) pairs of a tuple assignment whose values were all
         #: evaluated before the first store (``a, b = x, y`` without a tuple)
         self.multi: List[tuple] = []
@@ -112,6 +112,15 @@ class StackMachine:
     def waiting(self) -> list:
         """Values this machine evaluated that are still on the stack."""
         return [v for v in self.stack if id(v) not in self.inherited and is_waiting_value(v)]
+
+    def _any_waiting(self) -> bool:
+        """``bool(self.waiting())``, without the list (a loop body's statements
+        all ask, with the loop's iterator on the stack)."""
+        inherited = self.inherited
+        for v in self.stack:
+            if id(v) not in inherited and is_waiting_value(v):
+                return True
+        return False
 
     def flush_multi(self) -> None:
         """The stores taken for a tuple assignment (``a, b = x, y``) were not one:
@@ -146,6 +155,13 @@ class StackMachine:
             raise DecompileFailure("stack underflow")
         return self.stack.pop()
 
+    def pop_value(self) -> ast.expr:
+        """:meth:`pop`, then :meth:`value` (one call: most operands come this way)."""
+        if not self.stack:
+            raise DecompileFailure("stack underflow")
+        node = self.stack.pop()
+        return node if not isinstance(node, _UNFINISHED) else finish(self, node)
+
     def popn(self, n: int) -> List[ast.expr]:
         if n == 0:
             return []
@@ -166,7 +182,7 @@ class StackMachine:
         self.start_line = None
         if self.multi:
             self.flush_multi()
-        if self.copied or (self.stack and self.waiting()):
+        if self.copied or (self.stack and self._any_waiting()):
             # Source evaluates a statement's operands after everything before it:
             # values still on the stack were evaluated earlier (only generated
             # bytecode, Dynamo's, leaves them), so printing them later would
@@ -218,8 +234,12 @@ def finish(m: StackMachine, node) -> ast.expr:
                      and not isinstance(e, TypeParamValue) else e for e in node.elts]
     elif isinstance(node, ast.Call):
         # ...and calls their function argument until a decorator use claims it.
-        node.args = [finish(m, a) if isinstance(a, Placeholder) or _decorated(a) else a
-                     for a in node.args]
+        # (In place: the list is the node's own. _decorated finds only a
+        # Placeholder in anything but a Call: one test for most arguments.)
+        args = node.args
+        for k, a in enumerate(args):
+            if isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a)):
+                args[k] = finish(m, a)
     return node
 
 
@@ -257,12 +277,23 @@ def const(value) -> ast.expr:
 @handles("LOAD_CONST")
 def _load_const(m, op):
     value = op.arg
-    if hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
+    if type(value) in _PLAIN_CONSTANTS:
+        # (most constants: one test, and push_new inlined)
+        node = ast.Constant(value)
+        node.lineno = op.line
+        node._seq = next(_PUSHES)
+        m.stack.append(node)
+    elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
         m.push(_CodeConst(value), op)
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
         m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
         m.push_new(ast.Constant(value), op)
+
+
+#: constant types that are never code, nor a module's globals
+_PLAIN_CONSTANTS = frozenset({int, str, bytes, float, complex, bool, type(None), tuple,
+                              frozenset, type(Ellipsis)})
 
 
 class _CodeConst(Placeholder):
@@ -285,12 +316,15 @@ def _load_name(m, op):
     if op.name == "LOAD_CLOSURE":
         m.push(CellRef(op.arg), op)     # the cell itself, not its contents
         return
-    m.push_new(ast.Name(op.arg, _LOAD), op)
+    node = ast.Name(op.arg, _LOAD)      # (push_new inlined: the commonest op)
+    node.lineno = op.line
+    node._seq = next(_PUSHES)
+    m.stack.append(node)
 
 
 @handles("LOAD_ATTR")
 def _load_attr(m, op):
-    obj = m.value(m.pop())
+    obj = m.pop_value()
     m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
 
 
@@ -424,7 +458,7 @@ UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_POSITIVE": ast.UAdd, "UNARY_NOT": as
 
 @handles("BINARY_OP")
 def _binary_op(m, op):
-    right = m.value(m.pop())
+    right = m.pop_value()
     left_raw = m.pop()
     symbol = op.arg
     if symbol.endswith("=") and symbol not in ("==", "<=", ">=", "!="):
@@ -435,12 +469,12 @@ def _binary_op(m, op):
 
 @handles("UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_NOT", "UNARY_INVERT")
 def _unary(m, op):
-    m.push(ast.UnaryOp(op=UNARY[op.name](), operand=m.value(m.pop())), op)
+    m.push(ast.UnaryOp(op=UNARY[op.name](), operand=m.pop_value()), op)
 
 
 @handles("COMPARE_OP", "COMPARE_LINK")
 def _compare(m, op):
-    right = m.value(m.pop())
+    right = m.pop_value()
     left = m.pop()
     if isinstance(left, ChainLink):
         node = left.compare
@@ -453,8 +487,8 @@ def _compare(m, op):
 
 @handles("BINARY_SUBSCR")
 def _subscr(m, op):
-    index = m.value(m.pop())
-    obj = m.value(m.pop())
+    index = m.pop_value()
+    obj = m.pop_value()
     m.push_new(ast.Subscript(obj, _slice_of(index), _LOAD), op)
 
 
@@ -471,8 +505,8 @@ def _build_slice(m, op):
 
 @handles("BINARY_SLICE")
 def _binary_slice(m, op):
-    upper, lower = m.value(m.pop()), m.value(m.pop())
-    obj = m.value(m.pop())
+    upper, lower = m.pop_value(), m.pop_value()
+    obj = m.pop_value()
     m.push(ast.Subscript(value=obj, slice=_make_slice(lower, upper), ctx=ast.Load()), op)
 
 
@@ -515,7 +549,7 @@ def _build_const_key_map(m, op):
 
 @handles("LIST_EXTEND", "SET_UPDATE")
 def _extend(m, op):
-    value = m.value(m.pop())
+    value = m.pop_value()
     target = m.stack[-op.arg]
     if not isinstance(target, (ast.List, ast.Set)):
         _mutate(m, target, "extend" if op.name == "LIST_EXTEND" else "update", value, op)
@@ -538,7 +572,7 @@ class ComprehensionAppend(ast.stmt):
 
 @handles("LIST_APPEND", "SET_ADD")
 def _append(m, op):
-    value = m.value(m.pop())
+    value = m.pop_value()
     if m.ctx.kind == "comprehension":
         m.emit(ComprehensionAppend(value), op)
         return
@@ -562,7 +596,7 @@ def _mutate(m, target, method, value, op):
 
 @handles("DICT_UPDATE", "DICT_MERGE")
 def _dict_update(m, op):
-    value = m.value(m.pop())
+    value = m.pop_value()
     target = m.stack[-op.arg]
     if not isinstance(target, ast.Dict):
         raise DecompileFailure("%s into a non-dict" % op.name)
@@ -572,8 +606,8 @@ def _dict_update(m, op):
 
 @handles("MAP_ADD")
 def _map_add(m, op):
-    value = m.value(m.pop())
-    key = m.value(m.pop())
+    value = m.pop_value()
+    key = m.pop_value()
     if m.ctx.kind == "comprehension":
         m.emit(ComprehensionAppend(value, key), op)
         return
@@ -642,14 +676,14 @@ def _build_string(m, op):
 @handles("FORMAT_VALUE")
 def _format_value(m, op):
     conversion, has_spec = op.arg
-    spec = m.value(m.pop()) if has_spec else None
-    value = m.value(m.pop())
+    spec = m.pop_value() if has_spec else None
+    value = m.pop_value()
     m.push(_formatted(value, _CONVERSION_CODES[conversion], spec), op)
 
 
 @handles("CONVERT_VALUE")
 def _convert_value(m, op):
-    m.push(Converted(m.value(m.pop()), _CONVERSION_CODES[op.arg]), op)
+    m.push(Converted(m.pop_value(), _CONVERSION_CODES[op.arg]), op)
 
 
 @handles("FORMAT_SIMPLE")
@@ -663,7 +697,7 @@ def _format_simple(m, op):
 
 @handles("FORMAT_WITH_SPEC")
 def _format_with_spec(m, op):
-    spec = m.value(m.pop())
+    spec = m.pop_value()
     value = m.pop()
     conversion = -1
     if isinstance(value, Converted):
@@ -686,7 +720,11 @@ def _formatted(value, conversion, spec):
 def _callable(m, slots, args):
     """The callable below a call's arguments; a non-NULL second slot is a bound
     first argument (a method's self, or a comprehension's iterator)."""
-    below = [v for v in m.popn(slots) if not isinstance(v, Null)]
+    below = m.popn(slots)
+    for v in below:         # (a loop first: most calls have no NULL to drop before 3.11)
+        if isinstance(v, Null):
+            below = [v for v in below if not isinstance(v, Null)]
+            break
     if not below:
         raise DecompileFailure("call without a callable")
     return below[0], below[1:] + args
@@ -699,7 +737,7 @@ def _push_null(m, op):
 
 @handles("LOAD_METHOD")
 def _load_method(m, op):
-    obj = m.value(m.pop())
+    obj = m.pop_value()
     m.push(Null())
     m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
 
@@ -726,7 +764,8 @@ def _call(m, op):
                 and isinstance(positional[0], Iterator):
             m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
             return
-    node = ast.Call(m.value(func), [_arg(m, a) for a in positional], keywords)
+    node = ast.Call(m.value(func), [a if not isinstance(a, _ARG_CHECKED) else _arg(m, a)
+                                    for a in positional], keywords)
     m.push_new(node, op)
 
 
@@ -751,7 +790,7 @@ def _class_value(m, positional, keywords, op):
 @handles("CALL_FUNCTION_EX")
 def _call_ex(m, op):
     flags, slots = op.arg
-    kwargs = m.value(m.pop()) if flags & 1 else None
+    kwargs = m.pop_value() if flags & 1 else None
     args = m.pop()
     func, extra = _callable(m, slots, [])
     if extra:
@@ -796,21 +835,21 @@ def _make_function(m, op):
     if not isinstance(code, _CodeConst):
         raise DecompileFailure("MAKE_FUNCTION without a code constant")
     flags = op.arg or 0
-    closure = m.value(m.pop()) if flags & 8 else None
-    annotations = m.value(m.pop()) if flags & 4 else None
-    kwdefaults = m.value(m.pop()) if flags & 2 else None
-    defaults = m.value(m.pop()) if flags & 1 else None
+    closure = m.pop_value() if flags & 8 else None
+    annotations = m.pop_value() if flags & 4 else None
+    kwdefaults = m.pop_value() if flags & 2 else None
+    defaults = m.pop_value() if flags & 1 else None
     m.push(FunctionValue(code.code, defaults, kwdefaults, annotations, closure, op.line), op)
 
 
 @handles("GET_ITER")
 def _get_iter(m, op):
-    m.push(Iterator(m.value(m.pop())), op)
+    m.push(Iterator(m.pop_value()), op)
 
 
 @handles("GET_AITER")
 def _get_aiter(m, op):
-    m.push(Iterator(m.value(m.pop()), is_async=True), op)
+    m.push(Iterator(m.pop_value(), is_async=True), op)
 
 
 # -- stores -----------------------------------------------------------------------------
@@ -982,7 +1021,7 @@ def _store_name(m, op):
 
 @handles("STORE_ATTR")
 def _store_attr(m, op):
-    obj = m.value(m.pop())
+    obj = m.pop_value()
     target = ast.Attribute(value=obj, attr=op.arg, ctx=ast.Store())
     if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
         m.pop().target = target
@@ -992,8 +1031,8 @@ def _store_attr(m, op):
 
 @handles("STORE_SUBSCR")
 def _store_subscr(m, op):
-    index = m.value(m.pop())
-    obj = m.value(m.pop())
+    index = m.pop_value()
+    obj = m.pop_value()
     if _annotation_store(m, obj, index, op):
         return
     target = ast.Subscript(value=obj, slice=index, ctx=ast.Store())
@@ -1026,7 +1065,7 @@ def _annotation_store(m, obj, index, op) -> bool:
             and obj.id == "__annotations__" and isinstance(index, ast.Constant)
             and isinstance(index.value, str) and index.value.isidentifier()):
         return False
-    annotation = annotation_expr(m.ctx.code, m.value(m.pop()))
+    annotation = annotation_expr(m.ctx.code, m.pop_value())
     name = index.value
     target = ast.Name(id=name, ctx=ast.Store())
     prev = m.stmts[-1] if m.stmts else None
@@ -1043,8 +1082,8 @@ def _annotation_store(m, obj, index, op) -> bool:
 
 @handles("STORE_SLICE")
 def _store_slice(m, op):
-    upper, lower = m.value(m.pop()), m.value(m.pop())
-    obj = m.value(m.pop())
+    upper, lower = m.pop_value(), m.pop_value()
+    obj = m.pop_value()
     store(m, ast.Subscript(value=obj, slice=_make_slice(lower, upper), ctx=ast.Store()), op)
 
 
@@ -1079,14 +1118,14 @@ def _delete_name(m, op):
 
 @handles("DELETE_ATTR")
 def _delete_attr(m, op):
-    obj = m.value(m.pop())
+    obj = m.pop_value()
     m.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=op.arg, ctx=ast.Del())]), op)
 
 
 @handles("DELETE_SUBSCR")
 def _delete_subscr(m, op):
-    index = m.value(m.pop())
-    obj = m.value(m.pop())
+    index = m.pop_value()
+    obj = m.pop_value()
     m.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=index, ctx=ast.Del())]), op)
 
 
@@ -1159,7 +1198,7 @@ def _return(m, op):
     if m.ctx.kind == "generic":
         m.emit(ast.Return(value=m.pop()), op)    # the def/class/alias it sets up
         return
-    value = m.value(m.pop())
+    value = m.pop_value()
     node = ast.Return(value=value)
     # The compiler's own `return None` shares the line of the statement before it.
     node.implicit = op.index in getattr(m.ctx, "implicit_returns", ()) and op.arg != "copied"
@@ -1170,8 +1209,8 @@ def _return(m, op):
 
 @handles("RAISE_VARARGS")
 def _raise(m, op):
-    cause = m.value(m.pop()) if op.arg >= 2 else None
-    exc = m.value(m.pop()) if op.arg >= 1 else None
+    cause = m.pop_value() if op.arg >= 2 else None
+    exc = m.pop_value() if op.arg >= 1 else None
     if op.arg == 1 and getattr(exc, "assertion", False):
         # `assert False`; under a condition the walker makes it `assert c`.
         m.emit(ast.Assert(test=const(False), msg=None), op)
@@ -1184,17 +1223,17 @@ def _raise(m, op):
 
 @handles("YIELD_VALUE")
 def _yield(m, op):
-    m.push(ast.Yield(value=m.value(m.pop())), op)
+    m.push(ast.Yield(value=m.pop_value()), op)
 
 
 @handles("GET_AWAITABLE")
 def _get_awaitable(m, op):
-    m.push(Delegated(m.value(m.pop()), ast.Await), op)
+    m.push(Delegated(m.pop_value(), ast.Await), op)
 
 
 @handles("GET_YIELD_FROM_ITER")
 def _get_yield_from_iter(m, op):
-    m.push(Delegated(m.value(m.pop()), ast.YieldFrom), op)
+    m.push(Delegated(m.pop_value(), ast.YieldFrom), op)
 
 
 @handles("YIELD_FROM")
@@ -1263,7 +1302,7 @@ def _intrinsic_2(m, op):
 
 @handles("PRINT_EXPR")
 def _print_expr(m, op):
-    m.emit(ast.Expr(value=m.value(m.pop())), op)
+    m.emit(ast.Expr(value=m.pop_value()), op)
 
 
 @handles("POP_EXCEPT")

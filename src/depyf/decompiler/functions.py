@@ -90,6 +90,8 @@ class CodeDecompiler:
         """``global``/``nonlocal`` statements the bytecode implies."""
         func = getattr(self, "func", None) or normalize(self.code)
         globals_, nonlocals = [], []
+        if func.decoded_names is not None and func.decoded_names.isdisjoint(_DECLARING):
+            return []       # (no pass makes these: no scan of the ops)
         for op in func.ops:
             if op.name not in _DECLARING:
                 continue

@@ -286,15 +286,19 @@ class _Delim:
     def __init__(self, renderer, opening: str, closing: str):
         self.renderer = renderer
         self.closing = closing
-        renderer._w(opening)
+        # (_w, inlined: brackets are one character, never a line break)
+        renderer._fresh = False
+        renderer._cur.append(opening)
         renderer._depth += 1
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
-        self.renderer._depth -= 1
-        self.renderer._w(self.closing)
+        renderer = self.renderer
+        renderer._depth -= 1
+        renderer._fresh = False
+        renderer._cur.append(self.closing)
 
 
 class _NoDelim:
@@ -362,7 +366,7 @@ class _Renderer:
     def _begin_line(self, lineno: Optional[int]) -> None:
         """Start a statement line: the next line, or ``lineno`` if later."""
         if self._cur:
-            self._newline()
+            self._lines.append("".join(self._cur))
         if self.faithful and lineno is not None:
             gap = lineno - len(self._lines) - 1
             if gap > 0:
@@ -428,32 +432,37 @@ class _Renderer:
         limits, following = [], outer_limit
         for stmt in reversed(body):
             limits.append(following)
-            start = _first_line(stmt)
+            start = getattr(stmt, "lineno", None)
+            if type(start) is not int or getattr(stmt, "decorator_list", None):
+                start = _first_line(stmt)       # (most statements: their plain lineno)
             following = start if start is not None else following
         limits.reverse()
         previous_def = False
         for i, stmt in enumerate(body):
             self._limit = limits[i]
-            is_def = type(stmt).__name__ in _DEFS
-            if not self.faithful and i and (is_def or previous_def) \
-                    and (self._level == 0 or in_class):
-                self._blank = True
-            previous_def = is_def
+            if not self.faithful:
+                is_def = type(stmt).__name__ in _DEFS
+                if i and (is_def or previous_def) and (self._level == 0 or in_class):
+                    self._blank = True
+                previous_def = is_def
             self._stmt(stmt, key, docstring=doc and i == 0 and _is_docstring(stmt))
         self._limit = outer_limit
 
     def _stmt(self, node, key, docstring: bool = False) -> None:
-        name = type(node).__name__
-        if name in _SIMPLE_STMTS:
+        cls = type(node)
+        method = _S_METHODS.get(cls)
+        if method is None:
+            method = _S_METHODS[cls] = _method_for("s_", cls)
+        if cls.__name__ in _SIMPLE_STMTS:
             self._place_simple(node, key)
             if docstring:
                 self._docstring(node)
             else:
-                self._dispatch("s_", node)
-            self._join = (key, self.line)
+                method(self, node)
+            self._join = (key, len(self._lines) + 1)
         else:
             self._join = None
-            self._dispatch("s_", node)
+            method(self, node)
             self._join = None
 
     def _place_simple(self, node, key) -> None:
@@ -462,11 +471,15 @@ class _Renderer:
             self._inline = 2
         elif self._inline == 2:
             self._w("; ")
-        elif (self.faithful and _lineno(node) is not None and _lineno(node) == self.line
-              and self._join == (key, self.line)):
-            self._w("; ")
+        elif not self.faithful:
+            self._begin_line(None)
         else:
-            self._begin_line(_lineno(node) if self.faithful else None)
+            lineno = _lineno(node)
+            line = len(self._lines) + 1
+            if lineno is not None and lineno == line and self._join == (key, line):
+                self._w("; ")
+            else:
+                self._begin_line(lineno)
 
     def _header(self, lineno: Optional[int]) -> None:
         self._join = None
@@ -476,9 +489,14 @@ class _Renderer:
                in_class: bool = False) -> None:
         """The body after a header that ends with ``:`` on the current line."""
         body = list(body) or [ast.Pass()]
-        line = self.line
-        if self.faithful and all(type(s).__name__ in _SIMPLE_STMTS and _lineno(s) == line
-                                 for s in body):
+        line = len(self._lines) + 1
+        inline = self.faithful          # (a loop, not all(): most blocks fail at once)
+        if inline:
+            for s in body:
+                if type(s).__name__ not in _SIMPLE_STMTS or _lineno(s) != line:
+                    inline = False
+                    break
+        if inline:
             saved = self._inline
             self._inline = 1
             try:
@@ -906,7 +924,12 @@ class _Renderer:
         self._expr(node, NAMED if isinstance(node, ast.NamedExpr) else TEST)
 
     def x_Name(self, node, ctx) -> None:
-        self._w(node.id)
+        text = node.id
+        if text and "\n" not in text:     # (_w's usual case, inlined: names are common)
+            self._fresh = False
+            self._cur.append(text)
+        else:
+            self._w(text)
 
     def x_Constant(self, node, ctx) -> None:
         self._constant(node.value, ctx, getattr(node, "kind", None))
@@ -1238,7 +1261,7 @@ class _Renderer:
                     self._brk(arg)
                     self.n_keyword(arg)
                 else:
-                    self._named(arg)
+                    self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
 
     def x_Subscript(self, node, ctx) -> None:
         self._expr(node.value, ATOM)
@@ -1339,6 +1362,7 @@ class _Renderer:
 #: host classes and astcompat's render alike), looked up once per class
 _METHODS = {"s_": {}, "x_": {}, "p_": {}}
 _X_METHODS = _METHODS["x_"]
+_S_METHODS = _METHODS["s_"]
 #: node class -> its ``n_`` method, or None (an expression)
 _N_METHODS: dict = {}
 _UNKNOWN = object()
@@ -1393,9 +1417,20 @@ def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) 
         >>> render(ast.parse("(a + b) * -c ** 2", mode="eval"))
         '(a + b) * -c ** 2'
     """
+    try:
+        return _render(node, layout, target)
+    except AttributeError:
+        # Nodes built without make() may lack fields: fill them in and print
+        # again. Reading a missing field is the only way to meet one (optional
+        # fields default at class level), so a complete tree, as the decompiler
+        # builds, skips fill_missing's walk over every node.
+        for tree in node if isinstance(node, (list, tuple)) else [node]:
+            fill_missing(tree)
+        return _render(node, layout, target)
+
+
+def _render(node, layout: str, target: Sequence[int]) -> str:
     renderer = _Renderer(layout, target)
-    for tree in node if isinstance(node, (list, tuple)) else [node]:
-        fill_missing(tree)  # nodes built without make(): absent fields read as defaults
     if isinstance(node, (list, tuple)):
         renderer.module(list(node), doc=False)
         return renderer.text()

@@ -54,6 +54,11 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
     | _MATCH_START
 
 
+_NOT_PLAIN = _STEP_SPECIAL | _WITH_STARTS
+#: op names the set-up of Walker looks for
+_LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
+
+
 @dataclass
 class Loop:
     header: int          # where `continue` goes
@@ -97,29 +102,44 @@ class Walker:
         # One look at every op for what the set-up below depends on.
         returns = []
         backward = []
+        setups = []
+        #: where straight-line code ends: a jump or an op that does not fall through
+        self._breaks = breaks = []
+        special = []        # ops step() looks at (see self.plain)
         any_handler = any_try = False
         #: a with statement is in the code (only then can a WithExit be on a stack)
         self.has_with = False
         for k, op in enumerate(self.ops):
-            if op.target is not None and op.target.index <= op.index:
-                backward.append(op)
-            if op.name == "RETURN_VALUE":
-                returns.append(k)
-            elif op.name in _WITH_STARTS:
-                self.has_with = True
+            name = op.name
+            if op.target is not None:
+                breaks.append(k)
+                if op.target.index <= k:
+                    backward.append(op)
+            elif name in _NO_FALLTHROUGH:
+                breaks.append(k)
+            if name in _LOOKED_AT:          # (one test for most ops)
+                if name in _NOT_PLAIN:
+                    special.append(k)
+                if name == "RETURN_VALUE":
+                    returns.append(k)
+                elif name in _WITH_STARTS:
+                    self.has_with = True
+                elif name in _BLOCK_SETUP:
+                    setups.append(k)
             h = op.handler
             if h is not None:
+                special.append(k)
                 any_handler = True
                 if h.target.name == "PUSH_EXC_INFO":
                     any_try = True
         if not any_handler:
             # No exception handling: every reached op is normal code (the
             # handler-aware walks below would find the same sets, slowly).
-            self.normal = self.reachable = self._reachable(with_handlers=False)
+            self.normal = self.reachable = self._reachable_flow()
         else:
             self.reachable = self._reachable(with_handlers=True)
             # Only except clauses (not clean-up handlers) hold code to leave out.
-            self.normal = self._outside_handlers() if any_try else self._reachable(False)
+            self.normal = self._outside_handlers() if any_try else self._reachable_flow()
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in backward:
@@ -130,16 +150,30 @@ class Walker:
         self.clause_exits = []
         #: block end -> where control goes after it, for branches of an if/else
         self.block_exit = {}
-        self._check_handlers()
-        ctx.implicit_returns = {k for k in returns if self._implicit_return(k)}
+        self._check_handlers(setups)
+        #: ops none of step()'s tests can catch while no statement form is being
+        #: walked (see run): reached normal code, no handler, no loop header, no
+        #: control flow or construct start, no with statement in the code
+        if self.has_with:
+            self.plain = set()
+        else:
+            normal = self.normal if self.normal is self.reachable \
+                else self.normal & self.reachable
+            self.plain = normal.difference(special, self.back_targets)
+        ctx.implicit_returns = set()
         #: some return is one the compiler copied into an expression's branches
-        self.copied_returns = any(self.ops[k].arg == "copied" for k in returns)
+        self.copied_returns = False
+        for k in returns:       # (a loop: most code has a return or two, no more)
+            if self._implicit_return(k):
+                ctx.implicit_returns.add(k)
+            if self.ops[k].arg == "copied":
+                self.copied_returns = True
 
-    def _check_handlers(self):
-        """Block-stack exception handling (up to 3.10) is not structured yet."""
-        for i in self.reachable:
-            if self.ops[i].name in _BLOCK_SETUP:
-                raise DecompileFailure("exception handling before 3.11 is not structured yet")
+    def _check_handlers(self, setups):
+        """Block-stack exception handling (up to 3.10; ``setups``: where its set-up
+        ops are) is not structured yet."""
+        if setups and any(i in self.reachable for i in setups):
+            raise DecompileFailure("exception handling before 3.11 is not structured yet")
 
     def _is_cleanup_handler(self, k: int) -> bool:
         """``SWAP 2; POP_TOP; SWAP n; STORE_FAST x...; RERAISE``: an inlined comprehension
@@ -176,23 +210,47 @@ class Walker:
                 i += 1
         return seen
 
+    def _reachable_flow(self):
+        """``_reachable(False)``, a straight stretch of ops at a time: most ops
+        neither jump nor end the flow, and a stretch goes into the set in one piece."""
+        seen = set()
+        ops, n, breaks = self.ops, self.n, self._breaks
+        work = [0] if ops else []
+        stops = _NO_FALLTHROUGH
+        while work:
+            i = work.pop()
+            while i < n and i not in seen:
+                k = bisect.bisect_left(breaks, i)
+                end = breaks[k] if k < len(breaks) else n - 1
+                seen.update(range(i, end + 1))
+                op = ops[end]
+                if op.target is not None:
+                    work.append(op.target.index)
+                if op.name in stops:
+                    break
+                i = end + 1
+        return seen
+
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,
         and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
         del name]; JUMP after``): the code after a try whose body always returns
         is reached from its except clauses only. (What falls through after
         POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
-        seen = set()
-        work = [(0, 0)] if self.ops else []
+        # (depth, popped) -> the indices reached in that state: a set per state
+        # rather than a tuple per op
+        seen = {}
+        ops, n = self.ops, self.n
+        work = [(0, 0)] if ops else []
         while work:
             i, depth = work.pop()
             popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
-            while i < self.n:
-                state = (i, depth, popped)
-                if state in seen:
+            states = seen.setdefault((depth, 0), set())
+            while i < n:
+                if i in states:
                     break
-                seen.add(state)
-                op = self.ops[i]
+                states.add(i)
+                op = ops[i]
                 if op.target is not None:
                     work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
                 if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
@@ -205,10 +263,12 @@ class Walker:
                     break
                 if op.name == "POP_EXCEPT" and depth > popped:
                     popped += 1
-                elif op.name not in _CLAUSE_EPILOGUE:
+                    states = seen.setdefault((depth, popped), set())
+                elif popped and op.name not in _CLAUSE_EPILOGUE:
                     popped = 0
+                    states = seen[depth, 0]
                 i += 1
-        return {i for i, depth, _ in seen if depth == 0}
+        return set().union(*[found for (depth, _), found in seen.items() if depth == 0])
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -239,7 +299,20 @@ class Walker:
         """Walk ``[lo, hi)``; returns where the walk ended (past ``hi`` when the last
         statement's code runs on, e.g. over an inline handler)."""
         i = lo
+        ops, plain = self.ops, self.plain
         while i < hi:
+            if i in plain and not (self.in_handler or self.clause_names or self.finally_copies
+                                   or self.handler_code_ends):
+                # Most ops: straight to the stack machine (step() would find the
+                # same), a run of them at a time (the stack machine leaves the
+                # walk's state as it is).
+                step = m.step
+                while True:
+                    step(ops[i])
+                    i += 1
+                    if i >= hi or i not in plain:
+                        break
+                continue
             nxt = self.step(m, i, hi)
             if nxt <= i:
                 raise DecompileFailure("no progress at offset %d" % self.ops[i].offset)
@@ -350,7 +423,10 @@ class Walker:
         return h.target.name != "PUSH_EXC_INFO" or self._active(h)
 
     def _active(self, h) -> bool:
-        return any(a is h or (a.target is h.target and a.depth == h.depth) for a in self.active)
+        for a in self.active:       # (a loop, not any(): this runs for every guarded op)
+            if a is h or (a.target is h.target and a.depth == h.depth):
+                return True
+        return False
 
     def _finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
@@ -1018,7 +1094,7 @@ class Walker:
         end = op.target.index
         if end <= i or end > hi:
             raise DecompileFailure("and/or jumps out of its block")
-        left = m.value(m.pop())
+        left = m.pop_value()
         sub = StackMachine(self.ctx, m.stack)
         self.run(sub, i + 1, end)
         if sub.stmts or len(sub.stack) != len(m.stack) + 1:

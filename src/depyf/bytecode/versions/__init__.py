@@ -73,6 +73,13 @@ ARG_KINDS = frozenset({
 })
 
 
+#: Ops that only keep the interpreter's books (resume after a suspension, set up
+#: cells, pre-call, cached truth tests): they mean nothing in source, and
+#: :func:`~depyf.bytecode.decode.decode_ops` leaves them out. (NOP stays: its line
+#: can matter.)
+SILENT_OPS = ("RESUME", "PRECALL", "MAKE_CELL", "COPY_FREE_VARS", "TO_BOOL", "GEN_START")
+
+
 @dataclass(frozen=True)
 class OpInfo:
     op: int
@@ -118,6 +125,9 @@ class VersionTable:
         self.extended_arg: int = self.opcode_by_name["EXTENDED_ARG"].op
         cache = self.opcode_by_name.get("CACHE")
         self.cache_op: Optional[int] = cache.op if cache else None
+        #: opcodes of SILENT_OPS this version has
+        self.silent_ops = frozenset(self.opcode_by_name[name].op for name in SILENT_OPS
+                                    if name in self.opcode_by_name)
 
     @property
     def name(self) -> str:

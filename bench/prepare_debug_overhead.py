@@ -8,9 +8,13 @@ untimed round warms torch's own lazy imports so that they count for neither.
 "depyf own" is the CPU time spent inside depyf's hooks and at the context's
 exit (``Session.own_seconds``): on a busy machine the difference of two
 timings is noisy, this share is not; "own ratio" is (plain + own) / plain.
-"trace" is the plain compile with depyf's handler on torch's structured trace
-keeping nothing: what torch itself spends producing the records depyf reads
-its graphs from (depyf's filter spares it the records nobody reads).
+"paired" is the median, over rounds, of each round's prepare_debug/plain
+ratio (the two runs a second apart), the total weighting programs by their
+plain time: a shared machine's slow spells last longer than a round and
+leave it alone, where they can shift either best time. "trace" is the plain
+compile with depyf's handler on torch's structured trace keeping nothing:
+what torch itself spends producing the records depyf reads its graphs from
+(depyf's filter spares it the records nobody reads).
 
 Run from the project root with a torch installed::
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -95,19 +100,23 @@ def main(argv=None) -> int:
                 seconds, inside = once(name, os.path.join(scratch, str(r), name))
                 dumped.append(seconds)
                 own.append(inside)
-            rows.append((name, min(plain), min(traced), min(dumped), min(own)))
+            # Each round's three runs follow each other within a second or two: their
+            # ratio is spared the minutes-long slow spells of a shared machine.
+            paired = statistics.median(d / p for d, p in zip(dumped, plain))
+            rows.append((name, min(plain), min(traced), min(dumped), min(own), paired))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
     print("torch %s, Python %d.%d, best of %d cold compiles, %s seconds"
           % (torch.__version__, sys.version_info[0], sys.version_info[1], args.repeat,
              "CPU" if CLOCK is time.process_time else "wall"))
-    print("%-16s %8s %8s %14s %7s %11s %10s" % ("program", "plain", "trace", "prepare_debug",
-                                                   "ratio", "depyf own", "own ratio"))
-    total = ("total",) + tuple(sum(row[k] for row in rows) for k in range(1, 5))
-    for name, plain, traced, dumped, own in rows + [total]:
-        print("%-16s %8.3f %8.3f %14.3f %7.3f %11.3f %10.3f"
-              % (name, plain, traced, dumped, dumped / plain, own, (plain + own) / plain))
+    print("%-16s %8s %8s %14s %7s %11s %10s %7s" % ("program", "plain", "trace", "prepare_debug",
+                                                       "ratio", "depyf own", "own ratio", "paired"))
+    total = ("total",) + tuple(sum(row[k] for row in rows) for k in range(1, 5)) + (
+        sum(row[1] * row[5] for row in rows) / sum(row[1] for row in rows),)
+    for name, plain, traced, dumped, own, paired in rows + [total]:
+        print("%-16s %8.3f %8.3f %14.3f %7.3f %11.3f %10.3f %7.3f"
+              % (name, plain, traced, dumped, dumped / plain, own, (plain + own) / plain, paired))
     return 0
 
 

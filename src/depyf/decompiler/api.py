@@ -65,7 +65,7 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True) -> Decomp
     except BytecodeError as e:
         raise DecompilationError(str(e)) from e
     log = _FailureLog()
-    with _rare_gc():
+    with rare_gc():
         try:
             tree = decompile_tree(record, kind, log, live=obj, enclose=enclose)
         except BytecodeError as e:
@@ -83,11 +83,19 @@ _gc_saved = None
 
 
 @contextlib.contextmanager
-def _rare_gc():
-    """Collect garbage less often while decompiling: the decompiler allocates
-    many short-lived, acyclic nodes, and the collections they trigger cost
-    about 3% of its time. The caller's threshold comes back when the outermost
-    call (in any thread) ends, so the observed program's gc is as it was."""
+def rare_gc():
+    """Collect garbage less often while decompiling (or dumping, for the torch
+    hooks): the decompiler allocates many short-lived, acyclic nodes, and the
+    collections they trigger cost about 3% of its time. The caller's threshold
+    comes back when the outermost block (in any thread) ends, so the observed
+    program's gc is as it was.
+
+    >>> before = gc.get_threshold()
+    >>> with rare_gc():
+    ...     pass
+    >>> gc.get_threshold() == before
+    True
+    """
     global _gc_depth, _gc_saved
     with _GC_LOCK:
         if _gc_depth == 0:

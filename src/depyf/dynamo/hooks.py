@@ -41,6 +41,7 @@ from typing import Dict, List, Optional
 from . import fullcode
 from .artifacts import Event, TraceCapture, user_part
 from .breakpoints import Breakpoints
+from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
 
 # torch names a graph's callable __compiled_fn_<counter>_<uuid4 with _ for ->.
@@ -166,6 +167,11 @@ class Session:
         self._depth += 1
         start = time.process_time() if outermost else 0.0
         try:
+            if outermost:
+                # depyf's work makes short-lived objects; collections they would
+                # trigger also walk torch's young objects (gen 0 time: +35%)
+                with rare_gc():
+                    return fn(*args, **kwargs)
             return fn(*args, **kwargs)
         except Exception as e:      # the user's program must go on, with Dynamo's own code
             self._warn(who, "%s: %s" % (type(e).__name__, e))

@@ -881,7 +881,23 @@ def closure(log, n):
     table = sorted({k: v for k, v in zip("ab", (1, 2))}.items())
     return [bump() for _ in range(3)], count, pairs, z, table
 
-CHECKS = [("flow", ([1, 2],)), ("flow", ([1, -1, 3],)), ("flow", ([0, 5],)), ("flow", ([7],)),
+def not_a_manager(log, x):
+    # the error (and its text) a with statement raises differs by version
+    with x:
+        return 1
+
+async def not_an_async_manager(log, x):
+    async with x:
+        return 1
+
+def run_not_async(log, x):
+    try:
+        not_an_async_manager(log, x).send(None)
+    except StopIteration as e:
+        return e.value
+
+CHECKS = [("not_a_manager", (5,)), ("run_not_async", (5,)),
+          ("flow", ([1, 2],)), ("flow", ([1, -1, 3],)), ("flow", ([0, 5],)), ("flow", ([7],)),
           ("withs", (1,)), ("withs", (2,)), ("withs", (3,)), ("withs", (-1,)), ("withs", (0,)),
           ("drive", (3,)), ("run", (0,)), ("run", (2,)), ("run", (3,)), ("closure", (4,))]
 '''

@@ -208,6 +208,15 @@ def version_facts(version):
         "compare_shift": {(3, 12): 4, (3, 13): 5}.get(version, 0),
         "compare_bool_bit": 16 if version >= (3, 13) else 0,
         "null_repr": "suffix" if version >= (3, 13) else "prefix",
+        # What a with statement raises when the manager lacks __enter__/__exit__
+        # (3.11's BEFORE_WITH made it a TypeError).
+        "special_lookup_error": "AttributeError" if version <= (3, 10) else "TypeError",
+        # 3.10's MATCH_CLASS/MATCH_KEYS also push a bool (MATCH_CLASS keeping the
+        # subject below it); 3.11+ push the result alone, None for no match.
+        "match_pushes_bool": version == (3, 10),
+        # 3.8's BEFORE_ASYNC_WITH looks __aexit__ up before __aenter__ (which a
+        # manager lacking both names in its AttributeError).
+        "aexit_looked_up_first": version == (3, 8),
         "localsplus_kinds": {name: bit for name, bit, since in LOCALSPLUS_KINDS
                              if version >= since},
     }

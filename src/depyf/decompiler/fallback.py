@@ -104,6 +104,7 @@ from typing import Dict, List, Optional
 
 from ..bytecode.decode import decode
 from ..bytecode.normalize import PASSES, _PASS_FUNCS, remove_ops, to_ops
+from ..bytecode.versions import get_table
 from .astcompat import child_nodes
 from .expressions import Context, DecompileFailure, StackMachine, _CodeConst, _definition, _same
 from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
@@ -573,7 +574,7 @@ class Translator:
         self.keep = set()
         cells = set(code.cellvars) | set(code.freevars)
         self.fast_locals = set(code.varnames) - cells if kind == "function" else set()
-        self.legacy = tuple(code.version) < (3, 11)
+        self.table = get_table(code.version)
         self.async_generator = bool(code.flags & CO_ASYNC_GENERATOR)
         self.wrappers = {i for i, op in enumerate(self.ops[:-1])
                          if op.name == "STOPITERATION_ERROR" and self.ops[i + 1].name == "RERAISE"}
@@ -2024,16 +2025,21 @@ def _before_with(b, op):
 
 def _enter(b, prefix: str) -> None:
     """[mgr] -> [bound __exit__, __enter__()]: looked up on the type and bound as
-    the interpreter does (``__enter__`` first; an attribute that is no
-    descriptor, a mock's say, is used as it is)."""
+    the interpreter does (``__enter__`` first, but for 3.8's ``async with``; an
+    attribute that is no descriptor, a mock's say, is used as it is)."""
     b.need(1)
     b.unmark(1)
     b.flush()
     mgr = b.expr_of(b.pop())
     special = load(_special_helper(b, prefix))
     enter = b.names.temp()
+    exit_lookup = call(copy.copy(special), copy.copy(mgr), const("__%sexit__" % prefix))
+    if prefix and b.t.table.aexit_looked_up_first:
+        held = b.names.temp()
+        b.emit(assign(held, exit_lookup))
+        exit_lookup = load(held)
     b.emit(assign(enter, call(special, mgr, const("__%senter__" % prefix))))
-    b.push(call(copy.copy(special), copy.copy(mgr), const("__%sexit__" % prefix)))
+    b.push(exit_lookup)
     b.push(call(load(enter)))
 
 
@@ -2045,7 +2051,7 @@ def _special_helper(b, prefix: str) -> str:
     key = ("special", prefix)
     if key in names.memo:
         return names.memo[key]
-    if b.t.legacy:        # 3.8-3.10
+    if b.t.table.special_lookup_error == "AttributeError":
         error = "AttributeError", "name"
     else:
         protocol = "asynchronous context manager" if prefix else "context manager"
@@ -2385,7 +2391,8 @@ def _match_class(b, op):
     b.flush()
     del b.stack[-1]
     cls = b.expr_of(b.pop())
-    subject = b.expr_of(b.stack[-1]) if b.t.legacy else b.expr_of(b.pop())
+    keeps_subject = b.t.table.match_pushes_bool
+    subject = b.expr_of(b.stack[-1]) if keeps_subject else b.expr_of(b.pop())
     if not isinstance(cls, ast.Name):
         held = b.names.temp()
         b.emit(assign(held, cls))
@@ -2397,7 +2404,7 @@ def _match_class(b, op):
     out = b.names.temp()
     found = ast.Tuple(elts=[load(c) for c in captures], ctx=ast.Load())
     b.emit(_one_case_match(subject, pattern, assign(out, found), assign(out, const(None))))
-    if b.t.legacy:
+    if keeps_subject:
         # 3.10: [subject, cls, names] -> [attributes or subject, found]
         b.stack[-1] = ast.IfExp(test=ast.Compare(left=load(out), ops=[ast.Is()],
                                                  comparators=[const(None)]),
@@ -2425,7 +2432,7 @@ def _match_keys(b, op):
     else:
         b.emit_all(_match_keys_code(b, b.expr_of(subject), b.expr_of(keys), out))
     b.push(load(out))
-    if b.t.legacy:
+    if b.t.table.match_pushes_bool:
         b.push(ast.Compare(left=load(out), ops=[ast.IsNot()], comparators=[const(None)]))
 
 

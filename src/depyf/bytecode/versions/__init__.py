@@ -18,6 +18,11 @@ Table schema (keys of the JSON object):
 ``compare_shift``      COMPARE_OP's argument is ``cmp_op[arg >> shift]``
 ``compare_bool_bit``   bit meaning "coerce the result to bool" (3.13), or 0
 ``null_repr``          how dis shows LOAD_GLOBAL's push-NULL bit: "prefix", "suffix"
+``special_lookup_error``  what a ``with`` raises for a manager without
+                       ``__enter__``/``__exit__``: "AttributeError" (to 3.10), "TypeError"
+``match_pushes_bool``  MATCH_CLASS/MATCH_KEYS also push a bool, MATCH_CLASS keeping
+                       the subject (3.10 only)
+``aexit_looked_up_first``  ``async with`` looks ``__aexit__`` up before ``__aenter__`` (3.8)
 ``opcodes``            list of ``{"op", "name", "has_arg", "cache", "kind"}``; ``kind``
                        says how the argument is read, one of :data:`ARG_KINDS`
 ``cmp_op``             comparison operator strings
@@ -104,6 +109,9 @@ class VersionTable:
         self.compare_shift: int = data["compare_shift"]
         self.compare_bool_bit: int = data["compare_bool_bit"]
         self.null_repr: str = data["null_repr"]
+        self.special_lookup_error: str = data["special_lookup_error"]
+        self.match_pushes_bool: bool = data["match_pushes_bool"]
+        self.aexit_looked_up_first: bool = data["aexit_looked_up_first"]
         self.cmp_op: List[str] = list(data["cmp_op"])
         self.binary_ops: List[Tuple[str, str]] = [tuple(x) for x in data.get("binary_ops", [])]
         self.intrinsic1: List[str] = list(data.get("intrinsic1", []))

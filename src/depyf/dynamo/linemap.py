@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import sys
 import types
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -80,12 +79,12 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
     """One :data:`Span` per instruction, EXTENDED_ARG prefixes and inline
     caches included in the span of the instruction they belong to."""
     from ..bytecode.decode import decode_ops
-    from ..bytecode.versions import get_table
     names = names or {}
-    by_name = get_table(sys.version_info[:2]).opcode_by_name
+    bc = decode_ops(code)
+    by_name = bc.table.opcode_by_name
     out: List[Span] = []
     start = 0
-    for op in decode_ops(code):
+    for op in bc:
         info = by_name[op.name]
         end = op.offset + 2 + 2 * info.cache
         out.append((start, end, _key(op.name, info.kind, op.arg, names), op.line))

@@ -30,10 +30,9 @@ GRAPH_EVENTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
     "inductor_output_code": "inductor_output_code",
 }
-# Other events kept: none today (Dynamo's compile times come from the figures
-# torch keeps of its last compiles, hooks.Session._take_compile_times: the
-# trace's copy of them costs a dataclass copy and a JSON dump each).
-OTHER_EVENTS: dict = {}
+# Not kept: compilation_metrics. Dynamo's compile times come from the figures
+# torch keeps of its last compiles (hooks.Session._take_compile_times); the
+# trace's copy of them costs a dataclass copy and a JSON dump each.
 # ``artifact`` events (told apart by metadata name) worth keeping.
 ARTIFACTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
@@ -57,7 +56,7 @@ def event_of(record) -> Optional[Event]:
     if not isinstance(meta, dict) or not meta:
         return None
     name = next(iter(meta))
-    kind = GRAPH_EVENTS.get(name) or OTHER_EVENTS.get(name)
+    kind = GRAPH_EVENTS.get(name)
     if kind is None:
         if name != "artifact":
             return None
@@ -77,7 +76,7 @@ def wanted(name: str, metadata_fn) -> bool:
     """Whether a ``trace_structured(name, metadata_fn, ...)`` call makes an
     event :func:`event_of` keeps (an ``artifact``'s name is in its metadata,
     which torch builds with a cheap lambda)."""
-    if name in GRAPH_EVENTS or name in OTHER_EVENTS:
+    if name in GRAPH_EVENTS:
         return True
     if name != "artifact":
         return False
@@ -97,10 +96,12 @@ class TraceFilter:
     its payload, a few per cent of a cold compile. Modules hold torch's
     ``trace_structured`` by name (``from torch._logging import
     trace_structured``), so the filter takes the place of that name in each
-    module holding it, and puts torch's back when the last user leaves. A
-    module imported meanwhile keeps the filter: with no session, or with
-    another handler on the trace (``TORCH_TRACE``), it passes every call on
-    unchanged, and a call it does not reach only costs time, never an event.
+    module holding it (modules imported meanwhile take the filter from
+    ``torch._logging``), and puts torch's back in all of them when the last
+    user leaves. Wherever it stays behind (a copy held under another name),
+    it passes every call on unchanged once no session is open, or while
+    another handler is on the trace (``TORCH_TRACE``); a module still
+    holding torch's own only costs time, never an event.
 
     >>> TraceFilter.acquire(capture)          # doctest: +SKIP
     >>> TraceFilter.release(capture)          # doctest: +SKIP

@@ -381,12 +381,11 @@ def read_literal(text):
     """
     # Keys and sizes are mostly plain ints, lists of ints and simple strings:
     # read without the parser, which this runs for every tensor and key.
-    if _INT.fullmatch(text):
-        return int(text)
+    value = _plain_constant(text)
+    if value is not _UNREAD:
+        return value
     if _INT_LIST.fullmatch(text):
         return [None if t == "None" else int(t) for t in text[1:-1].split(", ")] if text != "[]" else []
-    if _PLAIN_STRING.fullmatch(text):
-        return text[1:-1]
     if text in _NAMED_CONSTANTS:
         return _NAMED_CONSTANTS[text]
     try:
@@ -399,8 +398,20 @@ _DIGITS = r"-?(?:0|[1-9][0-9]*)"       # what Python reads as an int literal
 _INT = re.compile(_DIGITS)
 _FLOAT = re.compile(_DIGITS + r"\.[0-9]+")
 _INT_LIST = re.compile(r"\[(?:(?:{0}|None)(?:, (?:{0}|None))*)?\]".format(_DIGITS))   # sizes: None where dynamic
-_PLAIN_STRING = re.compile(r"'[^'\\\n]*'")
 _NAMED_CONSTANTS = {"None": None, "True": True, "False": False}
+_UNREAD = object()
+
+
+def _plain_constant(text):
+    """The value of ``text`` when it is an int, a float or a single-quoted string
+    without escapes (read as Python reads it), else ``_UNREAD``."""
+    if _INT.fullmatch(text):
+        return int(text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if _STRING_LITERAL.fullmatch(text):
+        return text[1:-1]
+    return _UNREAD
 
 
 def accessor_argument(repr_text):
@@ -507,12 +518,13 @@ def type_check(expr, cls, type_id, described):
     return f"type({expr}) is {ref}", ""
 
 
-_TYPE_ID_TAIL = re.compile(r", (\d+)\)(?:, type=(.*))?$")
+# The id (and described type) ending a ___check_type_id / ___check_obj_id text.
+ID_TAIL = re.compile(r", (\d+)\)(?:, type=(.*))?$")
 
 
 def type_from_text(text, manager):
     """The class a TYPE_MATCH-like text names by id, when the guarded example value has it."""
-    match = _TYPE_ID_TAIL.search(text)
+    match = ID_TAIL.search(text)
     if not match:
         raise CannotTranslate(f"no type id in: {text}")
     type_id = int(match.group(1))
@@ -537,12 +549,9 @@ def equals_value_text(text):
 def eval_constant(text):
     """The value an EQUALS_MATCH text names, when its repr reads back exactly."""
     # Mostly an int, a float or a plain string: read without compiling.
-    if _INT.fullmatch(text):
-        return int(text)
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    if _STRING_LITERAL.fullmatch(text):
-        return text[1:-1]
+    value = _plain_constant(text)
+    if value is not _UNREAD:
+        return value
     code = to_python(text)
     try:
         value = eval(code, {"torch": torch, "math": __import__("math")})  # noqa: S307 - text torch wrote

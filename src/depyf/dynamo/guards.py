@@ -25,6 +25,7 @@ import re
 from torch._C._dynamo import guards as _cguards
 
 from .guard_text import (
+    ID_TAIL,
     PRELUDE,
     CannotTranslate,
     Memo,
@@ -311,7 +312,7 @@ class _Renderer:
         return [_Check("FAKE_SCRIPT_TYPE_MATCH", expr, note)]
 
     def _leaf_ID_MATCH(self, parts, node, leaf):
-        match = _ID_TAIL.search(parts[0])
+        match = ID_TAIL.search(parts[0])
         if not match:
             raise CannotTranslate(parts[0])
         return [_Check("ID_MATCH", f"id({node.expr}) == {match.group(1)}", match.group(2) or "")]
@@ -478,7 +479,6 @@ _LEAF_HANDLERS = {
 # The texts of accessors and leaf guards, read for every guard of every render: compiled once.
 _FRAME_LOCALS_KEY = re.compile(r"FrameLocalsGuardAccessor\(key=(.*), framelocals_idx=")
 _TENSOR_PROPERTY = re.compile(r"TensorProperty::(\w+)")
-_ID_TAIL = re.compile(r", (\d+)\)(?:, type=(.*))?$")
 _SET_CONTAINS = re.compile(r"^(not )?set\.__contains__\((.*)\)$")
 _DISPATCH_KEYS = re.compile(r"DispatchKeySet\(([^)]*)\)\.raw_repr\(\)$")
 _SAVED_TENSORS_HOOKS = re.compile(r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$")

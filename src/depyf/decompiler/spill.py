@@ -150,9 +150,7 @@ def _effects(node, out: Effects, seen: set) -> None:
 
 def _children(node) -> list:
     """The ast nodes directly inside ``node`` (fields, list and tuple items)."""
-    fields = _FIELDS.get(type(node))
-    if fields is None:
-        fields = _fields_of(type(node))
+    fields = _FIELDS.get(type(node)) or _fields_of(type(node))
     if fields is _NOT_A_NODE:
         return []
     values = vars(node).values() if fields is _ALL_ATTRIBUTES else \
@@ -176,10 +174,12 @@ _ALL_ATTRIBUTES = ("<vars>",)       # a Placeholder keeps its parts as attribute
 
 
 def _fields_of(kind: type):
+    """What _FIELDS keeps for ``kind``: never empty (a node without fields, a
+    context say, has nothing inside, like a value that is no node)."""
     if issubclass(kind, Placeholder):
         fields = _ALL_ATTRIBUTES
     elif issubclass(kind, ast.AST):
-        fields = tuple(kind._fields)
+        fields = tuple(kind._fields) or _NOT_A_NODE
     else:
         fields = _NOT_A_NODE
     _FIELDS[kind] = fields
@@ -224,13 +224,6 @@ class _Plan:
         self.chosen: Dict[int, Tuple[object, str]] = {}
         self._shared: Optional[Dict[int, object]] = None
 
-    def fast_local(self, name: str) -> bool:
-        code = self.ctx.code
-        if code is None or self.ctx.kind in ("module", "class"):
-            return False
-        return name in (code.varnames or ()) and name not in (code.cellvars or ()) \
-            and name not in (code.freevars or ())
-
     def pure(self, node, eff: Effects) -> bool:
         """Evaluating ``node`` before or after ``eff`` gives the same value, with no
         effect of its own that ``eff`` could observe."""
@@ -241,7 +234,7 @@ class _Plan:
         if isinstance(node, ast.Name):
             return isinstance(node.ctx, ast.Load) and not eff.writes_all \
                 and node.id not in eff.writes \
-                and (self.fast_local(node.id) or not eff.runs_code)
+                and (_fast_local(self.ctx, node.id) or not eff.runs_code)
         if isinstance(node, (ast.Tuple, ast.List)) and not eff.writes_all:
             # A fresh display nobody else holds (shared ones are spilled first;
             # code not seen yet may still share it)
@@ -474,11 +467,20 @@ def _undisturbed(m, stmt, trees) -> bool:
         return True
     if isinstance(stmt, _Anything):
         return False
-    plan = _Plan(m.ctx, stmt, trees, 0)
-    if not all(plan.fast_local(name) for name in locals_read):
+    if not all(_fast_local(m.ctx, name) for name in locals_read):
         return False
     eff = effects(stmt)
     return not eff.writes_all and not any(name in eff.writes for name in locals_read)
+
+
+def _fast_local(ctx, name: str) -> bool:
+    """``name`` is a plain local of the function (no cell): only a statement
+    binding it changes it, never code it calls."""
+    code = ctx.code
+    if code is None or ctx.kind in ("module", "class"):
+        return False
+    return name in (code.varnames or ()) and name not in (code.cellvars or ()) \
+        and name not in (code.freevars or ())
 
 
 def _inert(node) -> bool:
@@ -490,12 +492,13 @@ def _replace_in(node, mapping, seen) -> None:
     if id(node) in seen:
         return
     seen.add(id(node))
-    if isinstance(node, Placeholder):
-        fields = list(vars(node).items())
-    elif isinstance(node, ast.AST):
-        fields = [(f, getattr(node, f, None)) for f in node._fields]
-    else:
+    fields = _FIELDS.get(type(node)) or _fields_of(type(node))
+    if fields is _NOT_A_NODE:
         return
+    if fields is _ALL_ATTRIBUTES:
+        fields = list(vars(node).items())
+    else:
+        fields = [(f, getattr(node, f, None)) for f in fields]
     for name, value in fields:
         if isinstance(value, ast.AST):
             if id(value) in mapping:

@@ -384,6 +384,11 @@ class _Renderer:
         lineno = _lineno(node)
         return lineno is not None and lineno > len(self._lines) + 1
 
+    def _comma(self, nxt) -> None:
+        """The comma before ``nxt`` (None: nothing that moves), its blank left
+        out when ``nxt`` will start a line of its own."""
+        self._w(", " if nxt is None or not self._wants_break(nxt) else ",")
+
     def _brk(self, node) -> None:
         """Move down to ``node``'s line, if it is below the current one."""
         if not self.faithful or self._nobreak:
@@ -667,7 +672,7 @@ class _Renderer:
         self._w(keyword + " ")
         for i, item in enumerate(node.items):
             if i:
-                self._w(", " if not self._wants_break(item.context_expr) else ",")
+                self._comma(item.context_expr)
             self._withitem(item)
         self._w(":")
         self._block(node.body)
@@ -743,7 +748,7 @@ class _Renderer:
         self._w("assert ")
         self._expr(node.test, TEST)
         if node.msg is not None:
-            self._w(", " if not self._wants_break(node.msg) else ",")
+            self._comma(node.msg)
             self._expr(node.msg, TEST)
 
     def s_Import(self, node) -> None:
@@ -781,7 +786,7 @@ class _Renderer:
         """``a, b, c``: comma-separated, a line break after the comma if due."""
         for i, node in enumerate(nodes):
             if i:
-                self._w(", " if not self._wants_break(node) else ",")
+                self._comma(node)
             self._node(node, ctx)
 
     def _node(self, node, ctx) -> None:
@@ -866,7 +871,7 @@ class _Renderer:
             items.append(("**", args.kwarg, None))
         for i, (prefix, arg, default) in enumerate(items):
             if i:
-                self._w(", " if arg is None or not self._wants_break(arg) else ",")
+                self._comma(arg)
             if arg is not None:
                 self._brk(arg)
             self._w(prefix)
@@ -1120,7 +1125,7 @@ class _Renderer:
             for i, (key, value) in enumerate(zip(node.keys, node.values)):
                 if i:
                     nxt = key if key is not None else value
-                    self._w(", " if not self._wants_break(nxt) else ",")
+                    self._comma(nxt)
                 if key is None:
                     self._brk(value)
                     self._w("**")
@@ -1256,7 +1261,7 @@ class _Renderer:
         with self._delim("(", ")"):
             for i, arg in enumerate(args):
                 if i:
-                    self._w(", " if not self._wants_break(arg) else ",")
+                    self._comma(arg)
                 if isinstance(arg, ast.keyword):
                     self._brk(arg)
                     self.n_keyword(arg)
@@ -1302,7 +1307,7 @@ class _Renderer:
     def _patterns(self, patterns) -> None:
         for i, pattern in enumerate(patterns):
             if i:
-                self._w(", " if not self._wants_break(pattern) else ",")
+                self._comma(pattern)
             self._pattern(pattern, _P_AS)
 
     def p_MatchValue(self, node, ctx) -> None:
@@ -1322,7 +1327,7 @@ class _Renderer:
         with self._delim("{", "}"):
             for i, (key, pattern) in enumerate(zip(node.keys, node.patterns)):
                 if i:
-                    self._w(", " if not self._wants_break(key) else ",")
+                    self._comma(key)
                 self._expr(key, 0)
                 self._w(": ")
                 self._pattern(pattern, _P_AS)
@@ -1337,7 +1342,7 @@ class _Renderer:
             self._patterns(node.patterns)
             for i, (attr, pattern) in enumerate(zip(node.kwd_attrs, node.kwd_patterns)):
                 if i or node.patterns:
-                    self._w(", " if not self._wants_break(pattern) else ",")
+                    self._comma(pattern)
                 self._w(attr + "=")
                 self._pattern(pattern, _P_AS)
 

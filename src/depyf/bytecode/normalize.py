@@ -41,7 +41,7 @@ from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .decode import Bytecode, decode_ops
 from .ir import Function, Handler, Op
-from .versions import VersionTable, get_table
+from .versions import SILENT_OPS, VersionTable, get_table
 
 
 def normalize(obj) -> Function:
@@ -1101,8 +1101,9 @@ _SUPER = {
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
 }
 
-_NOISE = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "MAKE_CELL",
-                    "COPY_FREE_VARS", "TO_BOOL", "GEN_START"})
+# (decode_ops leaves the silent ops out already; code from decode(), as the
+# fallback reads it, still has them)
+_NOISE = frozenset(("NOP", "CACHE") + SILENT_OPS)
 
 _INTRINSIC1 = {
     "INTRINSIC_PRINT": ("PRINT_EXPR", None),

@@ -137,7 +137,7 @@ class Walker:
             # handler-aware walks below would find the same sets, slowly).
             self.normal = self.reachable = self._reachable_flow()
         else:
-            self.reachable = self._reachable(with_handlers=True)
+            self.reachable = self._reachable()
             # Only except clauses (not clean-up handlers) hold code to leave out.
             self.normal = self._outside_handlers() if any_try else self._reachable_flow()
         # A handler jumping back to the code after its try is not a loop.
@@ -190,8 +190,8 @@ class Walker:
         return (op.index in self.reachable and op.index not in self.normal
                 and op.target.index in self.normal)
 
-    def _reachable(self, with_handlers: bool):
-        """Ops control flow reaches from the entry (through handlers, if asked)."""
+    def _reachable(self):
+        """Ops control flow reaches from the entry, through handlers too."""
         seen = set()
         ops, n = self.ops, self.n
         work = [0] if ops else []
@@ -203,7 +203,7 @@ class Walker:
                 op = ops[i]
                 if op.target is not None:
                     push(op.target.index)
-                if with_handlers and op.handler is not None:
+                if op.handler is not None:
                     push(op.handler.target.index)
                 if op.name in stops:
                     break
@@ -211,8 +211,9 @@ class Walker:
         return seen
 
     def _reachable_flow(self):
-        """``_reachable(False)``, a straight stretch of ops at a time: most ops
-        neither jump nor end the flow, and a stretch goes into the set in one piece."""
+        """Ops control flow reaches from the entry, handlers aside, a straight
+        stretch of ops at a time: most ops neither jump nor end the flow, and a
+        stretch goes into the set in one piece."""
         seen = set()
         ops, n, breaks = self.ops, self.n, self._breaks
         work = [0] if ops else []

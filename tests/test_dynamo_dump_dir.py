@@ -18,6 +18,33 @@ def test_names_are_stable_and_unique(tmp_path):
     assert other.allocate("function", "c.py:f", "f") == "f_2"
 
 
+def test_names_another_writer_added_meanwhile_are_seen(tmp_path):
+    mine, theirs = DumpDir(str(tmp_path)), DumpDir(str(tmp_path))
+    assert mine.allocate("function", "a.py:f", "f") == "f"
+    assert theirs.allocate("function", "b.py:f", "f") == "f_1"
+    # mine looks again under the lock: b's name is taken, and known
+    assert mine.allocate("function", "c.py:f", "f") == "f_2"
+    assert mine.allocate("function", "b.py:f", "f") == "f_1"
+
+
+def test_a_registry_line_cut_short_by_a_crash_loses_no_later_name(tmp_path):
+    DumpDir(str(tmp_path)).allocate("function", "a.py:f", "f")
+    with open(tmp_path / ".depyf_names.jsonl", "ab") as f:
+        f.write(b'["function", "b.py:f", "f_')          # the writer died here
+    d = DumpDir(str(tmp_path))
+    assert d.allocate("function", "c.py:f", "f") == "f_1"
+    assert DumpDir(str(tmp_path)).allocate("function", "c.py:f", "f") == "f_1"
+    assert DumpDir(str(tmp_path)).allocate("function", "a.py:f", "f") == "f"
+
+
+def test_a_removed_registry_starts_afresh(tmp_path):
+    d = DumpDir(str(tmp_path))
+    d.allocate("function", "a.py:f", "f")
+    os.remove(tmp_path / ".depyf_names.jsonl")
+    assert d.allocate("function", "b.py:f", "f") == "f_1"     # this process still knows f
+    assert DumpDir(str(tmp_path)).allocate("function", "b.py:f", "f") == "f_1"
+
+
 def test_concurrent_allocation_gives_distinct_names(tmp_path):
     names = []
 
@@ -39,6 +66,19 @@ def test_write_is_atomic_and_skips_unchanged(tmp_path):
     assert os.stat(path).st_mtime_ns == mtime
     d.write("x.py", "a = 2\n")
     assert open(path).read() == "a = 2\n"
+    assert [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")] == []
+
+
+def test_write_over_an_earlier_run_keeps_identical_files(tmp_path):
+    first = DumpDir(str(tmp_path))
+    same, changed = first.write("same.py", "a = 1\n"), first.write("changed.py", "b = 1\n")
+    os.utime(same, ns=(1, 1))
+    again = DumpDir(str(tmp_path))             # a second run into the same directory
+    again.write("same.py", "a = 1\n")
+    again.write("changed.py", "b = 2\n")
+    assert os.stat(same).st_mtime_ns == 1       # untouched: an open editor keeps its buffer
+    assert open(changed, encoding="utf-8").read() == "b = 2\n"
+    assert open(again.write("new.py", "\u00e9 = 1\n"), "rb").read() == "\u00e9 = 1\n".encode("utf-8")
     assert [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")] == []
 
 

@@ -161,3 +161,13 @@ def test_cell_variables_stay_cells():
     f = namespace["f"]
     assert f.__code__.co_cellvars == ("a", "c")
     assert f.__doc__ == "doc" and f(1) == 2
+
+
+def test_meta_json_is_json_with_a_line_per_entry():
+    import json
+    from depyf.dynamo.hooks import _readable_json
+    data = {"function": "f", "graph_breaks": ["x\ny"], "recompiles": [],
+            "entries": [{"index": 0, "graphs": {"a": "b"}}, {"index": 1, "problem": None}]}
+    text = _readable_json(data)
+    assert json.loads(text) == data
+    assert text.count("\n") == len(data) + len(data["entries"]) + 3

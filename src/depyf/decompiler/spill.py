@@ -171,15 +171,22 @@ def _children(node) -> list:
 _FIELDS: Dict[type, object] = {}
 _NOT_A_NODE = ("<not a node>",)
 _ALL_ATTRIBUTES = ("<vars>",)       # a Placeholder keeps its parts as attributes
+#: fields that never hold a node in any ast version (names, flags), and
+#: contexts, which are no values: a Name has no parts
+_NO_NODE_FIELDS = frozenset({"ctx", "id", "attr", "arg", "module", "level", "conversion",
+                             "simple", "is_async", "type_comment", "kind"})
 
 
 def _fields_of(kind: type):
     """What _FIELDS keeps for ``kind``: never empty (a node without fields, a
-    context say, has nothing inside, like a value that is no node)."""
+    context say, has nothing inside, like a value that is no node). A load or
+    store context is no value (never pushed, timed or spilled), and a
+    constant holds none: leaving them out spares the walks a call for almost
+    every name."""
     if issubclass(kind, Placeholder):
         fields = _ALL_ATTRIBUTES
-    elif issubclass(kind, ast.AST):
-        fields = tuple(kind._fields) or _NOT_A_NODE
+    elif issubclass(kind, ast.AST) and not issubclass(kind, ast.Constant):
+        fields = tuple(f for f in kind._fields if f not in _NO_NODE_FIELDS) or _NOT_A_NODE
     else:
         fields = _NOT_A_NODE
     _FIELDS[kind] = fields

@@ -153,16 +153,18 @@ def _children(node) -> list:
     fields = _FIELDS.get(type(node)) or _fields_of(type(node))
     if fields is _NOT_A_NODE:
         return []
-    values = vars(node).values() if fields is _ALL_ATTRIBUTES else \
-        [getattr(node, f, None) for f in fields]
     out = []
-    for value in values:
-        kind = type(value)
-        if kind is list or kind is tuple:
-            out.extend(item for item in value if isinstance(item, ast.AST))
-        elif isinstance(value, ast.AST):
+    for value in (vars(node).values() if fields is _ALL_ATTRIBUTES
+                  else [getattr(node, f, None) for f in fields]):
+        if isinstance(value, _AST):
             out.append(value)
+        elif type(value) in _SEQUENCES:
+            out += [item for item in value if isinstance(item, _AST)]
     return out
+
+
+_AST = ast.AST
+_SEQUENCES = (list, tuple)
 
 
 # Per node type, the fields _children reads: spilling walks the statement and

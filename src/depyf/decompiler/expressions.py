@@ -204,6 +204,24 @@ class StackMachine:
 def finish(m: StackMachine, node) -> ast.expr:
     if not isinstance(node, _UNFINISHED):
         return node         # most values: nothing to do (this runs for every operand)
+    if isinstance(node, Placeholder):
+        return _finish_placeholder(m, node)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        # Displays may hold a class body function until a class call claims it.
+        node.elts = [finish(m, e) if isinstance(e, Placeholder)
+                     and not isinstance(e, TypeParamValue) else e for e in node.elts]
+    elif isinstance(node, ast.Call):
+        # ...and calls their function argument until a decorator use claims it.
+        # (In place: the list is the node's own. _decorated finds only a
+        # Placeholder in anything but a Call: one test for most arguments.)
+        args = node.args
+        for k, a in enumerate(args):
+            if isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a)):
+                args[k] = finish(m, a)
+    return node
+
+
+def _finish_placeholder(m: StackMachine, node) -> ast.expr:
     if isinstance(node, FunctionValue):
         return m.ctx.nested(node, "lambda")
     if isinstance(node, Converted):
@@ -226,21 +244,7 @@ def finish(m: StackMachine, node) -> ast.expr:
         return code_expr(m, node.code)
     if isinstance(node, CellRef):
         return cell_expr(node)
-    if isinstance(node, Placeholder):
-        raise DecompileFailure("%s used as a value" % type(node).__name__)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        # Displays may hold a class body function until a class call claims it.
-        node.elts = [finish(m, e) if isinstance(e, Placeholder)
-                     and not isinstance(e, TypeParamValue) else e for e in node.elts]
-    elif isinstance(node, ast.Call):
-        # ...and calls their function argument until a decorator use claims it.
-        # (In place: the list is the node's own. _decorated finds only a
-        # Placeholder in anything but a Call: one test for most arguments.)
-        args = node.args
-        for k, a in enumerate(args):
-            if isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a)):
-                args[k] = finish(m, a)
-    return node
+    raise DecompileFailure("%s used as a value" % type(node).__name__)
 
 
 #: the only kinds of value finish() changes or rejects
@@ -262,6 +266,7 @@ def _decorated(node) -> bool:
 # every load can share one Load() (as ast.parse's trees do): load() and const()
 # build a node for most ops.
 _LOAD = ast.Load()
+_STORE = ast.Store()
 
 
 def load(name: str) -> ast.Name:
@@ -858,19 +863,20 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
     """Assign the top of the stack to ``target``, recognising chained and
     unpacking assignments, augmented assignments, defs, classes and imports."""
     value = m.pop()
-    if isinstance(value, UnpackSlot):
-        _fill_slot(m, value, target, op)
-        return
-    if isinstance(value, ImportFromValue):
-        _store_import_from(m, value, target, op)
-        return
-    if isinstance(value, Entered):
-        m.last_target = target
-        return
-    if isinstance(value, SavedLocal):
-        if not (isinstance(target, ast.Name) and target.id == value.name):
-            raise DecompileFailure("saved comprehension local stored elsewhere")
-        return
+    if isinstance(value, Placeholder):     # (one test for most stored values)
+        if isinstance(value, UnpackSlot):
+            _fill_slot(m, value, target, op)
+            return
+        if isinstance(value, ImportFromValue):
+            _store_import_from(m, value, target, op)
+            return
+        if isinstance(value, Entered):
+            m.last_target = target
+            return
+        if isinstance(value, SavedLocal):
+            if not (isinstance(target, ast.Name) and target.id == value.name):
+                raise DecompileFailure("saved comprehension local stored elsewhere")
+            return
     if isinstance(target, ast.Name) and target.id.startswith("."):
         m.ctx.hidden[target.id] = value      # `.type_params`, `.generic_base`
         return
@@ -880,13 +886,13 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
 def _assign_value(m, target, value, op) -> None:
     """The last step of every store: a chained or tuple assignment in progress,
     or one statement."""
-    if _keep_copy(m, value, target):
+    if m.stack and m.stack[-1] is value and _keep_copy(m, value, target):
         return
     targets = [target]
     if isinstance(value, PendingNamed):
         targets = value.targets + targets
         value = value.value
-    if m.multi or (len(targets) == 1 and _values_pending(m)):
+    if m.multi or (len(targets) == 1 and len(m.stack) > m.base and _values_pending(m)):
         if not m.multi:
             m.multi_values = list(m.stack[m.base:])
         m.multi.append((target, value, next(_PUSHES), op))
@@ -925,14 +931,21 @@ def _keep_copy(m, value, target) -> bool:
 
 
 def _assignment(m, targets, value, op):
-    if len(targets) == 1:
+    if len(targets) == 1 and isinstance(value, _DEFINING):
+        # (only a placeholder or a call (a decorator's) can make another statement)
         target = targets[0]
         if isinstance(value, InPlace) and _same(value.target, target):
             return ast.AugAssign(target=target, op=value.op, value=value.value)
         special = _definition(m, target, value)
         if special is not None:
             return special
-    return ast.Assign(targets=targets, value=m.value(value), lineno=op.line)
+    node = ast.Assign(targets, m.value(value))
+    node.lineno = op.line
+    return node
+
+
+#: the only values _assignment may turn into something but an assignment
+_DEFINING = (Placeholder, ast.Call)
 
 
 def _definition(m, target, value):
@@ -1014,9 +1027,9 @@ def _store_ctx(node):
 @handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
 def _store_name(m, op):
     if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
-        m.pop().target = ast.Name(op.arg, ast.Store())
+        m.pop().target = ast.Name(op.arg, _STORE)
         return
-    store(m, ast.Name(op.arg, ast.Store()), op)
+    store(m, ast.Name(op.arg, _STORE), op)
 
 
 @handles("STORE_ATTR")

@@ -384,14 +384,16 @@ def _bare_returns(stmts):
     """``return None`` as ``return`` (the same code; the only form an async
     generator allows)."""
     for stmt in stmts:
-        if isinstance(stmt, ast.Return) and _is_none(stmt.value):
-            stmt.value = None
-        if type(stmt) in _SIMPLE_STATEMENTS:
+        kind = type(stmt)
+        if kind in _SIMPLE_STATEMENTS:
+            if kind is ast.Return and _is_none(stmt.value):
+                stmt.value = None
             continue
+        if kind in _SCOPES:
+            continue        # their own returns are their own
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and not isinstance(
-                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(inner, list):
                 _bare_returns(inner)
     return stmts
 
@@ -418,6 +420,7 @@ _SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssi
                                 ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Assert,
                                 ast.Delete, ast.Import, ast.ImportFrom, ast.Global,
                                 ast.Nonlocal})
+_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 #: ops that may call for a global or nonlocal statement
 _DECLARING = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
 

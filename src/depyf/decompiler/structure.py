@@ -1015,10 +1015,10 @@ class Walker:
         if op.line is None:
             return True
         load = self.ops[k - 1]
-        preds = list(self._jumps_to().get(id(load), ()))
-        if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
-            preds.append(self.ops[k - 2])
-        if any(p.line == op.line for p in preds):
+        before = self.ops[k - 2] if k >= 2 else None
+        if before is not None and before.name not in _NO_FALLTHROUGH and before.line == op.line:
+            return True     # (before the jumps are looked at: most returns end here)
+        if any(p.line == op.line for p in self._jumps_to().get(id(load), ())):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
         return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])

@@ -109,6 +109,26 @@ class StackMachine:
             self.flush_multi()
         handler(self, op)
 
+    def steps(self, ops, i: int, hi: int, plain) -> int:
+        """:meth:`step` for ``ops[i]`` and the ops after it while their index is
+        below ``hi`` and in ``plain``; returns where it stopped. (step's body,
+        inlined: the walker sends most ops this way, and a call per op cost more
+        than the rest of step.)"""
+        get = HANDLERS.get
+        while True:
+            op = ops[i]
+            handler = get(op.name)
+            if handler is None:
+                raise DecompileFailure("no expression rule for %s" % op.name)
+            if self.start_line is None:
+                self.start_line = op.line
+            if self.multi and not continues_multi(self, op):
+                self.flush_multi()
+            handler(self, op)
+            i += 1
+            if i >= hi or i not in plain:
+                return i
+
     def waiting(self) -> list:
         """Values this machine evaluated that are still on the stack."""
         return [v for v in self.stack if id(v) not in self.inherited and is_waiting_value(v)]
@@ -312,14 +332,20 @@ def _load_fast_and_clear(m, op):
     m.push(SavedLocal(op.arg), op)
 
 
-@handles("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
-         "LOAD_CLOSURE", "LOAD_FROM_DICT_OR_GLOBALS")
-def _load_name(m, op):
+@handles("LOAD_CLOSURE")
+def _load_closure(m, op):
     if op.arg in m.ctx.hidden:
         m.push(m.ctx.hidden[op.arg], op)
         return
-    if op.name == "LOAD_CLOSURE":
-        m.push(CellRef(op.arg), op)     # the cell itself, not its contents
+    m.push(CellRef(op.arg), op)     # the cell itself, not its contents
+
+
+@handles("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
+         "LOAD_FROM_DICT_OR_GLOBALS")
+def _load_name(m, op):
+    hidden = m.ctx.hidden
+    if hidden and op.arg in hidden:
+        m.push(hidden[op.arg], op)
         return
     node = ast.Name(op.arg, _LOAD)      # (push_new inlined: the commonest op)
     node.lineno = op.line

@@ -391,7 +391,7 @@ def _bare_returns(stmts):
             continue
         if kind in _SCOPES:
             continue        # their own returns are their own
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for field in _BODIES.get(kind, _ALL_BODIES):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list):
                 _bare_returns(inner)
@@ -421,6 +421,10 @@ _SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssi
                                 ast.Delete, ast.Import, ast.ImportFrom, ast.Global,
                                 ast.Nonlocal})
 _SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_ALL_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+#: the statement lists of the commonest compound statements (others: all of the above)
+_BODIES = {ast.If: ("body", "orelse"), ast.For: ("body", "orelse"),
+           ast.While: ("body", "orelse"), ast.With: ("body",), ast.ExceptHandler: ("body",)}
 #: ops that may call for a global or nonlocal statement
 _DECLARING = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
 

@@ -371,6 +371,8 @@ def spill_before_branches(m, test) -> List[ast.stmt]:
     inside them would otherwise be evaluated after the test."""
     if m.multi:
         m.flush_multi()
+    if not (m.copied or m._any_waiting()):
+        return []       # (what spill would find, known without its work: most ifs)
     return spill(m, _Anything(test))
 
 

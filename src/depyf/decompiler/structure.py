@@ -307,12 +307,7 @@ class Walker:
                 # Most ops: straight to the stack machine (step() would find the
                 # same), a run of them at a time (the stack machine leaves the
                 # walk's state as it is).
-                step = m.step
-                while True:
-                    step(ops[i])
-                    i += 1
-                    if i >= hi or i not in plain:
-                        break
+                i = m.steps(ops, i, hi, plain)
                 continue
             nxt = self.step(m, i, hi)
             if nxt <= i:
@@ -707,6 +702,8 @@ class Walker:
     def _merge_copied_targets(self, segments) -> None:
         """Jumps to two copies of one exit block go to the same place."""
         last = segments[-1]
+        if len(segments) == 1:
+            return      # (most conditions: one jump, nothing to merge)
         key = self._tail_key(last.target)
         if key is None:
             return

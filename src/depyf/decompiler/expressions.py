@@ -1032,8 +1032,21 @@ class _ForTarget(Placeholder):
 
 
 def _same(a, b) -> bool:
+    """``a`` (a loaded value) and the target ``b`` name the same thing: their
+    dumps agree once ``b`` loads. (Names and attributes of them compared
+    directly: the dumps of copies cost more than the rest of an augmented
+    assignment.)"""
+    kind = type(a)
+    if kind is type(b) and kind in _NAMING and type(getattr(a, "ctx", None)) is ast.Load:
+        if kind is ast.Name and type(a.id) is str and type(b.id) is str:
+            return a.id == b.id
+        if kind is ast.Attribute and type(a.attr) is str and type(b.attr) is str:
+            return a.attr == b.attr and _same(a.value, b.value)
     return ast.dump(a, annotate_fields=False) == ast.dump(
         _as_load(b), annotate_fields=False)
+
+
+_NAMING = (ast.Name, ast.Attribute)
 
 
 def _as_load(node):

@@ -30,6 +30,7 @@ CO_ASYNC_GENERATOR = 0x200
 #: names every class body sets up before the user's code (and 3.13 after it)
 _CLASS_PROLOGUE = {"__module__", "__qualname__", "__firstlineno__", "__type_params__"}
 _CLASS_EPILOGUE = {"__static_attributes__", "__classcell__", "__classdictcell__"}
+_PREAMBLE_NAMES = _CLASS_PROLOGUE | {"__doc__"}
 
 
 class CodeDecompiler:
@@ -465,7 +466,7 @@ def _preamble(stmt, first):
         return first and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
             isinstance(stmt.targets[0], ast.Name):
-        return stmt.targets[0].id in _CLASS_PROLOGUE | {"__doc__"}
+        return stmt.targets[0].id in _PREAMBLE_NAMES
     return False
 
 

@@ -283,7 +283,8 @@ def arguments(value: FunctionValue) -> ast.arguments:
 
 
 def _arg(name, value):
-    return ast.arg(arg=name, annotation=_annotation(value, name), type_comment=None)
+    annotation = _annotation(value, name) if value.annotations is not None else None
+    return ast.arg(name, annotation, None)
 
 
 def _sequence(node) -> List[ast.expr]:
@@ -453,6 +454,8 @@ def _declare(declarations, stmts):
     ...     [ast.Expr(value=ast.Constant(value="doc")), ast.Pass()])]
     ['Expr', 'Global', 'Pass']
     """
+    if not declarations:
+        return stmts        # (most code: nothing to place)
     i = 0
     while i < len(stmts) and _preamble(stmts[i], i == 0):
         i += 1

@@ -45,6 +45,9 @@ _CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_G
                               "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
                               "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+#: prefixes of the op names that end a condition operand, and the answer per name
+_SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
+_ENDS_SEGMENT = {}
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
 _MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
@@ -643,12 +646,15 @@ class Walker:
         """Pure loads and operators up to a conditional jump (a condition operand);
         read_chain checks the stack effect for real."""
         start = j
+        ends = _ENDS_SEGMENT
         while j < hi:
             op = self.ops[j]
             if op.name in CONDITIONAL:
                 return j > start
-            if op.target is not None or op.name.startswith(("STORE", "DELETE", "RETURN", "RAISE",
-                                                           "POP_TOP", "IMPORT", "YIELD")):
+            end = ends.get(op.name)
+            if end is None:     # (a name's answer, once: a tuple of prefixes per op cost more)
+                end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
+            if op.target is not None or end:
                 return False
             j += 1
         return False

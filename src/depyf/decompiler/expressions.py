@@ -752,6 +752,16 @@ def _callable(m, slots, args):
     """The callable below a call's arguments; a non-NULL second slot is a bound
     first argument (a method's self, or a comprehension's iterator)."""
     below = m.popn(slots)
+    if slots == 2:
+        # (most calls: a callable and a NULL or a bound self, without lists)
+        first, second = below
+        if isinstance(second, Null):
+            if isinstance(first, Null):
+                raise DecompileFailure("call without a callable")
+            return first, args
+        if isinstance(first, Null):
+            return second, args
+        return first, [second] + args
     for v in below:         # (a loop first: most calls have no NULL to drop before 3.11)
         if isinstance(v, Null):
             below = [v for v in below if not isinstance(v, Null)]

@@ -45,6 +45,7 @@ _CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_G
                               "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
                               "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+_TERMINAL_KINDS = frozenset(_TERMINAL)
 #: prefixes of the op names that end a condition operand, and the answer per name
 _SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
 _ENDS_SEGMENT = {}
@@ -321,7 +322,7 @@ class Walker:
         # Code after return/raise/break/continue in one block is never reached;
         # it is a copy the compiler made of a shared tail.
         for k, stmt in enumerate(m.stmts):
-            if isinstance(stmt, _TERMINAL):
+            if type(stmt) in _TERMINAL_KINDS:       # (no subclasses: one lookup a statement)
                 del m.stmts[k + 1:]
                 break
         return i

@@ -1261,7 +1261,7 @@ def _return(m, op):
         m.emit(ast.Return(value=m.pop()), op)    # the def/class/alias it sets up
         return
     value = m.pop_value()
-    node = ast.Return(value=value)
+    node = ast.Return(value)
     # The compiler's own `return None` shares the line of the statement before it.
     node.implicit = op.index in getattr(m.ctx, "implicit_returns", ()) and op.arg != "copied"
     #: a branch of `return a if t else b` (the compiler copied the return into it)

@@ -436,6 +436,9 @@ def _without_returns(stmts):
     for stmt in stmts:
         if isinstance(stmt, ast.Return):
             continue
+        if type(stmt) in _SIMPLE_STATEMENTS or type(stmt) in _SCOPES:
+            out.append(stmt)        # (most statements: no body to look in)
+            continue
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -202,13 +202,17 @@ class Walker:
         add, push, stops = seen.add, work.append, _NO_FALLTHROUGH    # (once per op of every code)
         while work:
             i = work.pop()
+            last = None     # a run of ops shares its handler: pushed once
             while i < n and i not in seen:
                 add(i)
                 op = ops[i]
                 if op.target is not None:
                     push(op.target.index)
-                if op.handler is not None:
-                    push(op.handler.target.index)
+                h = op.handler
+                if h is not last:
+                    last = h
+                    if h is not None:
+                        push(h.target.index)
                 if op.name in stops:
                     break
                 i += 1
@@ -251,6 +255,7 @@ class Walker:
             i, depth = work.pop()
             popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
             states = seen.setdefault((depth, 0), set())
+            last = None         # a run of ops shares its handler: pushed once
             while i < n:
                 if i in states:
                     break
@@ -258,12 +263,15 @@ class Walker:
                 op = ops[i]
                 if op.target is not None:
                     work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
-                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
-                        and depth < _MAX_HANDLER_DEPTH:
-                    # (clean-up handlers only re-raise: never followed; a handler
-                    # that loops back into its try without POP_EXCEPT would
-                    # nest without end)
-                    work.append((op.handler.target.index, depth + 1))
+                h = op.handler
+                if h is not last:
+                    last = h
+                    if h is not None and h.target.name == "PUSH_EXC_INFO" \
+                            and depth < _MAX_HANDLER_DEPTH:
+                        # (clean-up handlers only re-raise: never followed; a
+                        # handler that loops back into its try without
+                        # POP_EXCEPT would nest without end)
+                        work.append((h.target.index, depth + 1))
                 if op.name in _NO_FALLTHROUGH:
                     break
                 if op.name == "POP_EXCEPT" and depth > popped:

@@ -31,6 +31,7 @@ CO_ASYNC_GENERATOR = 0x200
 _CLASS_PROLOGUE = {"__module__", "__qualname__", "__firstlineno__", "__type_params__"}
 _CLASS_EPILOGUE = {"__static_attributes__", "__classcell__", "__classdictcell__"}
 _PREAMBLE_NAMES = _CLASS_PROLOGUE | {"__doc__"}
+_CLASS_BOILERPLATE = _CLASS_PROLOGUE | _CLASS_EPILOGUE
 
 
 class CodeDecompiler:
@@ -497,7 +498,7 @@ def _strip_class_boilerplate(body):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if name in _CLASS_PROLOGUE | _CLASS_EPILOGUE:
+            if name in _CLASS_BOILERPLATE:
                 continue
             if name == "__doc__" and isinstance(stmt.value, ast.Constant) and not out:
                 out.append(ast.Expr(value=stmt.value, lineno=getattr(stmt, "lineno", None)))

@@ -21,10 +21,10 @@ import ast
 import itertools
 from typing import Callable, Dict, List, Optional
 
-from .values import (DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated, Entered,
-                     ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue, InPlace,
-                     Iterator, Null, PendingNamed, Placeholder, SavedLocal, TypeAliasValue,
-                     TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
+from .values import (AST_KINDS, DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated,
+                     Entered, ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue,
+                     InPlace, Iterator, Null, PendingNamed, Placeholder, SavedLocal,
+                     TypeAliasValue, TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
 from .objects import CellRef, cell_expr, code_expr, module_globals_expr
 from .spill import continues_multi, drops_out, is_waiting_value, spill
 
@@ -180,6 +180,8 @@ class StackMachine:
         if not self.stack:
             raise DecompileFailure("stack underflow")
         node = self.stack.pop()
+        if type(node) in _FINISHED_KINDS:
+            return node
         return node if not isinstance(node, _UNFINISHED) else finish(self, node)
 
     def popn(self, n: int) -> List[ast.expr]:
@@ -215,14 +217,16 @@ class StackMachine:
 
     def value(self, node) -> ast.expr:
         """A stack item as a finished source expression."""
-        # (finish's first test, inlined: this runs for every operand)
+        # (finish's first tests, inlined: this runs for every operand)
+        if type(node) in _FINISHED_KINDS:
+            return node
         return node if not isinstance(node, _UNFINISHED) else finish(self, node)
 
 
 # -- finishing placeholders ---------------------------------------------------------
 
 def finish(m: StackMachine, node) -> ast.expr:
-    if not isinstance(node, _UNFINISHED):
+    if type(node) in _FINISHED_KINDS or not isinstance(node, _UNFINISHED):
         return node         # most values: nothing to do (this runs for every operand)
     if isinstance(node, Placeholder):
         return _finish_placeholder(m, node)
@@ -269,6 +273,8 @@ def _finish_placeholder(m: StackMachine, node) -> ast.expr:
 
 #: the only kinds of value finish() changes or rejects
 _UNFINISHED = (Placeholder, ast.Tuple, ast.List, ast.Call)
+#: ast's own node classes none of those: finished (one set lookup; see AST_KINDS)
+_FINISHED_KINDS = frozenset(k for k in AST_KINDS if not issubclass(k, _UNFINISHED))
 #: the only kinds of call argument _arg does more with than return it (function,
 #: class and type parameter values are Placeholders; decorator calls are Calls)
 _ARG_CHECKED = _UNFINISHED
@@ -805,7 +811,8 @@ def _call(m, op):
                 and isinstance(positional[0], Iterator):
             m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
             return
-    node = ast.Call(m.value(func), [a if not isinstance(a, _ARG_CHECKED) else _arg(m, a)
+    node = ast.Call(m.value(func), [a if type(a) in _FINISHED_KINDS
+                                    or not isinstance(a, _ARG_CHECKED) else _arg(m, a)
                                     for a in positional], keywords)
     m.push_new(node, op)
 
@@ -899,7 +906,7 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
     """Assign the top of the stack to ``target``, recognising chained and
     unpacking assignments, augmented assignments, defs, classes and imports."""
     value = m.pop()
-    if isinstance(value, Placeholder):     # (one test for most stored values)
+    if type(value) not in AST_KINDS and isinstance(value, Placeholder):   # (most values: no)
         if isinstance(value, UnpackSlot):
             _fill_slot(m, value, target, op)
             return
@@ -925,7 +932,7 @@ def _assign_value(m, target, value, op) -> None:
     if m.stack and m.stack[-1] is value and _keep_copy(m, value, target):
         return
     targets = [target]
-    if isinstance(value, PendingNamed):
+    if type(value) not in AST_KINDS and isinstance(value, PendingNamed):
         targets = value.targets + targets
         value = value.value
     if m.multi or (len(targets) == 1 and len(m.stack) > m.base and _values_pending(m)):
@@ -967,7 +974,8 @@ def _keep_copy(m, value, target) -> bool:
 
 
 def _assignment(m, targets, value, op):
-    if len(targets) == 1 and isinstance(value, _DEFINING):
+    if len(targets) == 1 and type(value) not in _FINISHED_KINDS \
+            and isinstance(value, _DEFINING):
         # (only a placeholder or a call (a decorator's) can make another statement)
         target = targets[0]
         if isinstance(value, InPlace) and _same(value.target, target):

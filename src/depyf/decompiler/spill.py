@@ -33,7 +33,7 @@ import ast
 import itertools
 from typing import Dict, Iterator as Iter, List, Optional, Tuple
 
-from .values import PendingNamed, Placeholder
+from .values import AST_KINDS, PendingNamed, Placeholder
 
 #: expression nodes whose evaluation runs no user code (no call, no dunder method)
 _QUIET = (ast.Constant, ast.Name, ast.Tuple, ast.List, ast.Slice, ast.expr_context,
@@ -211,7 +211,8 @@ def _older(node, time: int, chosen=()) -> Iter:
 def is_waiting_value(node) -> bool:
     """A stack item that is an evaluated value (not a marker such as NULL or an
     iterator a loop holds)."""
-    return not isinstance(node, Placeholder) or isinstance(node, PendingNamed)
+    return type(node) in AST_KINDS or not isinstance(node, Placeholder) \
+        or isinstance(node, PendingNamed)
 
 
 class _Plan:

@@ -180,9 +180,7 @@ class StackMachine:
         if not self.stack:
             raise DecompileFailure("stack underflow")
         node = self.stack.pop()
-        if type(node) in _FINISHED_KINDS:
-            return node
-        return node if not isinstance(node, _UNFINISHED) else finish(self, node)
+        return node if type(node) in _FINISHED_KINDS else finish(self, node)
 
     def popn(self, n: int) -> List[ast.expr]:
         if n == 0:
@@ -217,17 +215,21 @@ class StackMachine:
 
     def value(self, node) -> ast.expr:
         """A stack item as a finished source expression."""
-        # (finish's first tests, inlined: this runs for every operand)
-        if type(node) in _FINISHED_KINDS:
-            return node
-        return node if not isinstance(node, _UNFINISHED) else finish(self, node)
+        # (finish's first test, inlined: this runs for every operand)
+        return node if type(node) in _FINISHED_KINDS else finish(self, node)
 
 
 # -- finishing placeholders ---------------------------------------------------------
 
 def finish(m: StackMachine, node) -> ast.expr:
-    if type(node) in _FINISHED_KINDS or not isinstance(node, _UNFINISHED):
+    kind = type(node)
+    if kind in _FINISHED_KINDS:
         return node         # most values: nothing to do (this runs for every operand)
+    if kind is ast.Call:
+        _finish_arguments(m, node)      # (the commonest of the rest)
+        return node
+    if not isinstance(node, _UNFINISHED):
+        return node
     if isinstance(node, Placeholder):
         return _finish_placeholder(m, node)
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -235,14 +237,19 @@ def finish(m: StackMachine, node) -> ast.expr:
         node.elts = [finish(m, e) if isinstance(e, Placeholder)
                      and not isinstance(e, TypeParamValue) else e for e in node.elts]
     elif isinstance(node, ast.Call):
-        # ...and calls their function argument until a decorator use claims it.
-        # (In place: the list is the node's own. _decorated finds only a
-        # Placeholder in anything but a Call: one test for most arguments.)
-        args = node.args
-        for k, a in enumerate(args):
-            if isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a)):
-                args[k] = finish(m, a)
+        _finish_arguments(m, node)
     return node
+
+
+def _finish_arguments(m: StackMachine, node: ast.Call) -> None:
+    """Calls hold their function argument until a decorator use claims it. (In
+    place: the list is the node's own. _decorated finds only a Placeholder in
+    anything but a Call: one test for most arguments.)"""
+    args = node.args
+    for k, a in enumerate(args):
+        if type(a) not in _FINISHED_KINDS and (
+                isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a))):
+            args[k] = finish(m, a)
 
 
 def _finish_placeholder(m: StackMachine, node) -> ast.expr:
@@ -761,11 +768,11 @@ def _callable(m, slots, args):
     if slots == 2:
         # (most calls: a callable and a NULL or a bound self, without lists)
         first, second = below
-        if isinstance(second, Null):
-            if isinstance(first, Null):
+        if type(second) is Null:
+            if type(first) is Null:
                 raise DecompileFailure("call without a callable")
             return first, args
-        if isinstance(first, Null):
+        if type(first) is Null:
             return second, args
         return first, [second] + args
     for v in below:         # (a loop first: most calls have no NULL to drop before 3.11)
@@ -799,7 +806,7 @@ def _call(m, op):
         keywords = [ast.keyword(k, m.value(v)) for k, v in zip(kwnames, keyword_values)]
     else:
         positional, keywords = args, []
-    if isinstance(func, Placeholder):
+    if type(func) not in AST_KINDS and isinstance(func, Placeholder):
         if isinstance(func, BuildClass):
             m.push(_class_value(m, positional, keywords, op), op)
             return
@@ -1041,7 +1048,7 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     _assign_value(m, tuple_target, value, op)
 
 
-class _ForTarget(Placeholder):
+class _ForTarget(Placeholder):      # (no subclasses: tested by type)
     """The item FOR_ITER produced; the stores that follow fill ``target``."""
 
     def __init__(self):
@@ -1083,7 +1090,7 @@ def _store_ctx(node):
 
 @handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
 def _store_name(m, op):
-    if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
+    if m.stack and type(m.stack[-1]) is _ForTarget and m.stack[-1].target is None:
         m.pop().target = ast.Name(op.arg, _STORE)
         return
     store(m, ast.Name(op.arg, _STORE), op)

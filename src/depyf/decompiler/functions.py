@@ -435,10 +435,12 @@ _DECLARING = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_
 def _without_returns(stmts):
     out = []
     for stmt in stmts:
-        if isinstance(stmt, ast.Return):
+        kind = type(stmt)
+        if kind in _SIMPLE_STATEMENTS or kind in _SCOPES:
+            if kind is not ast.Return:
+                out.append(stmt)    # (most statements: no body to look in)
             continue
-        if type(stmt) in _SIMPLE_STATEMENTS or type(stmt) in _SCOPES:
-            out.append(stmt)        # (most statements: no body to look in)
+        if isinstance(stmt, ast.Return):
             continue
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, field, None)

@@ -623,9 +623,10 @@ class Walker:
     def _segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
-        if isinstance(value, ChainLink) and sense is not None:
+        link = type(value) is ChainLink     # (a leaf class)
+        if link and sense is not None:
             raise DecompileFailure("ChainLink used as a value")
-        if sense is None and isinstance(value, ChainLink):
+        if sense is None and link:
             # `a is b is None`: the chain's last link became the jump.
             value = value.compare
             value.ops.append(ast.Is())
@@ -1445,7 +1446,7 @@ def _operand(m):
     """The condition operand on top of ``m``'s stack (a chained comparison's open
     last link stays open: the jump may be its ``is None``)."""
     top = m.pop()
-    return top if isinstance(top, ChainLink) else m.value(top)
+    return top if type(top) is ChainLink else m.value(top)     # (a leaf class)
 
 
 def _check_stack_kept(m, stack, reason):

@@ -177,7 +177,7 @@ class Iterator(Placeholder):
         self.is_async = is_async
 
 
-class Null(Placeholder):
+class Null(Placeholder):       # (no subclasses: tested by type)
     """A value that only balances the stack (the NULL of call sequences, etc.)."""
 
 
@@ -222,7 +222,7 @@ class Delegated(Placeholder):
         self.node_type = node_type
 
 
-class ChainLink(Placeholder):
+class ChainLink(Placeholder):      # (no subclasses: tested by type)
     """``a < b`` of a chained comparison whose next link is still to come."""
 
     def __init__(self, compare):

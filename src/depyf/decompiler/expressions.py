@@ -163,10 +163,11 @@ class StackMachine:
             node._seq = next(_PUSHES)      # evaluation order, for tuple assignments
         self.stack.append(node)
 
-    def push_new(self, node: ast.expr, op) -> None:
+    def push_new(self, node: ast.expr, op=None) -> None:
         """:meth:`push` for a node just built (no line, no evaluation time yet):
         the loads and operators that make most values skip its checks."""
-        node.lineno = op.line
+        if op is not None:
+            node.lineno = op.line
         node._seq = next(_PUSHES)
         self.stack.append(node)
 
@@ -322,7 +323,7 @@ def _load_const(m, op):
         node._seq = next(_PUSHES)
         m.stack.append(node)
     elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
-        m.push(_CodeConst(value), op)
+        m.push_new(_CodeConst(value), op)
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
         m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
@@ -376,7 +377,7 @@ def _load_attr(m, op):
 def _load_super_method(m, op):
     _load_super_attr(m, op)
     attr = m.pop()
-    m.push(Null())
+    m.push_new(Null())
     m.push(attr)
 
 
@@ -786,13 +787,13 @@ def _callable(m, slots, args):
 
 @handles("PUSH_NULL")
 def _push_null(m, op):
-    m.push(Null())
+    m.push_new(Null())
 
 
 @handles("LOAD_METHOD")
 def _load_method(m, op):
     obj = m.pop_value()
-    m.push(Null())
+    m.push_new(Null())
     m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
 
 
@@ -894,7 +895,7 @@ def _make_function(m, op):
     annotations = m.pop_value() if flags & 4 else None
     kwdefaults = m.pop_value() if flags & 2 else None
     defaults = m.pop_value() if flags & 1 else None
-    m.push(FunctionValue(code.code, defaults, kwdefaults, annotations, closure, op.line), op)
+    m.push_new(FunctionValue(code.code, defaults, kwdefaults, annotations, closure), op)
 
 
 @handles("GET_ITER")

@@ -100,20 +100,13 @@ class StackMachine:
     # -- driving --------------------------------------------------------------
 
     def step(self, op) -> None:
-        handler = HANDLERS.get(op.name)
-        if handler is None:
-            raise DecompileFailure("no expression rule for %s" % op.name)
-        if self.start_line is None:
-            self.start_line = op.line
-        if self.multi and not continues_multi(self, op):
-            self.flush_multi()
-        handler(self, op)
+        """Run one op."""
+        self.steps((op,), 0, 1, ())
 
     def steps(self, ops, i: int, hi: int, plain) -> int:
-        """:meth:`step` for ``ops[i]`` and the ops after it while their index is
-        below ``hi`` and in ``plain``; returns where it stopped. (step's body,
-        inlined: the walker sends most ops this way, and a call per op cost more
-        than the rest of step.)"""
+        """Run ``ops[i]`` and the ops after it while their index is below ``hi``
+        and in ``plain``; returns where it stopped. (The walker sends most ops
+        here a run at a time: a call per op cost more than the rest of a step.)"""
         get = HANDLERS.get
         while True:
             op = ops[i]

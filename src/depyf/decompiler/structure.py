@@ -362,8 +362,9 @@ class Walker:
         name = op.name
         if name not in _STEP_SPECIAL and (name != "LOAD_CONST" or not (
                 self.in_handler or self.clause_names)):
-            m.step(op)          # most ops: none of the checks below applies
-            return i + 1
+            # most ops: none of the checks below applies (steps, not step: one
+            # call fewer)
+            return m.steps(self.ops, i, i + 1, ())
         if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
         if self.in_handler and self._unbinds_after_pop_except(i):
@@ -394,8 +395,7 @@ class Walker:
                 m.pop()
                 m.emit(ast.Break(), op)
                 return end
-        m.step(op)
-        return i + 1
+        return m.steps(self.ops, i, i + 1, ())
 
     def _tests_ahead(self, i: int, hi: int) -> bool:
         """Whether ``[i, hi)`` holds a pattern test (a MATCH_* op or a conditional

@@ -61,6 +61,7 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
 _NOT_PLAIN = _STEP_SPECIAL | _WITH_STARTS
 #: op names the set-up of Walker looks for
 _LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
+_SCANNED = _LOOKED_AT | _NO_FALLTHROUGH
 
 
 @dataclass
@@ -115,13 +116,14 @@ class Walker:
         self.has_with = False
         for k, op in enumerate(self.ops):
             name = op.name
-            if op.target is not None:
+            target = op.target
+            if target is not None:
                 breaks.append(k)
-                if op.target.index <= k:
+                if target.index <= k:
                     backward.append(op)
-            elif name in _NO_FALLTHROUGH:
-                breaks.append(k)
-            if name in _LOOKED_AT:          # (one test for most ops)
+            if name in _SCANNED:            # (one test for most ops)
+                if target is None and name in _NO_FALLTHROUGH:
+                    breaks.append(k)
                 if name in _NOT_PLAIN:
                     special.append(k)
                 if name == "RETURN_VALUE":
@@ -226,11 +228,12 @@ class Walker:
         ops, n, breaks = self.ops, self.n, self._breaks
         work = [0] if ops else []
         stops = _NO_FALLTHROUGH
+        last = len(breaks)
         while work:
             i = work.pop()
+            k = bisect.bisect_left(breaks, i)
             while i < n and i not in seen:
-                k = bisect.bisect_left(breaks, i)
-                end = breaks[k] if k < len(breaks) else n - 1
+                end = breaks[k] if k < last else n - 1
                 seen.update(range(i, end + 1))
                 op = ops[end]
                 if op.target is not None:
@@ -238,6 +241,7 @@ class Walker:
                 if op.name in stops:
                     break
                 i = end + 1
+                k += 1      # (the next stretch ends at the next break)
         return seen
 
     def _outside_handlers(self):

@@ -1568,3 +1568,19 @@ def test_trailing_wildcard_case_stays_in_the_match():
     text = depyf.decompile(namespace["f"])
     assert "case _:" in text and text.index("case _:") < text.index("print(3)")
     assert "\n    print(3)" not in text
+
+
+@pytest.mark.parametrize("loaded, target", [
+    ("x", "x"), ("x", "y"), ("a.b", "a.b"), ("a.b", "a.c"), ("a.b.c", "x.b.c"),
+    ("a.b.c", "a.b.c"), ("f().b", "f().b"), ("a[i]", "a[i]"), ("a[i].b", "a[j].b")])
+def test_augmented_target_comparison_agrees_with_dumps(loaded, target):
+    """The direct comparison of name and attribute targets says what comparing
+    the dumps (the target's with every context a load) says."""
+    import ast
+    from depyf.decompiler.expressions import _as_load, _same
+    value = ast.parse(loaded, mode="eval").body
+    store = ast.parse(target, mode="eval").body
+    store.ctx = ast.Store()
+    expected = ast.dump(value, annotate_fields=False) == \
+        ast.dump(_as_load(store), annotate_fields=False)
+    assert _same(value, store) == expected

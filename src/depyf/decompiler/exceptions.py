@@ -44,11 +44,12 @@ class Regions:
 
     def covered(self, op, handler) -> bool:
         h = op.handler
+        ops = self.ops
         seen = 0
         while h is not None and seen < 64:
             if h is handler or (h.target is handler.target and h.depth == handler.depth):
                 return True
-            h = self.parent(h)
+            h = ops[h.target.index].handler      # (self.parent(h), inlined)
             seen += 1
         return False
 
@@ -161,14 +162,15 @@ def _flow_from(w, i, hi):
 def _body_end(w, i, hi, handler, limit=None):
     """Last op of the try body: the last op in layout covered by ``handler``
     before its handler code (finally copies inside are skipped by the walker)."""
-    end = i
     stop = min(hi, limit if limit is not None else hi)
-    normal = i in w.normal
-    for j in range(i, stop):
+    in_normal, ops, covered = w.normal, w.ops, w.regions.covered
+    normal = i in in_normal
+    # (from the end: the last covered op is near it, and the scan stops there)
+    for j in range(stop - 1, i - 1, -1):
         # Handler code of nested statements is covered too but lies elsewhere.
-        if (j in w.normal) == normal and w.regions.covered(w.ops[j], handler):
-            end = j + 1
-    return end
+        if (j in in_normal) == normal and covered(ops[j], handler):
+            return j + 1
+    return i
 
 
 def _is_finally(w, hs, he) -> bool:

@@ -21,10 +21,10 @@ import ast
 import itertools
 from typing import Callable, Dict, List, Optional
 
-from .values import (DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated, Entered,
-                     ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue, InPlace,
-                     Iterator, Null, PendingNamed, Placeholder, SavedLocal, TypeAliasValue,
-                     TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
+from .values import (AST_KINDS, DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated,
+                     Entered, ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue,
+                     InPlace, Iterator, Null, PendingNamed, Placeholder, SavedLocal,
+                     TypeAliasValue, TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
 from .objects import CellRef, cell_expr, code_expr, module_globals_expr
 from .spill import continues_multi, drops_out, is_waiting_value, spill
 
@@ -100,14 +100,27 @@ class StackMachine:
     # -- driving --------------------------------------------------------------
 
     def step(self, op) -> None:
-        handler = HANDLERS.get(op.name)
-        if handler is None:
-            raise DecompileFailure("no expression rule for %s" % op.name)
-        if self.start_line is None:
-            self.start_line = op.line
-        if self.multi and not continues_multi(self, op):
-            self.flush_multi()
-        handler(self, op)
+        """Run one op."""
+        self.steps((op,), 0, 1, ())
+
+    def steps(self, ops, i: int, hi: int, plain) -> int:
+        """Run ``ops[i]`` and the ops after it while their index is below ``hi``
+        and in ``plain``; returns where it stopped. (The walker sends most ops
+        here a run at a time: a call per op cost more than the rest of a step.)"""
+        get = HANDLERS.get
+        while True:
+            op = ops[i]
+            handler = get(op.name)
+            if handler is None:
+                raise DecompileFailure("no expression rule for %s" % op.name)
+            if self.start_line is None:
+                self.start_line = op.line
+            if self.multi and not continues_multi(self, op):
+                self.flush_multi()
+            handler(self, op)
+            i += 1
+            if i >= hi or i not in plain:
+                return i
 
     def waiting(self) -> list:
         """Values this machine evaluated that are still on the stack."""
@@ -143,10 +156,11 @@ class StackMachine:
             node._seq = next(_PUSHES)      # evaluation order, for tuple assignments
         self.stack.append(node)
 
-    def push_new(self, node: ast.expr, op) -> None:
+    def push_new(self, node: ast.expr, op=None) -> None:
         """:meth:`push` for a node just built (no line, no evaluation time yet):
         the loads and operators that make most values skip its checks."""
-        node.lineno = op.line
+        if op is not None:
+            node.lineno = op.line
         node._seq = next(_PUSHES)
         self.stack.append(node)
 
@@ -160,7 +174,7 @@ class StackMachine:
         if not self.stack:
             raise DecompileFailure("stack underflow")
         node = self.stack.pop()
-        return node if not isinstance(node, _UNFINISHED) else finish(self, node)
+        return node if type(node) in _FINISHED_KINDS else finish(self, node)
 
     def popn(self, n: int) -> List[ast.expr]:
         if n == 0:
@@ -196,14 +210,43 @@ class StackMachine:
     def value(self, node) -> ast.expr:
         """A stack item as a finished source expression."""
         # (finish's first test, inlined: this runs for every operand)
-        return node if not isinstance(node, _UNFINISHED) else finish(self, node)
+        return node if type(node) in _FINISHED_KINDS else finish(self, node)
 
 
 # -- finishing placeholders ---------------------------------------------------------
 
 def finish(m: StackMachine, node) -> ast.expr:
-    if not isinstance(node, _UNFINISHED):
+    kind = type(node)
+    if kind in _FINISHED_KINDS:
         return node         # most values: nothing to do (this runs for every operand)
+    if kind is ast.Call:
+        _finish_arguments(m, node)      # (the commonest of the rest)
+        return node
+    if not isinstance(node, _UNFINISHED):
+        return node
+    if isinstance(node, Placeholder):
+        return _finish_placeholder(m, node)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        # Displays may hold a class body function until a class call claims it.
+        node.elts = [finish(m, e) if isinstance(e, Placeholder)
+                     and not isinstance(e, TypeParamValue) else e for e in node.elts]
+    elif isinstance(node, ast.Call):
+        _finish_arguments(m, node)
+    return node
+
+
+def _finish_arguments(m: StackMachine, node: ast.Call) -> None:
+    """Calls hold their function argument until a decorator use claims it. (In
+    place: the list is the node's own. _decorated finds only a Placeholder in
+    anything but a Call: one test for most arguments.)"""
+    args = node.args
+    for k, a in enumerate(args):
+        if type(a) not in _FINISHED_KINDS and (
+                isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a))):
+            args[k] = finish(m, a)
+
+
+def _finish_placeholder(m: StackMachine, node) -> ast.expr:
     if isinstance(node, FunctionValue):
         return m.ctx.nested(node, "lambda")
     if isinstance(node, Converted):
@@ -226,25 +269,13 @@ def finish(m: StackMachine, node) -> ast.expr:
         return code_expr(m, node.code)
     if isinstance(node, CellRef):
         return cell_expr(node)
-    if isinstance(node, Placeholder):
-        raise DecompileFailure("%s used as a value" % type(node).__name__)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        # Displays may hold a class body function until a class call claims it.
-        node.elts = [finish(m, e) if isinstance(e, Placeholder)
-                     and not isinstance(e, TypeParamValue) else e for e in node.elts]
-    elif isinstance(node, ast.Call):
-        # ...and calls their function argument until a decorator use claims it.
-        # (In place: the list is the node's own. _decorated finds only a
-        # Placeholder in anything but a Call: one test for most arguments.)
-        args = node.args
-        for k, a in enumerate(args):
-            if isinstance(a, Placeholder) or (isinstance(a, ast.Call) and _decorated(a)):
-                args[k] = finish(m, a)
-    return node
+    raise DecompileFailure("%s used as a value" % type(node).__name__)
 
 
 #: the only kinds of value finish() changes or rejects
 _UNFINISHED = (Placeholder, ast.Tuple, ast.List, ast.Call)
+#: ast's own node classes none of those: finished (one set lookup; see AST_KINDS)
+_FINISHED_KINDS = frozenset(k for k in AST_KINDS if not issubclass(k, _UNFINISHED))
 #: the only kinds of call argument _arg does more with than return it (function,
 #: class and type parameter values are Placeholders; decorator calls are Calls)
 _ARG_CHECKED = _UNFINISHED
@@ -262,6 +293,7 @@ def _decorated(node) -> bool:
 # every load can share one Load() (as ast.parse's trees do): load() and const()
 # build a node for most ops.
 _LOAD = ast.Load()
+_STORE = ast.Store()
 
 
 def load(name: str) -> ast.Name:
@@ -284,7 +316,7 @@ def _load_const(m, op):
         node._seq = next(_PUSHES)
         m.stack.append(node)
     elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
-        m.push(_CodeConst(value), op)
+        m.push_new(_CodeConst(value), op)
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
         m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
@@ -307,14 +339,20 @@ def _load_fast_and_clear(m, op):
     m.push(SavedLocal(op.arg), op)
 
 
-@handles("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
-         "LOAD_CLOSURE", "LOAD_FROM_DICT_OR_GLOBALS")
-def _load_name(m, op):
+@handles("LOAD_CLOSURE")
+def _load_closure(m, op):
     if op.arg in m.ctx.hidden:
         m.push(m.ctx.hidden[op.arg], op)
         return
-    if op.name == "LOAD_CLOSURE":
-        m.push(CellRef(op.arg), op)     # the cell itself, not its contents
+    m.push(CellRef(op.arg), op)     # the cell itself, not its contents
+
+
+@handles("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF",
+         "LOAD_FROM_DICT_OR_GLOBALS")
+def _load_name(m, op):
+    hidden = m.ctx.hidden
+    if hidden and op.arg in hidden:
+        m.push(hidden[op.arg], op)
         return
     node = ast.Name(op.arg, _LOAD)      # (push_new inlined: the commonest op)
     node.lineno = op.line
@@ -332,7 +370,7 @@ def _load_attr(m, op):
 def _load_super_method(m, op):
     _load_super_attr(m, op)
     attr = m.pop()
-    m.push(Null())
+    m.push_new(Null())
     m.push(attr)
 
 
@@ -721,6 +759,16 @@ def _callable(m, slots, args):
     """The callable below a call's arguments; a non-NULL second slot is a bound
     first argument (a method's self, or a comprehension's iterator)."""
     below = m.popn(slots)
+    if slots == 2:
+        # (most calls: a callable and a NULL or a bound self, without lists)
+        first, second = below
+        if type(second) is Null:
+            if type(first) is Null:
+                raise DecompileFailure("call without a callable")
+            return first, args
+        if type(first) is Null:
+            return second, args
+        return first, [second] + args
     for v in below:         # (a loop first: most calls have no NULL to drop before 3.11)
         if isinstance(v, Null):
             below = [v for v in below if not isinstance(v, Null)]
@@ -732,13 +780,13 @@ def _callable(m, slots, args):
 
 @handles("PUSH_NULL")
 def _push_null(m, op):
-    m.push(Null())
+    m.push_new(Null())
 
 
 @handles("LOAD_METHOD")
 def _load_method(m, op):
     obj = m.pop_value()
-    m.push(Null())
+    m.push_new(Null())
     m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
 
 
@@ -752,7 +800,7 @@ def _call(m, op):
         keywords = [ast.keyword(k, m.value(v)) for k, v in zip(kwnames, keyword_values)]
     else:
         positional, keywords = args, []
-    if isinstance(func, Placeholder):
+    if type(func) not in AST_KINDS and isinstance(func, Placeholder):
         if isinstance(func, BuildClass):
             m.push(_class_value(m, positional, keywords, op), op)
             return
@@ -764,7 +812,8 @@ def _call(m, op):
                 and isinstance(positional[0], Iterator):
             m.push(m.ctx.nested(func, ("comprehension", m.value(positional[0].iterable))), op)
             return
-    node = ast.Call(m.value(func), [a if not isinstance(a, _ARG_CHECKED) else _arg(m, a)
+    node = ast.Call(m.value(func), [a if type(a) in _FINISHED_KINDS
+                                    or not isinstance(a, _ARG_CHECKED) else _arg(m, a)
                                     for a in positional], keywords)
     m.push_new(node, op)
 
@@ -839,7 +888,7 @@ def _make_function(m, op):
     annotations = m.pop_value() if flags & 4 else None
     kwdefaults = m.pop_value() if flags & 2 else None
     defaults = m.pop_value() if flags & 1 else None
-    m.push(FunctionValue(code.code, defaults, kwdefaults, annotations, closure, op.line), op)
+    m.push_new(FunctionValue(code.code, defaults, kwdefaults, annotations, closure), op)
 
 
 @handles("GET_ITER")
@@ -858,19 +907,20 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
     """Assign the top of the stack to ``target``, recognising chained and
     unpacking assignments, augmented assignments, defs, classes and imports."""
     value = m.pop()
-    if isinstance(value, UnpackSlot):
-        _fill_slot(m, value, target, op)
-        return
-    if isinstance(value, ImportFromValue):
-        _store_import_from(m, value, target, op)
-        return
-    if isinstance(value, Entered):
-        m.last_target = target
-        return
-    if isinstance(value, SavedLocal):
-        if not (isinstance(target, ast.Name) and target.id == value.name):
-            raise DecompileFailure("saved comprehension local stored elsewhere")
-        return
+    if type(value) not in AST_KINDS and isinstance(value, Placeholder):   # (most values: no)
+        if isinstance(value, UnpackSlot):
+            _fill_slot(m, value, target, op)
+            return
+        if isinstance(value, ImportFromValue):
+            _store_import_from(m, value, target, op)
+            return
+        if isinstance(value, Entered):
+            m.last_target = target
+            return
+        if isinstance(value, SavedLocal):
+            if not (isinstance(target, ast.Name) and target.id == value.name):
+                raise DecompileFailure("saved comprehension local stored elsewhere")
+            return
     if isinstance(target, ast.Name) and target.id.startswith("."):
         m.ctx.hidden[target.id] = value      # `.type_params`, `.generic_base`
         return
@@ -880,13 +930,13 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
 def _assign_value(m, target, value, op) -> None:
     """The last step of every store: a chained or tuple assignment in progress,
     or one statement."""
-    if _keep_copy(m, value, target):
+    if m.stack and m.stack[-1] is value and _keep_copy(m, value, target):
         return
     targets = [target]
-    if isinstance(value, PendingNamed):
+    if type(value) not in AST_KINDS and isinstance(value, PendingNamed):
         targets = value.targets + targets
         value = value.value
-    if m.multi or (len(targets) == 1 and _values_pending(m)):
+    if m.multi or (len(targets) == 1 and len(m.stack) > m.base and _values_pending(m)):
         if not m.multi:
             m.multi_values = list(m.stack[m.base:])
         m.multi.append((target, value, next(_PUSHES), op))
@@ -925,14 +975,22 @@ def _keep_copy(m, value, target) -> bool:
 
 
 def _assignment(m, targets, value, op):
-    if len(targets) == 1:
+    if len(targets) == 1 and type(value) not in _FINISHED_KINDS \
+            and isinstance(value, _DEFINING):
+        # (only a placeholder or a call (a decorator's) can make another statement)
         target = targets[0]
         if isinstance(value, InPlace) and _same(value.target, target):
             return ast.AugAssign(target=target, op=value.op, value=value.value)
         special = _definition(m, target, value)
         if special is not None:
             return special
-    return ast.Assign(targets=targets, value=m.value(value), lineno=op.line)
+    node = ast.Assign(targets, m.value(value))
+    node.lineno = op.line
+    return node
+
+
+#: the only values _assignment may turn into something but an assignment
+_DEFINING = (Placeholder, ast.Call)
 
 
 def _definition(m, target, value):
@@ -984,7 +1042,7 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     _assign_value(m, tuple_target, value, op)
 
 
-class _ForTarget(Placeholder):
+class _ForTarget(Placeholder):      # (no subclasses: tested by type)
     """The item FOR_ITER produced; the stores that follow fill ``target``."""
 
     def __init__(self):
@@ -993,8 +1051,21 @@ class _ForTarget(Placeholder):
 
 
 def _same(a, b) -> bool:
+    """``a`` (a loaded value) and the target ``b`` name the same thing: their
+    dumps agree once ``b`` loads. (Names and attributes of them compared
+    directly: the dumps of copies cost more than the rest of an augmented
+    assignment.)"""
+    kind = type(a)
+    if kind is type(b) and kind in _NAMING and type(getattr(a, "ctx", None)) is ast.Load:
+        if kind is ast.Name and type(a.id) is str and type(b.id) is str:
+            return a.id == b.id
+        if kind is ast.Attribute and type(a.attr) is str and type(b.attr) is str:
+            return a.attr == b.attr and _same(a.value, b.value)
     return ast.dump(a, annotate_fields=False) == ast.dump(
         _as_load(b), annotate_fields=False)
+
+
+_NAMING = (ast.Name, ast.Attribute)
 
 
 def _as_load(node):
@@ -1013,10 +1084,10 @@ def _store_ctx(node):
 
 @handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
 def _store_name(m, op):
-    if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
-        m.pop().target = ast.Name(op.arg, ast.Store())
+    if m.stack and type(m.stack[-1]) is _ForTarget and m.stack[-1].target is None:
+        m.pop().target = ast.Name(op.arg, _STORE)
         return
-    store(m, ast.Name(op.arg, ast.Store()), op)
+    store(m, ast.Name(op.arg, _STORE), op)
 
 
 @handles("STORE_ATTR")
@@ -1199,7 +1270,7 @@ def _return(m, op):
         m.emit(ast.Return(value=m.pop()), op)    # the def/class/alias it sets up
         return
     value = m.pop_value()
-    node = ast.Return(value=value)
+    node = ast.Return(value)
     # The compiler's own `return None` shares the line of the statement before it.
     node.implicit = op.index in getattr(m.ctx, "implicit_returns", ()) and op.arg != "copied"
     #: a branch of `return a if t else b` (the compiler copied the return into it)

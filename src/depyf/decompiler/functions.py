@@ -30,6 +30,8 @@ CO_ASYNC_GENERATOR = 0x200
 #: names every class body sets up before the user's code (and 3.13 after it)
 _CLASS_PROLOGUE = {"__module__", "__qualname__", "__firstlineno__", "__type_params__"}
 _CLASS_EPILOGUE = {"__static_attributes__", "__classcell__", "__classdictcell__"}
+_PREAMBLE_NAMES = _CLASS_PROLOGUE | {"__doc__"}
+_CLASS_BOILERPLATE = _CLASS_PROLOGUE | _CLASS_EPILOGUE
 
 
 class CodeDecompiler:
@@ -282,7 +284,8 @@ def arguments(value: FunctionValue) -> ast.arguments:
 
 
 def _arg(name, value):
-    return ast.arg(arg=name, annotation=_annotation(value, name), type_comment=None)
+    annotation = _annotation(value, name) if value.annotations is not None else None
+    return ast.arg(name, annotation, None)
 
 
 def _sequence(node) -> List[ast.expr]:
@@ -384,14 +387,16 @@ def _bare_returns(stmts):
     """``return None`` as ``return`` (the same code; the only form an async
     generator allows)."""
     for stmt in stmts:
-        if isinstance(stmt, ast.Return) and _is_none(stmt.value):
-            stmt.value = None
-        if type(stmt) in _SIMPLE_STATEMENTS:
+        kind = type(stmt)
+        if kind in _SIMPLE_STATEMENTS:
+            if kind is ast.Return and _is_none(stmt.value):
+                stmt.value = None
             continue
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if kind in _SCOPES:
+            continue        # their own returns are their own
+        for field in _BODIES.get(kind, _ALL_BODIES):
             inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and not isinstance(
-                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(inner, list):
                 _bare_returns(inner)
     return stmts
 
@@ -418,6 +423,11 @@ _SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssi
                                 ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Assert,
                                 ast.Delete, ast.Import, ast.ImportFrom, ast.Global,
                                 ast.Nonlocal})
+_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_ALL_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+#: the statement lists of the commonest compound statements (others: all of the above)
+_BODIES = {ast.If: ("body", "orelse"), ast.For: ("body", "orelse"),
+           ast.While: ("body", "orelse"), ast.With: ("body",), ast.ExceptHandler: ("body",)}
 #: ops that may call for a global or nonlocal statement
 _DECLARING = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
 
@@ -425,6 +435,11 @@ _DECLARING = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_
 def _without_returns(stmts):
     out = []
     for stmt in stmts:
+        kind = type(stmt)
+        if kind in _SIMPLE_STATEMENTS or kind in _SCOPES:
+            if kind is not ast.Return:
+                out.append(stmt)    # (most statements: no body to look in)
+            continue
         if isinstance(stmt, ast.Return):
             continue
         for field in ("body", "orelse", "finalbody"):
@@ -445,6 +460,8 @@ def _declare(declarations, stmts):
     ...     [ast.Expr(value=ast.Constant(value="doc")), ast.Pass()])]
     ['Expr', 'Global', 'Pass']
     """
+    if not declarations:
+        return stmts        # (most code: nothing to place)
     i = 0
     while i < len(stmts) and _preamble(stmts[i], i == 0):
         i += 1
@@ -458,7 +475,7 @@ def _preamble(stmt, first):
         return first and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
             isinstance(stmt.targets[0], ast.Name):
-        return stmt.targets[0].id in _CLASS_PROLOGUE | {"__doc__"}
+        return stmt.targets[0].id in _PREAMBLE_NAMES
     return False
 
 
@@ -483,7 +500,7 @@ def _strip_class_boilerplate(body):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if name in _CLASS_PROLOGUE | _CLASS_EPILOGUE:
+            if name in _CLASS_BOILERPLATE:
                 continue
             if name == "__doc__" and isinstance(stmt.value, ast.Constant) and not out:
                 out.append(ast.Expr(value=stmt.value, lineno=getattr(stmt, "lineno", None)))

@@ -33,7 +33,7 @@ import ast
 import itertools
 from typing import Dict, Iterator as Iter, List, Optional, Tuple
 
-from .values import PendingNamed, Placeholder
+from .values import AST_KINDS, PendingNamed, Placeholder
 
 #: expression nodes whose evaluation runs no user code (no call, no dunder method)
 _QUIET = (ast.Constant, ast.Name, ast.Tuple, ast.List, ast.Slice, ast.expr_context,
@@ -220,7 +220,8 @@ def _older(node, time: int, chosen=()) -> Iter:
 def is_waiting_value(node) -> bool:
     """A stack item that is an evaluated value (not a marker such as NULL or an
     iterator a loop holds)."""
-    return not isinstance(node, Placeholder) or isinstance(node, PendingNamed)
+    return type(node) in AST_KINDS or not isinstance(node, Placeholder) \
+        or isinstance(node, PendingNamed)
 
 
 class _Plan:
@@ -380,6 +381,8 @@ def spill_before_branches(m, test) -> List[ast.stmt]:
     inside them would otherwise be evaluated after the test."""
     if m.multi:
         m.flush_multi()
+    if not (m.copied or m._any_waiting()):
+        return []       # (what spill would find, known without its work: most ifs)
     return spill(m, _Anything(test))
 
 

@@ -45,6 +45,10 @@ _CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_G
                               "STORE_DEREF", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
                               "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+_TERMINAL_KINDS = frozenset(_TERMINAL)
+#: prefixes of the op names that end a condition operand, and the answer per name
+_SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
+_ENDS_SEGMENT = {}
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
 _MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
@@ -57,6 +61,7 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
 _NOT_PLAIN = _STEP_SPECIAL | _WITH_STARTS
 #: op names the set-up of Walker looks for
 _LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
+_SCANNED = _LOOKED_AT | _NO_FALLTHROUGH
 
 
 @dataclass
@@ -111,13 +116,14 @@ class Walker:
         self.has_with = False
         for k, op in enumerate(self.ops):
             name = op.name
-            if op.target is not None:
+            target = op.target
+            if target is not None:
                 breaks.append(k)
-                if op.target.index <= k:
+                if target.index <= k:
                     backward.append(op)
-            elif name in _NO_FALLTHROUGH:
-                breaks.append(k)
-            if name in _LOOKED_AT:          # (one test for most ops)
+            if name in _SCANNED:            # (one test for most ops)
+                if target is None and name in _NO_FALLTHROUGH:
+                    breaks.append(k)
                 if name in _NOT_PLAIN:
                     special.append(k)
                 if name == "RETURN_VALUE":
@@ -198,13 +204,17 @@ class Walker:
         add, push, stops = seen.add, work.append, _NO_FALLTHROUGH    # (once per op of every code)
         while work:
             i = work.pop()
+            last = None     # a run of ops shares its handler: pushed once
             while i < n and i not in seen:
                 add(i)
                 op = ops[i]
                 if op.target is not None:
                     push(op.target.index)
-                if op.handler is not None:
-                    push(op.handler.target.index)
+                h = op.handler
+                if h is not last:
+                    last = h
+                    if h is not None:
+                        push(h.target.index)
                 if op.name in stops:
                     break
                 i += 1
@@ -218,11 +228,12 @@ class Walker:
         ops, n, breaks = self.ops, self.n, self._breaks
         work = [0] if ops else []
         stops = _NO_FALLTHROUGH
+        last = len(breaks)
         while work:
             i = work.pop()
+            k = bisect.bisect_left(breaks, i)
             while i < n and i not in seen:
-                k = bisect.bisect_left(breaks, i)
-                end = breaks[k] if k < len(breaks) else n - 1
+                end = breaks[k] if k < last else n - 1
                 seen.update(range(i, end + 1))
                 op = ops[end]
                 if op.target is not None:
@@ -230,6 +241,7 @@ class Walker:
                 if op.name in stops:
                     break
                 i = end + 1
+                k += 1      # (the next stretch ends at the next break)
         return seen
 
     def _outside_handlers(self):
@@ -247,6 +259,7 @@ class Walker:
             i, depth = work.pop()
             popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
             states = seen.setdefault((depth, 0), set())
+            last = None         # a run of ops shares its handler: pushed once
             while i < n:
                 if i in states:
                     break
@@ -254,12 +267,15 @@ class Walker:
                 op = ops[i]
                 if op.target is not None:
                     work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
-                if op.handler is not None and op.handler.target.name == "PUSH_EXC_INFO" \
-                        and depth < _MAX_HANDLER_DEPTH:
-                    # (clean-up handlers only re-raise: never followed; a handler
-                    # that loops back into its try without POP_EXCEPT would
-                    # nest without end)
-                    work.append((op.handler.target.index, depth + 1))
+                h = op.handler
+                if h is not last:
+                    last = h
+                    if h is not None and h.target.name == "PUSH_EXC_INFO" \
+                            and depth < _MAX_HANDLER_DEPTH:
+                        # (clean-up handlers only re-raise: never followed; a
+                        # handler that loops back into its try without
+                        # POP_EXCEPT would nest without end)
+                        work.append((h.target.index, depth + 1))
                 if op.name in _NO_FALLTHROUGH:
                     break
                 if op.name == "POP_EXCEPT" and depth > popped:
@@ -307,12 +323,7 @@ class Walker:
                 # Most ops: straight to the stack machine (step() would find the
                 # same), a run of them at a time (the stack machine leaves the
                 # walk's state as it is).
-                step = m.step
-                while True:
-                    step(ops[i])
-                    i += 1
-                    if i >= hi or i not in plain:
-                        break
+                i = m.steps(ops, i, hi, plain)
                 continue
             nxt = self.step(m, i, hi)
             if nxt <= i:
@@ -323,7 +334,7 @@ class Walker:
         # Code after return/raise/break/continue in one block is never reached;
         # it is a copy the compiler made of a shared tail.
         for k, stmt in enumerate(m.stmts):
-            if isinstance(stmt, _TERMINAL):
+            if type(stmt) in _TERMINAL_KINDS:       # (no subclasses: one lookup a statement)
                 del m.stmts[k + 1:]
                 break
         return i
@@ -355,8 +366,9 @@ class Walker:
         name = op.name
         if name not in _STEP_SPECIAL and (name != "LOAD_CONST" or not (
                 self.in_handler or self.clause_names)):
-            m.step(op)          # most ops: none of the checks below applies
-            return i + 1
+            # most ops: none of the checks below applies (steps, not step: one
+            # call fewer)
+            return m.steps(self.ops, i, i + 1, ())
         if name == "END" or (name == "RERAISE" and finally_end(self, op)):
             return i + 1
         if self.in_handler and self._unbinds_after_pop_except(i):
@@ -387,8 +399,7 @@ class Walker:
                 m.pop()
                 m.emit(ast.Break(), op)
                 return end
-        m.step(op)
-        return i + 1
+        return m.steps(self.ops, i, i + 1, ())
 
     def _tests_ahead(self, i: int, hi: int) -> bool:
         """Whether ``[i, hi)`` holds a pattern test (a MATCH_* op or a conditional
@@ -616,9 +627,10 @@ class Walker:
     def _segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
-        if isinstance(value, ChainLink) and sense is not None:
+        link = type(value) is ChainLink     # (a leaf class)
+        if link and sense is not None:
             raise DecompileFailure("ChainLink used as a value")
-        if sense is None and isinstance(value, ChainLink):
+        if sense is None and link:
             # `a is b is None`: the chain's last link became the jump.
             value = value.compare
             value.ops.append(ast.Is())
@@ -648,12 +660,15 @@ class Walker:
         """Pure loads and operators up to a conditional jump (a condition operand);
         read_chain checks the stack effect for real."""
         start = j
+        ends = _ENDS_SEGMENT
         while j < hi:
             op = self.ops[j]
             if op.name in CONDITIONAL:
                 return j > start
-            if op.target is not None or op.name.startswith(("STORE", "DELETE", "RETURN", "RAISE",
-                                                           "POP_TOP", "IMPORT", "YIELD")):
+            end = ends.get(op.name)
+            if end is None:     # (a name's answer, once: a tuple of prefixes per op cost more)
+                end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
+            if op.target is not None or end:
                 return False
             j += 1
         return False
@@ -707,6 +722,8 @@ class Walker:
     def _merge_copied_targets(self, segments) -> None:
         """Jumps to two copies of one exit block go to the same place."""
         last = segments[-1]
+        if len(segments) == 1:
+            return      # (most conditions: one jump, nothing to merge)
         key = self._tail_key(last.target)
         if key is None:
             return
@@ -1015,10 +1032,10 @@ class Walker:
         if op.line is None:
             return True
         load = self.ops[k - 1]
-        preds = list(self._jumps_to().get(id(load), ()))
-        if k >= 2 and self.ops[k - 2].name not in _NO_FALLTHROUGH:
-            preds.append(self.ops[k - 2])
-        if any(p.line == op.line for p in preds):
+        before = self.ops[k - 2] if k >= 2 else None
+        if before is not None and before.name not in _NO_FALLTHROUGH and before.line == op.line:
+            return True     # (before the jumps are looked at: most returns end here)
+        if any(p.line == op.line for p in self._jumps_to().get(id(load), ())):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
         return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
@@ -1433,7 +1450,7 @@ def _operand(m):
     """The condition operand on top of ``m``'s stack (a chained comparison's open
     last link stays open: the jump may be its ``is None``)."""
     top = m.pop()
-    return top if isinstance(top, ChainLink) else m.value(top)
+    return top if type(top) is ChainLink else m.value(top)     # (a leaf class)
 
 
 def _check_stack_kept(m, stack, reason):

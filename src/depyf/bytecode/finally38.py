@@ -86,13 +86,14 @@ def _rewrite(func: Function) -> None:
             _finally(func, setup, doomed, appended)
         ops.extend(appended)
         del appended[:]
-    if any(op.name in ("BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY")
-           for op in func.ops if op not in doomed):
+    gone = set(doomed)      # (Ops hash by identity; a list would make this quadratic)
+    if any(op.name in _LEFTOVERS and op not in gone for op in func.ops):
         raise _Unsupported("finally shape")
     remove_ops(func, doomed)
 
 
 _SETUPS = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+_LEFTOVERS = frozenset({"BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY"})
 
 
 def _kind(ops, setup) -> str:
@@ -235,7 +236,7 @@ def _with(ops, setup, doomed, appended) -> None:
     # `return` inside: BEGIN_FINALLY; <cleanup>; POP_FINALLY 0
     shape = ["BEGIN_FINALLY"] + cleanup + ["POP_FINALLY"]
     for i in range(len(ops) - len(shape) + 1):
-        if [o.name for o in ops[i:i + len(shape)]] == shape:
+        if ops[i].name == "BEGIN_FINALLY" and [o.name for o in ops[i:i + len(shape)]] == shape:
             ops[i:i + len(shape)] = [_clone(o) for o in exit_call]
 
 

@@ -50,19 +50,9 @@ def normalize(obj) -> Function:
     func = to_ops(bc)
     table = bc.table
     present = func.decoded_names = set(map(_NAME, func.ops))
-    rewrites = []       # a stretch of one-op passes, run together in one scan
-    for needs, names, run in _plan(table.version):
-        if needs is not None and present.isdisjoint(needs):
-            continue
-        if names is not None:
-            rewrites.append((names, run))
-            continue
-        if rewrites:
-            rewrite_each(func, table, rewrites)
-            rewrites = []
-        run(func, table)
-    if rewrites:
-        rewrite_each(func, table, rewrites)
+    for needs, run in _plan(table.version):
+        if needs is None or not present.isdisjoint(needs):
+            run(func, table)
     func.reindex()
     return func
 
@@ -71,15 +61,32 @@ _PLANS: Dict[tuple, list] = {}
 
 
 def _plan(version) -> list:
-    """``PASSES[version]`` as (NEEDS entry, OP_PASSES entry, function) triples,
-    looked up once per version rather than name by name for every code object."""
+    """``PASSES[version]`` as (NEEDS entry, function) pairs, each stretch of one-op
+    passes made one function that runs them in one scan (see rewrite_each);
+    worked out once per version rather than name by name for every code object.
+    (A one-op pass runs with its stretch even when NEEDS would skip it: it sees
+    only the op names it changes, and none is there.)"""
     plan = _PLANS.get(version)
     if plan is None:
-        plan = _PLANS[version] = [
-            (NEEDS.get(name), OP_PASSES.get(name),
-             _OP_REWRITES[name] if name in OP_PASSES else _PASS_FUNCS[name])
-            for name in PASSES[version]]
+        plan = []
+        stretch = []
+        for name in PASSES[version] + [None]:
+            if name in OP_PASSES:
+                stretch.append((OP_PASSES[name], _OP_REWRITES[name]))
+                continue
+            if stretch:
+                plan.append((None, _scan(_by_name(stretch))))
+                stretch = []
+            if name is not None:
+                plan.append((NEEDS.get(name), _PASS_FUNCS[name]))
+        _PLANS[version] = plan
     return plan
+
+
+def _scan(by_name) -> Callable[[Function, VersionTable], None]:
+    def run(func: Function, table: VersionTable) -> None:
+        _rewrite_all(func, table, by_name)
+    return run
 
 
 # -- building and editing ------------------------------------------------------
@@ -181,18 +188,25 @@ def rewrite_each(func: Function, table: VersionTable, rewrites) -> None:
     >>> [(op.name, op.arg) for op in f.ops]
     [('SWAP', 2), ('RETURN_VALUE', None)]
     """
-    # tails[k]: the names rewrites[k:] touch
-    tails = [frozenset()]
-    for names, _ in reversed(rewrites):
-        tails.append(tails[-1] | names)
-    tails.reverse()
-    touched = tails[0]
+    _rewrite_all(func, table, _by_name(rewrites))
+
+
+def _by_name(rewrites) -> Dict[str, tuple]:
+    """op name -> the ``(k, rewrite)`` of the ``rewrites`` that see it, in order."""
+    by_name: Dict[str, list] = {}
+    for k, (names, rewrite) in enumerate(rewrites):
+        for name in names:
+            by_name.setdefault(name, []).append((k, rewrite))
+    return {name: tuple(steps) for name, steps in by_name.items()}
+
+
+def _rewrite_all(func: Function, table: VersionTable, by_name: Dict[str, tuple]) -> None:
     out = []
     moved: Dict[Op, Op] = {}        # a replaced or dropped op -> what stands in its place
     pending = []                    # dropped ops, waiting for the next op kept
     for op in func.ops:
-        if op.name in touched:
-            new = _rewritten(op, table, rewrites, 0, tails)
+        if op.name in by_name:
+            new = _rewritten(op, table, by_name, 0)
             if new is not None:
                 if not new:
                     pending.append(op)
@@ -209,23 +223,27 @@ def rewrite_each(func: Function, table: VersionTable, rewrites) -> None:
     _finish(func, out, pending, moved)
 
 
-def _rewritten(op: Op, table: VersionTable, rewrites, start: int, tails):
-    """The ops that ``rewrites[start:]`` put in ``op``'s place, or None for ``op``
-    itself; each later rewrite runs on each replacement, as passes would
-    (``tails[k]``: the names ``rewrites[k:]`` touch)."""
-    for k in range(start, len(rewrites)):
-        names, rewrite = rewrites[k]
-        if op.name not in names:
+def _rewritten(op: Op, table: VersionTable, by_name, start: int):
+    """The ops that the rewrites numbered ``start`` on put in ``op``'s place, or
+    None for ``op`` itself; each later rewrite runs on each replacement, as
+    passes would."""
+    name = op.name
+    for k, rewrite in by_name.get(name, ()):
+        if k < start:
             continue
         new = rewrite(op, table)
         if new is None:
+            if op.name != name:         # renamed: the later rewrites of its new name
+                return _rewritten(op, table, by_name, k + 1)
             continue
         out = []
         for n in new:
             _inherit(n, op)
-            more = _rewritten(n, table, rewrites, k + 1, tails) if n.name in tails[k + 1] \
-                else None
-            out.extend([n] if more is None else more)
+            more = _rewritten(n, table, by_name, k + 1) if n.name in by_name else None
+            if more is None:
+                out.append(n)
+            else:
+                out.extend(more)
         return out
     return None
 

@@ -81,6 +81,7 @@ _SIMPLE_STMTS = frozenset({
 })
 _DEFS = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef"})
 _INDENT = "    "
+_NAME = ast.Name
 
 
 def _lineno(node) -> Optional[int]:
@@ -387,7 +388,16 @@ class _Renderer:
     def _comma(self, nxt) -> None:
         """The comma before ``nxt`` (None: nothing that moves), its blank left
         out when ``nxt`` will start a line of its own."""
-        self._w(", " if nxt is None or not self._wants_break(nxt) else ",")
+        # (_wants_break and _w, inlined: this runs between most items)
+        self._fresh = False
+        if nxt is not None and self.faithful and not self._nobreak:
+            lineno = getattr(nxt, "lineno", None)
+            if type(lineno) is not int:
+                lineno = _lineno(nxt)
+            if lineno is not None and lineno > len(self._lines) + 1:
+                self._cur.append(",")
+                return
+        self._cur.append(", ")
 
     def _brk(self, node) -> None:
         """Move down to ``node``'s line, if it is below the current one."""
@@ -406,6 +416,18 @@ class _Renderer:
             self._newline()
         self._cur = [_INDENT * (self._level + 1)]
         self._fresh = True
+
+    def _open(self, opening: str) -> None:
+        """An opening bracket; :meth:`_close` writes its partner (a pair of
+        calls, cheaper than ``_delim``'s context manager where that is hot)."""
+        self._fresh = False
+        self._cur.append(opening)
+        self._depth += 1
+
+    def _close(self, closing: str) -> None:
+        self._depth -= 1
+        self._fresh = False
+        self._cur.append(closing)
 
     def _delim(self, opening: str, closing: str, condition: bool = True):
         """``with self._delim("(", ")", cond):`` writes the brackets around the body
@@ -443,32 +465,32 @@ class _Renderer:
             following = start if start is not None else following
         limits.reverse()
         previous_def = False
+        faithful = self.faithful
         for i, stmt in enumerate(body):
             self._limit = limits[i]
-            if not self.faithful:
+            if not faithful:
                 is_def = type(stmt).__name__ in _DEFS
                 if i and (is_def or previous_def) and (self._level == 0 or in_class):
                     self._blank = True
                 previous_def = is_def
-            self._stmt(stmt, key, docstring=doc and i == 0 and _is_docstring(stmt))
-        self._limit = outer_limit
-
-    def _stmt(self, node, key, docstring: bool = False) -> None:
-        cls = type(node)
-        method = _S_METHODS.get(cls)
-        if method is None:
-            method = _S_METHODS[cls] = _method_for("s_", cls)
-        if cls.__name__ in _SIMPLE_STMTS:
-            self._place_simple(node, key)
-            if docstring:
-                self._docstring(node)
+            # (_stmt, inlined: this runs for every statement)
+            cls = type(stmt)
+            kind = _S_KINDS.get(cls)
+            if kind is None:
+                kind = _S_KINDS[cls] = (_method_for("s_", cls), cls.__name__ in _SIMPLE_STMTS)
+            method, simple = kind
+            if simple:
+                self._place_simple(stmt, key)
+                if doc and i == 0 and _is_docstring(stmt):
+                    self._docstring(stmt)
+                else:
+                    method(self, stmt)
+                self._join = (key, len(self._lines) + 1)
             else:
-                method(self, node)
-            self._join = (key, len(self._lines) + 1)
-        else:
-            self._join = None
-            method(self, node)
-            self._join = None
+                self._join = None
+                method(self, stmt)
+                self._join = None
+        self._limit = outer_limit
 
     def _place_simple(self, node, key) -> None:
         if self._inline == 1:
@@ -907,9 +929,16 @@ class _Renderer:
             target = getattr(node, "lineno", None)
             if target is not None and (type(target) is not int or target > len(self._lines) + 1):
                 self._brk(node)
-        method = _X_METHODS.get(type(node))
+        cls = type(node)
+        if cls is _NAME:    # (x_Name's usual case, inlined: a third of all nodes are names)
+            text = node.id
+            if text and "\n" not in text:
+                self._fresh = False
+                self._cur.append(text)
+                return
+        method = _X_METHODS.get(cls)
         if method is None:
-            method = _X_METHODS[type(node)] = _method_for("x_", type(node))
+            method = _X_METHODS[cls] = _method_for("x_", cls)
         method(self, node, ctx)
 
     def _value(self, node, yield_ok: bool = True, star_ok: bool = True) -> None:
@@ -974,8 +1003,7 @@ class _Renderer:
             return
         else:
             text, level = repr(value), ATOM
-        with self._delim("(", ")", level < ctx):
-            self._w(text)
+        self._w("(" + text + ")" if level < ctx else text)
 
     def _string(self, value, prefix: str = "") -> str:
         """A string/bytes literal; inside a pre-3.12-style f-string replacement
@@ -1104,14 +1132,19 @@ class _Renderer:
     def x_Tuple(self, node, ctx) -> None:
         # Parenthesised too when its items start below it: it had brackets.
         spread = self._wants_break(node.elts[0]) if node.elts else False
-        with self._delim("(", ")", not node.elts or ctx > TUPLE or spread):
-            self._items(node.elts, TEST)
-            if len(node.elts) == 1:
-                self._w(",")
+        paren = not node.elts or ctx > TUPLE or spread
+        if paren:
+            self._open("(")
+        self._items(node.elts, TEST)
+        if len(node.elts) == 1:
+            self._w(",")
+        if paren:
+            self._close(")")
 
     def x_List(self, node, ctx) -> None:
-        with self._delim("[", "]"):
-            self._items(node.elts, TEST)
+        self._open("[")
+        self._items(node.elts, TEST)
+        self._close("]")
 
     def x_Set(self, node, ctx) -> None:
         if not node.elts:
@@ -1165,21 +1198,29 @@ class _Renderer:
 
     def x_BoolOp(self, node, ctx) -> None:
         word, level = _BOOLOP[type(node.op).__name__]
-        with self._delim("(", ")", level < ctx):
-            for i, value in enumerate(node.values):
-                if i:
-                    self._brk(value)
-                    self._ws(" %s " % word)
-                self._expr(value, level + 1)
+        paren = level < ctx
+        if paren:
+            self._open("(")
+        for i, value in enumerate(node.values):
+            if i:
+                self._brk(value)
+                self._ws(" %s " % word)
+            self._expr(value, level + 1)
+        if paren:
+            self._close(")")
 
     def x_BinOp(self, node, ctx) -> None:
         symbol, level = _BINOP[type(node.op).__name__]
         power = symbol == "**"
-        with self._delim("(", ")", level < ctx):
-            self._expr(node.left, level + 1 if power else level)
-            self._brk(node.right)
-            self._ws(" %s " % symbol)
-            self._expr(node.right, FACTOR if power else level + 1)
+        paren = level < ctx
+        if paren:
+            self._open("(")
+        self._expr(node.left, level + 1 if power else level)
+        self._brk(node.right)
+        self._ws(" %s " % symbol)
+        self._expr(node.right, FACTOR if power else level + 1)
+        if paren:
+            self._close(")")
 
     def x_UnaryOp(self, node, ctx) -> None:
         symbol, level = _UNARY[type(node.op).__name__]
@@ -1191,12 +1232,16 @@ class _Renderer:
             self._expr(operand, level)
 
     def x_Compare(self, node, ctx) -> None:
-        with self._delim("(", ")", CMP < ctx):
-            self._expr(node.left, CMP + 1)
-            for op, right in zip(node.ops, node.comparators):
-                self._brk(right)
-                self._ws(" %s " % _CMPOP[type(op).__name__])
-                self._expr(right, CMP + 1)
+        paren = CMP < ctx
+        if paren:
+            self._open("(")
+        self._expr(node.left, CMP + 1)
+        for op, right in zip(node.ops, node.comparators):
+            self._brk(right)
+            self._ws(" %s " % _CMPOP[type(op).__name__])
+            self._expr(right, CMP + 1)
+        if paren:
+            self._close(")")
 
     def x_Lambda(self, node, ctx) -> None:
         with self._delim("(", ")", TEST < ctx):
@@ -1254,24 +1299,32 @@ class _Renderer:
 
     def x_Call(self, node, ctx) -> None:
         self._expr(node.func, ATOM)
-        args = list(node.args) + list(node.keywords)
-        if len(args) == 1 and isinstance(args[0], ast.GeneratorExp):
-            self._expr(args[0], TEST)  # ``f(x for x in y)``: the genexp's own parens
-            return
-        with self._delim("(", ")"):
-            for i, arg in enumerate(args):
-                if i:
-                    self._comma(arg)
-                if isinstance(arg, ast.keyword):
-                    self._brk(arg)
-                    self.n_keyword(arg)
-                else:
-                    self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
+        args = node.args
+        keywords = node.keywords
+        if len(args) + len(keywords) == 1:
+            only = args[0] if args else keywords[0]
+            if isinstance(only, ast.GeneratorExp):
+                self._expr(only, TEST)  # ``f(x for x in y)``: the genexp's own parens
+                return
+        self._open("(")
+        first = True
+        for arg in (args if not keywords else list(args) + list(keywords)):
+            if first:
+                first = False
+            else:
+                self._comma(arg)
+            if isinstance(arg, ast.keyword):
+                self._brk(arg)
+                self.n_keyword(arg)
+            else:
+                self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
+        self._close(")")
 
     def x_Subscript(self, node, ctx) -> None:
         self._expr(node.value, ATOM)
-        with self._delim("[", "]"):
-            self._slice(node.slice)
+        self._open("[")
+        self._slice(node.slice)
+        self._close("]")
 
     def _slice(self, index) -> None:
         if isinstance(index, ast.Tuple) and index.elts:
@@ -1367,7 +1420,8 @@ class _Renderer:
 #: host classes and astcompat's render alike), looked up once per class
 _METHODS = {"s_": {}, "x_": {}, "p_": {}}
 _X_METHODS = _METHODS["x_"]
-_S_METHODS = _METHODS["s_"]
+#: statement class -> (its ``s_`` method, whether it is a simple statement)
+_S_KINDS: dict = {}
 #: node class -> its ``n_`` method, or None (an expression)
 _N_METHODS: dict = {}
 _UNKNOWN = object()

@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 import types
+from itertools import chain
 from typing import Dict, List, Optional
 
 from .code import CodeRecord, from_live
@@ -193,8 +194,13 @@ def _decode_into(bc: Bytecode) -> None:
     as_ops = bc.as_ops
     steps = _steps(table, as_ops)
     # The argument kinds most ops have index a tuple; C lookups, not resolver calls.
-    lookups = (None, code.consts.__getitem__, code.names.__getitem__,
-               resolver.locals.__getitem__)
+    # (3.11+ LOAD_GLOBAL and 3.12+ LOAD_ATTR keep a flag in the low bit: each
+    # name twice over, indexed by the whole argument, reads names[arg >> 1].)
+    names = code.names
+    lookups = (None, code.consts.__getitem__, names.__getitem__,
+               resolver.locals.__getitem__,
+               tuple(chain.from_iterable(zip(names, names))).__getitem__
+               if table._decode_flagged_names else None)
     ops = table.ops
     extended_arg = table.extended_arg
     out = bc.instructions
@@ -309,6 +315,10 @@ def _steps(table: VersionTable, as_ops: bool) -> list:
              _JUMP if info.kind[0] == "j" else _SILENT if info.op in silent else None)
             for info in table.ops]
         setattr(table, key, steps)
+        # (whether the loop's names-twice-over lookup can be needed at all)
+        table._decode_flagged_names = any(
+            info is not None and info.has_arg and _LOOKUPS.get(info.kind) == 4
+            for info in table.ops)
     return steps
 
 
@@ -427,11 +437,17 @@ class _Resolver:
         return self._lookup(self.names, arg >> 2, "name")
 
     def _local_pair(self, arg, offset, cache):
-        return (self._lookup(self.locals, arg >> 4, "local variable"),
-                self._lookup(self.locals, arg & 15, "local variable"))
+        try:
+            return self.locals[arg >> 4], self.locals[arg & 15]
+        except IndexError:
+            return (self._lookup(self.locals, arg >> 4, "local variable"),
+                    self._lookup(self.locals, arg & 15, "local variable"))
 
     def _free(self, arg, offset, cache):
-        return self._lookup(self.cells, arg, "cell variable")
+        try:
+            return self.cells[arg]
+        except IndexError:
+            return self._lookup(self.cells, arg, "cell variable")
 
     def _jump_abs(self, arg, offset, cache):
         return arg * self.jump_unit
@@ -479,4 +495,4 @@ _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local
 #: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
 _RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}
 #: argument kinds resolved by indexing a tuple -> their place in _decode_into's ``lookups``
-_LOOKUPS = {"const": 1, "name": 2, "local": 3}
+_LOOKUPS = {"const": 1, "name": 2, "local": 3, "global": 4, "attr": 4}

@@ -239,7 +239,9 @@ def _rewritten(op: Op, table: VersionTable, by_name, start: int):
         out = []
         for n in new:
             _inherit(n, op)
-            more = _rewritten(n, table, by_name, k + 1) if n.name in by_name else None
+            steps = by_name.get(n.name)
+            more = _rewritten(n, table, by_name, k + 1) \
+                if steps is not None and steps[-1][0] > k else None
             if more is None:
                 out.append(n)
             else:

@@ -193,6 +193,7 @@ def _decode_into(bc: Bytecode) -> None:
     resolver = _Resolver(code, table)
     as_ops = bc.as_ops
     steps = _steps(table, as_ops)
+    silent = table._decode_silent_sizes if as_ops else {}
     # The argument kinds most ops have index a tuple; C lookups, not resolver calls.
     # (3.11+ LOAD_GLOBAL and 3.12+ LOAD_ATTR keep a flag in the low bit: each
     # name twice over, indexed by the whole argument, reads names[arg >> 1].)
@@ -217,30 +218,36 @@ def _decode_into(bc: Bytecode) -> None:
     while i < n:
         op = raw[i]
         step = steps[op]
-        if step is None:        # (EXTENDED_ARG and CACHE too: one test for most ops)
+        if step is None:        # (EXTENDED_ARG, CACHE, silent ops too: one test for most ops)
             if op == extended_arg:
                 ext = (ext | raw[i + 1]) << 8
                 if start is None:
                     start = i
                 dropped.append(i)
-            elif op != table.cache_op:
+                i += 2
+                continue
+            size = silent.get(op)
+            if size is not None:
+                # Bookkeeping of the interpreter (the table's silent ops): what aims at
+                # one aims at the next op kept, as normalize's drop_noise would do.
+                dropped.append(i)
+                start = None
+                dropped_line, dropped_offset = lines[i >> 1], i
+                ext = 0
+                i += size
+                continue
+            if op != table.cache_op:
                 raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
             # (A stray CACHE never executes; it is skipped like the padding it is.)
             i += 2
             continue
         name, how, resolve, size, flow = step
         line = lines[i >> 1]
-        if flow is _SILENT:
-            # Bookkeeping of the interpreter (the table's silent ops): what aims at
-            # one aims at the next op kept, as normalize's drop_noise would do.
-            dropped.append(i)
-            start = None
-            dropped_line, dropped_offset = line, i
-            ext = 0
-            i += size
-            continue
         if resolve is not None:
-            arg = ext | raw[i + 1]
+            arg = raw[i + 1]
+            if ext:
+                arg |= ext
+                ext = 0
             try:
                 argval = lookups[how](arg) if how else resolve(resolver, arg, i, size // 2 - 1)
             except IndexError:
@@ -249,6 +256,7 @@ def _decode_into(bc: Bytecode) -> None:
                 raise _error(code, "%s: %s" % (name, e), i) from None
         else:
             arg = argval = None
+            ext = 0
         if as_ops:
             # Op(name, argval, None, line, i, None, arg), its fields set here: one
             # Python call fewer for every instruction of every code object.
@@ -274,7 +282,6 @@ def _decode_into(bc: Bytecode) -> None:
             start = None
         if flow:
             jumps.append((ins, argval, name))
-        ext = 0
         i += size
     if i > n:           # (only the last op can end past the code)
         last = out[-1]
@@ -299,22 +306,26 @@ def _decode_into(bc: Bytecode) -> None:
 
 
 def _steps(table: VersionTable, as_ops: bool) -> list:
-    """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG or CACHE) or
-    what the decoding loop reads of it, (name, index of its lookup in the loop's
-    ``lookups`` or 0, argument resolver or None, bytes with its caches, _JUMP,
-    _SILENT (decoding ops only) or None), derived once per table rather than
-    attribute by attribute per instruction."""
+    """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG, CACHE, or
+    when decoding ops a silent op) or what the decoding loop reads of it, (name,
+    index of its lookup in the loop's ``lookups`` or 0, argument resolver or
+    None, bytes with its caches, _JUMP or None), derived once per table rather
+    than attribute by attribute per instruction. (Also sets the table's
+    ``_decode_silent_sizes``: silent opcode -> bytes with its caches.)"""
     key = "_decode_op_steps" if as_ops else "_decode_steps"
     steps = getattr(table, key, None)
     if steps is None:
         silent = table.silent_ops if as_ops else ()
         steps = [
-            None if info is None or info.op in (table.extended_arg, table.cache_op) else
+            None if info is None or info.op in (table.extended_arg, table.cache_op)
+            or info.op in silent else
             (info.name, _LOOKUPS.get(info.kind, 0) if info.has_arg else 0,
              _RESOLVERS[info.kind] if info.has_arg else None, 2 + 2 * info.cache,
-             _JUMP if info.kind[0] == "j" else _SILENT if info.op in silent else None)
+             _JUMP if info.kind[0] == "j" else None)
             for info in table.ops]
         setattr(table, key, steps)
+        table._decode_silent_sizes = {info.op: 2 + 2 * info.cache for info in table.ops
+                                      if info is not None and info.op in table.silent_ops}
         # (whether the loop's names-twice-over lookup can be needed at all)
         table._decode_flagged_names = any(
             info is not None and info.has_arg and _LOOKUPS.get(info.kind) == 4
@@ -323,7 +334,7 @@ def _steps(table: VersionTable, as_ops: bool) -> list:
 
 
 #: (truthy: the decoding loop tests ``flow`` once for most ops)
-_JUMP, _SILENT = "jump", "silent"
+_JUMP = "jump"
 
 
 def _resolve_or_raise(code, resolver, step, arg, i):

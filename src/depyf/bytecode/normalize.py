@@ -201,25 +201,39 @@ def _by_name(rewrites) -> Dict[str, tuple]:
 
 
 def _rewrite_all(func: Function, table: VersionTable, by_name: Dict[str, tuple]) -> None:
-    out = []
-    moved: Dict[Op, Op] = {}        # a replaced or dropped op -> what stands in its place
-    pending = []                    # dropped ops, waiting for the next op kept
-    for op in func.ops:
+    ops = func.ops
+    # Most ops are left as they are, or changed in place: find the others first,
+    # then rebuild the list around them (if any) a stretch at a time.
+    edits = []
+    for i, op in enumerate(ops):
         if op.name in by_name:
             new = _rewritten(op, table, by_name, 0)
             if new is not None:
-                if not new:
-                    pending.append(op)
-                    continue
-                if new[0] is not op:
-                    moved[op] = new[0]
-                if pending:
-                    _settle(pending, new[0], moved)
-                out.extend(new)
-                continue
+                edits.append((i, op, new))
+    if not edits:
+        return
+    out = []
+    moved: Dict[Op, Op] = {}        # a replaced or dropped op -> what stands in its place
+    pending = []                    # dropped ops, waiting for the next op kept
+    kept = 0                        # ops[kept:] are not in ``out`` yet
+    for i, op, new in edits:
+        if kept < i:
+            if pending:
+                _settle(pending, ops[kept], moved)
+            out.extend(ops[kept:i])
+        kept = i + 1
+        if not new:
+            pending.append(op)
+            continue
+        if new[0] is not op:
+            moved[op] = new[0]
         if pending:
-            _settle(pending, op, moved)
-        out.append(op)
+            _settle(pending, new[0], moved)
+        out.extend(new)
+    if kept < len(ops):
+        if pending:
+            _settle(pending, ops[kept], moved)
+        out.extend(ops[kept:])
     _finish(func, out, pending, moved)
 
 
@@ -655,9 +669,7 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         -> POP_JUMP_IF_FALSE X; L:
     """
     ops = func.ops
-    invert = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
-              "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
-              "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+    invert = _INVERTED_JUMPS
     targeted = None     # (indices and the jumps' targets: found at the first candidate)
     doomed = []
     for i, op in enumerate(ops[:-2]):
@@ -682,6 +694,9 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
 
 
 _NAME = attrgetter("name")
+_INVERTED_JUMPS = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+                   "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+                   "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
 
 
 def merge_copied_exits(func: Function, table: VersionTable) -> None:

@@ -184,7 +184,8 @@ def as_record(obj) -> CodeRecord:
 def _decode_into(bc: Bytecode) -> None:
     code = bc.code
     table = bc.table
-    raw = code.code
+    # (A list: 3.11+ index lists of ints in one specialised step, bytes not.)
+    raw = list(code.code)
     n = len(raw)
     if n % 2:
         raise _error(code, "code length %d is odd" % n, n - 1)

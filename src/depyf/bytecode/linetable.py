@@ -34,6 +34,8 @@ def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[O
     units = code_len // 2
     lines: List[Optional[int]] = []
     line = firstlineno
+    # (A list: 3.11+ index lists of ints in one specialised step, bytes not.)
+    data = list(data)
     addr = 0    # in bytes: increments are byte counts and may be odd (255, then the rest)
     for i in range(0, len(data) - 1, 2):
         addr += data[i]
@@ -127,6 +129,7 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
     units = code_len // 2
     out: List[Optional[int]] = []
     line = firstlineno
+    data = list(data)       # (see lnotab's loop)
     n = len(data)
     pos = 0
     count = 0

@@ -545,10 +545,10 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     In a condition the links use POP_JUMP_IF_FALSE C and the clean-up is
     ``C: POP_TOP [; JUMP next]``; the condition's own last jump stays.
     """
-    func.reindex()
     ops = func.ops
     doomed = []
     cleanups = {}
+    indexed = False     # (indices are needed only once a link is found: most code has none)
     for i in range(len(ops) - 3):
         cmp = ops[i + 2]
         if cmp.name != "COMPARE_OP":
@@ -559,6 +559,9 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
         if not (dup and cmp.name == "COMPARE_OP" and jump.target is not None
                 and jump.name in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE")):
             continue
+        if not indexed:
+            func.reindex()
+            indexed = True
         c = jump.target.index
         if jump.name == "JUMP_IF_FALSE_OR_POP":
             shape = [o.name for o in ops[c:c + 2]]
@@ -645,7 +648,9 @@ def doubled_returns(func: Function, table: VersionTable) -> None:
     ops = func.ops
     doomed = []
     for a, b in zip(ops, ops[1:]):
-        if a.name == b.name == "RETURN_VALUE" and (a.handler is b.handler or (
+        if a.name != "RETURN_VALUE":
+            continue            # (most ops: one test)
+        if b.name == "RETURN_VALUE" and (a.handler is b.handler or (
                 a.handler is not None and a.handler.same_as(b.handler))):
             if a.arg is not None:
                 b.arg = a.arg
@@ -1069,9 +1074,10 @@ def except_star_handlers(func: Function, table: VersionTable) -> None:
                                       Op("COPY", 2, None, copy.line, copy.offset, copy.handler)]
             doomed += ops[i + 2:i + 4]
     for i, op in enumerate(ops[:-1]):
+        if op.name != "LIST_APPEND":
+            continue            # (most ops: one test)
         prep = ops[i + 1].target
-        if op.name == "LIST_APPEND" and op.arg == 1 and ops[i + 1].name == "JUMP" \
-                and prep.name == "PREP_RERAISE_STAR":
+        if op.arg == 1 and ops[i + 1].name == "JUMP" and prep.name == "PREP_RERAISE_STAR":
             k = ops.index(prep)
             if k >= 1 and ops[k - 1].name == "LIST_APPEND" and ops[k - 1].arg == 1:
                 ops[i + 1].target = ops[k - 1]

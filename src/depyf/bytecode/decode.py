@@ -215,6 +215,8 @@ def _decode_into(bc: Bytecode) -> None:
     start = None
     last_line = None
     new_op = object.__new__
+    op_class = Op
+    append = out.append
     i = 0
     while i < n:
         op = raw[i]
@@ -261,7 +263,7 @@ def _decode_into(bc: Bytecode) -> None:
         if as_ops:
             # Op(name, argval, None, line, i, None, arg), its fields set here: one
             # Python call fewer for every instruction of every code object.
-            ins = new_op(Op)
+            ins = new_op(op_class)
             ins.name = name
             ins.arg = argval
             ins.target = ins.handler = None
@@ -274,7 +276,7 @@ def _decode_into(bc: Bytecode) -> None:
             if line is not None and line != last_line:
                 ins.starts_line = True
                 last_line = line
-        out.append(ins)
+        append(ins)
         by_offset[i] = ins
         if dropped:
             for off in dropped:

@@ -205,11 +205,29 @@ def _rewrite_all(func: Function, table: VersionTable, by_name: Dict[str, tuple])
     # Most ops are left as they are, or changed in place: find the others first,
     # then rebuild the list around them (if any) a stretch at a time.
     edits = []
+    get = by_name.get
     for i, op in enumerate(ops):
-        if op.name in by_name:
+        steps = get(op.name)
+        if steps is None:
+            continue
+        if len(steps) == 1:
+            # (_rewritten's usual case, inlined: one rewrite sees the op)
+            k, rewrite = steps[0]
+            name = op.name
+            new = rewrite(op, table)
+            if new is None:
+                if op.name == name:
+                    continue
+                new = _rewritten(op, table, by_name, k + 1)
+                if new is None:
+                    continue
+            else:
+                new = _replaced(op, new, table, by_name, k)
+        else:
             new = _rewritten(op, table, by_name, 0)
-            if new is not None:
-                edits.append((i, op, new))
+            if new is None:
+                continue
+        edits.append((i, op, new))
     if not edits:
         return
     out = []
@@ -250,18 +268,23 @@ def _rewritten(op: Op, table: VersionTable, by_name, start: int):
             if op.name != name:         # renamed: the later rewrites of its new name
                 return _rewritten(op, table, by_name, k + 1)
             continue
-        out = []
-        for n in new:
-            _inherit(n, op)
-            steps = by_name.get(n.name)
-            more = _rewritten(n, table, by_name, k + 1) \
-                if steps is not None and steps[-1][0] > k else None
-            if more is None:
-                out.append(n)
-            else:
-                out.extend(more)
-        return out
+        return _replaced(op, new, table, by_name, k)
     return None
+
+
+def _replaced(op: Op, new: List[Op], table: VersionTable, by_name, k: int) -> List[Op]:
+    """``new``, which rewrite ``k`` put in ``op``'s place, after the later rewrites."""
+    out = []
+    for n in new:
+        _inherit(n, op)
+        steps = by_name.get(n.name)
+        more = _rewritten(n, table, by_name, k + 1) \
+            if steps is not None and steps[-1][0] > k else None
+        if more is None:
+            out.append(n)
+        else:
+            out.extend(more)
+    return out
 
 
 def _settle(dropped: List[Op], kept: Op, moved: Dict[Op, Op]) -> None:

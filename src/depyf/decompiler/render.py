@@ -330,7 +330,8 @@ class _Renderer:
         self._fq: Tuple[str, ...] = ()  # quotes of enclosing pre-3.12-style f-strings
         self._join = None             # (block, line) where a simple statement ended
         self._inline = 0              # 0 off, 1 first statement, 2 later ones
-        self._limit: Optional[int] = None  # first line of what follows this statement
+        #: [body, index of the statement being written, the enclosing body's list]
+        self._where: Optional[list] = None
         self._blank = False           # compact: a blank line before the next statement
 
     # -- output ----------------------------------------------------------------------------
@@ -454,20 +455,12 @@ class _Renderer:
     def _stmts(self, body: Sequence[ast.stmt], doc: bool = False,
                in_class: bool = False) -> None:
         key = object()
-        outer_limit = self._limit
-        # For each statement, the first known line of what follows it.
-        limits, following = [], outer_limit
-        for stmt in reversed(body):
-            limits.append(following)
-            start = getattr(stmt, "lineno", None)
-            if type(start) is not int or getattr(stmt, "decorator_list", None):
-                start = _first_line(stmt)       # (most statements: their plain lineno)
-            following = start if start is not None else following
-        limits.reverse()
+        outer = self._where
+        where = self._where = [body, 0, outer]
         previous_def = False
         faithful = self.faithful
         for i, stmt in enumerate(body):
-            self._limit = limits[i]
+            where[1] = i
             if not faithful:
                 is_def = type(stmt).__name__ in _DEFS
                 if i and (is_def or previous_def) and (self._level == 0 or in_class):
@@ -490,7 +483,20 @@ class _Renderer:
                 self._join = None
                 method(self, stmt)
                 self._join = None
-        self._limit = outer_limit
+        self._where = outer
+
+    def _following(self) -> Optional[int]:
+        """The first known line of what follows the statement being written (in
+        its body, else after the enclosing statement...); None: nothing known.
+        (Worked out when asked, for the rare docstring that needs it.)"""
+        where = self._where
+        while where is not None:
+            body, i, where = where
+            for stmt in body[i + 1:]:
+                start = _first_line(stmt)
+                if start is not None:
+                    return start
+        return None
 
     def _place_simple(self, node, key) -> None:
         if self._inline == 1:
@@ -559,7 +565,8 @@ class _Renderer:
                 if isinstance(end, int) and _lineno(node) == self.line:
                     multi = end - self.line == newlines
                 else:
-                    multi = self._limit is None or self.line + newlines < self._limit
+                    limit = self._following()
+                    multi = limit is None or self.line + newlines < limit
         if multi and self.target >= (3, 13):
             # 3.13 strips the common indentation of docstrings: indent ours to
             # the block when that strips back to exactly this value.

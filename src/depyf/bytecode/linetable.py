@@ -37,12 +37,13 @@ def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[O
     # (A list: 3.11+ index lists of ints in one specialised step, bytes not.)
     data = list(data)
     addr = 0    # in bytes: increments are byte counts and may be odd (255, then the rest)
+    lnotab = fmt == "lnotab"
     for i in range(0, len(data) - 1, 2):
         addr += data[i]
         ldelta = data[i + 1]
         if ldelta >= 0x80:
             ldelta -= 0x100
-        if fmt == "lnotab":
+        if lnotab:
             # lnotab applies the line increment *after* the address run.
             value = line
             line += ldelta
@@ -52,12 +53,14 @@ def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[O
             line += ldelta
             value = line
         # A unit belongs to the run that holds its first byte.
-        lines.extend([value] * ((addr + 1) // 2 - len(lines)))
-        if len(lines) >= units:
-            break
+        more = (addr + 1) // 2 - len(lines)
+        if more > 0:
+            lines.extend([value] * more)
+            if len(lines) >= units:
+                break
     if len(lines) < units:
         # lnotab's final run has no entry of its own; 3.10 leaves it lineless.
-        fill = line if fmt == "lnotab" else None
+        fill = line if lnotab else None
         lines.extend([fill] * (units - len(lines)))
     return lines[:units]
 

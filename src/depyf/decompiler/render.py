@@ -468,10 +468,11 @@ class _Renderer:
                 previous_def = is_def
             # (_stmt, inlined: this runs for every statement)
             cls = type(stmt)
-            kind = _S_KINDS.get(cls)
-            if kind is None:
-                kind = _S_KINDS[cls] = (_method_for("s_", cls), cls.__name__ in _SIMPLE_STMTS)
-            method, simple = kind
+            try:
+                method, simple = _S_KINDS[cls]
+            except KeyError:
+                method, simple = _S_KINDS[cls] = (_method_for("s_", cls),
+                                                  cls.__name__ in _SIMPLE_STMTS)
             if simple:
                 self._place_simple(stmt, key)
                 if doc and i == 0 and _is_docstring(stmt):
@@ -943,8 +944,9 @@ class _Renderer:
                 self._fresh = False
                 self._cur.append(text)
                 return
-        method = _X_METHODS.get(cls)
-        if method is None:
+        try:
+            method = _X_METHODS[cls]        # (a subscript, not .get(): no call)
+        except KeyError:
             method = _X_METHODS[cls] = _method_for("x_", cls)
         method(self, node, ctx)
 

@@ -218,6 +218,22 @@ def test_location_lines_match_positions():
     assert want[0] is not None and len(set(want) - {None}) >= 3
 
 
+def test_location_lines_cut_short():
+    # an entry cut off by the end of the table is an error only when its units
+    # are needed; which error says what was cut
+    from depyf.bytecode.errors import TruncatedError
+    from depyf.bytecode.linetable import _location_lines
+    short, one_line, numbered = 0x80, 0xd8, 0xe8       # 1 unit each
+    with pytest.raises(TruncatedError, match="inside an entry"):
+        _location_lines(bytes([short]), 1, 2)
+    with pytest.raises(TruncatedError, match="inside an entry"):
+        _location_lines(bytes([short, 0, one_line, 0]), 1, 4)
+    with pytest.raises(TruncatedError, match="inside a number"):
+        _location_lines(bytes([numbered]), 1, 2)
+    assert _location_lines(bytes([one_line, 0, 0, short]), 1, 2) == [2]
+    assert _location_lines(bytes([0xf8, one_line, 0, 0]), 1, 6) == [None, 2, None]
+
+
 def test_decompile_restores_gc_threshold():
     import gc
     import depyf

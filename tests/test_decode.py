@@ -90,6 +90,22 @@ def test_flagged_name_arguments(as_ops):
         run(rec)
 
 
+@pytest.mark.parametrize("as_ops", [False, True])
+def test_caches_past_the_end(as_ops):
+    # the last instruction's inline caches must fit in the code
+    from depyf.bytecode.decode import decode_ops
+    table = get_table((3, 12))
+    info = table.opcode_by_name["LOAD_ATTR"]      # (the most caches: the end test's worst case)
+    run = decode_ops if as_ops else decode
+    for missing in range(1, info.cache + 1):
+        rec = record_with([table.opcode_by_name["LOAD_CONST"].op, 0, info.op, 0]
+                          + [table.cache_op, 0] * (info.cache - missing))
+        rec.version = (3, 12)
+        rec.names = ("a",)
+        with pytest.raises(DecodeError, match="LOAD_ATTR's inline cache runs past the end"):
+            run(rec)
+
+
 def test_rewrite_each_follows_renames_and_replacements():
     # a one-op rewrite that renames its op hands it to the later rewrites of the
     # new name; each replacement meets the later rewrites too; what aimed at a

@@ -194,6 +194,10 @@ def _decode_into(bc: Bytecode) -> None:
     resolver = _Resolver(code, table)
     as_ops = bc.as_ops
     steps = _steps(table, as_ops)
+    # Past the end, markers (no opcode has their number) that the loop's rare
+    # branch stops at: no end test per instruction. As many as the longest
+    # instruction has bytes, so one whose caches run past the end lands on one.
+    raw += table._decode_end
     silent = table._decode_silent_sizes if as_ops else {}
     # The argument kinds most ops have index a tuple; C lookups, not resolver calls.
     # (3.11+ LOAD_GLOBAL and 3.12+ LOAD_ATTR keep a flag in the low bit: each
@@ -218,7 +222,7 @@ def _decode_into(bc: Bytecode) -> None:
     op_class = Op
     append = out.append
     i = 0
-    while i < n:
+    while True:
         op = raw[i]
         step = steps[op]
         if step is None:        # (EXTENDED_ARG, CACHE, silent ops too: one test for most ops)
@@ -240,6 +244,8 @@ def _decode_into(bc: Bytecode) -> None:
                 i += size
                 continue
             if op != table.cache_op:
+                if op == _END:
+                    break
                 raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
             # (A stray CACHE never executes; it is skipped like the padding it is.)
             i += 2
@@ -325,8 +331,9 @@ def _steps(table: VersionTable, as_ops: bool) -> list:
             (info.name, _LOOKUPS.get(info.kind, 0) if info.has_arg else 0,
              _RESOLVERS[info.kind] if info.has_arg else None, 2 + 2 * info.cache,
              _JUMP if info.kind[0] == "j" else None)
-            for info in table.ops]
+            for info in table.ops] + [None]         # (the end marker's)
         setattr(table, key, steps)
+        table._decode_end = [_END] * max(2 + 2 * info.cache for info in table.ops if info)
         table._decode_silent_sizes = {info.op: 2 + 2 * info.cache for info in table.ops
                                       if info is not None and info.op in table.silent_ops}
         # (whether the loop's names-twice-over lookup can be needed at all)
@@ -338,6 +345,8 @@ def _steps(table: VersionTable, as_ops: bool) -> list:
 
 #: (truthy: the decoding loop tests ``flow`` once for most ops)
 _JUMP = "jump"
+#: the end marker after the code (opcodes are bytes)
+_END = 256
 
 
 def _resolve_or_raise(code, resolver, step, arg, i):

@@ -72,8 +72,8 @@ def block_stack_handlers(func: Function, table) -> None:
         for op in ops[i:i + 3]:
             op.handler = outer
     doomed = _rewrite_prologues(func, entries, kinds)
-    _rewrite_with_exits(func)
-    for op in func.ops:
+    ops = func.ops
+    for i, op in enumerate(ops):        # (the last changes, in one scan)
         name = op.name
         if name in _DROPPED:
             # (BEFORE_ASYNC_WITH and the __aenter__ await come before SETUP_ASYNC_WITH.)
@@ -81,8 +81,11 @@ def block_stack_handlers(func: Function, table) -> None:
         elif name == "SETUP_WITH":
             op.name = "BEFORE_WITH"
             op.target = None
-        elif name == "RERAISE" and op.arg is None:
-            op.arg = 0
+        elif name == "RERAISE":
+            if op.arg is None:
+                op.arg = 0
+        elif name == "LOAD_CONST" and op.arg is None:
+            _rewrite_with_exit(ops, i)
     from .normalize import remove_ops
     remove_ops(func, doomed)
 
@@ -260,20 +263,17 @@ def _bind(ops, k, doomed):
             doomed.append(ops[k + 2])
 
 
-def _rewrite_with_exits(func: Function) -> None:
-    """``LOAD_CONST None; DUP_TOP; DUP_TOP; CALL (3, (), 1)`` -> 3.11's
-    ``LOAD_CONST None x3; CALL (2, (), 2)``."""
-    ops = func.ops
-    for i in range(len(ops) - 3):
-        a = ops[i]
-        if a.name != "LOAD_CONST" or a.arg is not None:
-            continue        # (most ops: one test)
-        b, c, d = ops[i + 1], ops[i + 2], ops[i + 3]
-        if (b.name == "DUP_TOP" and c.name == "DUP_TOP" and d.name == "CALL"
-                and d.arg == (3, (), 1)):
-            b.name = c.name = "LOAD_CONST"
-            b.arg = c.arg = None
-            d.arg = (2, (), 2)
+def _rewrite_with_exit(ops: List[Op], i: int) -> None:
+    """At the ``LOAD_CONST None`` ``ops[i]``: ``LOAD_CONST None; DUP_TOP; DUP_TOP;
+    CALL (3, (), 1)`` -> 3.11's ``LOAD_CONST None x3; CALL (2, (), 2)``."""
+    if i + 3 >= len(ops):
+        return
+    b, c, d = ops[i + 1], ops[i + 2], ops[i + 3]
+    if (b.name == "DUP_TOP" and c.name == "DUP_TOP" and d.name == "CALL"
+            and d.arg == (3, (), 1)):
+        b.name = c.name = "LOAD_CONST"
+        b.arg = c.arg = None
+        d.arg = (2, (), 2)
 
 
 def exc_info_shuffles(func: Function, table) -> None:

@@ -34,7 +34,7 @@ the decompiler then falls back on it.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from .ir import Function, Op
 
@@ -44,7 +44,10 @@ class _Unsupported(Exception):
 
 
 def finally_to_py39(func: Function, table) -> None:
-    if not any(op.name in ("BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY") for op in func.ops):
+    for op in func.ops:       # (a loop, not any() over a generator: this sees every op)
+        if op.name in _ENTRIES:
+            break
+    else:
         return
     saved = [(op, op.name, op.arg, op.target) for op in func.ops]
     ops_before = list(func.ops)
@@ -68,8 +71,7 @@ def _rewrite(func: Function) -> None:
         # so the blocks are taken one at a time, outer ones (earlier) first.
         # (Each rewrite changes only ops after its set-up: the search goes on
         # from there.)
-        k = next((k for k in range(start, len(ops))
-                  if ops[k].name in _SETUPS and id(ops[k]) not in done), None)
+        k = _next_setup(ops, start, done)
         if k is None:
             break
         setup = ops[k]
@@ -87,12 +89,22 @@ def _rewrite(func: Function) -> None:
         ops.extend(appended)
         del appended[:]
     gone = set(doomed)      # (Ops hash by identity; a list would make this quadratic)
-    if any(op.name in _LEFTOVERS and op not in gone for op in func.ops):
-        raise _Unsupported("finally shape")
+    for op in func.ops:
+        if op.name in _LEFTOVERS and op not in gone:
+            raise _Unsupported("finally shape")
     remove_ops(func, doomed)
 
 
+def _next_setup(ops, start: int, done) -> Optional[int]:
+    """Index of the first block set-up from ``start`` on not in ``done``, or None."""
+    for k in range(start, len(ops)):
+        if ops[k].name in _SETUPS and id(ops[k]) not in done:
+            return k
+    return None
+
+
 _SETUPS = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+_ENTRIES = frozenset({"BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"})
 _LEFTOVERS = frozenset({"BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY"})
 
 

@@ -367,15 +367,16 @@ class _Renderer:
 
     def _begin_line(self, lineno: Optional[int]) -> None:
         """Start a statement line: the next line, or ``lineno`` if later."""
+        lines = self._lines
         if self._cur:
-            self._lines.append("".join(self._cur))
+            lines.append("".join(self._cur))
         if self.faithful and lineno is not None:
-            gap = lineno - len(self._lines) - 1
+            gap = lineno - len(lines) - 1
             if gap > 0:
-                self._lines.extend([""] * gap)      # blank lines down to ``lineno``
+                lines.extend([""] * gap)      # blank lines down to ``lineno``
                 self._cur = []
-        elif self._blank and self._lines:
-            self._lines.append("")
+        elif self._blank and lines:
+            lines.append("")
         self._blank = False
         self._cur = [_INDENT * self._level]
         self._fresh = False
@@ -500,15 +501,18 @@ class _Renderer:
         return None
 
     def _place_simple(self, node, key) -> None:
-        if self._inline == 1:
+        inline = self._inline
+        if inline == 1:
             self._w(" ")
             self._inline = 2
-        elif self._inline == 2:
+        elif inline == 2:
             self._w("; ")
         elif not self.faithful:
             self._begin_line(None)
         else:
-            lineno = _lineno(node)
+            lineno = getattr(node, "lineno", None)
+            if type(lineno) is not int:     # (_lineno's usual case first, inlined)
+                lineno = _lineno(node)
             line = len(self._lines) + 1
             if lineno is not None and lineno == line and self._join == (key, line):
                 self._w("; ")

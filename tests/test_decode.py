@@ -69,6 +69,72 @@ def test_constant_index_out_of_range():
         decode(record_with([op("LOAD_CONST"), 5, op("RETURN_VALUE"), 0]))
 
 
+@pytest.mark.parametrize("as_ops", [False, True])
+def test_flagged_name_arguments(as_ops):
+    # 3.11+ LOAD_GLOBAL keeps its NULL flag in the low bit: both flag values
+    # read names[arg >> 1], and one past the names is a located error
+    from depyf.bytecode.decode import decode_ops
+    table = get_table((3, 11))
+    load, cache = table.opcode_by_name["LOAD_GLOBAL"].op, table.cache_op
+    ret = table.opcode_by_name["RETURN_VALUE"].op
+    rec = record_with([load, 3] + [cache, 0] * table.opcode_by_name["LOAD_GLOBAL"].cache
+                      + [load, 0] + [cache, 0] * table.opcode_by_name["LOAD_GLOBAL"].cache
+                      + [ret, 0])
+    rec.version = (3, 11)
+    rec.names = ("f", "g")
+    run = decode_ops if as_ops else decode
+    values = [getattr(i, "arg" if as_ops else "argval") for i in run(rec)]
+    assert values[:2] == ["g", "f"]
+    rec.names = ("f",)
+    with pytest.raises(DecodeError, match="name index 1 out of range"):
+        run(rec)
+
+
+@pytest.mark.parametrize("as_ops", [False, True])
+def test_caches_past_the_end(as_ops):
+    # the last instruction's inline caches must fit in the code
+    from depyf.bytecode.decode import decode_ops
+    table = get_table((3, 12))
+    info = table.opcode_by_name["LOAD_ATTR"]      # (the most caches: the end test's worst case)
+    run = decode_ops if as_ops else decode
+    for missing in range(1, info.cache + 1):
+        rec = record_with([table.opcode_by_name["LOAD_CONST"].op, 0, info.op, 0]
+                          + [table.cache_op, 0] * (info.cache - missing))
+        rec.version = (3, 12)
+        rec.names = ("a",)
+        with pytest.raises(DecodeError, match="LOAD_ATTR's inline cache runs past the end"):
+            run(rec)
+
+
+def test_rewrite_each_follows_renames_and_replacements():
+    # a one-op rewrite that renames its op hands it to the later rewrites of the
+    # new name; each replacement meets the later rewrites too; what aimed at a
+    # dropped op aims at the next op kept
+    from depyf.bytecode.ir import Function, Op
+    from depyf.bytecode.normalize import rewrite_each
+
+    def rename(op, table):
+        op.name = "B"
+
+    def split(op, table):
+        return [Op("C"), Op("D")]
+
+    def drop(op, table):
+        return []
+
+    def mark(op, table):
+        op.arg = "seen"
+
+    a, gone, keep = Op("A"), Op("C"), Op("KEEP")
+    jump, jump2 = Op("JUMP", target=a), Op("JUMP", target=gone)
+    f = Function(None, [jump, jump2, a, gone, keep])
+    rewrite_each(f, None, [(frozenset({"A"}), rename), (frozenset({"B"}), split),
+                           (frozenset({"C"}), drop), (frozenset({"A", "D"}), mark)])
+    assert [(op.name, op.arg) for op in f.ops] == [
+        ("JUMP", None), ("JUMP", None), ("D", "seen"), ("KEEP", None)]
+    assert jump.target is f.ops[2] and jump2.target is keep
+
+
 def test_jump_into_nowhere():
     with pytest.raises(DecodeError, match="starts no instruction"):
         decode(record_with([op("JUMP_FORWARD"), 40, op("NOP"), 0]))
@@ -166,6 +232,22 @@ def test_location_lines_match_positions():
     want = [p[0] for p in positions_table(table, code.co_firstlineno, len(code.co_code))]
     assert _location_lines(table, code.co_firstlineno, len(code.co_code)) == want
     assert want[0] is not None and len(set(want) - {None}) >= 3
+
+
+def test_location_lines_cut_short():
+    # an entry cut off by the end of the table is an error only when its units
+    # are needed; which error says what was cut
+    from depyf.bytecode.errors import TruncatedError
+    from depyf.bytecode.linetable import _location_lines
+    short, one_line, numbered = 0x80, 0xd8, 0xe8       # 1 unit each
+    with pytest.raises(TruncatedError, match="inside an entry"):
+        _location_lines(bytes([short]), 1, 2)
+    with pytest.raises(TruncatedError, match="inside an entry"):
+        _location_lines(bytes([short, 0, one_line, 0]), 1, 4)
+    with pytest.raises(TruncatedError, match="inside a number"):
+        _location_lines(bytes([numbered]), 1, 2)
+    assert _location_lines(bytes([one_line, 0, 0, short]), 1, 2) == [2]
+    assert _location_lines(bytes([0xf8, one_line, 0, 0]), 1, 6) == [None, 2, None]
 
 
 def test_decompile_restores_gc_threshold():

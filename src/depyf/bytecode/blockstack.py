@@ -35,46 +35,62 @@ from .ir import Function, Handler, Op
 _SETUPS = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
 _ENDS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
-Block = Tuple[str, int]      # ("setup", handler op id) or ("except", handler op id)
+Block = Tuple[str, Op]       # ("setup", handler op) or ("except", handler op)
 
 
 def block_stack_handlers(func: Function, table) -> None:
     """The pass: handlers per op, rewritten prologues, explicit clean-up blocks."""
-    if not any(op.name in _SETUPS for op in func.ops):
+    ops = func.ops
+    entries = [op for op in ops if op.name in _SETUPS]
+    if not entries:
         return
+    func.reindex()
     try:
-        stacks = _block_stacks(func)
+        stacks = _block_stacks(ops)
     except DecodeError:
         return          # not compiler-shaped; the decompiler falls back on it
-    kinds = {id(op.target): op.name for op in func.ops if op.name in _SETUPS}
-    entries = [op for op in func.ops if op.name in _SETUPS]
+    kinds = {id(op.target): op.name for op in entries}
     cleanups = _add_cleanups(func, entries)
-    by_id = {id(op): op for op in func.ops}
-    # Handlers, from the block stack each op runs under.
-    for op in func.ops:
-        stack = stacks.get(id(op))
-        if stack is not None:
-            if op.name == "POP_EXCEPT" and stack:
-                stack = stack[:-1]      # it leaves the handler it ends
-            op.handler = _handler_for(stack, cleanups, func, by_id)
-    for target_id, first in cleanups.items():
+    # Handlers, from the block stack each op runs under. Runs of ops share one
+    # stack object (kept alive in ``stacks``, so its id is stable): its handler
+    # is worked out once.
+    known = {}
+    for op, stack in zip(ops, stacks):
+        if stack is None:
+            continue
+        if op.name == "POP_EXCEPT" and stack:
+            op.handler = _handler_for(stack[:-1], cleanups, func)  # it leaves its handler
+            continue
+        handler = known.get(id(stack), known)
+        if handler is known:
+            handler = known[id(stack)] = _handler_for(stack, cleanups, func)
+        op.handler = handler
+    for target, first in cleanups.items():
         # A clean-up block is covered by whatever covered the try statement.
-        outer = _handler_for(stacks.get(target_id, ())[:-1], cleanups, func, by_id)
-        i = func.ops.index(first)
-        for op in func.ops[i:i + 3]:
+        outer = _handler_for((stacks[target.index] or ())[:-1], cleanups, func)
+        i = first.index
+        for op in ops[i:i + 3]:
             op.handler = outer
     doomed = _rewrite_prologues(func, entries, kinds)
-    _rewrite_with_exits(func)
-    for op in func.ops:
-        if op.name == "SETUP_WITH":
+    ops = func.ops
+    for i, op in enumerate(ops):        # (the last changes, in one scan)
+        name = op.name
+        if name in _DROPPED:
+            # (BEFORE_ASYNC_WITH and the __aenter__ await come before SETUP_ASYNC_WITH.)
+            doomed.append(op)
+        elif name == "SETUP_WITH":
             op.name = "BEFORE_WITH"
             op.target = None
-        elif op.name == "RERAISE" and op.arg is None:
-            op.arg = 0
+        elif name == "RERAISE":
+            if op.arg is None:
+                op.arg = 0
+        elif name == "LOAD_CONST" and op.arg is None:
+            _rewrite_with_exit(ops, i)
     from .normalize import remove_ops
-    # (BEFORE_ASYNC_WITH and the __aenter__ await come before SETUP_ASYNC_WITH.)
-    remove_ops(func, doomed + [op for op in func.ops
-                               if op.name in ("SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH")])
+    remove_ops(func, doomed)
+
+
+_DROPPED = frozenset({"SETUP_FINALLY", "POP_BLOCK", "SETUP_ASYNC_WITH"})
 
 
 def _is_name_cleanup(op_list, i) -> bool:
@@ -85,36 +101,41 @@ def _is_name_cleanup(op_list, i) -> bool:
             and names[3] == "RERAISE")
 
 
-def _block_stacks(func: Function) -> Dict[int, Tuple[Block, ...]]:
-    """The block stack each reachable op runs under (a forward data-flow walk)."""
-    ops = func.ops
-    index = {id(op): i for i, op in enumerate(ops)}
-    state: Dict[int, Tuple[Block, ...]] = {}
+def _block_stacks(ops: List[Op]) -> List[Optional[Tuple[Block, ...]]]:
+    """The block stack each op runs under (None: unreachable), by a forward
+    data-flow walk; the ops' ``index`` must be their place in ``ops``."""
+    n = len(ops)
+    state: List[Optional[Tuple[Block, ...]]] = [None] * n
     work: List[Tuple[int, Tuple[Block, ...]]] = [(0, ())] if ops else []
     while work:
         i, stack = work.pop()
-        while i < len(ops):
-            op = ops[i]
-            seen = state.get(id(op))
+        while i < n:
+            seen = state[i]
             if seen is not None:
                 if seen != stack:
-                    raise DecodeError("inconsistent block stack at offset %d" % op.offset)
+                    raise DecodeError("inconsistent block stack at offset %d" % ops[i].offset)
                 break
-            state[id(op)] = stack
-            if op.name in _SETUPS:
-                handler_stack = stack + (("except", id(op.target)),)
-                work.append((index[id(op.target)], handler_stack))
-                stack = stack + (("setup", id(op.target)),)
-            elif op.name == "POP_BLOCK":
-                stack = _pop(stack, "setup", op)
-            elif op.name == "POP_EXCEPT":
-                stack = _pop(stack, "except", op)
-            if op.target is not None and op.name not in _SETUPS:
-                work.append((index[id(op.target)], stack))
-            if op.name in _ENDS:
+            state[i] = stack
+            op = ops[i]
+            name = op.name
+            if name in _BLOCK_OPS:
+                if name == "POP_BLOCK":
+                    stack = _pop(stack, "setup", op)
+                elif name == "POP_EXCEPT":
+                    stack = _pop(stack, "except", op)
+                else:
+                    target = op.target
+                    work.append((target.index, stack + (("except", target),)))
+                    stack = stack + (("setup", target),)
+            elif op.target is not None:
+                work.append((op.target.index, stack))
+            if name in _ENDS:
                 break
             i += 1
     return state
+
+
+_BLOCK_OPS = frozenset(_SETUPS + ("POP_BLOCK", "POP_EXCEPT"))
 
 
 def _pop(stack, kind, op):
@@ -123,32 +144,33 @@ def _pop(stack, kind, op):
     return stack[:-1]
 
 
-def _add_cleanups(func: Function, entries: List[Op]) -> Dict[int, Op]:
-    """One ``COPY 3; POP_EXCEPT; RERAISE 1`` block per handler, at the end."""
+def _add_cleanups(func: Function, entries: List[Op]) -> Dict[Op, Op]:
+    """One ``COPY 3; POP_EXCEPT; RERAISE 1`` block per handler, at the end (its
+    ops' ``index`` set); handler op -> the block's first op."""
     cleanups = {}
     for setup in entries:
         target = setup.target
-        if id(target) in cleanups:
+        if target in cleanups:
             continue
         block = [Op("COPY", 3, line=None, offset=target.offset),
                  Op("POP_EXCEPT", line=None, offset=target.offset),
                  Op("RERAISE", 1, line=None, offset=target.offset)]
-        func.ops.extend(block)
-        cleanups[id(target)] = block[0]
+        for op in block:
+            op.index = len(func.ops)
+            func.ops.append(op)
+        cleanups[target] = block[0]
     return cleanups
 
 
-def _handler_for(stack, cleanups, func, by_id) -> Optional[Handler]:
-    """3.11's handler for an op under ``stack``: the innermost block decides
-    (``by_id``: the function's ops by ``id``)."""
+def _handler_for(stack, cleanups, func) -> Optional[Handler]:
+    """3.11's handler for an op under ``stack``: the innermost block decides."""
     if not stack:
         return None
-    kind, target_id = stack[-1]
+    kind, target = stack[-1]
     depth = len(stack) - 1
     if kind == "except":
-        target = cleanups[target_id]
-        return _handler(func, target, depth, True)
-    return _handler(func, by_id[target_id], depth, False)
+        return _handler(func, cleanups[target], depth, True)
+    return _handler(func, target, depth, False)
 
 
 def _handler(func, target, depth, lasti):
@@ -173,7 +195,7 @@ def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> List[Op]:
         if id(target) in done:
             continue
         done.add(id(target))
-        if _is_name_cleanup(func.ops, func.ops.index(target)):
+        if _is_name_cleanup(func.ops, target.index):      # (indexed by the caller)
             continue            # 3.11 has no PUSH_EXC_INFO there either
         handler = target.handler
         push = Op("PUSH_EXC_INFO", line=target.line, offset=target.offset, handler=handler)
@@ -241,20 +263,17 @@ def _bind(ops, k, doomed):
             doomed.append(ops[k + 2])
 
 
-def _rewrite_with_exits(func: Function) -> None:
-    """``LOAD_CONST None; DUP_TOP; DUP_TOP; CALL (3, (), 1)`` -> 3.11's
-    ``LOAD_CONST None x3; CALL (2, (), 2)``."""
-    ops = func.ops
-    for i in range(len(ops) - 3):
-        a = ops[i]
-        if a.name != "LOAD_CONST" or a.arg is not None:
-            continue        # (most ops: one test)
-        b, c, d = ops[i + 1], ops[i + 2], ops[i + 3]
-        if (b.name == "DUP_TOP" and c.name == "DUP_TOP" and d.name == "CALL"
-                and d.arg == (3, (), 1)):
-            b.name = c.name = "LOAD_CONST"
-            b.arg = c.arg = None
-            d.arg = (2, (), 2)
+def _rewrite_with_exit(ops: List[Op], i: int) -> None:
+    """At the ``LOAD_CONST None`` ``ops[i]``: ``LOAD_CONST None; DUP_TOP; DUP_TOP;
+    CALL (3, (), 1)`` -> 3.11's ``LOAD_CONST None x3; CALL (2, (), 2)``."""
+    if i + 3 >= len(ops):
+        return
+    b, c, d = ops[i + 1], ops[i + 2], ops[i + 3]
+    if (b.name == "DUP_TOP" and c.name == "DUP_TOP" and d.name == "CALL"
+            and d.arg == (3, (), 1)):
+        b.name = c.name = "LOAD_CONST"
+        b.arg = c.arg = None
+        d.arg = (2, (), 2)
 
 
 def exc_info_shuffles(func: Function, table) -> None:

@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 import types
+from itertools import chain
 from typing import Dict, List, Optional
 
 from .code import CodeRecord, from_live
@@ -183,7 +184,8 @@ def as_record(obj) -> CodeRecord:
 def _decode_into(bc: Bytecode) -> None:
     code = bc.code
     table = bc.table
-    raw = code.code
+    # (A list: 3.11+ index lists of ints in one specialised step, bytes not.)
+    raw = list(code.code)
     n = len(raw)
     if n % 2:
         raise _error(code, "code length %d is odd" % n, n - 1)
@@ -192,9 +194,19 @@ def _decode_into(bc: Bytecode) -> None:
     resolver = _Resolver(code, table)
     as_ops = bc.as_ops
     steps = _steps(table, as_ops)
+    # Past the end, markers (no opcode has their number) that the loop's rare
+    # branch stops at: no end test per instruction. As many as the longest
+    # instruction has bytes, so one whose caches run past the end lands on one.
+    raw += table._decode_end
+    silent = table._decode_silent_sizes if as_ops else {}
     # The argument kinds most ops have index a tuple; C lookups, not resolver calls.
-    lookups = (None, code.consts.__getitem__, code.names.__getitem__,
-               resolver.locals.__getitem__)
+    # (3.11+ LOAD_GLOBAL and 3.12+ LOAD_ATTR keep a flag in the low bit: each
+    # name twice over, indexed by the whole argument, reads names[arg >> 1].)
+    names = code.names
+    lookups = (None, code.consts.__getitem__, names.__getitem__,
+               resolver.locals.__getitem__,
+               tuple(chain.from_iterable(zip(names, names))).__getitem__
+               if table._decode_flagged_names else None)
     ops = table.ops
     extended_arg = table.extended_arg
     out = bc.instructions
@@ -207,34 +219,44 @@ def _decode_into(bc: Bytecode) -> None:
     start = None
     last_line = None
     new_op = object.__new__
+    op_class = Op
+    append = out.append
     i = 0
-    while i < n:
+    while True:
         op = raw[i]
         step = steps[op]
-        if step is None:        # (EXTENDED_ARG and CACHE too: one test for most ops)
+        if step is None:        # (EXTENDED_ARG, CACHE, silent ops too: one test for most ops)
             if op == extended_arg:
                 ext = (ext | raw[i + 1]) << 8
                 if start is None:
                     start = i
                 dropped.append(i)
-            elif op != table.cache_op:
+                i += 2
+                continue
+            size = silent.get(op)
+            if size is not None:
+                # Bookkeeping of the interpreter (the table's silent ops): what aims at
+                # one aims at the next op kept, as normalize's drop_noise would do.
+                dropped.append(i)
+                start = None
+                dropped_line, dropped_offset = lines[i >> 1], i
+                ext = 0
+                i += size
+                continue
+            if op != table.cache_op:
+                if op == _END:
+                    break
                 raise _error(code, "opcode %d does not exist in Python %s" % (op, table.name), i)
             # (A stray CACHE never executes; it is skipped like the padding it is.)
             i += 2
             continue
         name, how, resolve, size, flow = step
         line = lines[i >> 1]
-        if flow is _SILENT:
-            # Bookkeeping of the interpreter (the table's silent ops): what aims at
-            # one aims at the next op kept, as normalize's drop_noise would do.
-            dropped.append(i)
-            start = None
-            dropped_line, dropped_offset = line, i
-            ext = 0
-            i += size
-            continue
         if resolve is not None:
-            arg = ext | raw[i + 1]
+            arg = raw[i + 1]
+            if ext:
+                arg |= ext
+                ext = 0
             try:
                 argval = lookups[how](arg) if how else resolve(resolver, arg, i, size // 2 - 1)
             except IndexError:
@@ -243,10 +265,11 @@ def _decode_into(bc: Bytecode) -> None:
                 raise _error(code, "%s: %s" % (name, e), i) from None
         else:
             arg = argval = None
+            ext = 0
         if as_ops:
             # Op(name, argval, None, line, i, None, arg), its fields set here: one
             # Python call fewer for every instruction of every code object.
-            ins = new_op(Op)
+            ins = new_op(op_class)
             ins.name = name
             ins.arg = argval
             ins.target = ins.handler = None
@@ -259,7 +282,7 @@ def _decode_into(bc: Bytecode) -> None:
             if line is not None and line != last_line:
                 ins.starts_line = True
                 last_line = line
-        out.append(ins)
+        append(ins)
         by_offset[i] = ins
         if dropped:
             for off in dropped:
@@ -268,7 +291,6 @@ def _decode_into(bc: Bytecode) -> None:
             start = None
         if flow:
             jumps.append((ins, argval, name))
-        ext = 0
         i += size
     if i > n:           # (only the last op can end past the code)
         last = out[-1]
@@ -293,27 +315,38 @@ def _decode_into(bc: Bytecode) -> None:
 
 
 def _steps(table: VersionTable, as_ops: bool) -> list:
-    """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG or CACHE) or
-    what the decoding loop reads of it, (name, index of its lookup in the loop's
-    ``lookups`` or 0, argument resolver or None, bytes with its caches, _JUMP,
-    _SILENT (decoding ops only) or None), derived once per table rather than
-    attribute by attribute per instruction."""
+    """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG, CACHE, or
+    when decoding ops a silent op) or what the decoding loop reads of it, (name,
+    index of its lookup in the loop's ``lookups`` or 0, argument resolver or
+    None, bytes with its caches, _JUMP or None), derived once per table rather
+    than attribute by attribute per instruction. (Also sets the table's
+    ``_decode_silent_sizes``: silent opcode -> bytes with its caches.)"""
     key = "_decode_op_steps" if as_ops else "_decode_steps"
     steps = getattr(table, key, None)
     if steps is None:
         silent = table.silent_ops if as_ops else ()
         steps = [
-            None if info is None or info.op in (table.extended_arg, table.cache_op) else
+            None if info is None or info.op in (table.extended_arg, table.cache_op)
+            or info.op in silent else
             (info.name, _LOOKUPS.get(info.kind, 0) if info.has_arg else 0,
              _RESOLVERS[info.kind] if info.has_arg else None, 2 + 2 * info.cache,
-             _JUMP if info.kind[0] == "j" else _SILENT if info.op in silent else None)
-            for info in table.ops]
+             _JUMP if info.kind[0] == "j" else None)
+            for info in table.ops] + [None]         # (the end marker's)
         setattr(table, key, steps)
+        table._decode_end = [_END] * max(2 + 2 * info.cache for info in table.ops if info)
+        table._decode_silent_sizes = {info.op: 2 + 2 * info.cache for info in table.ops
+                                      if info is not None and info.op in table.silent_ops}
+        # (whether the loop's names-twice-over lookup can be needed at all)
+        table._decode_flagged_names = any(
+            info is not None and info.has_arg and _LOOKUPS.get(info.kind) == 4
+            for info in table.ops)
     return steps
 
 
 #: (truthy: the decoding loop tests ``flow`` once for most ops)
-_JUMP, _SILENT = "jump", "silent"
+_JUMP = "jump"
+#: the end marker after the code (opcodes are bytes)
+_END = 256
 
 
 def _resolve_or_raise(code, resolver, step, arg, i):
@@ -427,11 +460,17 @@ class _Resolver:
         return self._lookup(self.names, arg >> 2, "name")
 
     def _local_pair(self, arg, offset, cache):
-        return (self._lookup(self.locals, arg >> 4, "local variable"),
-                self._lookup(self.locals, arg & 15, "local variable"))
+        try:
+            return self.locals[arg >> 4], self.locals[arg & 15]
+        except IndexError:
+            return (self._lookup(self.locals, arg >> 4, "local variable"),
+                    self._lookup(self.locals, arg & 15, "local variable"))
 
     def _free(self, arg, offset, cache):
-        return self._lookup(self.cells, arg, "cell variable")
+        try:
+            return self.cells[arg]
+        except IndexError:
+            return self._lookup(self.cells, arg, "cell variable")
 
     def _jump_abs(self, arg, offset, cache):
         return arg * self.jump_unit
@@ -479,4 +518,4 @@ _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local
 #: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
 _RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}
 #: argument kinds resolved by indexing a tuple -> their place in _decode_into's ``lookups``
-_LOOKUPS = {"const": 1, "name": 2, "local": 3}
+_LOOKUPS = {"const": 1, "name": 2, "local": 3, "global": 4, "attr": 4}

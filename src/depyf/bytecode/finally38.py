@@ -34,7 +34,7 @@ the decompiler then falls back on it.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from .ir import Function, Op
 
@@ -44,7 +44,10 @@ class _Unsupported(Exception):
 
 
 def finally_to_py39(func: Function, table) -> None:
-    if not any(op.name in ("BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY") for op in func.ops):
+    for op in func.ops:       # (a loop, not any() over a generator: this sees every op)
+        if op.name in _ENTRIES:
+            break
+    else:
         return
     saved = [(op, op.name, op.arg, op.target) for op in func.ops]
     ops_before = list(func.ops)
@@ -68,8 +71,7 @@ def _rewrite(func: Function) -> None:
         # so the blocks are taken one at a time, outer ones (earlier) first.
         # (Each rewrite changes only ops after its set-up: the search goes on
         # from there.)
-        k = next((k for k in range(start, len(ops))
-                  if ops[k].name in _SETUPS and id(ops[k]) not in done), None)
+        k = _next_setup(ops, start, done)
         if k is None:
             break
         setup = ops[k]
@@ -86,13 +88,24 @@ def _rewrite(func: Function) -> None:
             _finally(func, setup, doomed, appended)
         ops.extend(appended)
         del appended[:]
-    if any(op.name in ("BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY")
-           for op in func.ops if op not in doomed):
-        raise _Unsupported("finally shape")
+    gone = set(doomed)      # (Ops hash by identity; a list would make this quadratic)
+    for op in func.ops:
+        if op.name in _LEFTOVERS and op not in gone:
+            raise _Unsupported("finally shape")
     remove_ops(func, doomed)
 
 
+def _next_setup(ops, start: int, done) -> Optional[int]:
+    """Index of the first block set-up from ``start`` on not in ``done``, or None."""
+    for k in range(start, len(ops)):
+        if ops[k].name in _SETUPS and id(ops[k]) not in done:
+            return k
+    return None
+
+
 _SETUPS = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+_ENTRIES = frozenset({"BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"})
+_LEFTOVERS = frozenset({"BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY", "END_FINALLY"})
 
 
 def _kind(ops, setup) -> str:
@@ -235,7 +248,7 @@ def _with(ops, setup, doomed, appended) -> None:
     # `return` inside: BEGIN_FINALLY; <cleanup>; POP_FINALLY 0
     shape = ["BEGIN_FINALLY"] + cleanup + ["POP_FINALLY"]
     for i in range(len(ops) - len(shape) + 1):
-        if [o.name for o in ops[i:i + len(shape)]] == shape:
+        if ops[i].name == "BEGIN_FINALLY" and [o.name for o in ops[i:i + len(shape)]] == shape:
             ops[i:i + len(shape)] = [_clone(o) for o in exit_call]
 
 

@@ -34,13 +34,16 @@ def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[O
     units = code_len // 2
     lines: List[Optional[int]] = []
     line = firstlineno
+    # (A list: 3.11+ index lists of ints in one specialised step, bytes not.)
+    data = list(data)
     addr = 0    # in bytes: increments are byte counts and may be odd (255, then the rest)
+    lnotab = fmt == "lnotab"
     for i in range(0, len(data) - 1, 2):
         addr += data[i]
         ldelta = data[i + 1]
         if ldelta >= 0x80:
             ldelta -= 0x100
-        if fmt == "lnotab":
+        if lnotab:
             # lnotab applies the line increment *after* the address run.
             value = line
             line += ldelta
@@ -50,12 +53,14 @@ def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[O
             line += ldelta
             value = line
         # A unit belongs to the run that holds its first byte.
-        lines.extend([value] * ((addr + 1) // 2 - len(lines)))
-        if len(lines) >= units:
-            break
+        more = (addr + 1) // 2 - len(lines)
+        if more > 0:
+            lines.extend([value] * more)
+            if len(lines) >= units:
+                break
     if len(lines) < units:
         # lnotab's final run has no entry of its own; 3.10 leaves it lineless.
-        fill = line if fmt == "lnotab" else None
+        fill = line if lnotab else None
         lines.extend([fill] * (units - len(lines)))
     return lines[:units]
 
@@ -128,32 +133,42 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
     out: List[Optional[int]] = []
     line = firstlineno
     n = len(data)
+    # (A list, as in line_table. Markers past the end stop the loop without a
+    # test per entry; a fixed-size entry cut short is found once, after it.)
+    raw = data
+    data = list(data)
+    data += _END_MARKS
     pos = 0
     count = 0
-    fixed = _FIXED_ENTRIES
-    while pos < n and count < units:
+    fixed = _LINE_ENTRIES
+    while count < units:
         first = data[pos]
         entry = fixed[first]
         if entry is not None:       # (the usual forms: one table look-up each)
             size, length, delta = entry
-            if pos + size > n:
-                raise TruncatedError("location table ends inside an entry")
             pos += size
-            if delta is None:
-                value = None
+            line += delta
+            if length == 1:
+                out.append(line)
             else:
-                line += delta
-                value = line
-        elif not first & 0x80:
+                out.extend([line] * length)
+            count += length
+            continue
+        if first == _END:
+            break
+        if not first & 0x80:
             raise TruncatedError("location table entry at byte %d lacks its start bit" % pos)
+        length = (first & 7) + 1
+        if first >> 3 & 15 == 15:   # no location
+            pos += 1
+            value = None
         else:                       # codes 13 and 14: a line change written as a number
-            length = (first & 7) + 1
             b = data[pos + 1] if pos + 1 < n else 64
             if not b & 64:              # a one-byte line change, the usual case
                 line += -(b >> 1 & 31) if b & 1 else b >> 1 & 31
                 pos += 2
             else:
-                delta, pos = _svarint(data, pos + 1)
+                delta, pos = _svarint(raw, pos + 1)
                 line += delta
             value = line
             if first >> 3 & 15 == 14:
@@ -168,6 +183,8 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
         else:
             out.extend([value] * length)
         count += length
+    if pos > n:
+        raise TruncatedError("location table ends inside an entry")
     if count < units:
         out.extend([None] * (units - count))
     elif count > units:
@@ -175,9 +192,9 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
     return out
 
 
-def _fixed_entry(first: int):
-    """(bytes, code units, line change or None for no line) of a location entry
-    whose first byte alone says all that, else None."""
+def _line_entry(first: int):
+    """(bytes, code units, line change) of a location entry whose first byte
+    alone says all that and that has a line, else None."""
     if not first & 0x80:
         return None
     code, length = first >> 3 & 15, (first & 7) + 1
@@ -185,12 +202,13 @@ def _fixed_entry(first: int):
         return 2, length, 0             # short form: columns only
     if code < 13:
         return 3, length, code - 10     # one-line form
-    if code == 15:
-        return 1, length, None          # no location
     return None
 
 
-_FIXED_ENTRIES = [_fixed_entry(b) for b in range(256)]
+#: first byte -> _line_entry; one more entry for the end marker
+_END = 256
+_LINE_ENTRIES = [_line_entry(b) for b in range(256)] + [None]
+_END_MARKS = [_END] * 3     # (past the longest fixed-size entry)
 
 
 def _varint(data: bytes, pos: int):

@@ -50,19 +50,9 @@ def normalize(obj) -> Function:
     func = to_ops(bc)
     table = bc.table
     present = func.decoded_names = set(map(_NAME, func.ops))
-    rewrites = []       # a stretch of one-op passes, run together in one scan
-    for needs, names, run in _plan(table.version):
-        if needs is not None and present.isdisjoint(needs):
-            continue
-        if names is not None:
-            rewrites.append((names, run))
-            continue
-        if rewrites:
-            rewrite_each(func, table, rewrites)
-            rewrites = []
-        run(func, table)
-    if rewrites:
-        rewrite_each(func, table, rewrites)
+    for needs, run in _plan(table.version):
+        if needs is None or not present.isdisjoint(needs):
+            run(func, table)
     func.reindex()
     return func
 
@@ -71,15 +61,32 @@ _PLANS: Dict[tuple, list] = {}
 
 
 def _plan(version) -> list:
-    """``PASSES[version]`` as (NEEDS entry, OP_PASSES entry, function) triples,
-    looked up once per version rather than name by name for every code object."""
+    """``PASSES[version]`` as (NEEDS entry, function) pairs, each stretch of one-op
+    passes made one function that runs them in one scan (see rewrite_each);
+    worked out once per version rather than name by name for every code object.
+    (A one-op pass runs with its stretch even when NEEDS would skip it: it sees
+    only the op names it changes, and none is there.)"""
     plan = _PLANS.get(version)
     if plan is None:
-        plan = _PLANS[version] = [
-            (NEEDS.get(name), OP_PASSES.get(name),
-             _OP_REWRITES[name] if name in OP_PASSES else _PASS_FUNCS[name])
-            for name in PASSES[version]]
+        plan = []
+        stretch = []
+        for name in PASSES[version] + [None]:
+            if name in OP_PASSES:
+                stretch.append((OP_PASSES[name], _OP_REWRITES[name]))
+                continue
+            if stretch:
+                plan.append((None, _scan(_by_name(stretch))))
+                stretch = []
+            if name is not None:
+                plan.append((NEEDS.get(name), _PASS_FUNCS[name]))
+        _PLANS[version] = plan
     return plan
+
+
+def _scan(by_name) -> Callable[[Function, VersionTable], None]:
+    def run(func: Function, table: VersionTable) -> None:
+        _rewrite_all(func, table, by_name)
+    return run
 
 
 # -- building and editing ------------------------------------------------------
@@ -181,53 +188,103 @@ def rewrite_each(func: Function, table: VersionTable, rewrites) -> None:
     >>> [(op.name, op.arg) for op in f.ops]
     [('SWAP', 2), ('RETURN_VALUE', None)]
     """
-    # tails[k]: the names rewrites[k:] touch
-    tails = [frozenset()]
-    for names, _ in reversed(rewrites):
-        tails.append(tails[-1] | names)
-    tails.reverse()
-    touched = tails[0]
+    _rewrite_all(func, table, _by_name(rewrites))
+
+
+def _by_name(rewrites) -> Dict[str, tuple]:
+    """op name -> the ``(k, rewrite)`` of the ``rewrites`` that see it, in order."""
+    by_name: Dict[str, list] = {}
+    for k, (names, rewrite) in enumerate(rewrites):
+        for name in names:
+            by_name.setdefault(name, []).append((k, rewrite))
+    return {name: tuple(steps) for name, steps in by_name.items()}
+
+
+def _rewrite_all(func: Function, table: VersionTable, by_name: Dict[str, tuple]) -> None:
+    ops = func.ops
+    # Most ops are left as they are, or changed in place: find the others first,
+    # then rebuild the list around them (if any) a stretch at a time.
+    edits = []
+    get = by_name.get
+    for i, op in enumerate(ops):
+        steps = get(op.name)
+        if steps is None:
+            continue
+        if len(steps) == 1:
+            # (_rewritten's usual case, inlined: one rewrite sees the op)
+            k, rewrite = steps[0]
+            name = op.name
+            new = rewrite(op, table)
+            if new is None:
+                if op.name == name:
+                    continue
+                new = _rewritten(op, table, by_name, k + 1)
+                if new is None:
+                    continue
+            else:
+                new = _replaced(op, new, table, by_name, k)
+        else:
+            new = _rewritten(op, table, by_name, 0)
+            if new is None:
+                continue
+        edits.append((i, op, new))
+    if not edits:
+        return
     out = []
     moved: Dict[Op, Op] = {}        # a replaced or dropped op -> what stands in its place
     pending = []                    # dropped ops, waiting for the next op kept
-    for op in func.ops:
-        if op.name in touched:
-            new = _rewritten(op, table, rewrites, 0, tails)
-            if new is not None:
-                if not new:
-                    pending.append(op)
-                    continue
-                if new[0] is not op:
-                    moved[op] = new[0]
-                if pending:
-                    _settle(pending, new[0], moved)
-                out.extend(new)
-                continue
+    kept = 0                        # ops[kept:] are not in ``out`` yet
+    for i, op, new in edits:
+        if kept < i:
+            if pending:
+                _settle(pending, ops[kept], moved)
+            out.extend(ops[kept:i])
+        kept = i + 1
+        if not new:
+            pending.append(op)
+            continue
+        if new[0] is not op:
+            moved[op] = new[0]
         if pending:
-            _settle(pending, op, moved)
-        out.append(op)
+            _settle(pending, new[0], moved)
+        out.extend(new)
+    if kept < len(ops):
+        if pending:
+            _settle(pending, ops[kept], moved)
+        out.extend(ops[kept:])
     _finish(func, out, pending, moved)
 
 
-def _rewritten(op: Op, table: VersionTable, rewrites, start: int, tails):
-    """The ops that ``rewrites[start:]`` put in ``op``'s place, or None for ``op``
-    itself; each later rewrite runs on each replacement, as passes would
-    (``tails[k]``: the names ``rewrites[k:]`` touch)."""
-    for k in range(start, len(rewrites)):
-        names, rewrite = rewrites[k]
-        if op.name not in names:
+def _rewritten(op: Op, table: VersionTable, by_name, start: int):
+    """The ops that the rewrites numbered ``start`` on put in ``op``'s place, or
+    None for ``op`` itself; each later rewrite runs on each replacement, as
+    passes would."""
+    name = op.name
+    for k, rewrite in by_name.get(name, ()):
+        if k < start:
             continue
         new = rewrite(op, table)
         if new is None:
+            if op.name != name:         # renamed: the later rewrites of its new name
+                return _rewritten(op, table, by_name, k + 1)
             continue
-        out = []
-        for n in new:
-            _inherit(n, op)
-            more = _rewritten(n, table, rewrites, k + 1, tails) if n.name in tails[k + 1] \
-                else None
-            out.extend([n] if more is None else more)
-        return out
+        return _replaced(op, new, table, by_name, k)
     return None
+
+
+def _replaced(op: Op, new: List[Op], table: VersionTable, by_name, k: int) -> List[Op]:
+    """``new``, which rewrite ``k`` put in ``op``'s place, after the later rewrites."""
+    out = []
+    for n in new:
+        _inherit(n, op)
+        steps = by_name.get(n.name)
+        more = _rewritten(n, table, by_name, k + 1) \
+            if steps is not None and steps[-1][0] > k else None
+        if more is None:
+            out.append(n)
+        else:
+            out.extend(more)
+    return out
 
 
 def _settle(dropped: List[Op], kept: Op, moved: Dict[Op, Op]) -> None:
@@ -511,10 +568,10 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     In a condition the links use POP_JUMP_IF_FALSE C and the clean-up is
     ``C: POP_TOP [; JUMP next]``; the condition's own last jump stays.
     """
-    func.reindex()
     ops = func.ops
     doomed = []
     cleanups = {}
+    indexed = False     # (indices are needed only once a link is found: most code has none)
     for i in range(len(ops) - 3):
         cmp = ops[i + 2]
         if cmp.name != "COMPARE_OP":
@@ -525,6 +582,9 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
         if not (dup and cmp.name == "COMPARE_OP" and jump.target is not None
                 and jump.name in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE")):
             continue
+        if not indexed:
+            func.reindex()
+            indexed = True
         c = jump.target.index
         if jump.name == "JUMP_IF_FALSE_OR_POP":
             shape = [o.name for o in ops[c:c + 2]]
@@ -611,7 +671,9 @@ def doubled_returns(func: Function, table: VersionTable) -> None:
     ops = func.ops
     doomed = []
     for a, b in zip(ops, ops[1:]):
-        if a.name == b.name == "RETURN_VALUE" and (a.handler is b.handler or (
+        if a.name != "RETURN_VALUE":
+            continue            # (most ops: one test)
+        if b.name == "RETURN_VALUE" and (a.handler is b.handler or (
                 a.handler is not None and a.handler.same_as(b.handler))):
             if a.arg is not None:
                 b.arg = a.arg
@@ -635,9 +697,7 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
         -> POP_JUMP_IF_FALSE X; L:
     """
     ops = func.ops
-    invert = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
-              "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
-              "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+    invert = _INVERTED_JUMPS
     targeted = None     # (indices and the jumps' targets: found at the first candidate)
     doomed = []
     for i, op in enumerate(ops[:-2]):
@@ -662,6 +722,9 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
 
 
 _NAME = attrgetter("name")
+_INVERTED_JUMPS = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+                   "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+                   "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
 
 
 def merge_copied_exits(func: Function, table: VersionTable) -> None:
@@ -1034,9 +1097,10 @@ def except_star_handlers(func: Function, table: VersionTable) -> None:
                                       Op("COPY", 2, None, copy.line, copy.offset, copy.handler)]
             doomed += ops[i + 2:i + 4]
     for i, op in enumerate(ops[:-1]):
+        if op.name != "LIST_APPEND":
+            continue            # (most ops: one test)
         prep = ops[i + 1].target
-        if op.name == "LIST_APPEND" and op.arg == 1 and ops[i + 1].name == "JUMP" \
-                and prep.name == "PREP_RERAISE_STAR":
+        if op.arg == 1 and ops[i + 1].name == "JUMP" and prep.name == "PREP_RERAISE_STAR":
             k = ops.index(prep)
             if k >= 1 and ops[k - 1].name == "LIST_APPEND" and ops[k - 1].arg == 1:
                 ops[i + 1].target = ops[k - 1]

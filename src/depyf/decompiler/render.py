@@ -81,6 +81,7 @@ _SIMPLE_STMTS = frozenset({
 })
 _DEFS = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef"})
 _INDENT = "    "
+_NAME = ast.Name
 
 
 def _lineno(node) -> Optional[int]:
@@ -329,7 +330,8 @@ class _Renderer:
         self._fq: Tuple[str, ...] = ()  # quotes of enclosing pre-3.12-style f-strings
         self._join = None             # (block, line) where a simple statement ended
         self._inline = 0              # 0 off, 1 first statement, 2 later ones
-        self._limit: Optional[int] = None  # first line of what follows this statement
+        #: [body, index of the statement being written, the enclosing body's list]
+        self._where: Optional[list] = None
         self._blank = False           # compact: a blank line before the next statement
 
     # -- output ----------------------------------------------------------------------------
@@ -365,15 +367,16 @@ class _Renderer:
 
     def _begin_line(self, lineno: Optional[int]) -> None:
         """Start a statement line: the next line, or ``lineno`` if later."""
+        lines = self._lines
         if self._cur:
-            self._lines.append("".join(self._cur))
+            lines.append("".join(self._cur))
         if self.faithful and lineno is not None:
-            gap = lineno - len(self._lines) - 1
+            gap = lineno - len(lines) - 1
             if gap > 0:
-                self._lines.extend([""] * gap)      # blank lines down to ``lineno``
+                lines.extend([""] * gap)      # blank lines down to ``lineno``
                 self._cur = []
-        elif self._blank and self._lines:
-            self._lines.append("")
+        elif self._blank and lines:
+            lines.append("")
         self._blank = False
         self._cur = [_INDENT * self._level]
         self._fresh = False
@@ -387,7 +390,16 @@ class _Renderer:
     def _comma(self, nxt) -> None:
         """The comma before ``nxt`` (None: nothing that moves), its blank left
         out when ``nxt`` will start a line of its own."""
-        self._w(", " if nxt is None or not self._wants_break(nxt) else ",")
+        # (_wants_break and _w, inlined: this runs between most items)
+        self._fresh = False
+        if nxt is not None and self.faithful and not self._nobreak:
+            lineno = getattr(nxt, "lineno", None)
+            if type(lineno) is not int:
+                lineno = _lineno(nxt)
+            if lineno is not None and lineno > len(self._lines) + 1:
+                self._cur.append(",")
+                return
+        self._cur.append(", ")
 
     def _brk(self, node) -> None:
         """Move down to ``node``'s line, if it is below the current one."""
@@ -406,6 +418,18 @@ class _Renderer:
             self._newline()
         self._cur = [_INDENT * (self._level + 1)]
         self._fresh = True
+
+    def _open(self, opening: str) -> None:
+        """An opening bracket; :meth:`_close` writes its partner (a pair of
+        calls, cheaper than ``_delim``'s context manager where that is hot)."""
+        self._fresh = False
+        self._cur.append(opening)
+        self._depth += 1
+
+    def _close(self, closing: str) -> None:
+        self._depth -= 1
+        self._fresh = False
+        self._cur.append(closing)
 
     def _delim(self, opening: str, closing: str, condition: bool = True):
         """``with self._delim("(", ")", cond):`` writes the brackets around the body
@@ -432,54 +456,63 @@ class _Renderer:
     def _stmts(self, body: Sequence[ast.stmt], doc: bool = False,
                in_class: bool = False) -> None:
         key = object()
-        outer_limit = self._limit
-        # For each statement, the first known line of what follows it.
-        limits, following = [], outer_limit
-        for stmt in reversed(body):
-            limits.append(following)
-            start = getattr(stmt, "lineno", None)
-            if type(start) is not int or getattr(stmt, "decorator_list", None):
-                start = _first_line(stmt)       # (most statements: their plain lineno)
-            following = start if start is not None else following
-        limits.reverse()
+        outer = self._where
+        where = self._where = [body, 0, outer]
         previous_def = False
+        faithful = self.faithful
         for i, stmt in enumerate(body):
-            self._limit = limits[i]
-            if not self.faithful:
+            where[1] = i
+            if not faithful:
                 is_def = type(stmt).__name__ in _DEFS
                 if i and (is_def or previous_def) and (self._level == 0 or in_class):
                     self._blank = True
                 previous_def = is_def
-            self._stmt(stmt, key, docstring=doc and i == 0 and _is_docstring(stmt))
-        self._limit = outer_limit
-
-    def _stmt(self, node, key, docstring: bool = False) -> None:
-        cls = type(node)
-        method = _S_METHODS.get(cls)
-        if method is None:
-            method = _S_METHODS[cls] = _method_for("s_", cls)
-        if cls.__name__ in _SIMPLE_STMTS:
-            self._place_simple(node, key)
-            if docstring:
-                self._docstring(node)
+            # (_stmt, inlined: this runs for every statement)
+            cls = type(stmt)
+            try:
+                method, simple = _S_KINDS[cls]
+            except KeyError:
+                method, simple = _S_KINDS[cls] = (_method_for("s_", cls),
+                                                  cls.__name__ in _SIMPLE_STMTS)
+            if simple:
+                self._place_simple(stmt, key)
+                if doc and i == 0 and _is_docstring(stmt):
+                    self._docstring(stmt)
+                else:
+                    method(self, stmt)
+                self._join = (key, len(self._lines) + 1)
             else:
-                method(self, node)
-            self._join = (key, len(self._lines) + 1)
-        else:
-            self._join = None
-            method(self, node)
-            self._join = None
+                self._join = None
+                method(self, stmt)
+                self._join = None
+        self._where = outer
+
+    def _following(self) -> Optional[int]:
+        """The first known line of what follows the statement being written (in
+        its body, else after the enclosing statement...); None: nothing known.
+        (Worked out when asked, for the rare docstring that needs it.)"""
+        where = self._where
+        while where is not None:
+            body, i, where = where
+            for stmt in body[i + 1:]:
+                start = _first_line(stmt)
+                if start is not None:
+                    return start
+        return None
 
     def _place_simple(self, node, key) -> None:
-        if self._inline == 1:
+        inline = self._inline
+        if inline == 1:
             self._w(" ")
             self._inline = 2
-        elif self._inline == 2:
+        elif inline == 2:
             self._w("; ")
         elif not self.faithful:
             self._begin_line(None)
         else:
-            lineno = _lineno(node)
+            lineno = getattr(node, "lineno", None)
+            if type(lineno) is not int:     # (_lineno's usual case first, inlined)
+                lineno = _lineno(node)
             line = len(self._lines) + 1
             if lineno is not None and lineno == line and self._join == (key, line):
                 self._w("; ")
@@ -537,7 +570,8 @@ class _Renderer:
                 if isinstance(end, int) and _lineno(node) == self.line:
                     multi = end - self.line == newlines
                 else:
-                    multi = self._limit is None or self.line + newlines < self._limit
+                    limit = self._following()
+                    multi = limit is None or self.line + newlines < limit
         if multi and self.target >= (3, 13):
             # 3.13 strips the common indentation of docstrings: indent ours to
             # the block when that strips back to exactly this value.
@@ -907,9 +941,17 @@ class _Renderer:
             target = getattr(node, "lineno", None)
             if target is not None and (type(target) is not int or target > len(self._lines) + 1):
                 self._brk(node)
-        method = _X_METHODS.get(type(node))
-        if method is None:
-            method = _X_METHODS[type(node)] = _method_for("x_", type(node))
+        cls = type(node)
+        if cls is _NAME:    # (x_Name's usual case, inlined: a third of all nodes are names)
+            text = node.id
+            if text and "\n" not in text:
+                self._fresh = False
+                self._cur.append(text)
+                return
+        try:
+            method = _X_METHODS[cls]        # (a subscript, not .get(): no call)
+        except KeyError:
+            method = _X_METHODS[cls] = _method_for("x_", cls)
         method(self, node, ctx)
 
     def _value(self, node, yield_ok: bool = True, star_ok: bool = True) -> None:
@@ -974,8 +1016,7 @@ class _Renderer:
             return
         else:
             text, level = repr(value), ATOM
-        with self._delim("(", ")", level < ctx):
-            self._w(text)
+        self._w("(" + text + ")" if level < ctx else text)
 
     def _string(self, value, prefix: str = "") -> str:
         """A string/bytes literal; inside a pre-3.12-style f-string replacement
@@ -1104,14 +1145,19 @@ class _Renderer:
     def x_Tuple(self, node, ctx) -> None:
         # Parenthesised too when its items start below it: it had brackets.
         spread = self._wants_break(node.elts[0]) if node.elts else False
-        with self._delim("(", ")", not node.elts or ctx > TUPLE or spread):
-            self._items(node.elts, TEST)
-            if len(node.elts) == 1:
-                self._w(",")
+        paren = not node.elts or ctx > TUPLE or spread
+        if paren:
+            self._open("(")
+        self._items(node.elts, TEST)
+        if len(node.elts) == 1:
+            self._w(",")
+        if paren:
+            self._close(")")
 
     def x_List(self, node, ctx) -> None:
-        with self._delim("[", "]"):
-            self._items(node.elts, TEST)
+        self._open("[")
+        self._items(node.elts, TEST)
+        self._close("]")
 
     def x_Set(self, node, ctx) -> None:
         if not node.elts:
@@ -1165,21 +1211,29 @@ class _Renderer:
 
     def x_BoolOp(self, node, ctx) -> None:
         word, level = _BOOLOP[type(node.op).__name__]
-        with self._delim("(", ")", level < ctx):
-            for i, value in enumerate(node.values):
-                if i:
-                    self._brk(value)
-                    self._ws(" %s " % word)
-                self._expr(value, level + 1)
+        paren = level < ctx
+        if paren:
+            self._open("(")
+        for i, value in enumerate(node.values):
+            if i:
+                self._brk(value)
+                self._ws(" %s " % word)
+            self._expr(value, level + 1)
+        if paren:
+            self._close(")")
 
     def x_BinOp(self, node, ctx) -> None:
         symbol, level = _BINOP[type(node.op).__name__]
         power = symbol == "**"
-        with self._delim("(", ")", level < ctx):
-            self._expr(node.left, level + 1 if power else level)
-            self._brk(node.right)
-            self._ws(" %s " % symbol)
-            self._expr(node.right, FACTOR if power else level + 1)
+        paren = level < ctx
+        if paren:
+            self._open("(")
+        self._expr(node.left, level + 1 if power else level)
+        self._brk(node.right)
+        self._ws(" %s " % symbol)
+        self._expr(node.right, FACTOR if power else level + 1)
+        if paren:
+            self._close(")")
 
     def x_UnaryOp(self, node, ctx) -> None:
         symbol, level = _UNARY[type(node.op).__name__]
@@ -1191,12 +1245,16 @@ class _Renderer:
             self._expr(operand, level)
 
     def x_Compare(self, node, ctx) -> None:
-        with self._delim("(", ")", CMP < ctx):
-            self._expr(node.left, CMP + 1)
-            for op, right in zip(node.ops, node.comparators):
-                self._brk(right)
-                self._ws(" %s " % _CMPOP[type(op).__name__])
-                self._expr(right, CMP + 1)
+        paren = CMP < ctx
+        if paren:
+            self._open("(")
+        self._expr(node.left, CMP + 1)
+        for op, right in zip(node.ops, node.comparators):
+            self._brk(right)
+            self._ws(" %s " % _CMPOP[type(op).__name__])
+            self._expr(right, CMP + 1)
+        if paren:
+            self._close(")")
 
     def x_Lambda(self, node, ctx) -> None:
         with self._delim("(", ")", TEST < ctx):
@@ -1254,24 +1312,32 @@ class _Renderer:
 
     def x_Call(self, node, ctx) -> None:
         self._expr(node.func, ATOM)
-        args = list(node.args) + list(node.keywords)
-        if len(args) == 1 and isinstance(args[0], ast.GeneratorExp):
-            self._expr(args[0], TEST)  # ``f(x for x in y)``: the genexp's own parens
-            return
-        with self._delim("(", ")"):
-            for i, arg in enumerate(args):
-                if i:
-                    self._comma(arg)
-                if isinstance(arg, ast.keyword):
-                    self._brk(arg)
-                    self.n_keyword(arg)
-                else:
-                    self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
+        args = node.args
+        keywords = node.keywords
+        if len(args) + len(keywords) == 1:
+            only = args[0] if args else keywords[0]
+            if isinstance(only, ast.GeneratorExp):
+                self._expr(only, TEST)  # ``f(x for x in y)``: the genexp's own parens
+                return
+        self._open("(")
+        first = True
+        for arg in (args if not keywords else list(args) + list(keywords)):
+            if first:
+                first = False
+            else:
+                self._comma(arg)
+            if isinstance(arg, ast.keyword):
+                self._brk(arg)
+                self.n_keyword(arg)
+            else:
+                self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
+        self._close(")")
 
     def x_Subscript(self, node, ctx) -> None:
         self._expr(node.value, ATOM)
-        with self._delim("[", "]"):
-            self._slice(node.slice)
+        self._open("[")
+        self._slice(node.slice)
+        self._close("]")
 
     def _slice(self, index) -> None:
         if isinstance(index, ast.Tuple) and index.elts:
@@ -1367,7 +1433,8 @@ class _Renderer:
 #: host classes and astcompat's render alike), looked up once per class
 _METHODS = {"s_": {}, "x_": {}, "p_": {}}
 _X_METHODS = _METHODS["x_"]
-_S_METHODS = _METHODS["s_"]
+#: statement class -> (its ``s_`` method, whether it is a simple statement)
+_S_KINDS: dict = {}
 #: node class -> its ``n_`` method, or None (an expression)
 _N_METHODS: dict = {}
 _UNKNOWN = object()

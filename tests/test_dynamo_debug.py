@@ -222,6 +222,21 @@ def test_alignment_takes_matched_lines():
     assert matched_lines(live, dumped, 9) == [10, 10, 12]
 
 
+def test_constants_without_source_are_keyed_by_type_not_repr():
+    """Dynamo's code can load the module's globals as a constant: printing it
+    for the alignment key cost milliseconds per load (the repr of every global)."""
+    sys.path.insert(0, SRC)
+    from depyf.dynamo.linemap import spans
+
+    class Costly:
+        def __repr__(self):
+            raise AssertionError("repr asked of a constant no source holds")
+    live = compile("def f(g):\n    return g('marker'), (1, 'a')\n", "<live>", "exec").co_consts[0]
+    live = live.replace(co_consts=tuple(Costly() if c == "marker" else c for c in live.co_consts))
+    keys = [key for _, _, key, _ in spans(live)]
+    assert "LOAD_CONST <Costly>" in keys and "LOAD_CONST (1, 'a')" in keys, keys
+
+
 # -- never break the user --------------------------------------------------------------
 
 FAILING = textwrap.dedent('''

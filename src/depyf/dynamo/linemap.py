@@ -67,12 +67,34 @@ def _key(name: str, kind: str, value, names: Dict[str, str]) -> str:
         return name.replace("FORWARD_", "").replace("BACKWARD_", "")
     if kind == "const":
         code_name = getattr(value, "name", None) if not isinstance(value, (str, bytes, tuple)) else None
-        return "%s code:%s" % (name, code_name) if code_name is not None else "%s %r" % (name, value)
+        return "%s code:%s" % (name, code_name) if code_name is not None else "%s %s" % (name, _const_key(value))
     if isinstance(value, str):
         # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
         # depends on whether the value is called there or stored first.
         return "%s %s" % (name, names.get(value, value))
     return "%s %r" % (name, value)
+
+
+_LITERALS = frozenset([int, float, complex, bool, str, bytes, type(None), type(Ellipsis)])
+
+
+def _const_key(value) -> str:
+    """A constant as source can write it, else only its type: Dynamo's code
+    holds objects no text holds (the module's globals, whose repr once took
+    0.1 ms per entry and 2 ms per load), and they match nothing anyway.
+
+    >>> _const_key((1, "a", frozenset())), _const_key({"x": 1})
+    ("(1, 'a', frozenset())", '<dict>')
+    """
+    kind = type(value)
+    if kind in _LITERALS:
+        return repr(value)
+    if kind is tuple:
+        items = [_const_key(v) for v in value]
+        return "(%s)" % (items[0] + "," if len(items) == 1 else ", ".join(items))
+    if kind is frozenset:
+        return "frozenset({%s})" % ", ".join(_const_key(v) for v in value) if value else "frozenset()"
+    return "<%s>" % kind.__name__
 
 
 def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[Span]:

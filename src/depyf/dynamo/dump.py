@@ -184,12 +184,9 @@ class DumpDir:
     def _append(self, data: bytes) -> None:
         if self._torn_tail:
             data = b"\n" + data
-        fd = os.open(self.file(REGISTRY), os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0),
-                     0o666)
+        fd = os.open(self.file(REGISTRY), os.O_WRONLY | os.O_APPEND | os.O_CREAT | _BINARY, 0o666)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            _write_all(fd, data)
             st = os.fstat(fd)
             self._registry_end, self._registry_id = st.st_size, (st.st_dev, st.st_ino)
             self._torn_tail = False
@@ -230,13 +227,11 @@ class DumpDir:
         common case, a fresh dump directory, costs one open instead of a read
         attempt, a temporary file and a rename (~0.05 ms a file)."""
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o666)
         except OSError:
             return False
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            _write_all(fd, data)
         except BaseException:
             os.close(fd)
             with contextlib.suppress(OSError):
@@ -256,6 +251,17 @@ class DumpDir:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+
+#: no newline translation where the platform has it (Windows): files are bytes as given
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all of ``data`` is written (it may write less)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def as_python(text: str, header: str = "") -> str:

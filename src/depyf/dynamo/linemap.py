@@ -66,8 +66,7 @@ def _key(name: str, kind: str, value, names: Dict[str, str]) -> str:
         # Which way a jump points depends on the block layout, not on what it does.
         return name.replace("FORWARD_", "").replace("BACKWARD_", "")
     if kind == "const":
-        code_name = getattr(value, "name", None) if not isinstance(value, (str, bytes, tuple)) else None
-        return "%s code:%s" % (name, code_name) if code_name is not None else "%s %s" % (name, _const_key(value))
+        return "%s %s" % (name, _const_key(value))
     if isinstance(value, str):
         # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
         # depends on whether the value is called there or stored first.
@@ -79,9 +78,10 @@ _LITERALS = frozenset([int, float, complex, bool, str, bytes, type(None), type(E
 
 
 def _const_key(value) -> str:
-    """A constant as source can write it, else only its type: Dynamo's code
-    holds objects no text holds (the module's globals, whose repr once took
-    0.1 ms per entry and 2 ms per load), and they match nothing anyway.
+    """A constant as source can write it, a code object by its name, else only
+    its type: Dynamo's code holds objects no text holds (the module's globals,
+    whose repr once took 0.1 ms per entry and 2 ms per load), and they match
+    nothing anyway.
 
     >>> _const_key((1, "a", frozenset())), _const_key({"x": 1})
     ("(1, 'a', frozenset())", '<dict>')
@@ -94,6 +94,9 @@ def _const_key(value) -> str:
         return "(%s)" % (items[0] + "," if len(items) == 1 else ", ".join(items))
     if kind is frozenset:
         return "frozenset({%s})" % ", ".join(_const_key(v) for v in value) if value else "frozenset()"
+    code_name = getattr(value, "name", None)        # (a decoded code object)
+    if code_name is not None:
+        return "code:%s" % code_name
     return "<%s>" % kind.__name__
 
 

@@ -287,19 +287,13 @@ class _Delim:
     def __init__(self, renderer, opening: str, closing: str):
         self.renderer = renderer
         self.closing = closing
-        # (_w, inlined: brackets are one character, never a line break)
-        renderer._fresh = False
-        renderer._cur.append(opening)
-        renderer._depth += 1
+        renderer._open(opening)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
-        renderer = self.renderer
-        renderer._depth -= 1
-        renderer._fresh = False
-        renderer._cur.append(self.closing)
+        self.renderer._close(self.closing)
 
 
 class _NoDelim:
@@ -971,12 +965,7 @@ class _Renderer:
         self._expr(node, NAMED if isinstance(node, ast.NamedExpr) else TEST)
 
     def x_Name(self, node, ctx) -> None:
-        text = node.id
-        if text and "\n" not in text:     # (_w's usual case, inlined: names are common)
-            self._fresh = False
-            self._cur.append(text)
-        else:
-            self._w(text)
+        self._w(node.id)        # (_expr writes a plain ast.Name itself)
 
     def x_Constant(self, node, ctx) -> None:
         self._constant(node.value, ctx, getattr(node, "kind", None))

@@ -81,11 +81,35 @@ def enclose(text: str, name: str, freevars) -> str:
 
 
 def rename(text: str, names: Dict[str, str]) -> str:
-    """Replace whole identifiers ``old`` by ``new`` in source text."""
-    if not names:
+    """Replace whole identifiers ``old`` by ``new`` in source text.
+
+    >>> rename("f(f_x, f)", {"f": "g"})
+    'g(f_x, g)'
+    """
+    # str.find, not a regex: the names (torch's graph names) differ at every
+    # compile, and compiling a pattern for each cost more than the dump's writes.
+    hits = []
+    for old, new in names.items():
+        start = text.find(old)
+        while start >= 0:
+            end = start + len(old)
+            if not (start and _in_word(text[start - 1])) and not (end < len(text) and _in_word(text[end])):
+                hits.append((start, end, new))
+            start = text.find(old, end)
+    if not hits:
         return text
-    pattern = re.compile(r"\b(%s)\b" % "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
-    return pattern.sub(lambda m: names[m.group(1)], text)
+    hits.sort()
+    out, done = [], 0
+    for start, end, new in hits:
+        out += (text[done:start], new)
+        done = end
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _in_word(ch: str) -> bool:
+    """What a regex's ``\\w`` matches (the edge of a ``\\b``)."""
+    return ch.isalnum() or ch == "_"
 
 
 def import_globals(names: Iterable[str]) -> List[str]:

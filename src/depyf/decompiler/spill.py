@@ -99,16 +99,16 @@ class Effects:
         return self
 
 
-def effects(node, skip=()) -> Effects:
+def effects(node, skip=(), kids=None) -> Effects:
     """The effects of evaluating ``node`` (a statement or expression) apart from
     its parts whose ids are in ``skip``; bodies of functions and lambdas run
-    later and do not count."""
+    later and do not count. ``kids`` gives a node's parts (:func:`_children`)."""
     out = Effects()
-    _effects(node, out, set(k for k in skip if k != id(node)))
+    _effects(node, out, set(k for k in skip if k != id(node)), kids or _children)
     return out
 
 
-def _effects(node, out: Effects, seen: set) -> None:
+def _effects(node, out: Effects, seen: set, kids) -> None:
     if id(node) in seen:
         return
     seen.add(id(node))
@@ -121,21 +121,21 @@ def _effects(node, out: Effects, seen: set) -> None:
         for t in node.targets:
             if not isinstance(t, ast.Name):
                 out.runs_code = True
-        _effects(node.value, out, seen)
+        _effects(node.value, out, seen, kids)
         return
     if isinstance(node, Placeholder):
         # A function value only evaluates its defaults; anything else is unknown.
         if type(node).__name__ != "FunctionValue":
             out.runs_code = True
-        for child in _children(node):
-            _effects(child, out, seen)
+        for child in kids(node):
+            _effects(child, out, seen, kids)
         return
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         out.writes.add(node.name)
         out.runs_code = True
         return
     if isinstance(node, ast.Lambda):
-        _effects(node.args, out, seen)
+        _effects(node.args, out, seen, kids)
         return
     if isinstance(node, ast.NamedExpr):
         out.writes.add(getattr(node.target, "id", ""))
@@ -144,8 +144,8 @@ def _effects(node, out: Effects, seen: set) -> None:
     elif isinstance(node, ast.Delete):
         # Unbinding may run a finalizer; binding a name (Assign) is quiet.
         out.runs_code = True
-    for child in _children(node):
-        _effects(child, out, seen)
+    for child in kids(node):
+        _effects(child, out, seen, kids)
 
 
 def _children(node) -> list:
@@ -204,7 +204,7 @@ def _seq(node) -> Optional[int]:
     return seq
 
 
-def _older(node, time: int, chosen=()) -> Iter:
+def _older(node, time: int, chosen=(), kids=_children) -> Iter:
     """The largest parts of ``node`` evaluated before ``time`` (a spilled part
     is a temporary: nothing inside it counts)."""
     if id(node) in chosen:
@@ -213,8 +213,8 @@ def _older(node, time: int, chosen=()) -> Iter:
     if seq is not None and seq < time and not isinstance(node, ast.Slice):
         yield node
         return
-    for child in _children(node):
-        yield from _older(child, time, chosen)
+    for child in kids(node):
+        yield from _older(child, time, chosen, kids)
 
 
 def is_waiting_value(node) -> bool:
@@ -233,6 +233,16 @@ class _Plan:
         #: id -> (node, temporary name)
         self.chosen: Dict[int, Tuple[object, str]] = {}
         self._shared: Optional[Dict[int, object]] = None
+        self._kids: Dict[int, list] = {}
+
+    def kids(self, node) -> list:
+        """:func:`_children` of ``node``, worked out once a plan: its rounds walk
+        the statement and the waiting values several times over, and these do
+        not change while it chooses."""
+        found = self._kids.get(id(node))
+        if found is None:
+            found = self._kids[id(node)] = _children(node)
+        return found
 
     def pure(self, node, eff: Effects) -> bool:
         """Evaluating ``node`` before or after ``eff`` gives the same value, with no
@@ -275,7 +285,7 @@ class _Plan:
     def _effects_of(self, node) -> Effects:
         found = self._effects.get(id(node))
         if found is None:
-            found = self._effects[id(node)] = effects(node, self.chosen)
+            found = self._effects[id(node)] = effects(node, self.chosen, self.kids)
         return found
 
     def shared(self) -> Dict[int, object]:
@@ -285,7 +295,7 @@ class _Plan:
             counts: Dict[int, int] = {}
             nodes: Dict[int, object] = {}
             for tree in [self.stmt] + self.trees:
-                _count(tree, counts, nodes)
+                _count(tree, counts, nodes, self.kids)
             self._shared = {key: nodes[key] for key, n in counts.items() if n > 1}
         return self._shared
 
@@ -305,7 +315,7 @@ class _Plan:
             return new
         # Waiting values the statement (or a later spilled value) would disturb.
         for tree in self.trees:
-            for node in _older(tree, self.time, self.chosen):
+            for node in _older(tree, self.time, self.chosen, self.kids):
                 if id(node) not in self.chosen and not _inert(node) and not self.pure(
                         node, self.effects_between(_seq(node), None)):
                     new.append(node)
@@ -320,8 +330,8 @@ class _Plan:
             if not before:
                 continue
             threshold = max(before)
-            for child in _children(node):
-                for part in _older(child, threshold, self.chosen):
+            for child in self.kids(node):
+                for part in _older(child, threshold, self.chosen, self.kids):
                     if id(part) not in self.chosen and not self.pure(
                             part, self.effects_between(_seq(part), seq)):
                         new.append(part)
@@ -352,7 +362,7 @@ def _shares_a_part(stmt) -> bool:
 _NO_TIMED_PARTS = frozenset({ast.Name, ast.Constant})
 
 
-def _count(node, counts, nodes):
+def _count(node, counts, nodes, kids=_children):
     pending = [node]
     while pending:
         node = pending.pop()
@@ -362,7 +372,7 @@ def _count(node, counts, nodes):
             continue        # its parts were counted the first time
         counts[key] = 1
         nodes[key] = node
-        pending.extend(_children(node))
+        pending.extend(kids(node))
 
 
 class _Anything(ast.stmt):

@@ -1364,6 +1364,36 @@ SNIPPETS = {
             nested = [[y async for y in x] async for x in ait]
             return result, total, nested
     """,
+    # 3.13 copies an except clause's way out into each branch that reaches it
+    "except_clause_branch_leaves_clause": """
+        def f(value, c, d):
+            try:
+                token = g(value)
+            except E:
+                if c:
+                    token = h(value)
+                else:
+                    raise
+            p(token)
+
+        def g(value, c):
+            while value:
+                try:
+                    token = g(value)
+                except E as e:
+                    if c:
+                        token = h(e)
+                    else:
+                        token = 2
+                except F:
+                    if c:
+                        token = 1
+                    elif d:
+                        return 5
+                    else:
+                        raise
+                value = p(token)
+    """,
 }
 
 

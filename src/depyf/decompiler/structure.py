@@ -842,6 +842,12 @@ class Walker:
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
             else_end = hi
+        elif last is not None and last.name == "JUMP" \
+                and self._clause_exit_copy(then_start, else_start, hi) is not None:
+            # The branch leaves the except clause through its own copy of the
+            # clause's way out: the rest of the block is the else.
+            then_end = self._clause_exit_copy(then_start, else_start, hi)
+            else_end = hi
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)
@@ -885,6 +891,30 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _clause_exit_copy(self, then_start, else_start, hi):
+        """Where the branch ``[then_start, else_start)`` starts its own copy of the
+        way out of the except clause being walked (``POP_EXCEPT; [name = None;
+        del name;] JUMP after``), when falling off the block at ``hi`` leaves the
+        clause too (else None): 3.13 copies that way out into each branch that
+        reaches it, so a branch ending the clause no longer jumps over the next."""
+        if not self.clause_exits:
+            return None
+        exit_, depth, stop = self.clause_exits[-1]
+        jump = else_start - 1
+        if exit_ is None or len(self.loops) != depth or self.ops[jump].target.index != exit_:
+            return None
+        start = next((k for k in (jump - 1, jump - 4) if k >= then_start
+                      and self.clause_exit_at(k) == (exit_, jump)), None)
+        if start is None:
+            return None
+        end = hi
+        while end in self.block_exit:
+            end = self.block_exit[end]
+        if end >= stop:
+            return start
+        leave = self.clause_exit_at(end) if end < self.n else None
+        return start if leave is not None and leave[0] == exit_ else None
 
     def _explicit_jump(self, k: int) -> bool:
         """The jump at ``k`` is a statement's (``continue``), not the compiler's

@@ -1394,6 +1394,33 @@ SNIPPETS = {
                         raise
                 value = p(token)
     """,
+    # 3.13 copies the enclosing clause's way out onto the inner try's normal path
+    "try_ending_except_clause": """
+        def f(value, c):
+            try:
+                a()
+            except E:
+                try:
+                    b()
+                except E:
+                    if c:
+                        raise
+                    token = 1
+            p(token)
+
+        def g(value):
+            for x in value:
+                try:
+                    a()
+                except E:
+                    try:
+                        b()
+                    except F as e:
+                        token = e
+                    except G:
+                        return 2
+                p(token)
+    """,
 }
 
 

@@ -229,6 +229,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
                 and w.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
         orelse = w.block(body_end, stop, m.stack)
+    elif end is not None and _leaves_enclosing_clause(w, body_end, hs, end) is not None:
+        # The statement ends an enclosing except clause: 3.13 copies that
+        # clause's way out onto the normal path too, before the handler.
+        k = _leaves_enclosing_clause(w, body_end, hs, end)
+        orelse = w.block(body_end, k, m.stack) if k > body_end else []
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
@@ -254,6 +259,20 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     node.lineno = line
     m.stmts.append(node)
     return k
+
+
+def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:
+    """Where the copy of the enclosing except clause's way out (``POP_EXCEPT;
+    [name = None; del name;] JUMP after``) that ends the normal path starts, when
+    the clauses too leave through it (at ``end``); None otherwise."""
+    if not w.clause_exits:
+        return None
+    exit_, depth, _ = w.clause_exits[-1]
+    through = w.clause_exit_at(end) if end < w.n else None
+    if exit_ is None or len(w.loops) != depth or through is None or through[0] != exit_:
+        return None
+    return next((q for q in range(body_end, hs) if w.clause_exit_at(q) == (exit_, hs - 1)),
+                None)
 
 
 def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:

@@ -1420,6 +1420,16 @@ SNIPPETS = {
                     except G:
                         return 2
                 p(token)
+
+        def h(names, g, b, u):
+            for name in names:
+                try:
+                    g[name] = a[name]
+                except KeyError:
+                    try:
+                        b[name] = c[name]
+                    except KeyError:
+                        u.add(name)
     """,
 }
 

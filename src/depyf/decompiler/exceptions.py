@@ -264,14 +264,16 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
 def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:
     """Where the copy of the enclosing except clause's way out (``POP_EXCEPT;
     [name = None; del name;] JUMP after``) that ends the normal path starts, when
-    the clauses too leave through it (at ``end``); None otherwise."""
+    the clauses too leave through it (at ``end``); None otherwise. (That way out
+    may go on round the loop the clause's try ends the body of.)"""
     if not w.clause_exits:
         return None
     exit_, depth, _ = w.clause_exits[-1]
     through = w.clause_exit_at(end) if end < w.n else None
-    if exit_ is None or len(w.loops) != depth or through is None or through[0] != exit_:
+    if through is None or len(w.loops) != depth or \
+            (through[0] != exit_ and not w._is_loop_jump(w.ops[through[1]])):
         return None
-    return next((q for q in range(body_end, hs) if w.clause_exit_at(q) == (exit_, hs - 1)),
+    return next((q for q in range(body_end, hs) if w.clause_exit_at(q) == (through[0], hs - 1)),
                 None)
 
 

@@ -1431,6 +1431,22 @@ SNIPPETS = {
                     except KeyError:
                         u.add(name)
     """,
+    "try_else_ending_except_clause": """
+        def f(value, c):
+            try:
+                a()
+            except E:
+                try:
+                    b()
+                except E:
+                    token = 1
+                else:
+                    if c:
+                        token = 2
+                    else:
+                        raise
+            p(token)
+    """,
 }
 
 

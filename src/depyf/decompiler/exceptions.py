@@ -233,13 +233,25 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # The statement ends an enclosing except clause: 3.13 copies that
         # clause's way out onto the normal path too, before the handler.
         k = _leaves_enclosing_clause(w, body_end, hs, end)
-        orelse = w.block(body_end, k, m.stack) if k > body_end else []
+        if k == hs:
+            # Each branch of the else leaves through a copy of its own (or raises):
+            # falling off it would go where the clauses go.
+            w.block_exit[hs] = end
+        try:
+            orelse = w.block(body_end, k, m.stack) if k > body_end else []
+        finally:
+            w.block_exit.pop(hs, None)
+        if k == hs:
+            k = _handler_code_end(w, hs, None)      # (its clauses lead nowhere after it)
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
                      and ops[j].index in w.normal), None)
-        if jump is not None and ops[jump].target.index > stop:
-            # 3.9/3.10 jump over the handlers to an else placed after them.
+        if jump is not None and ops[jump].target.index > stop and not (
+                ops[jump].target.index == end
+                and any(j in w.reachable for j in range(jump + 1, stop))):
+            # 3.9/3.10 jump over the handlers to an else placed after them (not
+            # a branch of the else going to the join, with more of it after).
             orelse = w.block(body_end, jump, m.stack)
             target = ops[jump].target.index
             if target < end:
@@ -262,10 +274,12 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
 
 
 def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:
-    """Where the copy of the enclosing except clause's way out (``POP_EXCEPT;
-    [name = None; del name;] JUMP after``) that ends the normal path starts, when
-    the clauses too leave through it (at ``end``); None otherwise. (That way out
-    may go on round the loop the clause's try ends the body of.)"""
+    """Where the normal path ends when the statement ends an enclosing except
+    clause, which its clauses leave through (at ``end``): at the copy of that
+    clause's way out (``POP_EXCEPT; [name = None; del name;] JUMP after``) just
+    before the handler, or at the handler when the path's last branch raises
+    (then each branch that reaches the way out has a copy). None otherwise.
+    (That way out may go on round the loop the clause's try ends the body of.)"""
     if not w.clause_exits:
         return None
     exit_, depth, _ = w.clause_exits[-1]
@@ -273,8 +287,14 @@ def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:
     if through is None or len(w.loops) != depth or \
             (through[0] != exit_ and not w._is_loop_jump(w.ops[through[1]])):
         return None
-    return next((q for q in range(body_end, hs) if w.clause_exit_at(q) == (through[0], hs - 1)),
-                None)
+    copy = next((q for q in (hs - 2, hs - 5)
+                 if q >= body_end and w.clause_exit_at(q) == (through[0], hs - 1)), None)
+    if copy is not None:
+        return copy
+    if body_end < hs and w.ops[hs - 1].name in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") \
+            and all(q in w.normal for q in range(body_end, hs)):
+        return hs
+    return None
 
 
 def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:

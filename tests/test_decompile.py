@@ -1431,6 +1431,28 @@ SNIPPETS = {
                     except KeyError:
                         u.add(name)
     """,
+    # the with statement's handler code lies after the finally body's end (and
+    # after the loop's closing jump), and its way out jumps back too
+    "with_in_finally_body": """
+        def f(fs, pending, waiter):
+            try:
+                while pending:
+                    waiter.wait()
+                    with waiter.lock:
+                        finished = waiter.finished
+                    finished.reverse()
+            finally:
+                for f in fs:
+                    with f._condition:
+                        f._waiters.remove(waiter)
+
+        def g(waiter):
+            try:
+                waiter.wait()
+            finally:
+                with waiter.lock:
+                    waiter.remove()
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

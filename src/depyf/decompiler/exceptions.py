@@ -79,7 +79,7 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     if i not in w.normal:
         # A try statement inside handler code: what is "normal flow" (as opposed
         # to its own handlers' code) is relative to it.
-        w.normal = w.normal | _flow_from(w, i, hi)
+        w.normal = w.normal | flow_from(w, i, hi)
     try:
         if is_except_star(ops, hs):
             k = _try_except(w, m, i, hi, handler, hs, he, line, except_star_clauses, TryStar)
@@ -98,7 +98,7 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
             and any(o.target is ops[k] for o in ops[hs:]):
         # Only the handlers reach the code after the statement (its body always
         # returns or raises): that code is normal flow all the same.
-        w.normal = saved | _flow_from(w, k, w.n)
+        w.normal = saved | flow_from(w, k, w.n)
     return k
 
 
@@ -141,7 +141,7 @@ def _outermost_pending(w, handler):
     return found
 
 
-def _flow_from(w, i, hi):
+def flow_from(w, i, hi):
     """Ops in ``[i, hi]`` control reaches from ``i`` without exceptions (``hi``: the
     code after the statement's block)."""
     seen = set()
@@ -635,6 +635,11 @@ def _drop_copied_returns(stmts):
         last = stmts[-1]
         stmts[-1] = ast.If(test=last.test, body=_drop_copied_returns(last.body),
                            orelse=_drop_copied_returns(last.orelse))
+    elif stmts and isinstance(stmts[-1], ast.With):
+        # (read as `return None` in the body: it loads after the __exit__ call,
+        # on the with statement's line)
+        last = stmts[-1]
+        stmts[-1] = ast.With(items=last.items, body=_drop_copied_returns(last.body))
     return stmts
 
 
@@ -687,8 +692,15 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     r = j - 1
     # The body's end is a RERAISE 0 under the clean-up itself; 3.10+ copies it to
     # the end of each branch, so it is the last one, and the others end branches.
-    while r > hs and not _finally_end(ops[r], cleanup):
+    # (Not one in the handler code of a with statement in the body, laid out
+    # after the body: the code after the with, copied into its way out.)
+    flow = flow_from(w, hs + 1, r)
+    while r > hs and not (_finally_end(ops[r], cleanup) and r in flow):
         r -= 1
+    if r <= hs:
+        r = j - 1
+        while r > hs and not _finally_end(ops[r], cleanup):
+            r -= 1
     if r <= hs:
         raise DecompileFailure("finally handler without its RERAISE")
     fin_lo, fin_hi = hs + 1, r

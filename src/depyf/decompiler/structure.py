@@ -20,8 +20,8 @@ from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
-from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
-                         with_statement)
+from .exceptions import (Regions, copied_at, finally_end, flow_from, names, try_statement,
+                         with_exit_at, with_statement)
 from .match import match_statement
 from .values import ChainLink, Iterator, WithExit
 
@@ -1161,10 +1161,17 @@ class Walker:
 
     def loop(self, m: StackMachine, i: int, hi: int) -> int:
         latch = max(self.back_targets[i])
+        flow = None
+        if self.in_handler and len(self.back_targets[i]) > 1:
+            # In handler code (a finally body) a jump back from the handler code
+            # of a statement in the loop (a with statement's suppressing way out)
+            # counts as a jump back too; only plain flow reaches the latch.
+            flow = flow_from(self, i, hi)
+            latch = max((k for k in self.back_targets[i] if k in flow), default=latch)
         header = self.ops[i]
         line = m.start_line if m.start_line is not None else header.line
         if header.name == "FOR_ITER":
-            return self.for_loop(m, i, latch, hi)
+            return self.for_loop(m, i, latch, hi, flow)
         end = self._inverted_while_with_continue(m, i, latch, line)
         if end is not None:
             return end
@@ -1182,7 +1189,8 @@ class Walker:
         m.start_line = None
         return self.inverted_while(m, test, after, last.target, line, top=i)
 
-    def for_loop(self, m, i, latch, hi) -> int:
+    def for_loop(self, m, i, latch, hi, flow=None) -> int:
+        """``flow``: the ops plain flow reaches from the header, in handler code."""
         header = self.ops[i]
         iterator = m.pop()
         if not isinstance(iterator, Iterator):
@@ -1201,6 +1209,9 @@ class Walker:
         last = self._before_handler_code(i, body_end)
         if last is not None and self._jumps_back(last, i) and closing not in self.reachable:
             body_end = last         # up to 3.11 a finally's handler follows that jump
+        elif flow is not None and latch + 1 < body_end and self._jumps_back(latch, i) \
+                and not any(k in flow for k in range(latch + 1, body_end)):
+            body_end = latch        # the handler code of a statement in the body follows
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
         if break_target is None:

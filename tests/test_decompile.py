@@ -1453,6 +1453,45 @@ SNIPPETS = {
                 with waiter.lock:
                     waiter.remove()
     """,
+    "return_from_with_in_finally": """
+        def f(self, timeout):
+            try:
+                with self._condition:
+                    return self.get()
+            finally:
+                self = None
+    """,
+    # only a swallowed exception reaches the code after the with statement
+    "code_after_with_that_raises": """
+        def f(self, timeout):
+            try:
+                with self._condition:
+                    if self._state:
+                        raise CancelledError()
+                    elif self._state == 3:
+                        return self.get()
+                    raise TimeoutError()
+            finally:
+                self = None
+
+        def g(self, timeout):
+            with self._condition:
+                if self._state:
+                    return self.get()
+                raise TimeoutError()
+            self = None
+
+        def h(self):
+            with self._condition:
+                raise TimeoutError()
+            return 5
+
+        def k(self, xs):
+            for x in xs:
+                with x:
+                    raise TimeoutError()
+            return 5
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:
@@ -1484,7 +1523,10 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    # except clause's way out too; the two copies are not matched yet
                    "try_except_else_finally_starting_together": "3.11",
                    # 3.8 structures no finally with a return inside yet
-                   "return_in_try_with_branching_finally": "3.9"}
+                   "return_in_try_with_branching_finally": "3.9",
+                   # up to 3.9 the with statement's exit call after its body stays
+                   # (unreached), and the code after it is not found yet
+                   "code_after_with_that_raises": "3.10"}
 
 
 def need(version):

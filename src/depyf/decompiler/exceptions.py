@@ -594,6 +594,11 @@ def _ends_terminal(body) -> bool:
     if isinstance(last, ast.Try) and last.handlers and not last.finalbody:
         return _ends_terminal(last.orelse or last.body) \
             and all(_ends_terminal(h.body) for h in last.handlers)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        # (not a raise: the manager may swallow it, and the code after runs)
+        inner = last.body[-1]
+        return isinstance(inner, (ast.Return, ast.Break, ast.Continue)) \
+            or (isinstance(inner, (ast.With, ast.AsyncWith)) and _ends_terminal(last.body))
     return isinstance(last, _TERMINALS)
 
 
@@ -858,6 +863,12 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             if nxt is None:
                 break
             k = nxt
+        if pending and k < w.n and ops[k].name != "RETURN_VALUE" and w.finally_copies \
+                and isinstance(w.finally_copies[-1], FinallyOps):
+            # ... and the enclosing finally body's copy
+            copy = w._finally_copy_at(k)
+            if copy and k + copy < w.n and ops[k + copy].name == "RETURN_VALUE":
+                k += copy
         if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             k += 1
@@ -882,6 +893,19 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             # The jump over the inline handler, threaded to where the handler's
             # own way out goes too (the next iteration of a loop, up to 3.9).
             k += 1
+    if k == hs and _ends_terminal(sub.stmts) and not getattr(sub.stmts[-1], "implicit", False):
+        after = _suppressed_way_on(w, hs)
+        outer = w.finally_copies[-1] if w.finally_copies else None
+        if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
+                and copied_at(ops, after, outer):
+            after = None    # the end of an enclosing with's body: its exit call
+        if after is not None:
+            # Only a suppressed exception reaches the code after the statement
+            # (its body always returns or raises): that code is normal flow all
+            # the same.
+            k = after
+            if after not in w.normal:
+                w.normal = w.normal | flow_from(w, after, w.n)
     item = ast.withitem(context_expr=manager, optional_vars=target)
     body = sub.stmts
     kind = ast.AsyncWith if is_async else ast.With
@@ -896,6 +920,33 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
 
 
 _EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
+
+
+def _suppressed_way_on(w, hs) -> Optional[int]:
+    """Where a with statement's handler code from ``hs`` goes on after it has
+    swallowed the exception (``WITH_EXCEPT_START; POP_JUMP_IF_TRUE T; ...; T:
+    POP_TOP...; POP_EXCEPT; POP_TOP...`` then a jump forward, or the code itself
+    when only that path reaches it); else None."""
+    q = hs
+    while q < w.n and w.ops[q].target is None and q not in w.normal:
+        q += 1
+    if q >= w.n or w.ops[q].name != "POP_JUMP_IF_TRUE":
+        return None
+    q = w.ops[q].target.index
+    while q < w.n and w.ops[q].name == "POP_TOP":
+        q += 1
+    if q >= w.n or w.ops[q].name != "POP_EXCEPT":
+        return None
+    q += 1
+    while q < w.n and w.ops[q].name == "POP_TOP":
+        q += 1
+    if q >= w.n or q in w.normal:
+        return None
+    op = w.ops[q]
+    if op.name != "JUMP":
+        return q
+    t = op.target.index
+    return t if t > q and all(j not in w.normal for j in range(q, t)) else None
 
 
 def _rejoins(w, hs, target) -> bool:

@@ -1492,6 +1492,23 @@ SNIPPETS = {
                     raise TimeoutError()
             return 5
     """,
+    # two jumps to two copies of the closing `return None`: the condition ends
+    # at the with statement
+    "with_after_condition_with_copied_returns": """
+        def f(self, type_params):
+            if type_params is not None and len(type_params) > 0:
+                with self.delimit("[", "]"):
+                    self.interleave(self.traverse, type_params)
+
+        def g(wr):
+            handlers, lock = _handlerList, _lock
+            if lock and handlers:
+                with lock:
+                    try:
+                        handlers.remove(wr)
+                    except ValueError:
+                        pass
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:
@@ -1526,7 +1543,10 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    "return_in_try_with_branching_finally": "3.9",
                    # up to 3.9 the with statement's exit call after its body stays
                    # (unreached), and the code after it is not found yet
-                   "code_after_with_that_raises": "3.10"}
+                   "code_after_with_that_raises": "3.10",
+                   # up to 3.10 the closing `return None` after a with statement is
+                   # read into its body (a `return constant` there looks the same)
+                   "with_after_condition_with_copied_returns": "3.11"}
 
 
 def need(version):

@@ -32,6 +32,8 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
 
 
 _WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+#: ops that end a condition operand's code without being part of it
+_NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | _WITH_STARTS
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
@@ -608,7 +610,7 @@ class Walker:
                 continue
             while j < hi and self.ops[j].name not in CONDITIONAL:
                 op = self.ops[j]
-                if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS") \
+                if op.target is not None or op.name in _NOT_OPERAND \
                         or (j != seg_start and j in self.back_targets):
                     break
                 sub.step(op)

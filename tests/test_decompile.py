@@ -1509,6 +1509,20 @@ SNIPPETS = {
                     except ValueError:
                         pass
     """,
+    # the jump past `return` goes to the loop body's end, where the try's own
+    # way out (the jump back) stands
+    "return_in_try_ending_loop_body": """
+        def whichmodule(obj, name):
+            for module_name, module in sys.modules.copy().items():
+                if module is None:
+                    continue
+                try:
+                    if g(module, name) is obj:
+                        return module_name
+                except AttributeError:
+                    pass
+            return '__main__'
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -194,7 +194,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if inline:
         body_end = _extend_inline_body(w, i, body_end, hs)
     elif hs > i:
-        body_end = _extend_inline_body(w, i, body_end, min(hs, hi))
+        # (a jump to the end of the enclosing block, past a branch that returns,
+        # leaves the body too: `if c: return x` ending a loop's body)
+        body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)

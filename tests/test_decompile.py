@@ -1523,6 +1523,18 @@ SNIPPETS = {
                     pass
             return '__main__'
     """,
+    # the inner ifs' jumps to copies of the closing `return None` look like more
+    # of the outer condition, and were merged with its own
+    "nested_ifs_with_copied_returns": """
+        def callHandlers(self, record, found):
+            if found == 0:
+                if lastResort:
+                    if record.levelno >= lastResort.level:
+                        lastResort.handle(record)
+                elif raiseExceptions and not self.manager.emittedNoHandlerWarning:
+                    sys.stderr.write("x")
+                    self.manager.emittedNoHandlerWarning = True
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -690,13 +690,13 @@ class Walker:
             segments += more
         else:
             after = i + 1
-        self._merge_copied_targets(segments)
-        copies = {s.target for s in segments if self._is_return_none_copy(s.target)}
-        if len(copies) > 1:
+        k, test, after = self._chain(segments, after)
+        if k < len(segments) and any(s.alias is not None for s in segments[:k]):
+            # Copies merged for the longer chain, which is not one: only the
+            # shorter chain's own copies count.
             for s in segments:
-                if s.target in copies:
-                    s.alias = min(copies)
-        k, test, after = longest_chain(segments, after)
+                s.alias = None
+            k, test, after = self._chain(segments[:k], segments[k].start)
         segments = segments[:k]
         last = segments[-1]
         target = last.target
@@ -707,6 +707,17 @@ class Walker:
         #: how many jumps the condition took (a while loop's test repeats them all)
         test.chain_length = k
         return test, after, target, line
+
+    def _chain(self, segments, after):
+        """:func:`longest_chain` of ``segments``, jumps to copies of one exit block
+        counted as going to the same place."""
+        self._merge_copied_targets(segments)
+        copies = {s.target for s in segments if self._is_return_none_copy(s.target)}
+        if len(copies) > 1:
+            for s in segments:
+                if s.target in copies:
+                    s.alias = min(copies)
+        return longest_chain(segments, after)
 
     def _tail_key(self, t: int):
         """The ops of a short block ending in return/raise (3.10+ copies such

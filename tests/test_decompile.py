@@ -1535,6 +1535,16 @@ SNIPPETS = {
                     sys.stderr.write("x")
                     self.manager.emittedNoHandlerWarning = True
     """,
+    "return_through_two_finally_bodies": """
+        def _result_or_cancel(fut, timeout=None):
+            try:
+                try:
+                    return fut.result(timeout)
+                finally:
+                    fut.cancel()
+            finally:
+                del fut
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -596,6 +596,8 @@ def _ends_terminal(body) -> bool:
     if isinstance(last, ast.Try) and last.handlers and not last.finalbody:
         return _ends_terminal(last.orelse or last.body) \
             and all(_ends_terminal(h.body) for h in last.handlers)
+    if isinstance(last, ast.Try) and not last.handlers and not last.orelse:
+        return _ends_terminal(last.body) or _ends_terminal(last.finalbody)
     if isinstance(last, (ast.With, ast.AsyncWith)):
         # (not a raise: the manager may swallow it, and the code after runs)
         inner = last.body[-1]
@@ -739,6 +741,8 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             k += len(fin_ops)
         else:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
+        if len(sub.stack) > len(m.stack):
+            k = _through_enclosing_finally(w, k)
         if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             body = sub.stmts
@@ -766,6 +770,19 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _through_enclosing_finally(w, k) -> int:
+    """Past the copies of the enclosing finally bodies that ``return value`` runs
+    on its way out (its value on the stack), when its RETURN_VALUE follows them."""
+    j = k
+    for seq in reversed(w.finally_copies):
+        guard = getattr(seq, "handler", None)
+        if not isinstance(seq, FinallyOps) or not seq.copied_at(w.ops, j) \
+                or (guard is not None and w.regions.covered(w.ops[j], guard)):
+            break
+        j += len(seq)
+    return j if k < j < w.n and w.ops[j].name == "RETURN_VALUE" else k
 
 
 def _returns_constant_from_body(ops, k, fin_first) -> bool:
@@ -865,12 +882,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             if nxt is None:
                 break
             k = nxt
-        if pending and k < w.n and ops[k].name != "RETURN_VALUE" and w.finally_copies \
-                and isinstance(w.finally_copies[-1], FinallyOps):
-            # ... and the enclosing finally body's copy
-            copy = w._finally_copy_at(k)
-            if copy and k + copy < w.n and ops[k + copy].name == "RETURN_VALUE":
-                k += copy
+        if pending:
+            k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
         if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             k += 1

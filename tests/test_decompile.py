@@ -1545,6 +1545,18 @@ SNIPPETS = {
             finally:
                 del fut
     """,
+    # a jump from the outer if still pending, the with statement's exit call
+    # after the inner if looked like more of its condition
+    "nested_ifs_returning_from_with": """
+        def r(self):
+            with self._condition:
+                if self._state:
+                    if self._exception:
+                        return 1
+                    else:
+                        return 2
+                return 3
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -613,7 +613,12 @@ class Walker:
                 if op.target is not None or op.name in _NOT_OPERAND \
                         or (j != seg_start and j in self.back_targets):
                     break
-                sub.step(op)
+                try:
+                    sub.step(op)
+                except DecompileFailure:
+                    # No operand: a statement's code (a with statement's exit
+                    # call, under the values the condition would leave).
+                    return segments, start
                 if sub.stmts:
                     break
                 j += 1

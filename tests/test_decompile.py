@@ -1557,6 +1557,20 @@ SNIPPETS = {
                         return 2
                 return 3
     """,
+    # the inner try's body raises: the statement ends at its own handler
+    "raising_try_in_except_clause": """
+        def _addUnexpectedSuccess(self, result):
+            try:
+                a = result.a
+            except AttributeError:
+                w()
+                try:
+                    raise U from None
+                except U:
+                    result.f(self)
+            else:
+                a(self)
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -93,7 +93,9 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
         # Inside handler code every op is walked: once the walk reaches this
         # statement's handlers (laid out after where it ends, e.g. a finally
         # body's closing RERAISE), it goes over them.
-        w.handler_code_ends[hs] = _handler_code_end(w, hs, k)
+        # (when the statement ends at its handler (its body leaves), the handler
+        # code reaches no code after it there)
+        w.handler_code_ends[hs] = _handler_code_end(w, hs, k if k != hs else None)
     if i in saved and k < hi and k not in saved and k in w.reachable \
             and any(o.target is ops[k] for o in ops[hs:]):
         # Only the handlers reach the code after the statement (its body always

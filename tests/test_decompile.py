@@ -1571,6 +1571,20 @@ SNIPPETS = {
             else:
                 a(self)
     """,
+    # the body never ends: no __exit__ call after it
+    "endless_loop_in_with": """
+        def handle_request(self, timeout):
+            with S() as selector:
+                selector.register(self)
+                while True:
+                    if selector.select(timeout):
+                        return self.x()
+                    else:
+                        if timeout is not None:
+                            timeout = deadline - time()
+                            if timeout < 0:
+                                return self.handle_timeout()
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

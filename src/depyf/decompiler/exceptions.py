@@ -608,6 +608,25 @@ def _ends_terminal(body) -> bool:
     return isinstance(last, _TERMINALS)
 
 
+def _endless(body) -> bool:
+    """``body`` ends in a ``while True`` loop without a ``break`` (no way out of it
+    after, so no ``__exit__`` call: the handler follows the loop's jump back)."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.While) or last.orelse \
+            or not (isinstance(last.test, ast.Constant) and last.test.value is True):
+        return False
+    return not any(isinstance(n, ast.Break) for n in _loop_level(last.body))
+
+
+def _loop_level(stmts):
+    """The statements of a loop body outside the loops nested in it."""
+    for s in stmts:
+        yield s
+        if not isinstance(s, (ast.While, ast.For, ast.AsyncFor)):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                yield from _loop_level(getattr(s, field, None) or [])
+
+
 def _terminal(m):
     return m.stmts and isinstance(m.stmts[-1], _TERMINALS)
 
@@ -875,7 +894,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
         w.finally_copies.pop()
     # (A walk that ran past the body ended in a statement that left through the
     # exit call already: a nested with's `return`.)
-    if k == body_end and (not _terminal(sub) or len(sub.stack) > len(m.stack) + 1):
+    if k == body_end and (not _terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
+            and not (k == hs and _endless(sub.stmts)):
         k = _skip_exit_call(ops, k, sub, exit_call)
         pending = len(sub.stack) > len(m.stack)
         while pending and k < w.n:

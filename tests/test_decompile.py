@@ -1585,6 +1585,18 @@ SNIPPETS = {
                             if timeout < 0:
                                 return self.handle_timeout()
     """,
+    # the clause's first op is the inner try's: its name's unbinding covers both
+    "try_ending_named_except_clause": """
+        def f(value):
+            try:
+                a()
+            except E as e:
+                try:
+                    b(e)
+                except E:
+                    token = 1
+            p(token)
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

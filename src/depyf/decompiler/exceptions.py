@@ -477,11 +477,19 @@ def _clauses(w, m, hs, he, handler):
     return clauses, exits, tails
 
 
+_MAX_NESTING = 64
+
+
 def _clause_body(w, p, clause_end, base, cleanup, name):
     """Walk one clause's body; return (statements, JUMP target or None, end index)."""
     ops = w.ops
     stop = clause_end
     unbind = ops[p].handler if name is not None and p < clause_end else None
+    for _ in range(_MAX_NESTING):
+        # (the body's first op may be a nested try's: the unbinding covers that)
+        if unbind is None or _name_epilogue(ops, unbind.target.index, name):
+            break
+        unbind = w.regions.parent(unbind)
     if unbind is not None and unbind.target.index > p:
         # `except E as name`: the block that unbinds name on the way out is not body.
         stop = min(stop, unbind.target.index)
@@ -516,8 +524,8 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
             w.in_handler -= 1
         if name is not None and _name_epilogue(ops, k, name):
             k += 3
-        if not _terminal(sub) and k + 1 < clause_end and ops[k].name == "POP_EXCEPT" \
-                and ops[k + 1].name == "JUMP" and any(isinstance(v, ExcInfo) for v in rest):
+        if not _terminal(sub) and k + 1 < clause_end and w.clause_exit_at(k) is not None \
+                and any(isinstance(v, ExcInfo) for v in rest):
             # 3.13 sends the clause on through the enclosing clause's own way out.
             exit_target = k
         elif not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":

@@ -1597,6 +1597,23 @@ SNIPPETS = {
                     token = 1
             p(token)
     """,
+    # the loop's only jump back is a continue in an except clause (into the try
+    # body), and every other way out of the try leaves the loop
+    "loop_continued_from_except_clause_only": """
+        def nxt(self):
+            while True:
+                try:
+                    tarinfo = f(self)
+                except E as e:
+                    if self.ignore_zeros:
+                        g(e)
+                        continue
+                except F:
+                    if self.ignore_zeros:
+                        continue
+                break
+            return tarinfo
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -271,10 +271,32 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # The loop body's closing jump back, not an `else: continue` (the except*
         # clauses' way out jumps back too, and nothing follows in the body).
         orelse = []
+    after = _break_after(w, hs, end, hi)
+    if after is not None:
+        # Every way out of the statement goes past the end of its loop: one
+        # `break` after it (the clauses' own jumps there read as breaks too).
+        for clause in clauses:
+            if isinstance(clause.body[-1], ast.Break):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
     node.lineno = line
     m.stmts.append(node)
+    if after is not None:
+        m.emit(ast.Break(), after)
     return k
+
+
+def _break_after(w, hs, end, hi):
+    """The try body's closing jump, when it goes to ``end`` (where the clauses
+    go too) and that is the way out of the loop whose body the statement ends."""
+    if end is None or end < hi or not w.loops or hs < 1:
+        return None
+    loop = w.loops[-1]
+    jump = w.ops[hs - 1]
+    if end not in (loop.exit, loop.break_target) or jump.name != "JUMP" \
+            or jump.target.index != end:
+        return None
+    return jump
 
 
 def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:

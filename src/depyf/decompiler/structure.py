@@ -194,9 +194,16 @@ class Walker:
                 and all(n == "STORE_FAST" for n in names[3:]))
 
     def _handler_exit(self, op) -> bool:
-        """A jump from handler code back to normal code (to after its try)."""
-        return (op.index in self.reachable and op.index not in self.normal
-                and op.target.index in self.normal)
+        """A jump from handler code back to normal code (to after its try), not
+        into that try's own body (a `continue` of a loop the try starts)."""
+        if not (op.index in self.reachable and op.index not in self.normal
+                and op.target.index in self.normal):
+            return False
+        h = op.target.handler
+        if h is None or h.target.name != "PUSH_EXC_INFO" or h.target.index > op.index:
+            return True
+        cleanup = self.ops[h.target.index].handler
+        return cleanup is not None and op.index >= cleanup.target.index
 
     def _reachable(self):
         """Ops control flow reaches from the entry, through handlers too."""

@@ -1614,6 +1614,40 @@ SNIPPETS = {
                 break
             return tarinfo
     """,
+    # the first try's handler lies after the elif and else branches: the jump
+    # before it belongs to them
+    "try_ending_if_branch_handler_after_other_branches": """
+        def f(exc_value, tb, obj, wrong_name):
+            if isinstance(exc_value, AttributeError):
+                try:
+                    d = dir(obj)
+                    hide = wrong_name[:1] != '_'
+                    if hide and tb is not None:
+                        while tb.tb_next is not None:
+                            tb = tb.tb_next
+                        if tb.x is obj:
+                            hide = False
+                    if hide:
+                        d = [x for x in d if x[:1] != '_']
+                except Exception:
+                    return None
+            elif isinstance(exc_value, ImportError):
+                try:
+                    d = dir(g(exc_value.name))
+                except Exception:
+                    return None
+            else:
+                d = list(tb.f_locals)
+            try:
+                import _suggestions
+            except ImportError:
+                pass
+            else:
+                return _suggestions.generate(d, wrong_name)
+            if len(d) > MAX:
+                return None
+            return d
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -418,6 +418,10 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
     targets = sorted({t for t in exits if t is not None})
     if targets:
         return targets[-1]
+    # (A handler past the end of the enclosing block lies after other branches
+    # of the if whose branch the statement ends: what is before or after it
+    # says nothing of this statement.)
+    inline = inline and hs <= hi
     if inline and ops[hs - 1].name == "JUMP" and ops[hs - 1].target.index >= he:
         return ops[hs - 1].target.index
     start = body_end

@@ -1648,6 +1648,24 @@ SNIPPETS = {
                 return None
             return d
     """,
+    # ... and the except clause holding that continue lies past the if's branch
+    "loop_continued_from_except_clause_in_if_branch": """
+        def init(self, file, mode):
+            if isinstance(file, str):
+                filemode = modeDict[mode]
+                while True:
+                    try:
+                        self.fp = io.open(file, filemode)
+                    except OSError:
+                        if filemode in modeDict:
+                            filemode = modeDict[filemode]
+                            continue
+                        raise
+                    break
+            else:
+                self.fp = file
+            self._lock = 1
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:
@@ -1685,7 +1703,9 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    "code_after_with_that_raises": "3.10",
                    # up to 3.10 the closing `return None` after a with statement is
                    # read into its body (a `return constant` there looks the same)
-                   "with_after_condition_with_copied_returns": "3.11"}
+                   "with_after_condition_with_copied_returns": "3.11",
+                   # up to 3.9 the else branch is read into the loop's else too
+                   "loop_continued_from_except_clause_in_if_branch": "3.10"}
 
 
 def need(version):

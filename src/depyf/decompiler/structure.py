@@ -1373,9 +1373,14 @@ class Walker:
     def while_loop(self, m, i, latch, hi, line) -> int:
         latch_op = self.ops[latch]
         exit_ = latch + 1
+        body_end = latch
+        if latch >= hi and latch in self.reachable and latch not in self.normal:
+            # The only jump back is a `continue` in an except clause laid out
+            # past the enclosing block: the body ends with the block.
+            body_end = hi
         if latch_op.name == "JUMP":
             # `while cond:` tested at the top (3.8/3.9), or `while True:`.
-            segments, after, test = self._top_test(m, i, latch)
+            segments, after, test = self._top_test(m, i, body_end)
             if segments:
                 last = segments[-1]
                 exit_ = last.target
@@ -1384,12 +1389,12 @@ class Walker:
             else:
                 test = ast.Constant(value=True)
                 body_start = i
-                exit_ = self._loop_exit(i, latch)
-            loop = Loop(header=i, exit=exit_, body_end=latch)
-            loop.break_target = self._break_target(i, latch, exit_)
+                exit_ = self._loop_exit(i, body_end)
+            loop = Loop(header=i, exit=exit_, body_end=body_end)
+            loop.break_target = self._break_target(i, body_end, exit_)
             self.loops.append(loop)
             try:
-                body = self.block(body_start, latch, m.stack)
+                body = self.block(body_start, body_end, m.stack)
             finally:
                 self.loops.pop()
             end = exit_
@@ -1399,7 +1404,7 @@ class Walker:
                 end = loop.break_target
             m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
             m.start_line = None
-            return max(end, latch + 1)
+            return max(end, latch + 1) if body_end == latch else hi
         raise DecompileFailure("loop shape not recognised")
 
     def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):

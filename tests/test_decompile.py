@@ -1666,6 +1666,22 @@ SNIPPETS = {
                 self.fp = file
             self._lock = 1
     """,
+    "return_through_finally_then_with": """
+        def wait(self):
+            with self._cond:
+                try:
+                    index = self._count
+                    return index
+                finally:
+                    self._exit()
+
+        async def await_(self):
+            async with self._cond:
+                try:
+                    return self._count
+                finally:
+                    self._exit()
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

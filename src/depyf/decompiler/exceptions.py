@@ -796,9 +796,10 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             k += len(fin_ops)
         else:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
-        if len(sub.stack) > len(m.stack):
-            k = _through_enclosing_finally(w, k)
-        if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
+        pending = len(sub.stack) > len(m.stack)
+        if pending:
+            k = _through_enclosing_finally(w, k, sub)
+        if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             body = sub.stmts
             k += 1
@@ -827,17 +828,36 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     return k
 
 
-def _through_enclosing_finally(w, k) -> int:
+def _through_enclosing_finally(w, k, sub=None) -> int:
     """Past the copies of the enclosing finally bodies that ``return value`` runs
-    on its way out (its value on the stack), when its RETURN_VALUE follows them."""
+    on its way out (its value on the stack), when its RETURN_VALUE follows them;
+    with ``sub`` (the machine holding the value), past the ``__exit__`` calls of
+    enclosing with statements too (``SWAP 2; <exit call>``)."""
+    ops = w.ops
     j = k
+    exits = 0
     for seq in reversed(w.finally_copies):
-        guard = getattr(seq, "handler", None)
-        if not isinstance(seq, FinallyOps) or not seq.copied_at(w.ops, j) \
-                or (guard is not None and w.regions.covered(w.ops[j], guard)):
+        if isinstance(seq, FinallyOps):
+            guard = seq.handler
+            if not seq.copied_at(ops, j) \
+                    or (guard is not None and w.regions.covered(ops[j], guard)):
+                break
+            j += len(seq)
+        elif sub is not None and j < w.n and ops[j].name == "SWAP" and ops[j].arg == 2 \
+                and names(ops, j + 1, j + 1 + len(seq)) == seq:
+            j += 1 + len(seq)
+            exits += 1
+        else:
             break
-        j += len(seq)
-    return j if k < j < w.n and w.ops[j].name == "RETURN_VALUE" else k
+    if not (k < j < w.n and ops[j].name == "RETURN_VALUE"):
+        return k
+    for _ in range(exits):
+        # (the exit functions lie under the value, innermost first)
+        value = sub.pop()
+        if not isinstance(sub.pop(), WithExit):
+            raise DecompileFailure("return through a with statement without its exit")
+        sub.push(value)
+    return j
 
 
 def _returns_constant_from_body(ops, k, fin_first) -> bool:

@@ -1682,6 +1682,20 @@ SNIPPETS = {
                 finally:
                     self._exit()
     """,
+    # 3.13 leaves the loop's `if value is not None:` jump pair out of the
+    # finally handler's exception table
+    "none_test_in_loop_in_finally_body": """
+        def run(self, test, cv, out, clear_globs):
+            try:
+                return self.run_(test, out)
+            finally:
+                sys.stdout = out
+                for key, value in cv.items():
+                    if value is not None:
+                        os.environ[key] = value
+                if clear_globs:
+                    test.globs.clear()
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

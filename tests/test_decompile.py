@@ -1696,6 +1696,18 @@ SNIPPETS = {
                 if clear_globs:
                     test.globs.clear()
     """,
+    # the break goes to the finally body's end; on the normal way out, to a copy
+    # of the code after the statement
+    "break_in_loop_in_finally_body": """
+        def acquire(self, fut):
+            try:
+                x()
+            finally:
+                while self._value > 0:
+                    if not self._wake_up_next():
+                        break
+            return True
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:
@@ -1735,7 +1747,9 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    # read into its body (a `return constant` there looks the same)
                    "with_after_condition_with_copied_returns": "3.11",
                    # up to 3.9 the else branch is read into the loop's else too
-                   "loop_continued_from_except_clause_in_if_branch": "3.10"}
+                   "loop_continued_from_except_clause_in_if_branch": "3.10",
+                   # up to 3.9 the finally body's end after the loop is not found
+                   "break_in_loop_in_finally_body": "3.10"}
 
 
 def need(version):

@@ -726,6 +726,36 @@ class FinallyOps(list):
                 return False
         return True
 
+    def copy_end(self, ops, k) -> Optional[int]:
+        """Where a copy of the body starting at ``k`` ends when a ``break`` in it
+        (a ``RERAISE 0`` short of the end) goes on to a copy of the code after
+        the statement (``... RETURN_VALUE``, that code itself following the
+        copy); None when there is no such copy."""
+        i = k
+        tails = set()
+        last = len(self) - 1
+        for n, want in enumerate(self):
+            if i >= len(ops):
+                return None
+            op = ops[i]
+            if (op.name, op.arg if op.target is None else None) == want or (
+                    want == ("RERAISE", 0) and op.name in ("RETURN_VALUE", "JUMP")):
+                i += 1
+                continue
+            if want != ("RERAISE", 0) or n == last:
+                return None
+            j = i
+            while j < len(ops) and j - i < 6 and ops[j].target is None \
+                    and ops[j].name != "RETURN_VALUE":
+                j += 1
+            if j >= len(ops) or ops[j].name != "RETURN_VALUE":
+                return None
+            tails.add(tuple(names(ops, i, j + 1)))
+            i = j + 1
+        if not tails or any(list(t) != names(ops, i, i + len(t)) for t in tails):
+            return None
+        return i
+
 
 def copied_at(ops, k, seq) -> bool:
     """``seq`` (op names, or :class:`FinallyOps`) is copied at ``k``."""
@@ -794,6 +824,8 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     if not _ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
         if copied_at(ops, k, fin_ops):
             k += len(fin_ops)
+        elif fin_ops.copy_end(ops, k) is not None:
+            k = fin_ops.copy_end(ops, k)
         else:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
         pending = len(sub.stack) > len(m.stack)

@@ -379,6 +379,10 @@ class Walker:
             # call fewer)
             return m.steps(self.ops, i, i + 1, ())
         if name == "END" or (name == "RERAISE" and finally_end(self, op)):
+            if name == "RERAISE" and self.loops and self.loops[-1].exit != i \
+                    and finally_end(self, self.ops[self.loops[-1].exit]):
+                # a copy of the end a loop in the finally body leads to: `break`
+                m.emit(ast.Break(), op)
             return i + 1
         if self.in_handler and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the

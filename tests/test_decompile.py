@@ -1708,6 +1708,21 @@ SNIPPETS = {
                         break
             return True
     """,
+    # the try body's way out leaves the loop, the except clause's goes round
+    "else_break_in_loop": """
+        def all_tasks(loop=None):
+            i = 0
+            while True:
+                try:
+                    tasks = list(_all_tasks)
+                except RuntimeError:
+                    i += 1
+                    if i >= 1000:
+                        raise
+                else:
+                    break
+            return tasks
+    """,
     "try_else_ending_except_clause": """
         def f(value, c):
             try:

@@ -256,8 +256,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
                 and any(j in w.reachable for j in range(jump + 1, stop))):
             # 3.9/3.10 jump over the handlers to an else placed after them (not
             # a branch of the else going to the join, with more of it after).
-            orelse = w.block(body_end, jump, m.stack)
             target = ops[jump].target.index
+            breaks = end < target and w.loops and target in (w.loops[-1].exit,
+                                                              w.loops[-1].break_target)
+            # (a jump past the join to its loop's way out is the else's `break`)
+            orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
             if target < end:
                 orelse += w.block(target, end, m.stack)
         else:
@@ -272,9 +275,14 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # clauses' way out jumps back too, and nothing follows in the body).
         orelse = []
     after = _break_after(w, hs, end, hi)
-    if after is not None:
-        # Every way out of the statement goes past the end of its loop: one
-        # `break` after it (the clauses' own jumps there read as breaks too).
+    if after is not None and not all(isinstance(c.body[-1], ast.Break) or _ends_terminal(c.body)
+                                     for c in clauses):
+        # The body's way out leaves the loop, a clause's goes round: `else: break`.
+        orelse.append(_at_line(ast.Break(), after.line))
+        after = None
+    elif after is not None:
+        # Every way out of the statement leaves the loop: one `break` after it
+        # (the clauses' own jumps there read as breaks too).
         for clause in clauses:
             if isinstance(clause.body[-1], ast.Break):
                 clause.body = clause.body[:-1] or [ast.Pass()]
@@ -284,6 +292,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None:
         m.emit(ast.Break(), after)
     return k
+
+
+def _at_line(node, line):
+    node.lineno = line
+    return node
 
 
 def _break_after(w, hs, end, hi):

@@ -258,8 +258,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             # a branch of the else going to the join, with more of it after).
             target = ops[jump].target.index
             breaks = end < target and w.loops and target in (w.loops[-1].exit,
-                                                              w.loops[-1].break_target)
-            # (a jump past the join to its loop's way out is the else's `break`)
+                                                              w.loops[-1].break_target) \
+                and not (ops[end].name == "JUMP" and ops[end].target.index == target)
+            # (a jump past the join to its loop's way out is the else's `break`,
+            # unless it was threaded through a `break` at the join)
             orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
             if target < end:
                 orelse += w.block(target, end, m.stack)
@@ -274,7 +276,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # The loop body's closing jump back, not an `else: continue` (the except*
         # clauses' way out jumps back too, and nothing follows in the body).
         orelse = []
-    after = _break_after(w, hs, end, hi)
+    after = _break_after(w, hs, end, hi) if not _ends_terminal(body) else None
     if after is not None and not all(isinstance(c.body[-1], ast.Break) or _ends_terminal(c.body)
                                      for c in clauses):
         # The body's way out leaves the loop, a clause's goes round: `else: break`.

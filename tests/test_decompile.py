@@ -1430,6 +1430,22 @@ SNIPPETS = {
                         b[name] = c[name]
                     except KeyError:
                         u.add(name)
+
+        def k(value, c):
+            try:
+                token = a(value)
+            except (E, F):
+                w()
+                try:
+                    b()
+                except E:
+                    token = 1
+                else:
+                    if c:
+                        token = 2
+                    else:
+                        raise
+            p(token)
     """,
     # the with statement's handler code lies after the finally body's end (and
     # after the loop's closing jump), and its way out jumps back too
@@ -1722,22 +1738,6 @@ SNIPPETS = {
                 else:
                     break
             return tasks
-    """,
-    "try_else_ending_except_clause": """
-        def f(value, c):
-            try:
-                a()
-            except E:
-                try:
-                    b()
-                except E:
-                    token = 1
-                else:
-                    if c:
-                        token = 2
-                    else:
-                        raise
-            p(token)
     """,
 }
 

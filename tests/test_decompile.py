@@ -1724,6 +1724,24 @@ SNIPPETS = {
                         break
             return True
     """,
+    # the inner clause's way out (round the loop) is not the outer clause's
+    "loop_of_tries_in_except_clause": """
+        def g(start, last_values):
+            try:
+                last = last_values[-1]
+                if last == 3:
+                    return last + 1
+                else:
+                    raise TypeError
+            except TypeError:
+                w()
+                for v in reversed(last_values):
+                    try:
+                        return v + 1
+                    except TypeError:
+                        pass
+                return start
+    """,
     # the try body's way out leaves the loop, the except clause's goes round
     "else_break_in_loop": """
         def all_tasks(loop=None):

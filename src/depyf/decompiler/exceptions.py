@@ -536,8 +536,10 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         stop = min(stop, unbind.target.index)
     body_end = _clause_body_end(w, p, stop, cleanup)
     sub = StackMachine(w.ctx, base)
+    # (not the way out of a clause nested in this one: the clean-up still covers it)
     hint = next((t for t in map(w.clause_exit_at, range(p, stop))
-                 if t is not None and not w._is_loop_jump(ops[t[1]])), None)
+                 if t is not None and not w._is_loop_jump(ops[t[1]])
+                 and not (cleanup is not None and w.regions.covered(ops[t[1]], cleanup))), None)
     w.clause_exits.append((hint and hint[0], len(w.loops), stop))
     try:
         k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))

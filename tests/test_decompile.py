@@ -1364,6 +1364,399 @@ SNIPPETS = {
             nested = [[y async for y in x] async for x in ait]
             return result, total, nested
     """,
+    # 3.13 copies an except clause's way out into each branch that reaches it
+    "except_clause_branch_leaves_clause": """
+        def f(value, c, d):
+            try:
+                token = g(value)
+            except E:
+                if c:
+                    token = h(value)
+                else:
+                    raise
+            p(token)
+
+        def g(value, c):
+            while value:
+                try:
+                    token = g(value)
+                except E as e:
+                    if c:
+                        token = h(e)
+                    else:
+                        token = 2
+                except F:
+                    if c:
+                        token = 1
+                    elif d:
+                        return 5
+                    else:
+                        raise
+                value = p(token)
+    """,
+    # 3.13 copies the enclosing clause's way out onto the inner try's normal path
+    "try_ending_except_clause": """
+        def f(value, c):
+            try:
+                a()
+            except E:
+                try:
+                    b()
+                except E:
+                    if c:
+                        raise
+                    token = 1
+            p(token)
+
+        def g(value):
+            for x in value:
+                try:
+                    a()
+                except E:
+                    try:
+                        b()
+                    except F as e:
+                        token = e
+                    except G:
+                        return 2
+                p(token)
+
+        def h(names, g, b, u):
+            for name in names:
+                try:
+                    g[name] = a[name]
+                except KeyError:
+                    try:
+                        b[name] = c[name]
+                    except KeyError:
+                        u.add(name)
+
+        def k(value, c):
+            try:
+                token = a(value)
+            except (E, F):
+                w()
+                try:
+                    b()
+                except E:
+                    token = 1
+                else:
+                    if c:
+                        token = 2
+                    else:
+                        raise
+            p(token)
+    """,
+    # the with statement's handler code lies after the finally body's end (and
+    # after the loop's closing jump), and its way out jumps back too
+    "with_in_finally_body": """
+        def f(fs, pending, waiter):
+            try:
+                while pending:
+                    waiter.wait()
+                    with waiter.lock:
+                        finished = waiter.finished
+                    finished.reverse()
+            finally:
+                for f in fs:
+                    with f._condition:
+                        f._waiters.remove(waiter)
+
+        def g(waiter):
+            try:
+                waiter.wait()
+            finally:
+                with waiter.lock:
+                    waiter.remove()
+    """,
+    "return_from_with_in_finally": """
+        def f(self, timeout):
+            try:
+                with self._condition:
+                    return self.get()
+            finally:
+                self = None
+    """,
+    # only a swallowed exception reaches the code after the with statement
+    "code_after_with_that_raises": """
+        def f(self, timeout):
+            try:
+                with self._condition:
+                    if self._state:
+                        raise CancelledError()
+                    elif self._state == 3:
+                        return self.get()
+                    raise TimeoutError()
+            finally:
+                self = None
+
+        def g(self, timeout):
+            with self._condition:
+                if self._state:
+                    return self.get()
+                raise TimeoutError()
+            self = None
+
+        def h(self):
+            with self._condition:
+                raise TimeoutError()
+            return 5
+
+        def k(self, xs):
+            for x in xs:
+                with x:
+                    raise TimeoutError()
+            return 5
+    """,
+    # two jumps to two copies of the closing `return None`: the condition ends
+    # at the with statement
+    "with_after_condition_with_copied_returns": """
+        def f(self, type_params):
+            if type_params is not None and len(type_params) > 0:
+                with self.delimit("[", "]"):
+                    self.interleave(self.traverse, type_params)
+
+        def g(wr):
+            handlers, lock = _handlerList, _lock
+            if lock and handlers:
+                with lock:
+                    try:
+                        handlers.remove(wr)
+                    except ValueError:
+                        pass
+    """,
+    # the jump past `return` goes to the loop body's end, where the try's own
+    # way out (the jump back) stands
+    "return_in_try_ending_loop_body": """
+        def whichmodule(obj, name):
+            for module_name, module in sys.modules.copy().items():
+                if module is None:
+                    continue
+                try:
+                    if g(module, name) is obj:
+                        return module_name
+                except AttributeError:
+                    pass
+            return '__main__'
+    """,
+    # the inner ifs' jumps to copies of the closing `return None` look like more
+    # of the outer condition, and were merged with its own
+    "nested_ifs_with_copied_returns": """
+        def callHandlers(self, record, found):
+            if found == 0:
+                if lastResort:
+                    if record.levelno >= lastResort.level:
+                        lastResort.handle(record)
+                elif raiseExceptions and not self.manager.emittedNoHandlerWarning:
+                    sys.stderr.write("x")
+                    self.manager.emittedNoHandlerWarning = True
+    """,
+    "return_through_two_finally_bodies": """
+        def _result_or_cancel(fut, timeout=None):
+            try:
+                try:
+                    return fut.result(timeout)
+                finally:
+                    fut.cancel()
+            finally:
+                del fut
+    """,
+    # a jump from the outer if still pending, the with statement's exit call
+    # after the inner if looked like more of its condition
+    "nested_ifs_returning_from_with": """
+        def r(self):
+            with self._condition:
+                if self._state:
+                    if self._exception:
+                        return 1
+                    else:
+                        return 2
+                return 3
+    """,
+    # the inner try's body raises: the statement ends at its own handler
+    "raising_try_in_except_clause": """
+        def _addUnexpectedSuccess(self, result):
+            try:
+                a = result.a
+            except AttributeError:
+                w()
+                try:
+                    raise U from None
+                except U:
+                    result.f(self)
+            else:
+                a(self)
+    """,
+    # the body never ends: no __exit__ call after it
+    "endless_loop_in_with": """
+        def handle_request(self, timeout):
+            with S() as selector:
+                selector.register(self)
+                while True:
+                    if selector.select(timeout):
+                        return self.x()
+                    else:
+                        if timeout is not None:
+                            timeout = deadline - time()
+                            if timeout < 0:
+                                return self.handle_timeout()
+    """,
+    # the clause's first op is the inner try's: its name's unbinding covers both
+    "try_ending_named_except_clause": """
+        def f(value):
+            try:
+                a()
+            except E as e:
+                try:
+                    b(e)
+                except E:
+                    token = 1
+            p(token)
+    """,
+    # the loop's only jump back is a continue in an except clause (into the try
+    # body), and every other way out of the try leaves the loop
+    "loop_continued_from_except_clause_only": """
+        def nxt(self):
+            while True:
+                try:
+                    tarinfo = f(self)
+                except E as e:
+                    if self.ignore_zeros:
+                        g(e)
+                        continue
+                except F:
+                    if self.ignore_zeros:
+                        continue
+                break
+            return tarinfo
+    """,
+    # the first try's handler lies after the elif and else branches: the jump
+    # before it belongs to them
+    "try_ending_if_branch_handler_after_other_branches": """
+        def f(exc_value, tb, obj, wrong_name):
+            if isinstance(exc_value, AttributeError):
+                try:
+                    d = dir(obj)
+                    hide = wrong_name[:1] != '_'
+                    if hide and tb is not None:
+                        while tb.tb_next is not None:
+                            tb = tb.tb_next
+                        if tb.x is obj:
+                            hide = False
+                    if hide:
+                        d = [x for x in d if x[:1] != '_']
+                except Exception:
+                    return None
+            elif isinstance(exc_value, ImportError):
+                try:
+                    d = dir(g(exc_value.name))
+                except Exception:
+                    return None
+            else:
+                d = list(tb.f_locals)
+            try:
+                import _suggestions
+            except ImportError:
+                pass
+            else:
+                return _suggestions.generate(d, wrong_name)
+            if len(d) > MAX:
+                return None
+            return d
+    """,
+    # ... and the except clause holding that continue lies past the if's branch
+    "loop_continued_from_except_clause_in_if_branch": """
+        def init(self, file, mode):
+            if isinstance(file, str):
+                filemode = modeDict[mode]
+                while True:
+                    try:
+                        self.fp = io.open(file, filemode)
+                    except OSError:
+                        if filemode in modeDict:
+                            filemode = modeDict[filemode]
+                            continue
+                        raise
+                    break
+            else:
+                self.fp = file
+            self._lock = 1
+    """,
+    "return_through_finally_then_with": """
+        def wait(self):
+            with self._cond:
+                try:
+                    index = self._count
+                    return index
+                finally:
+                    self._exit()
+
+        async def await_(self):
+            async with self._cond:
+                try:
+                    return self._count
+                finally:
+                    self._exit()
+    """,
+    # 3.13 leaves the loop's `if value is not None:` jump pair out of the
+    # finally handler's exception table
+    "none_test_in_loop_in_finally_body": """
+        def run(self, test, cv, out, clear_globs):
+            try:
+                return self.run_(test, out)
+            finally:
+                sys.stdout = out
+                for key, value in cv.items():
+                    if value is not None:
+                        os.environ[key] = value
+                if clear_globs:
+                    test.globs.clear()
+    """,
+    # the break goes to the finally body's end; on the normal way out, to a copy
+    # of the code after the statement
+    "break_in_loop_in_finally_body": """
+        def acquire(self, fut):
+            try:
+                x()
+            finally:
+                while self._value > 0:
+                    if not self._wake_up_next():
+                        break
+            return True
+    """,
+    # the inner clause's way out (round the loop) is not the outer clause's
+    "loop_of_tries_in_except_clause": """
+        def g(start, last_values):
+            try:
+                last = last_values[-1]
+                if last == 3:
+                    return last + 1
+                else:
+                    raise TypeError
+            except TypeError:
+                w()
+                for v in reversed(last_values):
+                    try:
+                        return v + 1
+                    except TypeError:
+                        pass
+                return start
+    """,
+    # the try body's way out leaves the loop, the except clause's goes round
+    "else_break_in_loop": """
+        def all_tasks(loop=None):
+            i = 0
+            while True:
+                try:
+                    tasks = list(_all_tasks)
+                except RuntimeError:
+                    i += 1
+                    if i >= 1000:
+                        raise
+                else:
+                    break
+            return tasks
+    """,
 }
 
 
@@ -1379,7 +1772,17 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    # except clause's way out too; the two copies are not matched yet
                    "try_except_else_finally_starting_together": "3.11",
                    # 3.8 structures no finally with a return inside yet
-                   "return_in_try_with_branching_finally": "3.9"}
+                   "return_in_try_with_branching_finally": "3.9",
+                   # up to 3.9 the with statement's exit call after its body stays
+                   # (unreached), and the code after it is not found yet
+                   "code_after_with_that_raises": "3.10",
+                   # up to 3.10 the closing `return None` after a with statement is
+                   # read into its body (a `return constant` there looks the same)
+                   "with_after_condition_with_copied_returns": "3.11",
+                   # up to 3.9 the else branch is read into the loop's else too
+                   "loop_continued_from_except_clause_in_if_branch": "3.10",
+                   # up to 3.9 the finally body's end after the loop is not found
+                   "break_in_loop_in_finally_body": "3.10"}
 
 
 def need(version):

@@ -711,6 +711,11 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
+            before = ops[i - 1].handler if i else None
+            if op.handler is None and before is not None and before.same_as(jump.target.handler):
+                # 3.13 leaves the pair (neither can raise) out of the exception
+                # table even inside a region: it runs under the region around it.
+                op.handler = before
             if func.unguarded is not None:
                 # The jump's own coverage tells an explicit `continue` (covered)
                 # from the compiler's jump back at the end of the body (not).

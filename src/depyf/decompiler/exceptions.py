@@ -79,7 +79,7 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     if i not in w.normal:
         # A try statement inside handler code: what is "normal flow" (as opposed
         # to its own handlers' code) is relative to it.
-        w.normal = w.normal | _flow_from(w, i, hi)
+        w.normal = w.normal | flow_from(w, i, hi)
     try:
         if is_except_star(ops, hs):
             k = _try_except(w, m, i, hi, handler, hs, he, line, except_star_clauses, TryStar)
@@ -93,12 +93,14 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
         # Inside handler code every op is walked: once the walk reaches this
         # statement's handlers (laid out after where it ends, e.g. a finally
         # body's closing RERAISE), it goes over them.
-        w.handler_code_ends[hs] = _handler_code_end(w, hs, k)
+        # (when the statement ends at its handler (its body leaves), the handler
+        # code reaches no code after it there)
+        w.handler_code_ends[hs] = _handler_code_end(w, hs, k if k != hs else None)
     if i in saved and k < hi and k not in saved and k in w.reachable \
             and any(o.target is ops[k] for o in ops[hs:]):
         # Only the handlers reach the code after the statement (its body always
         # returns or raises): that code is normal flow all the same.
-        w.normal = saved | _flow_from(w, k, w.n)
+        w.normal = saved | flow_from(w, k, w.n)
     return k
 
 
@@ -141,7 +143,7 @@ def _outermost_pending(w, handler):
     return found
 
 
-def _flow_from(w, i, hi):
+def flow_from(w, i, hi):
     """Ops in ``[i, hi]`` control reaches from ``i`` without exceptions (``hi``: the
     code after the statement's block)."""
     seen = set()
@@ -194,7 +196,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if inline:
         body_end = _extend_inline_body(w, i, body_end, hs)
     elif hs > i:
-        body_end = _extend_inline_body(w, i, body_end, min(hs, hi))
+        # (a jump to the end of the enclosing block, past a branch that returns,
+        # leaves the body too: `if c: return x` ending a loop's body)
+        body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
@@ -229,14 +233,36 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
                 and w.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
         orelse = w.block(body_end, stop, m.stack)
+    elif end is not None and _leaves_enclosing_clause(w, body_end, hs, end) is not None:
+        # The statement ends an enclosing except clause: 3.13 copies that
+        # clause's way out onto the normal path too, before the handler.
+        k = _leaves_enclosing_clause(w, body_end, hs, end)
+        if k == hs:
+            # Each branch of the else leaves through a copy of its own (or raises):
+            # falling off it would go where the clauses go.
+            w.block_exit[hs] = end
+        try:
+            orelse = w.block(body_end, k, m.stack) if k > body_end else []
+        finally:
+            w.block_exit.pop(hs, None)
+        if k == hs:
+            k = _handler_code_end(w, hs, None)      # (its clauses lead nowhere after it)
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
                      and ops[j].index in w.normal), None)
-        if jump is not None and ops[jump].target.index > stop:
-            # 3.9/3.10 jump over the handlers to an else placed after them.
-            orelse = w.block(body_end, jump, m.stack)
+        if jump is not None and ops[jump].target.index > stop and not (
+                ops[jump].target.index == end
+                and any(j in w.reachable for j in range(jump + 1, stop))):
+            # 3.9/3.10 jump over the handlers to an else placed after them (not
+            # a branch of the else going to the join, with more of it after).
             target = ops[jump].target.index
+            breaks = end < target and w.loops and target in (w.loops[-1].exit,
+                                                              w.loops[-1].break_target) \
+                and not (ops[end].name == "JUMP" and ops[end].target.index == target)
+            # (a jump past the join to its loop's way out is the else's `break`,
+            # unless it was threaded through a `break` at the join)
+            orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
             if target < end:
                 orelse += w.block(target, end, m.stack)
         else:
@@ -250,10 +276,66 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # The loop body's closing jump back, not an `else: continue` (the except*
         # clauses' way out jumps back too, and nothing follows in the body).
         orelse = []
+    after = _break_after(w, hs, end, hi) if not _ends_terminal(body) else None
+    if after is not None and not all(isinstance(c.body[-1], ast.Break) or _ends_terminal(c.body)
+                                     for c in clauses):
+        # The body's way out leaves the loop, a clause's goes round: `else: break`.
+        orelse.append(_at_line(ast.Break(), after.line))
+        after = None
+    elif after is not None:
+        # Every way out of the statement leaves the loop: one `break` after it
+        # (the clauses' own jumps there read as breaks too).
+        for clause in clauses:
+            if isinstance(clause.body[-1], ast.Break):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
     node.lineno = line
     m.stmts.append(node)
+    if after is not None:
+        m.emit(ast.Break(), after)
     return k
+
+
+def _at_line(node, line):
+    node.lineno = line
+    return node
+
+
+def _break_after(w, hs, end, hi):
+    """The try body's closing jump, when it goes to ``end`` (where the clauses
+    go too) and that is the way out of the loop whose body the statement ends."""
+    if end is None or end < hi or not w.loops or hs < 1:
+        return None
+    loop = w.loops[-1]
+    jump = w.ops[hs - 1]
+    if end not in (loop.exit, loop.break_target) or jump.name != "JUMP" \
+            or jump.target.index != end:
+        return None
+    return jump
+
+
+def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:
+    """Where the normal path ends when the statement ends an enclosing except
+    clause, which its clauses leave through (at ``end``): at the copy of that
+    clause's way out (``POP_EXCEPT; [name = None; del name;] JUMP after``) just
+    before the handler, or at the handler when the path's last branch raises
+    (then each branch that reaches the way out has a copy). None otherwise.
+    (That way out may go on round the loop the clause's try ends the body of.)"""
+    if not w.clause_exits:
+        return None
+    exit_, depth, _ = w.clause_exits[-1]
+    through = w.clause_exit_at(end) if end < w.n else None
+    if through is None or len(w.loops) != depth or \
+            (through[0] != exit_ and not w._is_loop_jump(w.ops[through[1]])):
+        return None
+    copy = next((q for q in (hs - 2, hs - 5)
+                 if q >= body_end and w.clause_exit_at(q) == (through[0], hs - 1)), None)
+    if copy is not None:
+        return copy
+    if body_end < hs and w.ops[hs - 1].name in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") \
+            and all(q in w.normal for q in range(body_end, hs)):
+        return hs
+    return None
 
 
 def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
@@ -351,6 +433,10 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
     targets = sorted({t for t in exits if t is not None})
     if targets:
         return targets[-1]
+    # (A handler past the end of the enclosing block lies after other branches
+    # of the if whose branch the statement ends: what is before or after it
+    # says nothing of this statement.)
+    inline = inline and hs <= hi
     if inline and ops[hs - 1].name == "JUMP" and ops[hs - 1].target.index >= he:
         return ops[hs - 1].target.index
     start = body_end
@@ -432,18 +518,28 @@ def _clauses(w, m, hs, he, handler):
     return clauses, exits, tails
 
 
+_MAX_NESTING = 64
+
+
 def _clause_body(w, p, clause_end, base, cleanup, name):
     """Walk one clause's body; return (statements, JUMP target or None, end index)."""
     ops = w.ops
     stop = clause_end
     unbind = ops[p].handler if name is not None and p < clause_end else None
+    for _ in range(_MAX_NESTING):
+        # (the body's first op may be a nested try's: the unbinding covers that)
+        if unbind is None or _name_epilogue(ops, unbind.target.index, name):
+            break
+        unbind = w.regions.parent(unbind)
     if unbind is not None and unbind.target.index > p:
         # `except E as name`: the block that unbinds name on the way out is not body.
         stop = min(stop, unbind.target.index)
     body_end = _clause_body_end(w, p, stop, cleanup)
     sub = StackMachine(w.ctx, base)
+    # (not the way out of a clause nested in this one: the clean-up still covers it)
     hint = next((t for t in map(w.clause_exit_at, range(p, stop))
-                 if t is not None and not w._is_loop_jump(ops[t[1]])), None)
+                 if t is not None and not w._is_loop_jump(ops[t[1]])
+                 and not (cleanup is not None and w.regions.covered(ops[t[1]], cleanup))), None)
     w.clause_exits.append((hint and hint[0], len(w.loops), stop))
     try:
         k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))
@@ -471,8 +567,8 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
             w.in_handler -= 1
         if name is not None and _name_epilogue(ops, k, name):
             k += 3
-        if not _terminal(sub) and k + 1 < clause_end and ops[k].name == "POP_EXCEPT" \
-                and ops[k + 1].name == "JUMP" and any(isinstance(v, ExcInfo) for v in rest):
+        if not _terminal(sub) and k + 1 < clause_end and w.clause_exit_at(k) is not None \
+                and any(isinstance(v, ExcInfo) for v in rest):
             # 3.13 sends the clause on through the enclosing clause's own way out.
             exit_target = k
         elif not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
@@ -553,7 +649,33 @@ def _ends_terminal(body) -> bool:
     if isinstance(last, ast.Try) and last.handlers and not last.finalbody:
         return _ends_terminal(last.orelse or last.body) \
             and all(_ends_terminal(h.body) for h in last.handlers)
+    if isinstance(last, ast.Try) and not last.handlers and not last.orelse:
+        return _ends_terminal(last.body) or _ends_terminal(last.finalbody)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        # (not a raise: the manager may swallow it, and the code after runs)
+        inner = last.body[-1]
+        return isinstance(inner, (ast.Return, ast.Break, ast.Continue)) \
+            or (isinstance(inner, (ast.With, ast.AsyncWith)) and _ends_terminal(last.body))
     return isinstance(last, _TERMINALS)
+
+
+def _endless(body) -> bool:
+    """``body`` ends in a ``while True`` loop without a ``break`` (no way out of it
+    after, so no ``__exit__`` call: the handler follows the loop's jump back)."""
+    last = body[-1] if body else None
+    if not isinstance(last, ast.While) or last.orelse \
+            or not (isinstance(last.test, ast.Constant) and last.test.value is True):
+        return False
+    return not any(isinstance(n, ast.Break) for n in _loop_level(last.body))
+
+
+def _loop_level(stmts):
+    """The statements of a loop body outside the loops nested in it."""
+    for s in stmts:
+        yield s
+        if not isinstance(s, (ast.While, ast.For, ast.AsyncFor)):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                yield from _loop_level(getattr(s, field, None) or [])
 
 
 def _terminal(m):
@@ -594,6 +716,11 @@ def _drop_copied_returns(stmts):
         last = stmts[-1]
         stmts[-1] = ast.If(test=last.test, body=_drop_copied_returns(last.body),
                            orelse=_drop_copied_returns(last.orelse))
+    elif stmts and isinstance(stmts[-1], ast.With):
+        # (read as `return None` in the body: it loads after the __exit__ call,
+        # on the with statement's line)
+        last = stmts[-1]
+        stmts[-1] = ast.With(items=last.items, body=_drop_copied_returns(last.body))
     return stmts
 
 
@@ -615,6 +742,36 @@ class FinallyOps(list):
                                     and op.name in ("RETURN_VALUE", "JUMP")):
                 return False
         return True
+
+    def copy_end(self, ops, k) -> Optional[int]:
+        """Where a copy of the body starting at ``k`` ends when a ``break`` in it
+        (a ``RERAISE 0`` short of the end) goes on to a copy of the code after
+        the statement (``... RETURN_VALUE``, that code itself following the
+        copy); None when there is no such copy."""
+        i = k
+        tails = set()
+        last = len(self) - 1
+        for n, want in enumerate(self):
+            if i >= len(ops):
+                return None
+            op = ops[i]
+            if (op.name, op.arg if op.target is None else None) == want or (
+                    want == ("RERAISE", 0) and op.name in ("RETURN_VALUE", "JUMP")):
+                i += 1
+                continue
+            if want != ("RERAISE", 0) or n == last:
+                return None
+            j = i
+            while j < len(ops) and j - i < 6 and ops[j].target is None \
+                    and ops[j].name != "RETURN_VALUE":
+                j += 1
+            if j >= len(ops) or ops[j].name != "RETURN_VALUE":
+                return None
+            tails.add(tuple(names(ops, i, j + 1)))
+            i = j + 1
+        if not tails or any(list(t) != names(ops, i, i + len(t)) for t in tails):
+            return None
+        return i
 
 
 def copied_at(ops, k, seq) -> bool:
@@ -646,8 +803,15 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     r = j - 1
     # The body's end is a RERAISE 0 under the clean-up itself; 3.10+ copies it to
     # the end of each branch, so it is the last one, and the others end branches.
-    while r > hs and not _finally_end(ops[r], cleanup):
+    # (Not one in the handler code of a with statement in the body, laid out
+    # after the body: the code after the with, copied into its way out.)
+    flow = flow_from(w, hs + 1, r)
+    while r > hs and not (_finally_end(ops[r], cleanup) and r in flow):
         r -= 1
+    if r <= hs:
+        r = j - 1
+        while r > hs and not _finally_end(ops[r], cleanup):
+            r -= 1
     if r <= hs:
         raise DecompileFailure("finally handler without its RERAISE")
     fin_lo, fin_hi = hs + 1, r
@@ -677,9 +841,14 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     if not _ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
         if copied_at(ops, k, fin_ops):
             k += len(fin_ops)
+        elif fin_ops.copy_end(ops, k) is not None:
+            k = fin_ops.copy_end(ops, k)
         else:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
-        if len(sub.stack) > len(m.stack) and k < w.n and ops[k].name == "RETURN_VALUE":
+        pending = len(sub.stack) > len(m.stack)
+        if pending:
+            k = _through_enclosing_finally(w, k, sub)
+        if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             body = sub.stmts
             k += 1
@@ -706,6 +875,38 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _through_enclosing_finally(w, k, sub=None) -> int:
+    """Past the copies of the enclosing finally bodies that ``return value`` runs
+    on its way out (its value on the stack), when its RETURN_VALUE follows them;
+    with ``sub`` (the machine holding the value), past the ``__exit__`` calls of
+    enclosing with statements too (``SWAP 2; <exit call>``)."""
+    ops = w.ops
+    j = k
+    exits = 0
+    for seq in reversed(w.finally_copies):
+        if isinstance(seq, FinallyOps):
+            guard = seq.handler
+            if not seq.copied_at(ops, j) \
+                    or (guard is not None and w.regions.covered(ops[j], guard)):
+                break
+            j += len(seq)
+        elif sub is not None and j < w.n and ops[j].name == "SWAP" and ops[j].arg == 2 \
+                and names(ops, j + 1, j + 1 + len(seq)) == seq:
+            j += 1 + len(seq)
+            exits += 1
+        else:
+            break
+    if not (k < j < w.n and ops[j].name == "RETURN_VALUE"):
+        return k
+    for _ in range(exits):
+        # (the exit functions lie under the value, innermost first)
+        value = sub.pop()
+        if not isinstance(sub.pop(), WithExit):
+            raise DecompileFailure("return through a with statement without its exit")
+        sub.push(value)
+    return j
 
 
 def _returns_constant_from_body(ops, k, fin_first) -> bool:
@@ -796,7 +997,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
         w.finally_copies.pop()
     # (A walk that ran past the body ended in a statement that left through the
     # exit call already: a nested with's `return`.)
-    if k == body_end and (not _terminal(sub) or len(sub.stack) > len(m.stack) + 1):
+    if k == body_end and (not _terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
+            and not (k == hs and _endless(sub.stmts)):
         k = _skip_exit_call(ops, k, sub, exit_call)
         pending = len(sub.stack) > len(m.stack)
         while pending and k < w.n:
@@ -805,6 +1007,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             if nxt is None:
                 break
             k = nxt
+        if pending:
+            k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
         if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             k += 1
@@ -829,6 +1033,19 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             # The jump over the inline handler, threaded to where the handler's
             # own way out goes too (the next iteration of a loop, up to 3.9).
             k += 1
+    if k == hs and _ends_terminal(sub.stmts) and not getattr(sub.stmts[-1], "implicit", False):
+        after = _suppressed_way_on(w, hs)
+        outer = w.finally_copies[-1] if w.finally_copies else None
+        if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
+                and copied_at(ops, after, outer):
+            after = None    # the end of an enclosing with's body: its exit call
+        if after is not None:
+            # Only a suppressed exception reaches the code after the statement
+            # (its body always returns or raises): that code is normal flow all
+            # the same.
+            k = after
+            if after not in w.normal:
+                w.normal = w.normal | flow_from(w, after, w.n)
     item = ast.withitem(context_expr=manager, optional_vars=target)
     body = sub.stmts
     kind = ast.AsyncWith if is_async else ast.With
@@ -843,6 +1060,33 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
 
 
 _EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
+
+
+def _suppressed_way_on(w, hs) -> Optional[int]:
+    """Where a with statement's handler code from ``hs`` goes on after it has
+    swallowed the exception (``WITH_EXCEPT_START; POP_JUMP_IF_TRUE T; ...; T:
+    POP_TOP...; POP_EXCEPT; POP_TOP...`` then a jump forward, or the code itself
+    when only that path reaches it); else None."""
+    q = hs
+    while q < w.n and w.ops[q].target is None and q not in w.normal:
+        q += 1
+    if q >= w.n or w.ops[q].name != "POP_JUMP_IF_TRUE":
+        return None
+    q = w.ops[q].target.index
+    while q < w.n and w.ops[q].name == "POP_TOP":
+        q += 1
+    if q >= w.n or w.ops[q].name != "POP_EXCEPT":
+        return None
+    q += 1
+    while q < w.n and w.ops[q].name == "POP_TOP":
+        q += 1
+    if q >= w.n or q in w.normal:
+        return None
+    op = w.ops[q]
+    if op.name != "JUMP":
+        return q
+    t = op.target.index
+    return t if t > q and all(j not in w.normal for j in range(q, t)) else None
 
 
 def _rejoins(w, hs, target) -> bool:

@@ -20,8 +20,8 @@ from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
-from .exceptions import (Regions, copied_at, finally_end, names, try_statement, with_exit_at,
-                         with_statement)
+from .exceptions import (Regions, copied_at, finally_end, flow_from, names, try_statement,
+                         with_exit_at, with_statement)
 from .match import match_statement
 from .values import ChainLink, Iterator, WithExit
 
@@ -32,6 +32,8 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
 
 
 _WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+#: ops that end a condition operand's code without being part of it
+_NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | _WITH_STARTS
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
@@ -192,9 +194,16 @@ class Walker:
                 and all(n == "STORE_FAST" for n in names[3:]))
 
     def _handler_exit(self, op) -> bool:
-        """A jump from handler code back to normal code (to after its try)."""
-        return (op.index in self.reachable and op.index not in self.normal
-                and op.target.index in self.normal)
+        """A jump from handler code back to normal code (to after its try), not
+        into that try's own body (a `continue` of a loop the try starts)."""
+        if not (op.index in self.reachable and op.index not in self.normal
+                and op.target.index in self.normal):
+            return False
+        h = op.target.handler
+        if h is None or h.target.name != "PUSH_EXC_INFO" or h.target.index > op.index:
+            return True
+        cleanup = self.ops[h.target.index].handler
+        return cleanup is not None and op.index >= cleanup.target.index
 
     def _reachable(self):
         """Ops control flow reaches from the entry, through handlers too."""
@@ -370,6 +379,10 @@ class Walker:
             # call fewer)
             return m.steps(self.ops, i, i + 1, ())
         if name == "END" or (name == "RERAISE" and finally_end(self, op)):
+            if name == "RERAISE" and self.loops and self.loops[-1].exit != i \
+                    and finally_end(self, self.ops[self.loops[-1].exit]):
+                # a copy of the end a loop in the finally body leads to: `break`
+                m.emit(ast.Break(), op)
             return i + 1
         if self.in_handler and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the
@@ -608,10 +621,15 @@ class Walker:
                 continue
             while j < hi and self.ops[j].name not in CONDITIONAL:
                 op = self.ops[j]
-                if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS") \
+                if op.target is not None or op.name in _NOT_OPERAND \
                         or (j != seg_start and j in self.back_targets):
                     break
-                sub.step(op)
+                try:
+                    sub.step(op)
+                except DecompileFailure:
+                    # No operand: a statement's code (a with statement's exit
+                    # call, under the values the condition would leave).
+                    return segments, start
                 if sub.stmts:
                     break
                 j += 1
@@ -688,13 +706,13 @@ class Walker:
             segments += more
         else:
             after = i + 1
-        self._merge_copied_targets(segments)
-        copies = {s.target for s in segments if self._is_return_none_copy(s.target)}
-        if len(copies) > 1:
+        k, test, after = self._chain(segments, after)
+        if k < len(segments) and any(s.alias is not None for s in segments[:k]):
+            # Copies merged for the longer chain, which is not one: only the
+            # shorter chain's own copies count.
             for s in segments:
-                if s.target in copies:
-                    s.alias = min(copies)
-        k, test, after = longest_chain(segments, after)
+                s.alias = None
+            k, test, after = self._chain(segments[:k], segments[k].start)
         segments = segments[:k]
         last = segments[-1]
         target = last.target
@@ -705,6 +723,17 @@ class Walker:
         #: how many jumps the condition took (a while loop's test repeats them all)
         test.chain_length = k
         return test, after, target, line
+
+    def _chain(self, segments, after):
+        """:func:`longest_chain` of ``segments``, jumps to copies of one exit block
+        counted as going to the same place."""
+        self._merge_copied_targets(segments)
+        copies = {s.target for s in segments if self._is_return_none_copy(s.target)}
+        if len(copies) > 1:
+            for s in segments:
+                if s.target in copies:
+                    s.alias = min(copies)
+        return longest_chain(segments, after)
 
     def _tail_key(self, t: int):
         """The ops of a short block ending in return/raise (3.10+ copies such
@@ -842,6 +871,12 @@ class Walker:
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
             else_end = hi
+        elif last is not None and last.name == "JUMP" \
+                and self._clause_exit_copy(then_start, else_start, hi) is not None:
+            # The branch leaves the except clause through its own copy of the
+            # clause's way out: the rest of the block is the else.
+            then_end = self._clause_exit_copy(then_start, else_start, hi)
+            else_end = hi
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)
@@ -885,6 +920,30 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _clause_exit_copy(self, then_start, else_start, hi):
+        """Where the branch ``[then_start, else_start)`` starts its own copy of the
+        way out of the except clause being walked (``POP_EXCEPT; [name = None;
+        del name;] JUMP after``), when falling off the block at ``hi`` leaves the
+        clause too (else None): 3.13 copies that way out into each branch that
+        reaches it, so a branch ending the clause no longer jumps over the next."""
+        if not self.clause_exits:
+            return None
+        exit_, depth, stop = self.clause_exits[-1]
+        jump = else_start - 1
+        if exit_ is None or len(self.loops) != depth or self.ops[jump].target.index != exit_:
+            return None
+        start = next((k for k in (jump - 1, jump - 4) if k >= then_start
+                      and self.clause_exit_at(k) == (exit_, jump)), None)
+        if start is None:
+            return None
+        end = hi
+        while end in self.block_exit:
+            end = self.block_exit[end]
+        if end >= stop:
+            return start
+        leave = self.clause_exit_at(end) if end < self.n else None
+        return start if leave is not None and leave[0] == exit_ else None
 
     def _explicit_jump(self, k: int) -> bool:
         """The jump at ``k`` is a statement's (``continue``), not the compiler's
@@ -1131,10 +1190,17 @@ class Walker:
 
     def loop(self, m: StackMachine, i: int, hi: int) -> int:
         latch = max(self.back_targets[i])
+        flow = None
+        if self.in_handler and len(self.back_targets[i]) > 1:
+            # In handler code (a finally body) a jump back from the handler code
+            # of a statement in the loop (a with statement's suppressing way out)
+            # counts as a jump back too; only plain flow reaches the latch.
+            flow = flow_from(self, i, hi)
+            latch = max((k for k in self.back_targets[i] if k in flow), default=latch)
         header = self.ops[i]
         line = m.start_line if m.start_line is not None else header.line
         if header.name == "FOR_ITER":
-            return self.for_loop(m, i, latch, hi)
+            return self.for_loop(m, i, latch, hi, flow)
         end = self._inverted_while_with_continue(m, i, latch, line)
         if end is not None:
             return end
@@ -1152,7 +1218,8 @@ class Walker:
         m.start_line = None
         return self.inverted_while(m, test, after, last.target, line, top=i)
 
-    def for_loop(self, m, i, latch, hi) -> int:
+    def for_loop(self, m, i, latch, hi, flow=None) -> int:
+        """``flow``: the ops plain flow reaches from the header, in handler code."""
         header = self.ops[i]
         iterator = m.pop()
         if not isinstance(iterator, Iterator):
@@ -1171,6 +1238,9 @@ class Walker:
         last = self._before_handler_code(i, body_end)
         if last is not None and self._jumps_back(last, i) and closing not in self.reachable:
             body_end = last         # up to 3.11 a finally's handler follows that jump
+        elif flow is not None and latch + 1 < body_end and self._jumps_back(latch, i) \
+                and not any(k in flow for k in range(latch + 1, body_end)):
+            body_end = latch        # the handler code of a statement in the body follows
         loop.body_end = body_end
         break_target = self._break_target(i, body_end - 1, exit_)
         if break_target is None:
@@ -1307,9 +1377,14 @@ class Walker:
     def while_loop(self, m, i, latch, hi, line) -> int:
         latch_op = self.ops[latch]
         exit_ = latch + 1
+        body_end = latch
+        if latch >= hi and latch in self.reachable and latch not in self.normal:
+            # The only jump back is a `continue` in an except clause laid out
+            # past the enclosing block: the body ends with the block.
+            body_end = hi
         if latch_op.name == "JUMP":
             # `while cond:` tested at the top (3.8/3.9), or `while True:`.
-            segments, after, test = self._top_test(m, i, latch)
+            segments, after, test = self._top_test(m, i, body_end)
             if segments:
                 last = segments[-1]
                 exit_ = last.target
@@ -1318,12 +1393,12 @@ class Walker:
             else:
                 test = ast.Constant(value=True)
                 body_start = i
-                exit_ = self._loop_exit(i, latch)
-            loop = Loop(header=i, exit=exit_, body_end=latch)
-            loop.break_target = self._break_target(i, latch, exit_)
+                exit_ = self._loop_exit(i, body_end)
+            loop = Loop(header=i, exit=exit_, body_end=body_end)
+            loop.break_target = self._break_target(i, body_end, exit_)
             self.loops.append(loop)
             try:
-                body = self.block(body_start, latch, m.stack)
+                body = self.block(body_start, body_end, m.stack)
             finally:
                 self.loops.pop()
             end = exit_
@@ -1333,7 +1408,7 @@ class Walker:
                 end = loop.break_target
             m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
             m.start_line = None
-            return max(end, latch + 1)
+            return max(end, latch + 1) if body_end == latch else hi
         raise DecompileFailure("loop shape not recognised")
 
     def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):

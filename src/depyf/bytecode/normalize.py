@@ -125,21 +125,18 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
     doomed = set(doomed)
     if not doomed:
         return
-    ops = func.ops
-    survivors = [op for op in ops if op not in doomed]
-    # Backwards, each doomed op meets the survivor after it first.
+    survivors = []
     successor: Dict[Op, Op] = {}
-    trailing = []           # doomed ops after the last survivor
-    after = None
-    for op in reversed(ops):
-        if op not in doomed:
-            after = op
-        elif after is not None:
-            successor[op] = after
-        else:
-            trailing.append(op)
-    trailing.reverse()
-    _finish(func, survivors, trailing, successor)
+    pending = []            # doomed ops since the last survivor
+    # (one scan for both lists: this runs after most passes)
+    for op in func.ops:
+        if op in doomed:
+            pending.append(op)
+            continue
+        if pending:
+            _settle(pending, op, successor)
+        survivors.append(op)
+    _finish(func, survivors, pending, successor)
 
 
 def replace_op(func: Function, op: Op, new: List[Op]) -> None:
@@ -1256,6 +1253,9 @@ NEEDS: Dict[str, frozenset] = {
     "unthread_short_circuits": frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
                                           "COPY"}),
     "copied_loop_returns": frozenset({"ROT_TWO", "SWAP"}),
+    # (the jump back it looks for: no loop, no such jump)
+    "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
+                                             "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
 }
 
 #: One-op passes first (see rewrite_each): a version's run of them costs one scan.

@@ -202,11 +202,14 @@ def _rewrite_all(func: Function, table: VersionTable, by_name: Dict[str, tuple])
     # Most ops are left as they are, or changed in place: find the others first,
     # then rebuild the list around them (if any) a stretch at a time.
     edits = []
-    get = by_name.get
-    for i, op in enumerate(ops):
-        steps = get(op.name)
-        if steps is None:
+    i = -1
+    for op in ops:
+        # (a count and a test of the name, no enumerate tuple and no call, for
+        # the most ops, which no rewrite sees)
+        i += 1
+        if op.name not in by_name:
             continue
+        steps = by_name[op.name]
         if len(steps) == 1:
             # (_rewritten's usual case, inlined: one rewrite sees the op)
             k, rewrite = steps[0]
@@ -633,10 +636,11 @@ def copied_returns(func: Function, table: VersionTable) -> None:
 
     (Run before ``split_superinstructions`` makes RETURN_CONST look the same.)
     """
-    ops = func.ops
-    for i, op in enumerate(ops[1:], 1):
-        if op.name == "RETURN_VALUE" and ops[i - 1].name == "LOAD_CONST":
+    before = None       # (the op before, kept by hand: no slice, no enumerate)
+    for op in func.ops:
+        if op.name == "RETURN_VALUE" and before is not None and before.name == "LOAD_CONST":
             op.arg = "copied"
+        before = op
 
 
 def copied_loop_returns(func: Function, table: VersionTable) -> None:
@@ -665,16 +669,16 @@ def doubled_returns(func: Function, table: VersionTable) -> None:
 
     (The label a pass gave the copy stays with the one kept.)
     """
-    ops = func.ops
     doomed = []
-    for a, b in zip(ops, ops[1:]):
-        if a.name != "RETURN_VALUE":
-            continue            # (most ops: one test)
-        if b.name == "RETURN_VALUE" and (a.handler is b.handler or (
-                a.handler is not None and a.handler.same_as(b.handler))):
+    a = None            # the op before (no pairs of a zip: most ops fail one test)
+    for b in func.ops:
+        if b.name == "RETURN_VALUE" and a is not None and a.name == "RETURN_VALUE" and (
+                a.handler is b.handler or (a.handler is not None
+                                           and a.handler.same_as(b.handler))):
             if a.arg is not None:
                 b.arg = a.arg
             doomed.append(a)
+        a = b
     remove_ops(func, doomed)
 
 
@@ -732,10 +736,14 @@ def merge_copied_exits(func: Function, table: VersionTable) -> None:
         ...; POP_JUMP_IF_TRUE L; x(); RERAISE 0; L: RERAISE 0
         -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
     """
-    ops = func.ops
-    doomed = [before for before, op in zip(ops, ops[1:])
-              if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE")
-              and op.arg == before.arg and _same_handler(op, before)]
+    doomed = []
+    before = None       # (kept by hand, as in doubled_returns)
+    for op in func.ops:
+        if (op.name == "RERAISE" or op.name == "RETURN_VALUE") and before is not None \
+                and op.name == before.name and op.arg == before.arg \
+                and _same_handler(op, before):
+            doomed.append(before)
+        before = op
     remove_ops(func, doomed)
 
 
@@ -1032,8 +1040,11 @@ def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> N
     (Run after ``drop_generator_wrapper``, which wants the wrapper last.)
     """
     ops = func.ops
-    if not any(op.name == "JUMP" and _cleanup_block_end(ops, i + 1) is not None
-               for i, op in enumerate(ops)):
+    for i, op in enumerate(ops):
+        # (a loop, not any() over a generator: this looks at every op)
+        if op.name == "JUMP" and _cleanup_block_end(ops, i + 1) is not None:
+            break
+    else:
         return          # (most code: one look at each op, no rebuilt list)
     moved, jumps, out = [], [], []
     i = 0
@@ -1083,19 +1094,28 @@ def except_star_handlers(func: Function, table: VersionTable) -> None:
     ops = func.ops
     doomed = []
     replacements = {}
-    for i, op in enumerate(ops):
-        if op.name == "INTRINSIC_2" and op.arg == "INTRINSIC_PREP_RERAISE_STAR":
+    appends = []        # where LIST_APPENDs are, for the second look
+    i = -1
+    for op in ops:
+        i += 1
+        name = op.name
+        if name not in _EXCEPT_STAR_NAMES:
+            continue            # (most ops: one test)
+        if name == "LIST_APPEND":
+            appends.append(i)
+        elif name == "INTRINSIC_2" and op.arg == "INTRINSIC_PREP_RERAISE_STAR":
             op.name, op.arg = "PREP_RERAISE_STAR", None
-        if op.name == "PUSH_EXC_INFO" and [(o.name, o.arg) for o in ops[i + 1:i + 4]] == \
+        elif name == "PUSH_EXC_INFO" and [(o.name, o.arg) for o in ops[i + 1:i + 4]] == \
                 [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]:
             copy, build = ops[i + 1], ops[i + 2]
             replacements[id(copy)] = [Op("BUILD_LIST", 0, None, build.line, build.offset,
                                          build.handler),
                                       Op("COPY", 2, None, copy.line, copy.offset, copy.handler)]
             doomed += ops[i + 2:i + 4]
-    for i, op in enumerate(ops[:-1]):
-        if op.name != "LIST_APPEND":
-            continue            # (most ops: one test)
+    for i in appends:
+        if i + 1 >= len(ops):
+            continue
+        op = ops[i]
         prep = ops[i + 1].target
         if op.arg == 1 and ops[i + 1].name == "JUMP" and prep.name == "PREP_RERAISE_STAR":
             k = ops.index(prep)
@@ -1104,6 +1124,10 @@ def except_star_handlers(func: Function, table: VersionTable) -> None:
                 doomed.append(op)
     remove_ops(func, doomed)
     replace_ops(func, replacements)
+
+
+#: the op names except_star_handlers looks at
+_EXCEPT_STAR_NAMES = frozenset({"LIST_APPEND", "INTRINSIC_2", "PUSH_EXC_INFO"})
 
 
 def match_results(func: Function, table: VersionTable) -> None:
@@ -1253,6 +1277,15 @@ NEEDS: Dict[str, frozenset] = {
     "unthread_short_circuits": frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
                                           "COPY"}),
     "copied_loop_returns": frozenset({"ROT_TWO", "SWAP"}),
+    # (a RETURN_VALUE split from RETURN_CONST follows its LOAD_CONST: a pair of
+    # returns holds a decoded one, and so does a LOAD_CONST before one unsplit)
+    "copied_returns": frozenset({"RETURN_VALUE"}),
+    "fold_kwnames": _CALL_OPS,
+    "doubled_returns": frozenset({"RETURN_VALUE"}),
+    # (and the passes that add RERAISEs: their set-up names)
+    "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE", "SETUP_FINALLY", "SETUP_WITH",
+                                     "SETUP_ASYNC_WITH", "BEGIN_FINALLY", "END_FINALLY",
+                                     "CALL_FINALLY"}),
     # (the jump back it looks for: no loop, no such jump)
     "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
                                              "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),

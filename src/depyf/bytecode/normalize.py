@@ -128,7 +128,9 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
     survivors = []
     successor: Dict[Op, Op] = {}
     pending = []            # doomed ops since the last survivor
-    # (one scan for both lists: this runs after most passes)
+    aimed = []              # survivors whose jump or handler reaches a doomed op
+    # (one scan for the three lists, not a second one to retarget: this runs
+    # after most passes)
     for op in func.ops:
         if op in doomed:
             pending.append(op)
@@ -136,7 +138,13 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
         if pending:
             _settle(pending, op, successor)
         survivors.append(op)
-    _finish(func, survivors, pending, successor)
+        if (op.target is not None and op.target in doomed) or (
+                op.handler is not None and op.handler.target in doomed):
+            aimed.append(op)
+    _end_marker(survivors, pending, successor)
+    func.ops = survivors
+    if aimed:
+        _retarget(aimed, successor)
 
 
 def replace_op(func: Function, op: Op, new: List[Op]) -> None:
@@ -216,8 +224,8 @@ def _rewrite_all(func: Function, table: VersionTable, by_name: Dict[str, tuple])
             name = op.name
             new = rewrite(op, table)
             if new is None:
-                if op.name == name:
-                    continue
+                if op.name == name or op.name not in by_name:
+                    continue        # (unchanged, or renamed to a name no rewrite sees)
                 new = _rewritten(op, table, by_name, k + 1)
                 if new is None:
                     continue
@@ -274,17 +282,20 @@ def _rewritten(op: Op, table: VersionTable, by_name, start: int):
 
 def _replaced(op: Op, new: List[Op], table: VersionTable, by_name, k: int) -> List[Op]:
     """``new``, which rewrite ``k`` put in ``op``'s place, after the later rewrites."""
-    out = []
-    for n in new:
-        _inherit(n, op)
+    out = None          # (made only when a later rewrite changes one: ``new`` as it is)
+    for j, n in enumerate(new):
+        if n is not op:
+            _inherit(n, op)
         steps = by_name.get(n.name)
         more = _rewritten(n, table, by_name, k + 1) \
             if steps is not None and steps[-1][0] > k else None
-        if more is None:
-            out.append(n)
-        else:
+        if more is not None:
+            if out is None:
+                out = new[:j]
             out.extend(more)
-    return out
+        elif out is not None:
+            out.append(n)
+    return new if out is None else out
 
 
 def _settle(dropped: List[Op], kept: Op, moved: Dict[Op, Op]) -> None:

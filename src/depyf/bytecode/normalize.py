@@ -579,6 +579,8 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     In a condition the links use POP_JUMP_IF_FALSE C and the clean-up is
     ``C: POP_TOP [; JUMP next]``; the condition's own last jump stays.
     """
+    if func.decoded_names is not None and func.decoded_names.isdisjoint(_LINK_COPIES):
+        return          # (most code that compares never keeps an operand: no scan)
     ops = func.ops
     doomed = []
     cleanups = {}
@@ -636,6 +638,12 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
                 if ops[c - 1].name == "JUMP" and ops[c - 1].target.index == k + 1:
                     doomed.append(ops[c - 1])
     remove_ops(func, doomed)
+
+
+#: A link keeps its operand with DUP_TOP or COPY; decoded, or made by the passes
+#: these names set off (NEEDS of block_stack_handlers and finally_to_py39)
+_LINK_COPIES = frozenset({"COPY", "DUP_TOP", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
+                          "BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"})
 
 
 def copied_returns(func: Function, table: VersionTable) -> None:
@@ -1270,7 +1278,8 @@ NEEDS: Dict[str, frozenset] = {
     "call_ex_null": frozenset({"CALL_FUNCTION_EX"}),
     "drop_qualname": frozenset({"MAKE_FUNCTION"}),
     "make_function_flags": frozenset({"MAKE_FUNCTION"}),
-    "fold_function_attributes": frozenset({"MAKE_FUNCTION"}),
+    # (with no attribute to fold, make_function_flags has done the rest)
+    "fold_function_attributes": frozenset({"SET_FUNCTION_ATTRIBUTE"}),
     "drop_end_for": frozenset({"END_FOR"}),
     "drop_end_for_pop": frozenset({"END_FOR"}),
     "intrinsics": frozenset({"CALL_INTRINSIC_1", "CALL_INTRINSIC_2"}),

@@ -34,7 +34,6 @@ Example::
 """
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Callable, Dict, Iterable, List, Optional
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
@@ -49,7 +48,8 @@ def normalize(obj) -> Function:
     bc = obj if isinstance(obj, Bytecode) else decode_ops(obj)
     func = to_ops(bc)
     table = bc.table
-    present = func.decoded_names = set(map(_NAME, func.ops))
+    # (a comprehension: cheaper than map with attrgetter, per op)
+    present = func.decoded_names = {op.name for op in func.ops}
     for needs, run in _plan(table.version):
         if needs is None or not present.isdisjoint(needs):
             run(func, table)
@@ -741,7 +741,6 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
-_NAME = attrgetter("name")
 _INVERTED_JUMPS = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
                    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
                    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}

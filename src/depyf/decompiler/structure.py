@@ -665,8 +665,9 @@ class Walker:
             op = self.ops[j]
             if op.name in CONDITIONAL:
                 return j > start
-            end = ends.get(op.name)
-            if end is None:     # (a name's answer, once: a tuple of prefixes per op cost more)
+            try:
+                end = ends[op.name]     # (a subscript, not .get(): no call)
+            except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
             if op.target is not None or end:
                 return False

@@ -220,7 +220,6 @@ def _decode_into(bc: Bytecode) -> None:
     last_line = None
     new_op = object.__new__
     op_class = Op
-    append = out.append
     i = 0
     while True:
         op = raw[i]
@@ -292,7 +291,7 @@ def _decode_into(bc: Bytecode) -> None:
             if line is not None and line != last_line:
                 ins.starts_line = True
                 last_line = line
-        append(ins)
+        out.append(ins)     # (a method call 3.11 specialises; a bound append it does not)
         by_offset[i] = ins
         if dropped:
             for off in dropped:

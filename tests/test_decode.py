@@ -234,6 +234,45 @@ def test_location_lines_match_positions():
     assert want[0] is not None and len(set(want) - {None}) >= 3
 
 
+def _random_location_entry(rnd) -> bytes:
+    """One 3.11+ location entry of a random form, 1-8 units long."""
+    def varint(value):
+        out = bytearray()
+        while value >= 64:
+            out.append(0x40 | (value & 63))
+            value >>= 6
+        return bytes(out + bytes([value]))
+
+    def svarint(value):
+        return varint(((-value) << 1) | 1 if value < 0 else value << 1)
+    length = rnd.randrange(8)
+    code = rnd.choice([0, 5, 9, 10, 10, 11, 12, 13, 14, 15])
+    first = bytes([0x80 | code << 3 | length])
+    if code < 10:
+        return first + bytes([rnd.randrange(128)])
+    if code < 13:
+        return first + bytes([rnd.randrange(256), rnd.randrange(256)])
+    if code == 13:
+        return first + svarint(rnd.randrange(-200, 200))
+    if code == 14:
+        return first + svarint(rnd.randrange(-200, 200)) + b"".join(
+            varint(rnd.randrange(300)) for _ in range(3))
+    return first
+
+
+def test_location_lines_match_positions_on_random_tables():
+    # lines written a run at a time (a line change, no location, the numbered
+    # forms, a table longer or shorter than the code) are the positions' lines
+    import random
+    from depyf.bytecode.linetable import _location_lines
+    rnd = random.Random(7)
+    for _ in range(2000):
+        table = b"".join(_random_location_entry(rnd) for _ in range(rnd.randrange(12)))
+        code_len = 2 * rnd.randrange(40)
+        want = [p[0] for p in positions_table(table, 3, code_len)]
+        assert _location_lines(table, 3, code_len) == want, (table, code_len)
+
+
 def test_location_lines_cut_short():
     # an entry cut off by the end of the table is an error only when its units
     # are needed; which error says what was cut

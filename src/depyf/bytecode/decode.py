@@ -199,14 +199,14 @@ def _decode_into(bc: Bytecode) -> None:
     # instruction has bytes, so one whose caches run past the end lands on one.
     raw += table._decode_end
     silent = table._decode_silent_sizes if as_ops else {}
-    # The argument kinds most ops have index a tuple; C lookups, not resolver calls.
+    # The argument kinds most ops have index a tuple (see _LOOKUPS), not a resolver call.
     # (3.11+ LOAD_GLOBAL and 3.12+ LOAD_ATTR keep a flag in the low bit: each
     # name twice over, indexed by the whole argument, reads names[arg >> 1].)
     names = code.names
-    lookups = (None, code.consts.__getitem__, names.__getitem__,
-               resolver.locals.__getitem__,
-               tuple(chain.from_iterable(zip(names, names))).__getitem__
-               if table._decode_flagged_names else None)
+    consts = code.consts
+    local_names = resolver.locals
+    flagged = tuple(chain.from_iterable(zip(names, names))) \
+        if table._decode_flagged_names else None
     ops = table.ops
     extended_arg = table.extended_arg
     out = bc.instructions
@@ -220,7 +220,6 @@ def _decode_into(bc: Bytecode) -> None:
     last_line = None
     new_op = object.__new__
     op_class = Op
-    append = out.append
     i = 0
     while True:
         op = raw[i]
@@ -258,7 +257,17 @@ def _decode_into(bc: Bytecode) -> None:
                 arg |= ext
                 ext = 0
             try:
-                argval = lookups[how](arg) if how else resolve(resolver, arg, i, size // 2 - 1)
+                # (tests and a subscript: cheaper than a call of a bound __getitem__)
+                if how == 1:
+                    argval = consts[arg]
+                elif how == 3:
+                    argval = local_names[arg]
+                elif how == 2:
+                    argval = names[arg]
+                elif how == 4:
+                    argval = flagged[arg]
+                else:
+                    argval = resolve(resolver, arg, i, size // 2 - 1)
             except IndexError:
                 argval = _resolve_or_raise(code, resolver, step, arg, i)
             except _BadArg as e:
@@ -282,7 +291,7 @@ def _decode_into(bc: Bytecode) -> None:
             if line is not None and line != last_line:
                 ins.starts_line = True
                 last_line = line
-        append(ins)
+        out.append(ins)     # (a method call 3.11 specialises; a bound append it does not)
         by_offset[i] = ins
         if dropped:
             for off in dropped:
@@ -317,7 +326,7 @@ def _decode_into(bc: Bytecode) -> None:
 def _steps(table: VersionTable, as_ops: bool) -> list:
     """Per opcode of ``table``: None (no such opcode, EXTENDED_ARG, CACHE, or
     when decoding ops a silent op) or what the decoding loop reads of it, (name,
-    index of its lookup in the loop's ``lookups`` or 0, argument resolver or
+    its tuple lookup's number in _LOOKUPS or 0, argument resolver or
     None, bytes with its caches, _JUMP or None), derived once per table rather
     than attribute by attribute per instruction. (Also sets the table's
     ``_decode_silent_sizes``: silent opcode -> bytes with its caches.)"""
@@ -517,5 +526,6 @@ _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local
 
 #: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
 _RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}
-#: argument kinds resolved by indexing a tuple -> their place in _decode_into's ``lookups``
+#: argument kinds resolved by indexing a tuple -> the number _decode_into tests for:
+#: 1 constants, 2 names, 3 locals, 4 names twice over (a flag in the low bit)
 _LOOKUPS = {"const": 1, "name": 2, "local": 3, "global": 4, "attr": 4}

@@ -140,6 +140,9 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
     data += _END_MARKS
     pos = 0
     count = 0
+    # Units from ``mark`` to ``count`` have ``line``, not written out yet: most
+    # entries keep the line, and a run of them goes in with one extend.
+    mark = 0
     fixed = _LINE_ENTRIES
     while count < units:
         first = data[pos]
@@ -147,14 +150,15 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
         if entry is not None:       # (the usual forms: one table look-up each)
             size, length, delta = entry
             pos += size
-            line += delta
-            if length == 1:
-                out.append(line)
-            else:
-                out.extend([line] * length)
+            if delta:
+                out += [line] * (count - mark)
+                line += delta
+                mark = count
             count += length
             continue
+        out += [line] * (count - mark)
         if first == _END:
+            mark = count
             break
         if not first & 0x80:
             raise TruncatedError("location table entry at byte %d lacks its start bit" % pos)
@@ -178,11 +182,10 @@ def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Option
                     if pos >= n:
                         raise TruncatedError("location table ends inside a number")
                     pos += 1
-        if length == 1:
-            out.append(value)
-        else:
-            out.extend([value] * length)
+        out += [value] * length
         count += length
+        mark = count
+    out += [line] * (count - mark)
     if pos > n:
         raise TruncatedError("location table ends inside an entry")
     if count < units:

@@ -34,7 +34,6 @@ Example::
 """
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Callable, Dict, Iterable, List, Optional
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
@@ -49,7 +48,8 @@ def normalize(obj) -> Function:
     bc = obj if isinstance(obj, Bytecode) else decode_ops(obj)
     func = to_ops(bc)
     table = bc.table
-    present = func.decoded_names = set(map(_NAME, func.ops))
+    # (a comprehension: cheaper than map with attrgetter, per op)
+    present = func.decoded_names = {op.name for op in func.ops}
     for needs, run in _plan(table.version):
         if needs is None or not present.isdisjoint(needs):
             run(func, table)
@@ -125,21 +125,26 @@ def remove_ops(func: Function, doomed: Iterable[Op]) -> None:
     doomed = set(doomed)
     if not doomed:
         return
-    ops = func.ops
-    survivors = [op for op in ops if op not in doomed]
-    # Backwards, each doomed op meets the survivor after it first.
+    survivors = []
     successor: Dict[Op, Op] = {}
-    trailing = []           # doomed ops after the last survivor
-    after = None
-    for op in reversed(ops):
-        if op not in doomed:
-            after = op
-        elif after is not None:
-            successor[op] = after
-        else:
-            trailing.append(op)
-    trailing.reverse()
-    _finish(func, survivors, trailing, successor)
+    pending = []            # doomed ops since the last survivor
+    aimed = []              # survivors whose jump or handler reaches a doomed op
+    # (one scan for the three lists, not a second one to retarget: this runs
+    # after most passes)
+    for op in func.ops:
+        if op in doomed:
+            pending.append(op)
+            continue
+        if pending:
+            _settle(pending, op, successor)
+        survivors.append(op)
+        if (op.target is not None and op.target in doomed) or (
+                op.handler is not None and op.handler.target in doomed):
+            aimed.append(op)
+    _end_marker(survivors, pending, successor)
+    func.ops = survivors
+    if aimed:
+        _retarget(aimed, successor)
 
 
 def replace_op(func: Function, op: Op, new: List[Op]) -> None:
@@ -205,19 +210,22 @@ def _rewrite_all(func: Function, table: VersionTable, by_name: Dict[str, tuple])
     # Most ops are left as they are, or changed in place: find the others first,
     # then rebuild the list around them (if any) a stretch at a time.
     edits = []
-    get = by_name.get
-    for i, op in enumerate(ops):
-        steps = get(op.name)
-        if steps is None:
+    i = -1
+    for op in ops:
+        # (a count and a test of the name, no enumerate tuple and no call, for
+        # the most ops, which no rewrite sees)
+        i += 1
+        if op.name not in by_name:
             continue
+        steps = by_name[op.name]
         if len(steps) == 1:
             # (_rewritten's usual case, inlined: one rewrite sees the op)
             k, rewrite = steps[0]
             name = op.name
             new = rewrite(op, table)
             if new is None:
-                if op.name == name:
-                    continue
+                if op.name == name or op.name not in by_name:
+                    continue        # (unchanged, or renamed to a name no rewrite sees)
                 new = _rewritten(op, table, by_name, k + 1)
                 if new is None:
                     continue
@@ -274,17 +282,20 @@ def _rewritten(op: Op, table: VersionTable, by_name, start: int):
 
 def _replaced(op: Op, new: List[Op], table: VersionTable, by_name, k: int) -> List[Op]:
     """``new``, which rewrite ``k`` put in ``op``'s place, after the later rewrites."""
-    out = []
-    for n in new:
-        _inherit(n, op)
+    out = None          # (made only when a later rewrite changes one: ``new`` as it is)
+    for j, n in enumerate(new):
+        if n is not op:
+            _inherit(n, op)
         steps = by_name.get(n.name)
         more = _rewritten(n, table, by_name, k + 1) \
             if steps is not None and steps[-1][0] > k else None
-        if more is None:
-            out.append(n)
-        else:
+        if more is not None:
+            if out is None:
+                out = new[:j]
             out.extend(more)
-    return out
+        elif out is not None:
+            out.append(n)
+    return new if out is None else out
 
 
 def _settle(dropped: List[Op], kept: Op, moved: Dict[Op, Op]) -> None:
@@ -568,6 +579,8 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     In a condition the links use POP_JUMP_IF_FALSE C and the clean-up is
     ``C: POP_TOP [; JUMP next]``; the condition's own last jump stays.
     """
+    if func.decoded_names is not None and func.decoded_names.isdisjoint(_LINK_COPIES):
+        return          # (most code that compares never keeps an operand: no scan)
     ops = func.ops
     doomed = []
     cleanups = {}
@@ -627,6 +640,12 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+#: A link keeps its operand with DUP_TOP or COPY; decoded, or made by the passes
+#: these names set off (NEEDS of block_stack_handlers and finally_to_py39)
+_LINK_COPIES = frozenset({"COPY", "DUP_TOP", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
+                          "BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"})
+
+
 def copied_returns(func: Function, table: VersionTable) -> None:
     """3.12+ fuses every ``return <constant>`` statement into RETURN_CONST; a
     ``LOAD_CONST c; RETURN_VALUE`` left unfused is a branch of an expression whose
@@ -636,10 +655,11 @@ def copied_returns(func: Function, table: VersionTable) -> None:
 
     (Run before ``split_superinstructions`` makes RETURN_CONST look the same.)
     """
-    ops = func.ops
-    for i, op in enumerate(ops[1:], 1):
-        if op.name == "RETURN_VALUE" and ops[i - 1].name == "LOAD_CONST":
+    before = None       # (the op before, kept by hand: no slice, no enumerate)
+    for op in func.ops:
+        if op.name == "RETURN_VALUE" and before is not None and before.name == "LOAD_CONST":
             op.arg = "copied"
+        before = op
 
 
 def copied_loop_returns(func: Function, table: VersionTable) -> None:
@@ -668,16 +688,16 @@ def doubled_returns(func: Function, table: VersionTable) -> None:
 
     (The label a pass gave the copy stays with the one kept.)
     """
-    ops = func.ops
     doomed = []
-    for a, b in zip(ops, ops[1:]):
-        if a.name != "RETURN_VALUE":
-            continue            # (most ops: one test)
-        if b.name == "RETURN_VALUE" and (a.handler is b.handler or (
-                a.handler is not None and a.handler.same_as(b.handler))):
+    a = None            # the op before (no pairs of a zip: most ops fail one test)
+    for b in func.ops:
+        if b.name == "RETURN_VALUE" and a is not None and a.name == "RETURN_VALUE" and (
+                a.handler is b.handler or (a.handler is not None
+                                           and a.handler.same_as(b.handler))):
             if a.arg is not None:
                 b.arg = a.arg
             doomed.append(a)
+        a = b
     remove_ops(func, doomed)
 
 
@@ -726,7 +746,6 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
-_NAME = attrgetter("name")
 _INVERTED_JUMPS = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
                    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
                    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
@@ -740,10 +759,14 @@ def merge_copied_exits(func: Function, table: VersionTable) -> None:
         ...; POP_JUMP_IF_TRUE L; x(); RERAISE 0; L: RERAISE 0
         -> ...; POP_JUMP_IF_TRUE L; x(); L: RERAISE 0
     """
-    ops = func.ops
-    doomed = [before for before, op in zip(ops, ops[1:])
-              if op.name == before.name and op.name in ("RERAISE", "RETURN_VALUE")
-              and op.arg == before.arg and _same_handler(op, before)]
+    doomed = []
+    before = None       # (kept by hand, as in doubled_returns)
+    for op in func.ops:
+        if (op.name == "RERAISE" or op.name == "RETURN_VALUE") and before is not None \
+                and op.name == before.name and op.arg == before.arg \
+                and _same_handler(op, before):
+            doomed.append(before)
+        before = op
     remove_ops(func, doomed)
 
 
@@ -1040,8 +1063,11 @@ def comprehension_cleanups_out_of_line(func: Function, table: VersionTable) -> N
     (Run after ``drop_generator_wrapper``, which wants the wrapper last.)
     """
     ops = func.ops
-    if not any(op.name == "JUMP" and _cleanup_block_end(ops, i + 1) is not None
-               for i, op in enumerate(ops)):
+    for i, op in enumerate(ops):
+        # (a loop, not any() over a generator: this looks at every op)
+        if op.name == "JUMP" and _cleanup_block_end(ops, i + 1) is not None:
+            break
+    else:
         return          # (most code: one look at each op, no rebuilt list)
     moved, jumps, out = [], [], []
     i = 0
@@ -1091,19 +1117,28 @@ def except_star_handlers(func: Function, table: VersionTable) -> None:
     ops = func.ops
     doomed = []
     replacements = {}
-    for i, op in enumerate(ops):
-        if op.name == "INTRINSIC_2" and op.arg == "INTRINSIC_PREP_RERAISE_STAR":
+    appends = []        # where LIST_APPENDs are, for the second look
+    i = -1
+    for op in ops:
+        i += 1
+        name = op.name
+        if name not in _EXCEPT_STAR_NAMES:
+            continue            # (most ops: one test)
+        if name == "LIST_APPEND":
+            appends.append(i)
+        elif name == "INTRINSIC_2" and op.arg == "INTRINSIC_PREP_RERAISE_STAR":
             op.name, op.arg = "PREP_RERAISE_STAR", None
-        if op.name == "PUSH_EXC_INFO" and [(o.name, o.arg) for o in ops[i + 1:i + 4]] == \
+        elif name == "PUSH_EXC_INFO" and [(o.name, o.arg) for o in ops[i + 1:i + 4]] == \
                 [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]:
             copy, build = ops[i + 1], ops[i + 2]
             replacements[id(copy)] = [Op("BUILD_LIST", 0, None, build.line, build.offset,
                                          build.handler),
                                       Op("COPY", 2, None, copy.line, copy.offset, copy.handler)]
             doomed += ops[i + 2:i + 4]
-    for i, op in enumerate(ops[:-1]):
-        if op.name != "LIST_APPEND":
-            continue            # (most ops: one test)
+    for i in appends:
+        if i + 1 >= len(ops):
+            continue
+        op = ops[i]
         prep = ops[i + 1].target
         if op.arg == 1 and ops[i + 1].name == "JUMP" and prep.name == "PREP_RERAISE_STAR":
             k = ops.index(prep)
@@ -1112,6 +1147,10 @@ def except_star_handlers(func: Function, table: VersionTable) -> None:
                 doomed.append(op)
     remove_ops(func, doomed)
     replace_ops(func, replacements)
+
+
+#: the op names except_star_handlers looks at
+_EXCEPT_STAR_NAMES = frozenset({"LIST_APPEND", "INTRINSIC_2", "PUSH_EXC_INFO"})
 
 
 def match_results(func: Function, table: VersionTable) -> None:
@@ -1243,7 +1282,8 @@ NEEDS: Dict[str, frozenset] = {
     "call_ex_null": frozenset({"CALL_FUNCTION_EX"}),
     "drop_qualname": frozenset({"MAKE_FUNCTION"}),
     "make_function_flags": frozenset({"MAKE_FUNCTION"}),
-    "fold_function_attributes": frozenset({"MAKE_FUNCTION"}),
+    # (with no attribute to fold, make_function_flags has done the rest)
+    "fold_function_attributes": frozenset({"SET_FUNCTION_ATTRIBUTE"}),
     "drop_end_for": frozenset({"END_FOR"}),
     "drop_end_for_pop": frozenset({"END_FOR"}),
     "intrinsics": frozenset({"CALL_INTRINSIC_1", "CALL_INTRINSIC_2"}),
@@ -1261,6 +1301,18 @@ NEEDS: Dict[str, frozenset] = {
     "unthread_short_circuits": frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
                                           "COPY"}),
     "copied_loop_returns": frozenset({"ROT_TWO", "SWAP"}),
+    # (a RETURN_VALUE split from RETURN_CONST follows its LOAD_CONST: a pair of
+    # returns holds a decoded one, and so does a LOAD_CONST before one unsplit)
+    "copied_returns": frozenset({"RETURN_VALUE"}),
+    "fold_kwnames": _CALL_OPS,
+    "doubled_returns": frozenset({"RETURN_VALUE"}),
+    # (and the passes that add RERAISEs: their set-up names)
+    "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE", "SETUP_FINALLY", "SETUP_WITH",
+                                     "SETUP_ASYNC_WITH", "BEGIN_FINALLY", "END_FINALLY",
+                                     "CALL_FINALLY"}),
+    # (the jump back it looks for: no loop, no such jump)
+    "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
+                                             "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
 }
 
 #: One-op passes first (see rewrite_each): a version's run of them costs one scan.

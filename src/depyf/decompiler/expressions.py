@@ -107,12 +107,13 @@ class StackMachine:
         """Run ``ops[i]`` and the ops after it while their index is below ``hi``
         and in ``plain``; returns where it stopped. (The walker sends most ops
         here a run at a time: a call per op cost more than the rest of a step.)"""
-        get = HANDLERS.get
+        handlers = HANDLERS
         while True:
             op = ops[i]
-            handler = get(op.name)
-            if handler is None:
-                raise DecompileFailure("no expression rule for %s" % op.name)
+            try:
+                handler = handlers[op.name]     # (a subscript, not .get(): no call)
+            except KeyError:
+                raise DecompileFailure("no expression rule for %s" % op.name) from None
             if self.start_line is None:
                 self.start_line = op.line
             if self.multi and not continues_multi(self, op):

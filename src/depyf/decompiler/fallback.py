@@ -586,8 +586,9 @@ class Translator:
             NodeBuilder(self, self.order[k]).build()
             k += 1
         out = Layout(self).statements()
-        for stmt in out:
-            _sanitize_names(stmt)
+        if _may_hold_odd_names(self.code, self.ops):
+            for stmt in out:
+                _sanitize_names(stmt)
         return out
 
     def node(self, key: tuple) -> Node:
@@ -678,6 +679,31 @@ def _bound_names(ops) -> set:
     return {op.arg for op in ops if op.name in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME",
                                                  "DELETE_GLOBAL")
             and isinstance(op.arg, str)}
+
+
+def _may_hold_odd_names(code, ops) -> bool:
+    """Whether a fallback body of ``code`` (its ``ops``) can hold a name that is
+    not an identifier, i.e. :func:`_sanitize_names` has something to do (most
+    code has none, and walking every tree cost a fifth of the fallback's time).
+    Its names and variables, and those of the code it nests (lambdas,
+    comprehensions, the arguments of what it defines), are what the tree names;
+    the temporaries are identifiers; only a type alias names a constant.
+
+    >>> from depyf.bytecode import as_record
+    >>> _may_hold_odd_names(as_record(compile("f(lambda x: x)", "<s>", "exec")), [])
+    False
+    >>> _may_hold_odd_names(as_record(compile("f(x for x in y)", "<s>", "exec")), [])   # .0
+    True
+    """
+    for op in ops:
+        if op.name == "INTRINSIC_1" and op.arg == "INTRINSIC_TYPEALIAS":
+            return True
+    for c in code.walk():
+        for group in (c.names, c.varnames, c.cellvars, c.freevars):
+            for name in group:
+                if not name.isidentifier():
+                    return True
+    return False
 
 
 def _sanitize_names(tree) -> None:

@@ -819,8 +819,9 @@ class _Renderer:
 
     def _node(self, node, ctx) -> None:
         """An expression, or one of the helper nodes that sit among them."""
-        method = _N_METHODS.get(type(node), _UNKNOWN)
-        if method is _UNKNOWN:
+        try:
+            method = _N_METHODS[type(node)]     # (a subscript, not .get(): no call)
+        except KeyError:
             method = _N_METHODS[type(node)] = getattr(_Renderer, "n_" + type(node).__name__, None)
         if method is not None:
             self._brk(node)
@@ -1426,7 +1427,6 @@ _X_METHODS = _METHODS["x_"]
 _S_KINDS: dict = {}
 #: node class -> its ``n_`` method, or None (an expression)
 _N_METHODS: dict = {}
-_UNKNOWN = object()
 
 
 def _method_for(prefix: str, cls):

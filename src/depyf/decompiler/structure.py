@@ -116,15 +116,16 @@ class Walker:
         any_handler = any_try = False
         #: a with statement is in the code (only then can a WithExit be on a stack)
         self.has_with = False
+        scanned = _SCANNED
         for k, op in enumerate(self.ops):
-            name = op.name
-            target = op.target
-            if target is not None:
+            # (three attribute tests for most ops, each read again only when set)
+            if op.target is not None:
                 breaks.append(k)
-                if target.index <= k:
+                if op.target.index <= k:
                     backward.append(op)
-            if name in _SCANNED:            # (one test for most ops)
-                if target is None and name in _NO_FALLTHROUGH:
+            if op.name in scanned:          # (one test for most ops)
+                name = op.name
+                if op.target is None and name in _NO_FALLTHROUGH:
                     breaks.append(k)
                 if name in _NOT_PLAIN:
                     special.append(k)
@@ -134,11 +135,10 @@ class Walker:
                     self.has_with = True
                 elif name in _BLOCK_SETUP:
                     setups.append(k)
-            h = op.handler
-            if h is not None:
+            if op.handler is not None:
                 special.append(k)
                 any_handler = True
-                if h.target.name == "PUSH_EXC_INFO":
+                if op.handler.target.name == "PUSH_EXC_INFO":
                     any_try = True
         if not any_handler:
             # No exception handling: every reached op is normal code (the
@@ -683,8 +683,9 @@ class Walker:
             op = self.ops[j]
             if op.name in CONDITIONAL:
                 return j > start
-            end = ends.get(op.name)
-            if end is None:     # (a name's answer, once: a tuple of prefixes per op cost more)
+            try:
+                end = ends[op.name]     # (a subscript, not .get(): no call)
+            except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
             if op.target is not None or end:
                 return False

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import re
 import types
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -61,11 +62,10 @@ def child(code: Optional[types.CodeType], *names: str) -> Optional[types.CodeTyp
     return code
 
 
-def _key(name: str, kind: str, value, names: Dict[str, str]) -> str:
-    if kind.startswith("jump"):
-        # Which way a jump points depends on the block layout, not on what it does.
-        return name.replace("FORWARD_", "").replace("BACKWARD_", "")
-    if kind == "const":
+def _key(name: str, const: bool, value, names: Dict[str, str]) -> str:
+    """The comparison key of an op other than a jump (``const``: its argument
+    is a constant)."""
+    if const:
         return "%s %s" % (name, _const_key(value))
     if isinstance(value, str):
         # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
@@ -106,15 +106,33 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
     from ..bytecode.decode import decode_ops
     names = names or {}
     bc = decode_ops(code)
-    by_name = bc.table.opcode_by_name
+    shapes = _SHAPES.get(bc.table.name) or _shapes(bc.table)
     out: List[Span] = []
     start = 0
     for op in bc:
-        info = by_name[op.name]
-        end = op.offset + 2 + 2 * info.cache
-        out.append((start, end, _key(op.name, info.kind, op.arg, names), op.line))
+        size, jump, const = shapes[op.name]
+        end = op.offset + size
+        out.append((start, end, jump or _key(op.name, const, op.arg, names), op.line))
         start = end
     return out
+
+
+#: table name -> op name -> (bytes with its caches, its key if a jump, whether its argument is a constant)
+_SHAPES: Dict[str, Dict[str, Tuple[int, Optional[str], bool]]] = {}
+
+
+def _shapes(table) -> Dict[str, Tuple[int, Optional[str], bool]]:
+    """What :func:`spans` reads of each op of ``table``, worked out once (a
+    lookup per instruction, not three attribute reads and a string test)."""
+    _SHAPES[table.name] = shapes = {
+        name: (2 + 2 * info.cache, _JUMP_NAMES.sub("", name) if info.kind.startswith("jump") else None,
+               info.kind == "const")
+        for name, info in table.opcode_by_name.items()}
+    return shapes
+
+
+# Which way a jump points depends on the block layout, not on what it does.
+_JUMP_NAMES = re.compile("FORWARD_|BACKWARD_")
 
 
 def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> List[int]:

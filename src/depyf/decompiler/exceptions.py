@@ -386,6 +386,15 @@ def _try_body(w, m, i, body_end, handler):
     the covered range (returning cannot raise), which belongs to the body."""
     sub = StackMachine(w.ctx, m.stack)
     end = max(body_end, w.run_guarded(sub, i, body_end, handler))
+    ops, covered = w.ops, w.regions.covered
+    while body_end < end < w.n and end in w.normal and covered(ops[end], handler):
+        # The body goes on past the handler code of a statement in it: the code
+        # after a with statement whose body always leaves, which only a
+        # swallowed exception reaches, laid out after that handler code.
+        body_end = end
+        while body_end < w.n and covered(ops[body_end], handler):
+            body_end += 1
+        end = max(body_end, w.run_guarded(sub, end, body_end, handler))
     # So does a loop's iterator drop before a return or break (SWAP 2; POP_TOP;
     # RETURN_VALUE or POP_TOP; JUMP), and an enclosing except clause's end
     # (SWAP 2; POP_EXCEPT; RETURN_VALUE).

@@ -1742,6 +1742,84 @@ SNIPPETS = {
                         pass
                 return start
     """,
+    # The code after a with statement whose body always leaves runs when
+    # __exit__ swallows the exception: it must never be dropped (3.11+ lays it
+    # out after the handler code, 3.8 after the body, loops put their exit between).
+    "code_after_with_that_raises_in_loop": """
+        def f(xs, x):
+            for i in xs:
+                with x:
+                    raise ValueError(i)
+                x.y()
+
+        def g(xs, x):
+            for i in xs:
+                with x:
+                    return i
+                x.y()
+    """,
+    "code_after_with_that_raises_in_while": """
+        def f(xs, x):
+            while xs:
+                with x:
+                    raise ValueError(xs)
+                x.y()
+
+        def g(xs, x):
+            while xs.p:
+                with x:
+                    return xs
+                x.y()
+            return 2
+    """,
+    "code_after_with_that_raises_in_try": """
+        def f(xs, x):
+            try:
+                with x:
+                    raise ValueError(xs)
+                x.y()
+            except KeyError:
+                x.z()
+
+        def g(xs, x):
+            try:
+                for i in xs:
+                    with x:
+                        raise ValueError(i)
+                    x.y()
+            finally:
+                x.z()
+    """,
+    "code_after_with_that_raises_in_branch": """
+        def f(c, x):
+            if c:
+                with x:
+                    raise ValueError(c)
+                x.y()
+            else:
+                x.w()
+            x.z()
+
+        def g(xs, x):
+            for i in xs:
+                if i:
+                    with x:
+                        return i
+                    x.y()
+                x.z()
+    """,
+    "code_after_with_that_returns": """
+        def f(x):
+            with x:
+                return 1
+            x.y()
+
+        def namelist(self):
+            with contextlib.suppress(AttributeError):
+                return self.__names
+            self.__names = super().namelist()
+            return self.__names
+    """,
     # the try body's way out leaves the loop, the except clause's goes round
     "else_break_in_loop": """
         def all_tasks(loop=None):
@@ -1802,6 +1880,30 @@ def test_strict_round_trip(name, version):
     assert result.compiles and not result.crash, result.format()
     failures = [o for o in result.objects if not o.deep]
     assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)
+
+
+#: snippets whose wrong structuring once dropped code silently
+DROPPED_CODE = sorted(n for n in SNIPPETS if n.startswith("code_after_with_that"))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", DROPPED_CODE)
+def test_no_silently_wrong_structure(name, version):
+    """Where a construct is not reproduced yet, the code object must go to the
+    fallback (correct code) rather than come out structured and different."""
+    need(version)
+    from depyf.decompiler.api import decompile_report
+    from depyf.verify.roundtrip import TargetSession
+    source = textwrap.dedent(SNIPPETS[name])
+    with TargetSession(version) as target:
+        report = decompile_report(target.compile_module(source, "<%s>" % name))
+    fallen = {qualname.split(".")[-1] for qualname, _ in report.fallbacks}
+    result = verify(source, version, filename="<%s>" % name)
+    assert result.compiles and not result.crash, result.format()
+    # (a fallback body differs from the original by design; its parents are equal)
+    wrong = [o for o in result.objects
+             if not o.equal and o.path.split("/")[-1].split("#")[0] not in fallen]
+    assert not wrong, "\n".join("%s: %s" % (o.path, o.diff) for o in wrong)
 
 
 #: construct case files reproduced exactly on every version their syntax allows

@@ -18,7 +18,6 @@ from .astcompat import ParamSpec, TypeVar, TypeVarTuple
 from .expressions import DecompileFailure
 
 #: nested scopes: their bodies are other code objects, checked on their own
-#: (the enclosing code loads their closure cells, hence no check of cell names)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 #: ops whose argument is a name the source spells
@@ -47,10 +46,18 @@ def check_names_kept(code, ops, reached, stmts, hidden=()) -> None:
     DecompileFailure: statements lost: names x, y are not in the output
     """
     wanted = set()
+    cells = None
     for op in ops:
         if op.name in _NAMED and op.index in reached:
+            if op.name == "LOAD_FAST":
+                # (3.13 loads a cell for a closure with LOAD_FAST; the nested
+                # code that uses it is checked on its own)
+                if cells is None:
+                    cells = frozenset(code.cellvars) | frozenset(code.freevars)
+                if op.arg in cells:
+                    continue
             wanted.add(op.arg)
-    wanted.difference_update(_COMPILER_NAMES, hidden, code.cellvars)   # (cells: see _DEFS)
+    wanted.difference_update(_COMPILER_NAMES, hidden)
     if "__class__" in code.freevars and code.varnames:
         # 3.12's zero-argument super() loads the first argument itself
         wanted.discard(code.varnames[0])
@@ -62,9 +69,11 @@ def check_names_kept(code, ops, reached, stmts, hidden=()) -> None:
             wanted.discard(name)        # the compiler's own (``.0``)
             continue
         spelled[name] = name
-        k = name.find("__", 1)
-        if name.startswith("_") and k > 0:
-            spelled[name[k:]] = name    # ``_C__x`` is ``__x`` written in class ``C``
+    for name in wanted:
+        k = name.find("__", 2)
+        if k > 0 and name[0] == "_" and name[1] != "_" and not name.endswith("__"):
+            # ``_C__x`` is ``__x`` written in class ``C``
+            spelled.setdefault(name[k:], name)
     if wanted and not _find_all(stmts, wanted, spelled):
         raise DecompileFailure("statements lost: names %s are not in the output"
                                % ", ".join(sorted(wanted)))
@@ -118,7 +127,7 @@ def _find_all(stmts: Iterable[ast.AST], wanted: set, spelled: dict) -> bool:
 _FIELDS = {ast.Constant: ()}
 #: fields that hold no name: operators, contexts, strings, numbers
 _NO_NAMES = frozenset({"ctx", "op", "ops", "kind", "type_comment", "conversion", "is_async",
-                       "level", "module", "name", "rest", "asname", "id", "attr",
+                       "level", "module", "rest", "asname", "id", "attr",
                        "arg", "lineno", "col_offset", "end_lineno", "end_col_offset",
                        "kwd_attrs"})
 _NAMED_NODES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,

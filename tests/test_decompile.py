@@ -2101,3 +2101,23 @@ def test_augmented_target_comparison_agrees_with_dumps(loaded, target):
     expected = ast.dump(value, annotate_fields=False) == \
         ast.dump(_as_load(store), annotate_fields=False)
     assert _same(value, store) == expected
+
+
+def test_lost_statements_go_to_the_fallback():
+    """The guard: a structured body that lost a named op raises (the code object
+    then goes to the fallback); the full body passes."""
+    from depyf.bytecode.normalize import normalize
+    from depyf.decompiler.dropped import check_names_kept
+    from depyf.decompiler.expressions import DecompileFailure
+
+    def f(x):
+        x.y()
+        return x.z
+
+    func = normalize(f.__code__)
+    reached = {op.index for op in func.ops}
+    full = depyf.decompile(f)
+    body = __import__("ast").parse(textwrap.dedent(full)).body[0].body
+    check_names_kept(func.code, func.ops, reached, body)
+    with pytest.raises(DecompileFailure, match="y"):
+        check_names_kept(func.code, func.ops, reached, body[1:])

@@ -2114,10 +2114,12 @@ def test_lost_statements_go_to_the_fallback():
         x.y()
         return x.z
 
-    func = normalize(f.__code__)
-    reached = {op.index for op in func.ops}
     full = depyf.decompile(f)
-    body = __import__("ast").parse(textwrap.dedent(full)).body[0].body
+    func = normalize(f.__code__)
+    reached = set(range(len(func.ops)))
+    import ast
+    body = next(n for n in ast.walk(ast.parse(textwrap.dedent(full)))
+                if isinstance(n, ast.FunctionDef) and n.name == "f").body
     check_names_kept(func.code, func.ops, reached, body)
     with pytest.raises(DecompileFailure, match="y"):
         check_names_kept(func.code, func.ops, reached, body[1:])

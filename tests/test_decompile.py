@@ -1820,6 +1820,24 @@ SNIPPETS = {
             self.__names = super().namelist()
             return self.__names
     """,
+    # a bottom-tested while loop ending a try body: its top test's way out is
+    # the loop's, not a branch's end taking the closing return into the body
+    "while_loop_in_try": """
+        def f(self, n):
+            try:
+                while n > 0:
+                    n = self.step(n)
+            except KeyError:
+                pass
+            return n
+
+        def h(it):
+            try:
+                while it.more():
+                    it.go()
+            except ValueError:
+                return 1
+    """,
     # the try body's way out leaves the loop, the except clause's goes round
     "else_break_in_loop": """
         def all_tasks(loop=None):

@@ -233,6 +233,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
                 and w.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
         orelse = w.block(body_end, stop, m.stack)
+        if len(orelse) == 1 and getattr(orelse[0], "implicit", False):
+            # the closing `return None` after the statement, which a loop
+            # ending the body reaches before the handler code
+            orelse = []
     elif end is not None and _leaves_enclosing_clause(w, body_end, hs, end) is not None:
         # The statement ends an enclosing except clause: 3.13 copies that
         # clause's way out onto the normal path too, before the handler.
@@ -375,10 +379,18 @@ def _extend_inline_body(w, i, body_end, hs) -> int:
         changed = False
         for k in range(i, body_end):
             t = ops[k].target.index if ops[k].target is not None else -1
-            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]):
+            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]) \
+                    and not _top_test_exit(ops, k, t):
                 body_end = t
                 changed = True
     return body_end
+
+
+def _top_test_exit(ops, k, t) -> bool:
+    """``ops[k]`` is the top test of a bottom-tested while loop (3.10+) in the
+    body, jumping to ``t`` past it: the loop's way out, not a branch's end."""
+    return any(ops[j].target is not None and ops[j].target.index == k + 1
+               and ops[j].name.startswith("POP_JUMP") for j in range(k + 1, t))
 
 
 def _try_body(w, m, i, body_end, handler):

@@ -55,7 +55,9 @@ class CodeDecompiler:
             stmts = walker.body()
             if walker.dead_return_tail():
                 stmts = _else_before_dead_return(stmts)
-            if self.kind != "generic":      # (its statement returns values, not nodes)
+            # (straight-line code has nothing to lose; a generic's statement
+            # returns values, not nodes)
+            if len(walker._breaks) > 1 and self.kind != "generic":
                 check_names_kept(self.code, func.ops, walker.reachable, stmts, self.hidden)
         except _RECOVERABLE as e:
             # Anything unexpected in structuring one code object sends just that

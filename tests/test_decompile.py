@@ -1742,6 +1742,102 @@ SNIPPETS = {
                         pass
                 return start
     """,
+    # The code after a with statement whose body always leaves runs when
+    # __exit__ swallows the exception: it must never be dropped (3.11+ lays it
+    # out after the handler code, 3.8 after the body, loops put their exit between).
+    "code_after_with_that_raises_in_loop": """
+        def f(xs, x):
+            for i in xs:
+                with x:
+                    raise ValueError(i)
+                x.y()
+
+        def g(xs, x):
+            for i in xs:
+                with x:
+                    return i
+                x.y()
+    """,
+    "code_after_with_that_raises_in_while": """
+        def f(xs, x):
+            while xs:
+                with x:
+                    raise ValueError(xs)
+                x.y()
+
+        def g(xs, x):
+            while xs.p:
+                with x:
+                    return xs
+                x.y()
+            return 2
+    """,
+    "code_after_with_that_raises_in_try": """
+        def f(xs, x):
+            try:
+                with x:
+                    raise ValueError(xs)
+                x.y()
+            except KeyError:
+                x.z()
+
+        def g(xs, x):
+            try:
+                for i in xs:
+                    with x:
+                        raise ValueError(i)
+                    x.y()
+            finally:
+                x.z()
+    """,
+    "code_after_with_that_raises_in_branch": """
+        def f(c, x):
+            if c:
+                with x:
+                    raise ValueError(c)
+                x.y()
+            else:
+                x.w()
+            x.z()
+
+        def g(xs, x):
+            for i in xs:
+                if i:
+                    with x:
+                        return i
+                    x.y()
+                x.z()
+    """,
+    "code_after_with_that_returns": """
+        def f(x):
+            with x:
+                return 1
+            x.y()
+
+        def namelist(self):
+            with contextlib.suppress(AttributeError):
+                return self.__names
+            self.__names = super().namelist()
+            return self.__names
+    """,
+    # a bottom-tested while loop ending a try body: its top test's way out is
+    # the loop's, not a branch's end taking the closing return into the body
+    "while_loop_in_try": """
+        def f(self, n):
+            try:
+                while n > 0:
+                    n = self.step(n)
+            except KeyError:
+                pass
+            return n
+
+        def h(it):
+            try:
+                while it.more():
+                    it.go()
+            except ValueError:
+                return 1
+    """,
     # the try body's way out leaves the loop, the except clause's goes round
     "else_break_in_loop": """
         def all_tasks(loop=None):
@@ -1773,8 +1869,8 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    "try_except_else_finally_starting_together": "3.11",
                    # 3.8 structures no finally with a return inside yet
                    "return_in_try_with_branching_finally": "3.9",
-                   # up to 3.9 the with statement's exit call after its body stays
-                   # (unreached), and the code after it is not found yet
+                   # up to 3.9 the with statement in a try/finally whose body
+                   # always leaves goes to the fallback (f); g, h and k are reproduced
                    "code_after_with_that_raises": "3.10",
                    # up to 3.10 the closing `return None` after a with statement is
                    # read into its body (a `return constant` there looks the same)
@@ -1783,6 +1879,15 @@ STRUCTURED_FROM = {"except_returns_constant": "3.10", "finally_with_if": "3.9",
                    "loop_continued_from_except_clause_in_if_branch": "3.10",
                    # up to 3.9 the finally body's end after the loop is not found
                    "break_in_loop_in_finally_body": "3.10"}
+
+
+#: constructs whose bytecode is not reproduced from this version on yet (the
+#: code object goes to the fallback; test_no_silently_wrong_structure checks that)
+STRUCTURED_BEFORE = {
+    # 3.12 lays the code after the with statement out after its handler code:
+    # a branch or a bottom-tested loop body that goes on there is not followed yet
+    "code_after_with_that_raises_in_branch": "3.12",
+    "code_after_with_that_raises_in_while": "3.12"}
 
 
 def need(version):
@@ -1797,11 +1902,38 @@ def test_strict_round_trip(name, version):
     since = STRUCTURED_FROM.get(name)
     if since and tuple(map(int, version.split("."))) < tuple(map(int, since.split("."))):
         pytest.xfail("%s: not reproduced before %s yet" % (name, since))
+    until = STRUCTURED_BEFORE.get(name)
+    if until and tuple(map(int, version.split("."))) >= tuple(map(int, until.split("."))):
+        pytest.xfail("%s: not reproduced from %s on yet" % (name, until))
     source = textwrap.dedent(SNIPPETS[name])
     result = verify(source, version, filename="<%s>" % name)
     assert result.compiles and not result.crash, result.format()
     failures = [o for o in result.objects if not o.deep]
     assert not failures, "\n".join("%s: %s" % (o.path, o.diff) for o in failures)
+
+
+#: snippets whose wrong structuring once dropped code silently
+DROPPED_CODE = sorted(n for n in SNIPPETS if n.startswith("code_after_with_that"))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", DROPPED_CODE)
+def test_no_silently_wrong_structure(name, version):
+    """Where a construct is not reproduced yet, the code object must go to the
+    fallback (correct code) rather than come out structured and different."""
+    need(version)
+    from depyf.decompiler.api import decompile_report
+    from depyf.verify.roundtrip import TargetSession
+    source = textwrap.dedent(SNIPPETS[name])
+    with TargetSession(version) as target:
+        report = decompile_report(target.compile_module(source, "<%s>" % name))
+    fallen = {qualname.split(".")[-1] for qualname, _ in report.fallbacks}
+    result = verify(source, version, filename="<%s>" % name)
+    assert result.compiles and not result.crash, result.format()
+    # (a fallback body differs from the original by design; its parents are equal)
+    wrong = [o for o in result.objects
+             if not o.equal and o.path.split("/")[-1].split("#")[0] not in fallen]
+    assert not wrong, "\n".join("%s: %s" % (o.path, o.diff) for o in wrong)
 
 
 #: construct case files reproduced exactly on every version their syntax allows
@@ -1987,3 +2119,25 @@ def test_augmented_target_comparison_agrees_with_dumps(loaded, target):
     expected = ast.dump(value, annotate_fields=False) == \
         ast.dump(_as_load(store), annotate_fields=False)
     assert _same(value, store) == expected
+
+
+def test_lost_statements_go_to_the_fallback():
+    """The guard: a structured body that lost a named op raises (the code object
+    then goes to the fallback); the full body passes."""
+    from depyf.bytecode.normalize import normalize
+    from depyf.decompiler.dropped import check_names_kept
+    from depyf.decompiler.expressions import DecompileFailure
+
+    def f(x):
+        x.y()
+        return x.z
+
+    full = depyf.decompile(f)
+    func = normalize(f.__code__)
+    reached = set(range(len(func.ops)))
+    import ast
+    body = next(n for n in ast.walk(ast.parse(textwrap.dedent(full)))
+                if isinstance(n, ast.FunctionDef) and n.name == "f").body
+    check_names_kept(func.code, func.ops, reached, body)
+    with pytest.raises(DecompileFailure, match="y"):
+        check_names_kept(func.code, func.ops, reached, body[1:])

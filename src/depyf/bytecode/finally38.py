@@ -25,7 +25,8 @@ one shape::
     with:          POP_BLOCK; BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH;
                    END_FINALLY (or POP_FINALLY 0 before a return)
                 -> POP_BLOCK; LOAD_CONST None; DUP_TOP; DUP_TOP; CALL 3; POP_TOP
-                   and the handler W': WITH_EXCEPT_START; POP_TOP; RERAISE  (appended)
+                   and the handler W': WITH_EXCEPT_START; POP_JUMP_IF_TRUE T; RERAISE;
+                   T: POP_TOP x3; POP_EXCEPT; POP_TOP; JUMP after  (appended)
     async with:    the same, with the __aexit__ await (GET_AWAITABLE; LOAD_CONST None;
                    YIELD_FROM) after the call and after WITH_EXCEPT_START
 
@@ -233,16 +234,33 @@ def _with(ops, setup, doomed, appended) -> None:
                  Op("DUP_TOP", line=line, offset=begin.offset),
                  Op("CALL", (3, (), 1), line=line, offset=start.offset)] \
         + [_clone(o) for o in await_ops] + [Op("POP_TOP", line=line, offset=end.offset)]
+    # A true __exit__ result swallows the exception and goes on after the
+    # statement (END_FINALLY then falls through), as 3.9 spells it.
+    after = ops[w + n + 1]
     if begin.name == "BEGIN_FINALLY":
         ops[w - 1:w + n + 1] = exit_call
     else:
         # The body never falls out of the with (it returns or raises): no
         # normal-path exit call, only the handler's.
         doomed.extend(ops[w:w + n + 1])
-    handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset)] \
-        + [_clone(o) for o in await_ops] \
-        + [Op("POP_TOP", line=line, offset=start.offset),
-           Op("RERAISE", 0, line=line, offset=end.offset)]
+    swallowed = [Op("POP_TOP", line=line, offset=end.offset) for _ in range(3)] \
+        + [Op("POP_EXCEPT", line=line, offset=end.offset),
+           Op("POP_TOP", line=line, offset=end.offset),
+           # (3.9 falls into that code; this jump back is no loop's: marked)
+           Op("JUMP", "swallowed", after, line=line, offset=end.offset)]
+    if after.name == "POP_BLOCK":
+        # The statement ends an enclosing block, whose own way out follows (a
+        # copy of a finally body, an exit call): only user code after the
+        # statement needs the swallowing path to be seen.
+        swallowed = [Op("POP_TOP", line=line, offset=start.offset),
+                     Op("RERAISE", 0, line=line, offset=end.offset)]
+        handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset)] \
+            + [_clone(o) for o in await_ops] + swallowed
+    else:
+        handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset)] \
+            + [_clone(o) for o in await_ops] \
+            + [Op("POP_JUMP_IF_TRUE", None, swallowed[0], line=line, offset=start.offset),
+               Op("RERAISE", 0, line=line, offset=end.offset)] + swallowed
     appended.extend(handler)
     setup.target = handler[0]
     # `return` inside: BEGIN_FINALLY; <cleanup>; POP_FINALLY 0

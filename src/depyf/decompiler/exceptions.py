@@ -233,6 +233,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
                 and w.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
         orelse = w.block(body_end, stop, m.stack)
+        if len(orelse) == 1 and getattr(orelse[0], "implicit", False):
+            # the closing `return None` after the statement, which a loop
+            # ending the body reaches before the handler code
+            orelse = []
     elif end is not None and _leaves_enclosing_clause(w, body_end, hs, end) is not None:
         # The statement ends an enclosing except clause: 3.13 copies that
         # clause's way out onto the normal path too, before the handler.
@@ -375,10 +379,18 @@ def _extend_inline_body(w, i, body_end, hs) -> int:
         changed = False
         for k in range(i, body_end):
             t = ops[k].target.index if ops[k].target is not None else -1
-            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]):
+            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]) \
+                    and not _top_test_exit(ops, k, t):
                 body_end = t
                 changed = True
     return body_end
+
+
+def _top_test_exit(ops, k, t) -> bool:
+    """``ops[k]`` is the top test of a bottom-tested while loop (3.10+) in the
+    body, jumping to ``t`` past it: the loop's way out, not a branch's end."""
+    return any(ops[j].target is not None and ops[j].target.index == k + 1
+               and ops[j].name.startswith("POP_JUMP") for j in range(k + 1, t))
 
 
 def _try_body(w, m, i, body_end, handler):
@@ -386,6 +398,15 @@ def _try_body(w, m, i, body_end, handler):
     the covered range (returning cannot raise), which belongs to the body."""
     sub = StackMachine(w.ctx, m.stack)
     end = max(body_end, w.run_guarded(sub, i, body_end, handler))
+    ops, covered = w.ops, w.regions.covered
+    while body_end < end < w.n and end in w.normal and covered(ops[end], handler):
+        # The body goes on past the handler code of a statement in it: the code
+        # after a with statement whose body always leaves, which only a
+        # swallowed exception reaches, laid out after that handler code.
+        body_end = end
+        while body_end < w.n and covered(ops[body_end], handler):
+            body_end += 1
+        end = max(body_end, w.run_guarded(sub, end, body_end, handler))
     # So does a loop's iterator drop before a return or break (SWAP 2; POP_TOP;
     # RETURN_VALUE or POP_TOP; JUMP), and an enclosing except clause's end
     # (SWAP 2; POP_EXCEPT; RETURN_VALUE).
@@ -1009,13 +1030,20 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             k = nxt
         if pending:
             k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
+        while pending and k + 2 < w.n and ops[k].name == "SWAP" and ops[k].arg == 2 \
+                and ops[k + 1].name == "POP_TOP" and len(sub.stack) >= 2 \
+                and isinstance(sub.stack[-2], Iterator):
+            # ... and a loop's iterator under the value is dropped
+            del sub.stack[-2]
+            k += 2
         if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             k += 1
         elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
-                and ops[k].line == ops[k - 1].line:
+                and ops[k].line == ops[k - 1].line and not _copied_on_swallow(w, hs, k):
             # `return constant` in the body loads its value after the __exit__ call,
-            # on the with statement's line (code after the statement has its own).
+            # on the with statement's line (code after the statement has its own;
+            # 3.10 copies a closing `return None` after it onto the swallowing way on too).
             w.run(sub, k, k + 2)
             k += 2
         elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
@@ -1033,7 +1061,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             # The jump over the inline handler, threaded to where the handler's
             # own way out goes too (the next iteration of a loop, up to 3.9).
             k += 1
-    if k == hs and _ends_terminal(sub.stmts) and not getattr(sub.stmts[-1], "implicit", False):
+    if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
+            and not getattr(sub.stmts[-1], "implicit", False):
         after = _suppressed_way_on(w, hs)
         outer = w.finally_copies[-1] if w.finally_copies else None
         if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
@@ -1043,6 +1072,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             # Only a suppressed exception reaches the code after the statement
             # (its body always returns or raises): that code is normal flow all
             # the same.
+            if k != hs:
+                w.loops[-1].cold_tail = after
             k = after
             if after not in w.normal:
                 w.normal = w.normal | flow_from(w, after, w.n)
@@ -1059,14 +1090,56 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     return k
 
 
+def _loop_exit_before(w, k, hs) -> bool:
+    """3.12+ lays the enclosing loop's exit code out between a with body that
+    always leaves and its handler code (``[k, hs)``); the code after the
+    statement, reached only by a swallowed exception, follows the handler code."""
+    if not w.loops or not k < hs or w.ops[hs - 1].name not in _NO_FALLTHROUGH_NAMES:
+        return False
+    loop = w.loops[-1]
+    return k in (loop.exit, loop.break_target)
+
+
+_NO_FALLTHROUGH_NAMES = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
+
+
+def _copied_on_swallow(w, hs, k) -> bool:
+    """The with statement's swallowing way on falls into a copy of the ops at ``k``
+    (``LOAD_CONST c; RETURN_VALUE``)."""
+    q = _swallow_end(w, hs)
+    ops = w.ops
+    return q is not None and q + 1 < w.n and ops[q].name == "LOAD_CONST" \
+        and ops[q + 1].name == "RETURN_VALUE" and ops[q].arg == ops[k].arg \
+        and type(ops[q].arg) is type(ops[k].arg)
+
+
+def _swallow_end(w, hs) -> Optional[int]:
+    """Where a with statement's handler code from ``hs`` goes on after it has
+    swallowed the exception: past ``WITH_EXCEPT_START; POP_JUMP_IF_TRUE T; ...;
+    T: POP_TOP...; POP_EXCEPT; POP_TOP...``; None when it has another shape."""
+    ops, n = w.ops, w.n
+    q = hs
+    while q < n and ops[q].target is None and ops[q].name != "POP_EXCEPT":
+        q += 1
+    if q >= n or ops[q].name != "POP_JUMP_IF_TRUE":
+        return None
+    q = ops[q].target.index
+    while q < n and ops[q].name == "POP_TOP":
+        q += 1
+    if q >= n or ops[q].name != "POP_EXCEPT":
+        return None
+    q += 1
+    while q < n and ops[q].name == "POP_TOP":
+        q += 1
+    return q if q < n else None
 
 
 def _suppressed_way_on(w, hs) -> Optional[int]:
     """Where a with statement's handler code from ``hs`` goes on after it has
     swallowed the exception (``WITH_EXCEPT_START; POP_JUMP_IF_TRUE T; ...; T:
-    POP_TOP...; POP_EXCEPT; POP_TOP...`` then a jump forward, or the code itself
-    when only that path reaches it); else None."""
+    POP_TOP...; POP_EXCEPT; POP_TOP...`` then a jump forward, or the code it
+    falls into); else None."""
     q = hs
     while q < w.n and w.ops[q].target is None and q not in w.normal:
         q += 1

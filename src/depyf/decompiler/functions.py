@@ -15,6 +15,7 @@ from .expressions import Context, DecompileFailure, annotation_expr
 from .structure import Walker
 from .comprehensions import build_comprehension
 from .objects import unbound_cells
+from .dropped import check_names_kept
 from .astcompat import ParamSpec, TypeAlias, TypeVar, TypeVarTuple, make, with_type_params
 from .values import ClassValue, FunctionValue, TypeAliasValue, TypeParamValue
 
@@ -54,6 +55,10 @@ class CodeDecompiler:
             stmts = walker.body()
             if walker.dead_return_tail():
                 stmts = _else_before_dead_return(stmts)
+            # (straight-line code has nothing to lose; a generic's statement
+            # returns values, not nodes)
+            if len(walker._breaks) > 1 and self.kind != "generic":
+                check_names_kept(self.code, func.ops, walker.reachable, stmts, self.hidden)
         except _RECOVERABLE as e:
             # Anything unexpected in structuring one code object sends just that
             # object to the fallback; valid bytecode never makes decompile() raise.

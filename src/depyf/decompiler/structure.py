@@ -66,6 +66,13 @@ _LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
 _SCANNED = _LOOKED_AT | _NO_FALLTHROUGH
 
 
+_NOT_WITH = object()
+
+
+def _target_of(handler):
+    return handler.target if handler is not None else None
+
+
 @dataclass
 class Loop:
     header: int          # where `continue` goes
@@ -76,6 +83,8 @@ class Loop:
     break_target: Optional[int] = None     # past the else clause, when there is one
     body_end: Optional[int] = None         # where the body's ops end (exclusive)
     moved_exit: Optional[tuple] = None     # (lo, hi) of the code after the loop, found in a break
+    cold_tail: Optional[int] = None        # body code a with statement's swallowed exception
+                                           # reaches, laid out past the loop's exit (3.12+)
 
     @property
     def continues(self):
@@ -151,7 +160,7 @@ class Walker:
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in backward:
-            if not self._handler_exit(op):
+            if op.arg != "swallowed" and not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
         #: (target of the jump that leaves the except clause being walked, or None;
         #: loop depth at the clause's start; the clause's end)
@@ -201,6 +210,10 @@ class Walker:
             return False
         h = op.target.handler
         if h is None or h.target.name != "PUSH_EXC_INFO" or h.target.index > op.index:
+            return True
+        if op.handler is not None and op.handler.target is h.target:
+            # still in the try's body: the way on of a with statement's handler
+            # that 3.8's normalising laid out after the try's handler
             return True
         cleanup = self.ops[h.target.index].handler
         return cleanup is not None and op.index >= cleanup.target.index
@@ -258,24 +271,44 @@ class Walker:
         and from the jump that ends an except clause (``POP_EXCEPT; [name = None;
         del name]; JUMP after``): the code after a try whose body always returns
         is reached from its except clauses only. (What falls through after
-        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.)"""
+        POP_EXCEPT, e.g. a ``return`` in the clause, stays handler code.) A with
+        statement's handler that swallowed the exception (``POP_EXCEPT; POP_TOP...``)
+        goes on to the code after the statement, by a jump or falling into it:
+        that code is normal too, even where the body always leaves (not where it
+        is an enclosing statement's way out, e.g. a with's exit call)."""
         # (depth, popped) -> the indices reached in that state: a set per state
         # rather than a tuple per op
         seen = {}
         ops, n = self.ops, self.n
-        work = [(0, 0)] if ops else []
+        work = [(0, 0, None)] if ops else []
         while work:
-            i, depth = work.pop()
+            i, depth, within = work.pop()
+            # within: for a with statement's handler code, the handler covering
+            # the statement itself (_NOT_WITH for other code)
             popped = 0          # POP_EXCEPTs just passed (3.13 leaves two at once)
             states = seen.setdefault((depth, 0), set())
             last = None         # a run of ops shares its handler: pushed once
             while i < n:
                 if i in states:
                     break
-                states.add(i)
                 op = ops[i]
+                if popped and within is not _NOT_WITH and op.name != "POP_TOP" \
+                        and op.name != "JUMP" and _target_of(op.handler) is within:
+                    depth -= popped     # (falling into the code after the statement)
+                    popped = 0
+                    within = _NOT_WITH
+                    states = seen.setdefault((depth, 0), set())
+                    if i in states:
+                        break
+                states.add(i)
                 if op.target is not None:
-                    work.append((op.target.index, depth - (popped if op.name == "JUMP" else 0)))
+                    if op.name != "JUMP":
+                        work.append((op.target.index, depth, within))
+                    elif popped and within is not _NOT_WITH \
+                            and _target_of(op.target.handler) is not within:
+                        work.append((op.target.index, depth, within))
+                    else:
+                        work.append((op.target.index, depth - popped, _NOT_WITH))
                 h = op.handler
                 if h is not last:
                     last = h
@@ -284,17 +317,29 @@ class Walker:
                         # (clean-up handlers only re-raise: never followed; a
                         # handler that loops back into its try without
                         # POP_EXCEPT would nest without end)
-                        work.append((h.target.index, depth + 1))
+                        work.append((h.target.index, depth + 1, self._with_outer(h)))
                 if op.name in _NO_FALLTHROUGH:
                     break
                 if op.name == "POP_EXCEPT" and depth > popped:
                     popped += 1
                     states = seen.setdefault((depth, popped), set())
-                elif popped and op.name not in _CLAUSE_EPILOGUE:
+                elif popped and op.name not in _CLAUSE_EPILOGUE \
+                        and not (within is not _NOT_WITH and op.name == "POP_TOP"):
                     popped = 0
                     states = seen[depth, 0]
                 i += 1
         return set().union(*[found for (depth, _), found in seen.items() if depth == 0])
+
+    def _with_outer(self, h):
+        """For a with statement's handler ``h``: the target of the handler that
+        covers the statement (None: none); else _NOT_WITH."""
+        k = h.target.index
+        if k + 1 >= self.n or self.ops[k + 1].name != "WITH_EXCEPT_START":
+            return _NOT_WITH
+        cleanup = self.ops[k].handler
+        if cleanup is None:
+            return None
+        return _target_of(self.ops[cleanup.target.index].handler)
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -1269,6 +1314,9 @@ class Walker:
             body_m.start_line = None
             self.run(body_m, j, loop.body_end)
             body = body_m.stmts
+            if loop.cold_tail is not None:
+                # the walk after the loop (from its exit) passes that code again
+                self.handler_code_ends[loop.cold_tail] = max(latch + 1, exit_)
         finally:
             self.loops.pop()
             self.ctx = outer_ctx

@@ -243,24 +243,22 @@ def _with(ops, setup, doomed, appended) -> None:
         # The body never falls out of the with (it returns or raises): no
         # normal-path exit call, only the handler's.
         doomed.extend(ops[w:w + n + 1])
-    swallowed = [Op("POP_TOP", line=line, offset=end.offset) for _ in range(3)] \
-        + [Op("POP_EXCEPT", line=line, offset=end.offset),
-           Op("POP_TOP", line=line, offset=end.offset),
-           # (3.9 falls into that code; this jump back is no loop's: marked)
-           Op("JUMP", "swallowed", after, line=line, offset=end.offset)]
     if after.name == "POP_BLOCK":
         # The statement ends an enclosing block, whose own way out follows (a
         # copy of a finally body, an exit call): only user code after the
         # statement needs the swallowing path to be seen.
-        swallowed = [Op("POP_TOP", line=line, offset=start.offset),
-                     Op("RERAISE", 0, line=line, offset=end.offset)]
-        handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset)] \
-            + [_clone(o) for o in await_ops] + swallowed
+        tail = [Op("POP_TOP", line=line, offset=start.offset),
+                Op("RERAISE", 0, line=line, offset=end.offset)]
     else:
-        handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset)] \
-            + [_clone(o) for o in await_ops] \
-            + [Op("POP_JUMP_IF_TRUE", None, swallowed[0], line=line, offset=start.offset),
-               Op("RERAISE", 0, line=line, offset=end.offset)] + swallowed
+        swallowed = [Op("POP_TOP", line=line, offset=end.offset) for _ in range(3)] \
+            + [Op("POP_EXCEPT", line=line, offset=end.offset),
+               Op("POP_TOP", line=line, offset=end.offset),
+               # (3.9 falls into that code; this jump back is no loop's: marked)
+               Op("JUMP", "swallowed", after, line=line, offset=end.offset)]
+        tail = [Op("POP_JUMP_IF_TRUE", None, swallowed[0], line=line, offset=start.offset),
+                Op("RERAISE", 0, line=line, offset=end.offset)] + swallowed
+    handler = [Op("WITH_EXCEPT_START", line=line, offset=start.offset)] \
+        + [_clone(o) for o in await_ops] + tail
     appended.extend(handler)
     setup.target = handler[0]
     # `return` inside: BEGIN_FINALLY; <cleanup>; POP_FINALLY 0

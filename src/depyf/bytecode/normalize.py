@@ -640,12 +640,6 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
-#: A link keeps its operand with DUP_TOP or COPY; decoded, or made by the passes
-#: these names set off (NEEDS of block_stack_handlers and finally_to_py39)
-_LINK_COPIES = frozenset({"COPY", "DUP_TOP", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
-                          "BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"})
-
-
 def copied_returns(func: Function, table: VersionTable) -> None:
     """3.12+ fuses every ``return <constant>`` statement into RETURN_CONST; a
     ``LOAD_CONST c; RETURN_VALUE`` left unfused is a branch of an expression whose
@@ -1264,14 +1258,19 @@ _PASS_FUNCS.update({
         merge_copied_tails, unthread_with_exits)
 })
 
+#: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
+#: handlers start from (and what sets off those that meet the ops they make)
+_BLOCK_SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
+_FINALLY_38 = frozenset({"BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"})
+
 #: Passes that change nothing unless one of these ops is in the decoded code,
 #: so :func:`normalize` skips them when none is (most code has no ``async for``,
 #: no try statement...). Only names the compiler writes and no pass that runs
 #: before this one (in any version's list) creates belong here: then the names
 #: present before the passes are all the pass can meet.
 NEEDS: Dict[str, frozenset] = {
-    "block_stack_handlers": frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"}),
-    "finally_to_py39": frozenset({"BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"}),
+    "block_stack_handlers": _BLOCK_SETUPS,
+    "finally_to_py39": _FINALLY_38,
     "short_circuit_jumps": frozenset({"COPY"}),
     "comprehension_cleanups_out_of_line": frozenset({"RERAISE"}),
     "except_star_handlers": frozenset({"PUSH_EXC_INFO", "PREP_RERAISE_STAR",
@@ -1307,13 +1306,15 @@ NEEDS: Dict[str, frozenset] = {
     "fold_kwnames": _CALL_OPS,
     "doubled_returns": frozenset({"RETURN_VALUE"}),
     # (and the passes that add RERAISEs: their set-up names)
-    "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE", "SETUP_FINALLY", "SETUP_WITH",
-                                     "SETUP_ASYNC_WITH", "BEGIN_FINALLY", "END_FINALLY",
-                                     "CALL_FINALLY"}),
+    "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE"}) | _BLOCK_SETUPS | _FINALLY_38,
     # (the jump back it looks for: no loop, no such jump)
     "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
                                              "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
 }
+
+#: A chained comparison's link keeps its operand with DUP_TOP or COPY: decoded,
+#: or made by the passes that rebuild 3.8's block set-ups
+_LINK_COPIES = frozenset({"COPY", "DUP_TOP"}) | _BLOCK_SETUPS | _FINALLY_38
 
 #: One-op passes first (see rewrite_each): a version's run of them costs one scan.
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]

@@ -31,6 +31,9 @@ from .except_star import clauses as except_star_clauses, is_except_star
 from .expressions import DecompileFailure, StackMachine
 from .values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
+#: ops control never falls through (one after another in the code is no flow)
+NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
 
 class Regions:
     """Questions about handler coverage for one code object."""
@@ -119,7 +122,7 @@ def _handler_code_end(w, hs, join) -> int:
             work.append(op.handler.target.index)
         if op.target is not None and op.target.index > hs:
             work.append(op.target.index)
-        if op.name not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+        if op.name not in NO_FALLTHROUGH:
             work.append(k + 1)
     end = hs
     while end in seen:
@@ -155,7 +158,7 @@ def flow_from(w, i, hi):
             op = w.ops[k]
             if op.target is not None:
                 work.append(op.target.index)
-            if op.name in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            if op.name in NO_FALLTHROUGH:
                 break
             k += 1
     return seen
@@ -237,20 +240,19 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             # the closing `return None` after the statement, which a loop
             # ending the body reaches before the handler code
             orelse = []
-    elif end is not None and _leaves_enclosing_clause(w, body_end, hs, end) is not None:
+    elif end is not None and (leave := _leaves_enclosing_clause(w, body_end, hs, end)) is not None:
         # The statement ends an enclosing except clause: 3.13 copies that
         # clause's way out onto the normal path too, before the handler.
-        k = _leaves_enclosing_clause(w, body_end, hs, end)
-        if k == hs:
+        if leave == hs:
             # Each branch of the else leaves through a copy of its own (or raises):
             # falling off it would go where the clauses go.
             w.block_exit[hs] = end
         try:
-            orelse = w.block(body_end, k, m.stack) if k > body_end else []
+            orelse = w.block(body_end, leave, m.stack) if leave > body_end else []
         finally:
             w.block_exit.pop(hs, None)
-        if k == hs:
-            k = _handler_code_end(w, hs, None)      # (its clauses lead nowhere after it)
+        # (at the handler, its clauses lead nowhere after it)
+        k = _handler_code_end(w, hs, None) if leave == hs else leave
     elif end is not None:
         stop = min(end, hs) if inline else end
         jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
@@ -284,7 +286,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None and not all(isinstance(c.body[-1], ast.Break) or _ends_terminal(c.body)
                                      for c in clauses):
         # The body's way out leaves the loop, a clause's goes round: `else: break`.
-        orelse.append(_at_line(ast.Break(), after.line))
+        orelse.append(ast.Break(lineno=after.line))
         after = None
     elif after is not None:
         # Every way out of the statement leaves the loop: one `break` after it
@@ -298,11 +300,6 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None:
         m.emit(ast.Break(), after)
     return k
-
-
-def _at_line(node, line):
-    node.lineno = line
-    return node
 
 
 def _break_after(w, hs, end, hi):
@@ -649,7 +646,7 @@ def _tail_signature(ops, k, end):
     j = k
     while j < end and j < k + 6:
         j += 1
-        if ops[j - 1].name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP") \
+        if ops[j - 1].name in NO_FALLTHROUGH \
                 or ops[j - 1].target is not None:
             break
     return names(ops, k, j)
@@ -862,8 +859,8 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     if not _ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
         if copied_at(ops, k, fin_ops):
             k += len(fin_ops)
-        elif fin_ops.copy_end(ops, k) is not None:
-            k = fin_ops.copy_end(ops, k)
+        elif (copy_end := fin_ops.copy_end(ops, k)) is not None:
+            k = copy_end
         else:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
         pending = len(sub.stack) > len(m.stack)
@@ -1094,13 +1091,12 @@ def _loop_exit_before(w, k, hs) -> bool:
     """3.12+ lays the enclosing loop's exit code out between a with body that
     always leaves and its handler code (``[k, hs)``); the code after the
     statement, reached only by a swallowed exception, follows the handler code."""
-    if not w.loops or not k < hs or w.ops[hs - 1].name not in _NO_FALLTHROUGH_NAMES:
+    if not w.loops or not k < hs or w.ops[hs - 1].name not in NO_FALLTHROUGH:
         return False
     loop = w.loops[-1]
     return k in (loop.exit, loop.break_target)
 
 
-_NO_FALLTHROUGH_NAMES = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
 
 
@@ -1122,6 +1118,12 @@ def _swallow_end(w, hs) -> Optional[int]:
     q = hs
     while q < n and ops[q].target is None and ops[q].name != "POP_EXCEPT":
         q += 1
+    return _past_swallowing(ops, n, q)
+
+
+def _past_swallowing(ops, n, q) -> Optional[int]:
+    """From ``POP_JUMP_IF_TRUE T`` at ``q`` (the test of __exit__'s result): past
+    ``T: POP_TOP...; POP_EXCEPT; POP_TOP...``; None when the code has another shape."""
     if q >= n or ops[q].name != "POP_JUMP_IF_TRUE":
         return None
     q = ops[q].target.index
@@ -1143,17 +1145,8 @@ def _suppressed_way_on(w, hs) -> Optional[int]:
     q = hs
     while q < w.n and w.ops[q].target is None and q not in w.normal:
         q += 1
-    if q >= w.n or w.ops[q].name != "POP_JUMP_IF_TRUE":
-        return None
-    q = w.ops[q].target.index
-    while q < w.n and w.ops[q].name == "POP_TOP":
-        q += 1
-    if q >= w.n or w.ops[q].name != "POP_EXCEPT":
-        return None
-    q += 1
-    while q < w.n and w.ops[q].name == "POP_TOP":
-        q += 1
-    if q >= w.n or q in w.normal:
+    q = _past_swallowing(w.ops, w.n, q)
+    if q is None or q in w.normal:
         return None
     op = w.ops[q]
     if op.name != "JUMP":

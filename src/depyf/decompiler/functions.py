@@ -57,7 +57,7 @@ class CodeDecompiler:
                 stmts = _else_before_dead_return(stmts)
             # (straight-line code has nothing to lose; a generic's statement
             # returns values, not nodes)
-            if len(walker._breaks) > 1 and self.kind != "generic":
+            if not walker.straight_line and self.kind != "generic":
                 check_names_kept(self.code, func.ops, walker.reachable, stmts, self.hidden)
         except _RECOVERABLE as e:
             # Anything unexpected in structuring one code object sends just that

@@ -20,8 +20,8 @@ from .expressions import DecompileFailure, StackMachine, _ForTarget
 from .spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
-from .exceptions import (Regions, copied_at, finally_end, flow_from, names, try_statement,
-                         with_exit_at, with_statement)
+from .exceptions import (NO_FALLTHROUGH, Regions, copied_at, finally_end, flow_from, names,
+                         try_statement, with_exit_at, with_statement)
 from .match import match_statement
 from .values import ChainLink, Iterator, WithExit
 
@@ -38,7 +38,6 @@ _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SE
 _STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
                             "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
-_NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _MAX_HANDLER_DEPTH = 20
 #: what may sit between an except clause's POP_EXCEPT and its closing jump (not
 #: POP_TOP: a with statement's suppressed exception goes on that way, and the
@@ -63,7 +62,7 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
 _NOT_PLAIN = _STEP_SPECIAL | _WITH_STARTS
 #: op names the set-up of Walker looks for
 _LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
-_SCANNED = _LOOKED_AT | _NO_FALLTHROUGH
+_SCANNED = _LOOKED_AT | NO_FALLTHROUGH
 
 
 _NOT_WITH = object()
@@ -134,7 +133,7 @@ class Walker:
                     backward.append(op)
             if op.name in scanned:          # (one test for most ops)
                 name = op.name
-                if op.target is None and name in _NO_FALLTHROUGH:
+                if op.target is None and name in NO_FALLTHROUGH:
                     breaks.append(k)
                 if name in _NOT_PLAIN:
                     special.append(k)
@@ -223,7 +222,7 @@ class Walker:
         seen = set()
         ops, n = self.ops, self.n
         work = [0] if ops else []
-        add, push, stops = seen.add, work.append, _NO_FALLTHROUGH    # (once per op of every code)
+        add, push, stops = seen.add, work.append, NO_FALLTHROUGH    # (once per op of every code)
         while work:
             i = work.pop()
             last = None     # a run of ops shares its handler: pushed once
@@ -249,7 +248,7 @@ class Walker:
         seen = set()
         ops, n, breaks = self.ops, self.n, self._breaks
         work = [0] if ops else []
-        stops = _NO_FALLTHROUGH
+        stops = NO_FALLTHROUGH
         last = len(breaks)
         while work:
             i = work.pop()
@@ -318,7 +317,7 @@ class Walker:
                         # handler that loops back into its try without
                         # POP_EXCEPT would nest without end)
                         work.append((h.target.index, depth + 1, self._with_outer(h)))
-                if op.name in _NO_FALLTHROUGH:
+                if op.name in NO_FALLTHROUGH:
                     break
                 if op.name == "POP_EXCEPT" and depth > popped:
                     popped += 1
@@ -340,6 +339,12 @@ class Walker:
         if cleanup is None:
             return None
         return _target_of(self.ops[cleanup.target.index].handler)
+
+    @property
+    def straight_line(self) -> bool:
+        """Whether only the last op ends the code's one straight run (no jump,
+        no early exit): nothing in it can be left out of a construct."""
+        return len(self._breaks) <= 1
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
@@ -918,10 +923,10 @@ class Walker:
             then_end = else_start - 1
             else_end = hi
         elif last is not None and last.name == "JUMP" \
-                and self._clause_exit_copy(then_start, else_start, hi) is not None:
+                and (copy_start := self._clause_exit_copy(then_start, else_start, hi)) is not None:
             # The branch leaves the except clause through its own copy of the
             # clause's way out: the rest of the block is the else.
-            then_end = self._clause_exit_copy(then_start, else_start, hi)
+            then_end = copy_start
             else_end = hi
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
@@ -1138,7 +1143,7 @@ class Walker:
             return True
         load = self.ops[k - 1]
         before = self.ops[k - 2] if k >= 2 else None
-        if before is not None and before.name not in _NO_FALLTHROUGH and before.line == op.line:
+        if before is not None and before.name not in NO_FALLTHROUGH and before.line == op.line:
             return True     # (before the jumps are looked at: most returns end here)
         if any(p.line == op.line for p in self._jumps_to().get(id(load), ())):
             return True

@@ -117,6 +117,7 @@ class Session:
         self._capture: Optional[TraceCapture] = None
         self.breakpoints = Breakpoints(self)
         self._metrics = None            # torch's list of its last compiles' figures
+        self._metrics_read: Dict[int, object] = {}      # id -> figures already read (kept: ids stay theirs)
         self._started = time.time()
 
     # -- lifetime -------------------------------------------------------------
@@ -404,7 +405,13 @@ class Session:
         this session did, for the same function."""
         if self._metrics is None:
             return
+        read = self._metrics_read
         for m in self._metrics():
+            # Each compile's figures are final when they appear, and the same 64
+            # are listed at every compile: each is read once.
+            if id(m) in read:
+                continue
+            read[id(m)] = m
             cid = getattr(m, "compile_id", None)
             entry = self._by_cid.get(cid) if isinstance(cid, str) else None
             if entry is None or entry.compile_seconds is not None:

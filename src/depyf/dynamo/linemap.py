@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
+import sys
 import types
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -62,18 +63,6 @@ def child(code: Optional[types.CodeType], *names: str) -> Optional[types.CodeTyp
     return code
 
 
-def _key(name: str, const: bool, value, names: Dict[str, str]) -> str:
-    """The comparison key of an op other than a jump (``const``: its argument
-    is a constant)."""
-    if const:
-        return "%s %s" % (name, _const_key(value))
-    if isinstance(value, str):
-        # A name by itself: whether LOAD_GLOBAL/LOAD_ATTR also push a NULL
-        # depends on whether the value is called there or stored first.
-        return "%s %s" % (name, names.get(value, value))
-    return "%s %r" % (name, value)
-
-
 _LITERALS = frozenset([int, float, complex, bool, str, bytes, type(None), type(Ellipsis)])
 
 
@@ -94,41 +83,119 @@ def _const_key(value) -> str:
         return "(%s)" % (items[0] + "," if len(items) == 1 else ", ".join(items))
     if kind is frozenset:
         return "frozenset({%s})" % ", ".join(_const_key(v) for v in value) if value else "frozenset()"
-    code_name = getattr(value, "name", None)        # (a decoded code object)
-    if code_name is not None:
-        return "code:%s" % code_name
+    if kind is types.CodeType:
+        return "code:%s" % value.co_name
     return "<%s>" % kind.__name__
 
 
 def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[Span]:
-    """One :data:`Span` per instruction, EXTENDED_ARG prefixes and inline
-    caches included in the span of the instruction they belong to."""
-    from ..bytecode.decode import decode_ops
+    """One :data:`Span` per instruction, EXTENDED_ARG prefixes, inline caches
+    and the interpreter's bookkeeping ops (RESUME, MAKE_CELL, ...) included in
+    the span of the instruction they belong to.
+
+    A light scan of a code object of this interpreter, not the decoder: the
+    line map needs no jump targets or exception table, and an argument only
+    as far as telling two instructions apart (two host code objects encode
+    ``<`` or ``+`` alike), which made it a third of what full decoding cost.
+
+    >>> [s[2] for s in spans(compile("x = y", "<s>", "exec"))][-3:]
+    [('STORE_NAME', 'x'), ('LOAD_CONST', 'None'), 'RETURN_VALUE']
+    """
     names = names or {}
-    bc = decode_ops(code)
-    shapes = _SHAPES.get(bc.table.name) or _shapes(bc.table)
+    shapes, extended_arg = _host_shapes()
+    raw = code.co_code
+    lines = _unit_lines(code)
+    values = {"const": code.co_consts, "name": code.co_names, "local": _locals(code),
+              "free": _cells(code)}
     out: List[Span] = []
-    start = 0
-    for op in bc:
-        size, jump, const = shapes[op.name]
-        end = op.offset + size
-        out.append((start, end, jump or _key(op.name, const, op.arg, names), op.line))
-        start = end
+    start = i = ext = 0
+    n = len(raw)
+    while i < n:
+        op = raw[i]
+        if op == extended_arg:
+            ext = (ext | raw[i + 1]) << 8
+            i += 2
+            continue
+        name, size, how, shift = shapes[op]
+        arg = raw[i + 1] | ext
+        ext = 0
+        if how is _SILENT:
+            i += size       # its bytes go to the next instruction's span
+            continue
+        if how is None:
+            key = (name, arg)
+        elif how is _NO_ARG or how is _JUMP:
+            key = name
+        elif how == "const":
+            key = (name, _const_key(values["const"][arg]))
+        elif how is _COMPARE:
+            key = (name, arg >> shift)
+        elif how == "pair":
+            local = values["local"]
+            key = (name, (local[arg >> 4], local[arg & 15]))
+        else:
+            value = values[how][arg >> shift]
+            key = (name, names.get(value, value))
+        end = i + size
+        out.append((start, end, key, lines[i >> 1]))
+        start = i = end
     return out
 
 
-#: table name -> op name -> (bytes with its caches, its key if a jump, whether its argument is a constant)
-_SHAPES: Dict[str, Dict[str, Tuple[int, Optional[str], bool]]] = {}
+_SILENT, _JUMP, _NO_ARG, _COMPARE = "<silent>", "<jump>", "<no argument>", "<compare>"
+#: argument kind -> (what the argument indexes, how far its flag bits shift it)
+_INDEXES = {"const": ("const", 0), "name": ("name", 0), "global": ("name", 1),
+            "attr": ("name", 1), "super_attr": ("name", 2), "local": ("local", 0),
+            "free": ("free", 0), "local_pair": ("pair", 0)}
+_HOST: list = []
 
 
-def _shapes(table) -> Dict[str, Tuple[int, Optional[str], bool]]:
-    """What :func:`spans` reads of each op of ``table``, worked out once (a
-    lookup per instruction, not three attribute reads and a string test)."""
-    _SHAPES[table.name] = shapes = {
-        name: (2 + 2 * info.cache, _JUMP_NAMES.sub("", name) if info.kind.startswith("jump") else None,
-               info.kind == "const")
-        for name, info in table.opcode_by_name.items()}
-    return shapes
+def _host_shapes():
+    """Per opcode of this interpreter: (name, bytes with its caches, how its
+    argument is read (what it indexes: one of ``_INDEXES``' values; _JUMP,
+    _NO_ARG, _COMPARE, _SILENT; None for a plain number), the shift that drops
+    its flag bits); and EXTENDED_ARG's opcode."""
+    if not _HOST:
+        from ..bytecode.versions import SILENT_OPS, get_table
+        table = get_table(sys.version_info[:2])
+        shapes = [("<%d>" % op, 2, None, 0) for op in range(256)]
+        for info in table.opcode_by_name.values():
+            if info.name in SILENT_OPS:
+                how, shift = _SILENT, 0
+            elif info.kind.startswith("jump"):
+                how, shift = _JUMP, 0
+            elif not info.has_arg:
+                how, shift = _NO_ARG, 0
+            elif info.kind == "compare":
+                # (3.12+ keep flag bits below the operator, which generated code may leave unset)
+                how, shift = _COMPARE, table.compare_shift
+            else:
+                how, shift = _INDEXES.get(info.kind, (None, 0))
+            name = _JUMP_NAMES.sub("", info.name) if how is _JUMP else info.name
+            shapes[info.op] = (name, 2 + 2 * info.cache, how, shift)
+        _HOST[:] = [shapes, table.extended_arg]
+    return _HOST
+
+
+def _locals(code: types.CodeType) -> tuple:
+    """What a local's argument indexes: 3.11+ the "localsplus" names."""
+    if sys.version_info < (3, 11):
+        return code.co_varnames
+    varnames = code.co_varnames
+    return varnames + tuple(c for c in code.co_cellvars if c not in varnames) + code.co_freevars
+
+
+def _cells(code: types.CodeType) -> tuple:
+    return _locals(code) if sys.version_info >= (3, 11) else code.co_cellvars + code.co_freevars
+
+
+def _unit_lines(code: types.CodeType) -> List[Optional[int]]:
+    """The line of every 2-byte code unit (None where it has none)."""
+    out: List[Optional[int]] = [None] * (len(code.co_code) // 2)
+    for start, end, line in code.co_lines():
+        if end > start:
+            out[start >> 1:end >> 1] = [line] * ((end - start) >> 1)
+    return out
 
 
 # Which way a jump points depends on the block layout, not on what it does.

@@ -16,6 +16,11 @@ compile with depyf's handler on torch's structured trace keeping nothing:
 what torch itself spends producing the records depyf reads its graphs from
 (depyf's filter spares it the records nobody reads).
 
+Every run starts after a full garbage collection (untimed). Of torch's own
+time, about a third is ``profile_guard_manager``, which flushes the CPU
+caches at every compile to time the guards: depyf's work in its hooks starts
+cold each time (1.5-2x its time in a warm loop).
+
 Run from the project root with a torch installed::
 
     PYTHONPATH=src python bench/prepare_debug_overhead.py [--repeat 3] [--programs toy_example,mlp_train]
@@ -26,6 +31,7 @@ graph cache would make every round after the first a warm one.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shutil
 import statistics
@@ -64,6 +70,10 @@ def main(argv=None) -> int:
         program, backend = programs.PROGRAMS[name]
         torch._dynamo.reset()
         torch.manual_seed(0)
+        # A full collection walks torch's ~400k objects (0.2-0.3 s): left to
+        # chance, one lands in about every other round of either kind. Each
+        # run starts from a collected heap instead, so they land less often.
+        gc.collect()
         start = CLOCK()
         if dump is None:
             program(backend)

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import Dict, Iterator as Iter, List, Optional, Tuple
+import operator
+from typing import Dict, List, Optional, Tuple
 
 from .values import AST_KINDS, PendingNamed, Placeholder
 
@@ -102,69 +103,88 @@ class Effects:
 def effects(node, skip=(), kids=None) -> Effects:
     """The effects of evaluating ``node`` (a statement or expression) apart from
     its parts whose ids are in ``skip``; bodies of functions and lambdas run
-    later and do not count. ``kids`` gives a node's parts (:func:`_children`)."""
+    later and do not count. ``kids`` keeps the parts of nodes already seen,
+    by id (:func:`_children`); it is filled as the walk goes."""
     out = Effects()
-    _effects(node, out, set(k for k in skip if k != id(node)), kids or _children)
+    seen = set(skip)
+    seen.discard(id(node))
+    _effects(node, out, seen, {} if kids is None else kids)
     return out
 
 
-def _effects(node, out: Effects, seen: set, kids) -> None:
-    if id(node) in seen:
-        return
-    seen.add(id(node))
-    if isinstance(node, ast.Name):
-        if not isinstance(node.ctx, ast.Load):
-            out.writes.add(node.id)
-        return
-    if isinstance(node, PendingNamed):
-        out.writes.update(t.id if isinstance(t, ast.Name) else "" for t in node.targets)
-        for t in node.targets:
-            if not isinstance(t, ast.Name):
+def _effects(root, out: Effects, seen: set, kids: dict) -> None:
+    # A loop, not recursion: the plans ask this of the statement every round.
+    # What a node adds does not depend on the order nodes are met in.
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        key = id(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                out.writes.add(node.id)
+            continue
+        if type(node) is ast.Constant:
+            continue        # (quiet, with no parts: the commonest leaf after a name)
+        if isinstance(node, PendingNamed):
+            out.writes.update(t.id if isinstance(t, ast.Name) else "" for t in node.targets)
+            for t in node.targets:
+                if not isinstance(t, ast.Name):
+                    out.runs_code = True
+            todo.append(node.value)
+            continue
+        if isinstance(node, Placeholder):
+            # A function value only evaluates its defaults; anything else is unknown.
+            if type(node).__name__ != "FunctionValue":
                 out.runs_code = True
-        _effects(node.value, out, seen, kids)
-        return
-    if isinstance(node, Placeholder):
-        # A function value only evaluates its defaults; anything else is unknown.
-        if type(node).__name__ != "FunctionValue":
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.writes.add(node.name)
             out.runs_code = True
-        for child in kids(node):
-            _effects(child, out, seen, kids)
-        return
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        out.writes.add(node.name)
-        out.runs_code = True
-        return
-    if isinstance(node, ast.Lambda):
-        _effects(node.args, out, seen, kids)
-        return
-    if isinstance(node, ast.NamedExpr):
-        out.writes.add(getattr(node.target, "id", ""))
-    elif not isinstance(node, _QUIET):
-        out.runs_code = True
-    elif isinstance(node, ast.Delete):
-        # Unbinding may run a finalizer; binding a name (Assign) is quiet.
-        out.runs_code = True
-    for child in kids(node):
-        _effects(child, out, seen, kids)
+            continue
+        elif isinstance(node, ast.Lambda):
+            todo.append(node.args)
+            continue
+        elif isinstance(node, ast.NamedExpr):
+            out.writes.add(getattr(node.target, "id", ""))
+        elif not isinstance(node, _QUIET):
+            out.runs_code = True
+        elif isinstance(node, ast.Delete):
+            # Unbinding may run a finalizer; binding a name (Assign) is quiet.
+            out.runs_code = True
+        parts = kids.get(key)
+        if parts is None:
+            parts = kids[key] = _children(node)
+        todo += parts
 
 
 def _children(node) -> list:
     """The ast nodes directly inside ``node`` (fields, list and tuple items)."""
-    fields = _FIELDS.get(type(node)) or _fields_of(type(node))
-    if fields is _NOT_A_NODE:
+    try:
+        values_of = _VALUES[type(node)]
+    except KeyError:
+        values_of = _values_of(type(node))
+    if values_of is None:
         return []
+    try:
+        values = values_of(node)
+    except AttributeError:      # a list field the node was made without
+        values = [getattr(node, f, None) for f in _FIELDS[type(node)]]
     out = []
-    for value in (vars(node).values() if fields is _ALL_ATTRIBUTES
-                  else [getattr(node, f, None) for f in fields]):
+    for value in values:
         if isinstance(value, _AST):
             out.append(value)
         elif type(value) in _SEQUENCES:
-            out += [item for item in value if isinstance(item, _AST)]
+            for item in value:
+                if isinstance(item, _AST):
+                    out.append(item)
     return out
 
 
 _AST = ast.AST
 _SEQUENCES = (list, tuple)
+_NO_PARTS = ()
 
 
 # Per node type, the fields _children reads: spilling walks the statement and
@@ -195,6 +215,34 @@ def _fields_of(kind: type):
     return fields
 
 
+#: per node type, what reads the values of its _FIELDS (None: it has no parts);
+#: an attrgetter reads them all in one call
+_VALUES: Dict[type, object] = {}
+
+
+def _values_of(kind: type):
+    fields = _FIELDS.get(kind) or _fields_of(kind)
+    if fields is _NOT_A_NODE:
+        values_of = None
+    elif fields is _ALL_ATTRIBUTES:
+        values_of = _attributes
+    elif len(fields) == 1:
+        values_of = _one_value(fields[0])
+    else:
+        values_of = operator.attrgetter(*fields)
+    _VALUES[kind] = values_of
+    return values_of
+
+
+def _attributes(node):
+    return vars(node).values()
+
+
+def _one_value(field: str):
+    get = operator.attrgetter(field)
+    return lambda node: (get(node),)
+
+
 # -- choosing and spilling -------------------------------------------------------------
 
 def _seq(node) -> Optional[int]:
@@ -204,17 +252,24 @@ def _seq(node) -> Optional[int]:
     return seq
 
 
-def _older(node, time: int, chosen=(), kids=_children) -> Iter:
-    """The largest parts of ``node`` evaluated before ``time`` (a spilled part
-    is a temporary: nothing inside it counts)."""
-    if id(node) in chosen:
-        return
-    seq = _seq(node)
-    if seq is not None and seq < time and not isinstance(node, ast.Slice):
-        yield node
-        return
-    for child in kids(node):
-        yield from _older(child, time, chosen, kids)
+def _older(root, time: int, chosen, kids: dict) -> list:
+    """The largest parts of ``root`` evaluated before ``time``, in evaluation
+    order (a spilled part is a temporary: nothing inside it counts). ``kids``
+    holds the parts of every node inside, by id (:meth:`_Plan._index`)."""
+    out = []
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in chosen:
+            continue
+        seq = getattr(node, "_seq", None)
+        if seq is None and isinstance(node, PendingNamed):
+            seq = getattr(node.value, "_seq", None)
+        if seq is not None and seq < time and not isinstance(node, ast.Slice):
+            out.append(node)
+        else:
+            todo += reversed(kids[id(node)])
+    return out
 
 
 def is_waiting_value(node) -> bool:
@@ -232,17 +287,16 @@ class _Plan:
         self.time = time
         #: id -> (node, temporary name)
         self.chosen: Dict[int, Tuple[object, str]] = {}
-        self._shared: Optional[Dict[int, object]] = None
-        self._kids: Dict[int, list] = {}
-
-    def kids(self, node) -> list:
-        """:func:`_children` of ``node``, worked out once a plan: its rounds walk
-        the statement and the waiting values several times over, and these do
-        not change while it chooses."""
-        found = self._kids.get(id(node))
-        if found is None:
-            found = self._kids[id(node)] = _children(node)
-        return found
+        #: id -> :func:`_children` of every node of the statement and the
+        #: waiting values: the rounds walk them several times over, and they
+        #: do not change while it chooses
+        self.kids: Dict[int, list] = {}
+        #: the nodes that occur more than once there
+        self.shared: List = self._index()
+        #: id -> (effects of a node, the ids its walk met or skipped)
+        self._effects: Dict[int, tuple] = {}
+        #: the spilled values the effects so far knew of
+        self._spilled: set = set()
 
     def pure(self, node, eff: Effects) -> bool:
         """Evaluating ``node`` before or after ``eff`` gives the same value, with no
@@ -266,15 +320,15 @@ class _Plan:
     def effects_between(self, lo: int, hi: Optional[int]) -> Effects:
         """Effects of the statement (when ``hi`` is None) and of the spilled values
         evaluated in (lo, hi)."""
+        if hi is None and lo >= self._latest:
+            return self._statement_effects()    # (no spilled value after lo)
         key = (lo, hi)
         eff = self._between.get(key)
         if eff is not None:
             return eff
         eff = Effects()
         if hi is None:
-            eff.add(self._effects_of(self.stmt))
-            if isinstance(self.stmt, _Anything):
-                eff.runs_code = eff.writes_all = True
+            eff.add(self._statement_effects())
         for node, _ in self.chosen.values():
             seq = _seq(node)
             if seq is not None and seq > lo and (hi is None or seq < hi):
@@ -282,32 +336,69 @@ class _Plan:
         self._between[key] = eff
         return eff
 
+    def _statement_effects(self) -> Effects:
+        eff = self._between.get(None)
+        if eff is None:
+            eff = self._between[None] = Effects().add(self._effects_of(self.stmt))
+            if isinstance(self.stmt, _Anything):
+                eff.runs_code = eff.writes_all = True
+        return eff
+
     def _effects_of(self, node) -> Effects:
+        """:func:`effects` of ``node`` apart from the spilled values; kept from
+        round to round while the walk that found it met none of the values
+        spilled since."""
         found = self._effects.get(id(node))
         if found is None:
-            found = self._effects[id(node)] = effects(node, self.chosen, self.kids)
-        return found
+            out = Effects()
+            seen = set(self.chosen)
+            seen.discard(id(node))
+            _effects(node, out, seen, self.kids)
+            found = self._effects[id(node)] = (out, seen)
+        return found[0]
 
-    def shared(self) -> Dict[int, object]:
-        """The nodes that occur more than once in the statement and the waiting
-        values, by id (the trees do not change while rounds choose)."""
-        if self._shared is None:
-            counts: Dict[int, int] = {}
-            nodes: Dict[int, object] = {}
-            for tree in [self.stmt] + self.trees:
-                _count(tree, counts, nodes, self.kids)
-            self._shared = {key: nodes[key] for key, n in counts.items() if n > 1}
-        return self._shared
+    def _new_round(self) -> None:
+        """What the statement and the spilled values do depends on what is spilled
+        (a temporary does nothing): effects whose walk met a value spilled in the
+        last round are worked out again."""
+        self._between: Dict[object, Effects] = {}
+        spilled = self.chosen.keys() - self._spilled
+        if spilled:
+            self._effects = {key: found for key, found in self._effects.items()
+                             if found[1].isdisjoint(spilled)}
+            self._spilled = set(self.chosen)
+        self._latest = max(_seq(node) for node, _ in self.chosen.values()) \
+            if self.chosen else -1
+
+    def _index(self) -> List:
+        """Fills :attr:`kids`; returns the nodes met more than once, in the order
+        first met (the statement's, then each waiting value's, depth first)."""
+        kids = self.kids
+        fields_of = _FIELDS.get
+        met = []
+        again = set()
+        for root in [self.stmt] + self.trees:
+            pending = [root]
+            while pending:
+                node = pending.pop()
+                key = id(node)
+                if key in kids:
+                    again.add(key)
+                    continue        # its parts were met the first time
+                met.append(node)
+                # (names and constants, most nodes, have none: no call)
+                parts = kids[key] = _NO_PARTS if fields_of(type(node)) is _NOT_A_NODE \
+                    else _children(node)
+                pending += parts
+        return [node for node in met if id(node) in again] if again else []
 
     def choose_round(self) -> List:
-        # What the statement and the spilled values do depends on what is spilled
-        # (a temporary does nothing): known afresh each round, asked many times in one.
-        self._between: Dict[tuple, Effects] = {}
-        self._effects: Dict[int, Effects] = {}
+        self._new_round()
+        kids = self.kids
         new = []
         # A value used twice is evaluated once: in its own temporary.
-        for key, node in self.shared().items():
-            if key not in self.chosen and _seq(node) is not None \
+        for node in self.shared:
+            if id(node) not in self.chosen and _seq(node) is not None \
                     and not (isinstance(node, (ast.Constant, ast.Name))
                              and self.pure(node, self.effects_between(_seq(node), None))):
                 new.append(node)
@@ -315,7 +406,7 @@ class _Plan:
             return new
         # Waiting values the statement (or a later spilled value) would disturb.
         for tree in self.trees:
-            for node in _older(tree, self.time, self.chosen, self.kids):
+            for node in _older(tree, self.time, self.chosen, kids):
                 if id(node) not in self.chosen and not _inert(node) and not self.pure(
                         node, self.effects_between(_seq(node), None)):
                     new.append(node)
@@ -330,8 +421,8 @@ class _Plan:
             if not before:
                 continue
             threshold = max(before)
-            for child in self.kids(node):
-                for part in _older(child, threshold, self.chosen, self.kids):
+            for child in kids[id(node)]:
+                for part in _older(child, threshold, self.chosen, kids):
                     if id(part) not in self.chosen and not self.pure(
                             part, self.effects_between(_seq(part), seq)):
                         new.append(part)
@@ -360,19 +451,6 @@ def _shares_a_part(stmt) -> bool:
 #: nodes nothing inside of has an evaluation time (a name's only child is its
 #: context, which is never pushed): the shared-part test need not look inside
 _NO_TIMED_PARTS = frozenset({ast.Name, ast.Constant})
-
-
-def _count(node, counts, nodes, kids=_children):
-    pending = [node]
-    while pending:
-        node = pending.pop()
-        key = id(node)
-        if key in counts:
-            counts[key] += 1
-            continue        # its parts were counted the first time
-        counts[key] = 1
-        nodes[key] = node
-        pending.extend(kids(node))
 
 
 class _Anything(ast.stmt):
@@ -427,9 +505,8 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     trees = m.waiting() + list(waiting)
     if _undisturbed(m, stmt, trees):
         return []
-    from .expressions import _PUSHES, finish
     if time is None:
-        time = next(_PUSHES)
+        time = next(expressions._PUSHES)
     plan = _Plan(m.ctx, stmt, trees, time)
     while True:
         new = plan.choose_round()
@@ -465,7 +542,7 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         if isinstance(node, PendingNamed):
             targets += node.targets
             value = node.value
-        assign = ast.Assign(targets=targets, value=finish(m, value))
+        assign = ast.Assign(targets=targets, value=expressions.finish(m, value))
         assign.lineno = getattr(node, "lineno", None) or line
         out.append(assign)
     return out
@@ -510,41 +587,52 @@ def _inert(node) -> bool:
     return isinstance(node, ast.Constant) or getattr(node, "_spill_temp", False)
 
 
-def _replace_in(node, mapping, seen) -> None:
-    if id(node) in seen:
-        return
-    seen.add(id(node))
-    fields = _FIELDS.get(type(node)) or _fields_of(type(node))
-    if fields is _NOT_A_NODE:
-        return
-    if fields is _ALL_ATTRIBUTES:
-        fields = list(vars(node).items())
-    else:
-        fields = [(f, getattr(node, f, None)) for f in fields]
-    for name, value in fields:
-        if isinstance(value, ast.AST):
-            if id(value) in mapping:
-                setattr(node, name, mapping[id(value)])
-            else:
-                _replace_in(value, mapping, seen)
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if id(item) in mapping:
-                    value[i] = mapping[id(item)]
-                elif isinstance(item, ast.AST):
-                    _replace_in(item, mapping, seen)
-        elif isinstance(value, tuple) and any(id(item) in mapping for item in value):
-            setattr(node, name, tuple(mapping.get(id(item), item) for item in value))
-            for item in value:
-                if id(item) not in mapping and isinstance(item, ast.AST):
-                    _replace_in(item, mapping, seen)
-        elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    _replace_in(item, mapping, seen)
+def _replace_in(root, mapping, seen) -> None:
+    """Puts the temporaries of ``mapping`` (by id of the node each stands for) in
+    place of those nodes everywhere inside ``root``; the nodes in ``seen`` are
+    done. (A loop: the order nodes are met in changes nothing.)"""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        kind = type(node)
+        fields = _FIELDS.get(kind) or _fields_of(kind)
+        if fields is _NOT_A_NODE:
+            continue
+        if fields is _ALL_ATTRIBUTES:
+            pairs = list(vars(node).items())
+        else:
+            try:
+                pairs = zip(fields, (_VALUES.get(kind) or _values_of(kind))(node))
+            except AttributeError:      # a list field the node was made without
+                pairs = [(f, getattr(node, f, None)) for f in fields]
+        for name, value in pairs:
+            if isinstance(value, _AST):
+                if id(value) in mapping:
+                    setattr(node, name, mapping[id(value)])
+                else:
+                    todo.append(value)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if id(item) in mapping:
+                        value[i] = mapping[id(item)]
+                    elif isinstance(item, _AST):
+                        todo.append(item)
+            elif isinstance(value, tuple):
+                if any(id(item) in mapping for item in value):
+                    setattr(node, name, tuple(mapping.get(id(item), item) for item in value))
+                for item in value:
+                    if id(item) not in mapping and isinstance(item, _AST):
+                        todo.append(item)
 
 
 def drops_out(stmt) -> bool:
     """``stack_0`` alone as a statement: the POP_TOP of a value that was used
     (and spilled) elsewhere, which evaluates nothing."""
     return isinstance(stmt, ast.Expr) and getattr(stmt.value, "_spill_temp", False)
+
+
+# (last: expressions imports this module; its names are read when spilling)
+from . import expressions  # noqa: E402

@@ -245,6 +245,10 @@ def _one_value(field: str):
 
 # -- choosing and spilling -------------------------------------------------------------
 
+def _first(pair):
+    return pair[0]
+
+
 def _seq(node) -> Optional[int]:
     seq = getattr(node, "_seq", None)
     if seq is None and isinstance(node, PendingNamed):
@@ -254,8 +258,9 @@ def _seq(node) -> Optional[int]:
 
 def _older(root, time: int, chosen, kids: dict) -> list:
     """The largest parts of ``root`` evaluated before ``time``, in evaluation
-    order (a spilled part is a temporary: nothing inside it counts). ``kids``
-    holds the parts of every node inside, by id (:meth:`_Plan._index`)."""
+    order, each with its time (a spilled part is a temporary: nothing inside
+    it counts). ``kids`` holds the parts of every node inside, by id
+    (:meth:`_Plan._index`)."""
     out = []
     todo = [root]
     while todo:
@@ -266,7 +271,7 @@ def _older(root, time: int, chosen, kids: dict) -> list:
         if seq is None and isinstance(node, PendingNamed):
             seq = getattr(node.value, "_seq", None)
         if seq is not None and seq < time and not isinstance(node, ast.Slice):
-            out.append(node)
+            out.append((node, seq))
         else:
             todo += reversed(kids[id(node)])
     return out
@@ -291,6 +296,8 @@ class _Plan:
         #: waiting values: the rounds walk them several times over, and they
         #: do not change while it chooses
         self.kids: Dict[int, list] = {}
+        #: the nodes there, in the order of :attr:`kids`
+        self.met: List = []
         #: the nodes that occur more than once there
         self.shared: List = self._index()
         #: id -> (effects of a node, the ids its walk met or skipped)
@@ -329,9 +336,8 @@ class _Plan:
         eff = Effects()
         if hi is None:
             eff.add(self._statement_effects())
-        for node, _ in self.chosen.values():
-            seq = _seq(node)
-            if seq is not None and seq > lo and (hi is None or seq < hi):
+        for seq, node in self._order:
+            if seq > lo and (hi is None or seq < hi):
                 eff.add(self._effects_of(node))
         self._between[key] = eff
         return eff
@@ -367,15 +373,18 @@ class _Plan:
             self._effects = {key: found for key, found in self._effects.items()
                              if found[1].isdisjoint(spilled)}
             self._spilled = set(self.chosen)
-        self._latest = max(_seq(node) for node, _ in self.chosen.values()) \
-            if self.chosen else -1
+        #: (time, spilled value), in time order (stable: equal times keep the
+        #: order chosen)
+        self._order = sorted(((_seq(node), node) for node, _ in self.chosen.values()),
+                             key=_first)
+        self._latest = self._order[-1][0] if self._order else -1
 
     def _index(self) -> List:
         """Fills :attr:`kids`; returns the nodes met more than once, in the order
         first met (the statement's, then each waiting value's, depth first)."""
         kids = self.kids
         fields_of = _FIELDS.get
-        met = []
+        met = self.met
         again = set()
         for root in [self.stmt] + self.trees:
             pending = [root]
@@ -395,36 +404,36 @@ class _Plan:
     def choose_round(self) -> List:
         self._new_round()
         kids = self.kids
+        chosen = self.chosen
         new = []
         # A value used twice is evaluated once: in its own temporary.
         for node in self.shared:
-            if id(node) not in self.chosen and _seq(node) is not None \
-                    and not (isinstance(node, (ast.Constant, ast.Name))
-                             and self.pure(node, self.effects_between(_seq(node), None))):
-                new.append(node)
+            if id(node) not in chosen:
+                seq = _seq(node)
+                if seq is not None and not (isinstance(node, (ast.Constant, ast.Name))
+                                            and self.pure(node, self.effects_between(seq, None))):
+                    new.append(node)
         if new:
             return new
         # Waiting values the statement (or a later spilled value) would disturb.
         for tree in self.trees:
-            for node in _older(tree, self.time, self.chosen, kids):
-                if id(node) not in self.chosen and not _inert(node) and not self.pure(
-                        node, self.effects_between(_seq(node), None)):
+            for node, seq in _older(tree, self.time, chosen, kids):
+                if not _inert(node) and not self.pure(node, self.effects_between(seq, None)):
                     new.append(node)
         if new:
             return new
         # Parts of the statement, or of a spilled value, evaluated before an
-        # earlier-printed spilled value.
-        order = sorted(self.chosen.values(), key=lambda p: _seq(p[0]))
-        printed = [(self.stmt, None)] + [(n, _seq(n)) for n, _ in order]
+        # earlier-printed spilled value: the latest one evaluated before it.
+        order = self._order
+        printed = [(self.stmt, None)] + [(n, seq) for seq, n in order]
         for node, seq in printed:
-            before = [_seq(n) for n, _ in order if seq is None or _seq(n) < seq]
+            before = [t for t, _ in order if seq is None or t < seq]
             if not before:
                 continue
             threshold = max(before)
             for child in kids[id(node)]:
-                for part in _older(child, threshold, self.chosen, kids):
-                    if id(part) not in self.chosen and not self.pure(
-                            part, self.effects_between(_seq(part), seq)):
+                for part, time in _older(child, threshold, chosen, kids):
+                    if not self.pure(part, self.effects_between(time, seq)):
                         new.append(part)
         return new
 
@@ -524,15 +533,18 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         temp._spill_temp = True
         mapping[key] = temp
     order = sorted(plan.chosen.values(), key=lambda p: _seq(p[0]))
-    seen = set()
-    for node, _ in order:
-        _replace_in(node, mapping, seen)
-    _replace_in(stmt, mapping, seen)
+    # Every node of the statement and the waiting values is in the plan's
+    # index: only those holding a spilled value change. Other stack items
+    # (markers, what the enclosing code left) are walked.
+    for node, parts in zip(plan.met, plan.kids.values()):
+        if parts and not mapping.keys().isdisjoint(map(id, parts)):
+            _replace_parts(node, mapping, [])
+    seen = set(plan.kids)
     for values in (m.stack, waiting):
         for i, value in enumerate(values):
             if id(value) in mapping:
                 values[i] = mapping[id(value)]
-            else:
+            elif id(value) not in seen:
                 _replace_in(value, mapping, seen)
     out = []
     line = getattr(stmt, "lineno", None)
@@ -590,42 +602,47 @@ def _inert(node) -> bool:
 def _replace_in(root, mapping, seen) -> None:
     """Puts the temporaries of ``mapping`` (by id of the node each stands for) in
     place of those nodes everywhere inside ``root``; the nodes in ``seen`` are
-    done. (A loop: the order nodes are met in changes nothing.)"""
+    done."""
     todo = [root]
     while todo:
         node = todo.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        kind = type(node)
-        fields = _FIELDS.get(kind) or _fields_of(kind)
-        if fields is _NOT_A_NODE:
-            continue
-        if fields is _ALL_ATTRIBUTES:
-            pairs = list(vars(node).items())
-        else:
-            try:
-                pairs = zip(fields, (_VALUES.get(kind) or _values_of(kind))(node))
-            except AttributeError:      # a list field the node was made without
-                pairs = [(f, getattr(node, f, None)) for f in fields]
-        for name, value in pairs:
-            if isinstance(value, _AST):
-                if id(value) in mapping:
-                    setattr(node, name, mapping[id(value)])
-                else:
-                    todo.append(value)
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if id(item) in mapping:
-                        value[i] = mapping[id(item)]
-                    elif isinstance(item, _AST):
-                        todo.append(item)
-            elif isinstance(value, tuple):
-                if any(id(item) in mapping for item in value):
-                    setattr(node, name, tuple(mapping.get(id(item), item) for item in value))
-                for item in value:
-                    if id(item) not in mapping and isinstance(item, _AST):
-                        todo.append(item)
+        if id(node) not in seen:
+            seen.add(id(node))
+            _replace_parts(node, mapping, todo)
+
+
+def _replace_parts(node, mapping, todo: list) -> None:
+    """Puts the temporaries of ``mapping`` in place of the parts of ``node`` they
+    stand for; the other parts that are nodes go onto ``todo``."""
+    kind = type(node)
+    fields = _FIELDS.get(kind) or _fields_of(kind)
+    if fields is _NOT_A_NODE:
+        return
+    if fields is _ALL_ATTRIBUTES:
+        pairs = list(vars(node).items())
+    else:
+        try:
+            pairs = zip(fields, (_VALUES.get(kind) or _values_of(kind))(node))
+        except AttributeError:      # a list field the node was made without
+            pairs = [(f, getattr(node, f, None)) for f in fields]
+    for name, value in pairs:
+        if isinstance(value, _AST):
+            if id(value) in mapping:
+                setattr(node, name, mapping[id(value)])
+            else:
+                todo.append(value)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if id(item) in mapping:
+                    value[i] = mapping[id(item)]
+                elif isinstance(item, _AST):
+                    todo.append(item)
+        elif isinstance(value, tuple):
+            if any(id(item) in mapping for item in value):
+                setattr(node, name, tuple(mapping.get(id(item), item) for item in value))
+            for item in value:
+                if id(item) not in mapping and isinstance(item, _AST):
+                    todo.append(item)
 
 
 def drops_out(stmt) -> bool:

@@ -440,15 +440,18 @@ class _Plan:
 
 def _shares_a_part(stmt) -> bool:
     """Some node (with an evaluation time) occurs twice in ``stmt``: the only
-    case :meth:`_Plan.choose_round` acts on when no value waits. (It asks this
-    of every ``if`` test: a loop, not _count's recursion.)"""
+    case :meth:`_Plan.choose_round` acts on when no value waits. A temporary
+    or a constant does not count: it reads the same wherever it is (Dynamo's
+    statements use their temporaries more than once: ``stack_7[0:] =
+    [stack_7[1], stack_7[0]]``). (It asks this of every ``if`` test: a loop,
+    not recursion.)"""
     seen = set()
     todo = [stmt]
     while todo:
         node = todo.pop()
         key = id(node)
         if key in seen:
-            if _seq(node) is not None:
+            if _seq(node) is not None and not _inert(node):
                 return True
             continue
         seen.add(key)

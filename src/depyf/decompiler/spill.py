@@ -115,6 +115,7 @@ def effects(node, skip=(), kids=None) -> Effects:
 def _effects(root, out: Effects, seen: set, kids: dict) -> None:
     # A loop, not recursion: the plans ask this of the statement every round.
     # What a node adds does not depend on the order nodes are met in.
+    kinds = _EFFECT_KINDS
     todo = [root]
     while todo:
         node = todo.pop()
@@ -122,41 +123,68 @@ def _effects(root, out: Effects, seen: set, kids: dict) -> None:
         if key in seen:
             continue
         seen.add(key)
-        if isinstance(node, ast.Name):
+        kind = kinds.get(type(node))
+        if kind is None:
+            kind = _effect_kind(type(node))
+        if kind == _NAME:
             if not isinstance(node.ctx, ast.Load):
                 out.writes.add(node.id)
             continue
-        if type(node) is ast.Constant:
-            continue        # (quiet, with no parts: the commonest leaf after a name)
-        if isinstance(node, PendingNamed):
+        if kind == _NOTHING:
+            continue
+        if kind == _RUNS:
+            out.runs_code = True
+        elif kind == _PENDING:
             out.writes.update(t.id if isinstance(t, ast.Name) else "" for t in node.targets)
             for t in node.targets:
                 if not isinstance(t, ast.Name):
                     out.runs_code = True
             todo.append(node.value)
             continue
-        if isinstance(node, Placeholder):
-            # A function value only evaluates its defaults; anything else is unknown.
-            if type(node).__name__ != "FunctionValue":
-                out.runs_code = True
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind == _DEFINES:
             out.writes.add(node.name)
             out.runs_code = True
             continue
-        elif isinstance(node, ast.Lambda):
+        elif kind == _LAMBDA:
             todo.append(node.args)
             continue
-        elif isinstance(node, ast.NamedExpr):
+        elif kind == _WALRUS:
             out.writes.add(getattr(node.target, "id", ""))
-        elif not isinstance(node, _QUIET):
-            out.runs_code = True
-        elif isinstance(node, ast.Delete):
-            # Unbinding may run a finalizer; binding a name (Assign) is quiet.
-            out.runs_code = True
         parts = kids.get(key)
         if parts is None:
             parts = kids[key] = _children(node)
         todo += parts
+
+
+#: what evaluating a node of a type does by itself, beside its parts
+_QUIET_PARTS, _RUNS, _NAME, _NOTHING, _PENDING, _DEFINES, _LAMBDA, _WALRUS = range(8)
+_EFFECT_KINDS: Dict[type, int] = {}
+
+
+def _effect_kind(kind: type) -> int:
+    """What _EFFECT_KINDS keeps for ``kind``: asked once a type, not of every node."""
+    if issubclass(kind, ast.Name):
+        found = _NAME       # binds when stored or deleted
+    elif kind is ast.Constant:
+        found = _NOTHING
+    elif issubclass(kind, PendingNamed):
+        found = _PENDING
+    elif issubclass(kind, Placeholder):
+        # A function value only evaluates its defaults; anything else is unknown.
+        found = _QUIET_PARTS if kind.__name__ == "FunctionValue" else _RUNS
+    elif issubclass(kind, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        found = _DEFINES
+    elif issubclass(kind, ast.Lambda):
+        found = _LAMBDA     # only its defaults now
+    elif issubclass(kind, ast.NamedExpr):
+        found = _WALRUS
+    elif not issubclass(kind, _QUIET) or issubclass(kind, ast.Delete):
+        # Unbinding may run a finalizer; binding a name (Assign) is quiet.
+        found = _RUNS
+    else:
+        found = _QUIET_PARTS
+    _EFFECT_KINDS[kind] = found
+    return found
 
 
 def _children(node) -> list:

@@ -189,16 +189,20 @@ def _effect_kind(kind: type) -> int:
 
 def _children(node) -> list:
     """The ast nodes directly inside ``node`` (fields, list and tuple items)."""
+    kind = type(node)
     try:
-        values_of = _VALUES[type(node)]
+        values_of = _VALUES[kind]
     except KeyError:
-        values_of = _values_of(type(node))
+        values_of = _values_of(kind)
     if values_of is None:
         return []
     try:
         values = values_of(node)
     except AttributeError:      # a list field the node was made without
-        values = [getattr(node, f, None) for f in _FIELDS[type(node)]]
+        values = [getattr(node, f, None) for f in _FIELDS[kind]]
+    else:
+        if kind in _ONE_FIELD:
+            values = (values,)
     out = []
     for value in values:
         if isinstance(value, _AST):
@@ -246,6 +250,9 @@ def _fields_of(kind: type):
 #: per node type, what reads the values of its _FIELDS (None: it has no parts);
 #: an attrgetter reads them all in one call
 _VALUES: Dict[type, object] = {}
+#: the types of _VALUES with one field (List, Attribute...): their attrgetter
+#: gives the value itself, not a tuple
+_ONE_FIELD: set = set()
 
 
 def _values_of(kind: type):
@@ -255,7 +262,8 @@ def _values_of(kind: type):
     elif fields is _ALL_ATTRIBUTES:
         values_of = _attributes
     elif len(fields) == 1:
-        values_of = _one_value(fields[0])
+        values_of = operator.attrgetter(fields[0])
+        _ONE_FIELD.add(kind)
     else:
         values_of = operator.attrgetter(*fields)
     _VALUES[kind] = values_of
@@ -264,11 +272,6 @@ def _values_of(kind: type):
 
 def _attributes(node):
     return vars(node).values()
-
-
-def _one_value(field: str):
-    get = operator.attrgetter(field)
-    return lambda node: (get(node),)
 
 
 # -- choosing and spilling -------------------------------------------------------------
@@ -653,9 +656,11 @@ def _replace_parts(node, mapping, todo: list) -> None:
         pairs = list(vars(node).items())
     else:
         try:
-            pairs = zip(fields, (_VALUES.get(kind) or _values_of(kind))(node))
+            values = (_VALUES.get(kind) or _values_of(kind))(node)
         except AttributeError:      # a list field the node was made without
             pairs = [(f, getattr(node, f, None)) for f in fields]
+        else:
+            pairs = zip(fields, (values,) if kind in _ONE_FIELD else values)
     for name, value in pairs:
         if isinstance(value, _AST):
             if id(value) in mapping:

@@ -234,6 +234,28 @@ def test_location_lines_match_positions():
     assert want[0] is not None and len(set(want) - {None}) >= 3
 
 
+def test_live_lines_match_the_table():
+    # the decoder takes a live code object's lines from co_lines: what its table says,
+    # lines with no location and nested code included
+    from depyf.bytecode.decode import decode_ops
+    from depyf.bytecode.linetable import live_lines
+    if sys.version_info < (3, 10):
+        pytest.skip("no co_lines before 3.10")
+    source = ("def f(a, b):\n    x = (a +\n         b)\n    try:\n        return [y for y in\n"
+              "                  range(x)]\n    finally:\n        print(\n            a)\n"
+              "class C:\n    def g(self):\n        with open(1) as f:\n            pass\n")
+    pending = [compile(source, "<s>", "exec")]
+    while pending:
+        code = pending.pop()
+        pending += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        rec = from_live(code)
+        fmt = get_table(rec.version).linetable_format
+        want = line_table(rec.linetable, fmt, rec.firstlineno, len(rec.code))
+        assert live_lines(code, len(rec.code) // 2) == want, code.co_name
+        ops = decode_ops(code).instructions
+        assert [op.line for op in ops] == [want[op.offset // 2] for op in ops]
+
+
 def _random_location_entry(rnd) -> bytes:
     """One 3.11+ location entry of a random form, 1-8 units long."""
     def varint(value):

@@ -18,6 +18,7 @@ Example::
 """
 from __future__ import annotations
 
+import sys
 import types
 from itertools import chain
 from typing import Dict, List, Optional
@@ -26,7 +27,7 @@ from .code import CodeRecord, from_live
 from .errors import BytecodeError, DecodeError
 from .exceptions import ExceptionEntry, parse_exception_table
 from .ir import Op
-from .linetable import line_table, positions_table
+from .linetable import line_table, live_lines, positions_table
 from .versions import VersionTable, get_table
 
 
@@ -181,6 +182,22 @@ def as_record(obj) -> CodeRecord:
                     % type(obj).__name__)
 
 
+def _lines(code: CodeRecord, table: VersionTable, n: int) -> list:
+    """The line of each code unit: from the live code object's ``co_lines``
+    when the record is that object's, as it was made (same table, first line
+    and interpreter), else decoded from the record's table."""
+    live = code.live
+    if live is not None and code.version == _HOST and table.linetable_format != "lnotab" \
+            and live.co_linetable is code.linetable and live.co_firstlineno == code.firstlineno:
+        lines = live_lines(live, n // 2)
+        if lines is not None:
+            return lines
+    return line_table(code.linetable, table.linetable_format, code.firstlineno, n)
+
+
+_HOST = sys.version_info[:2]
+
+
 def _decode_into(bc: Bytecode) -> None:
     code = bc.code
     table = bc.table
@@ -190,7 +207,7 @@ def _decode_into(bc: Bytecode) -> None:
     if n % 2:
         raise _error(code, "code length %d is odd" % n, n - 1)
     units = n // 2
-    lines = line_table(code.linetable, table.linetable_format, code.firstlineno, n)
+    lines = _lines(code, table, n)
     resolver = _Resolver(code, table)
     as_ops = bc.as_ops
     steps = _steps(table, as_ops)

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import Dict, Iterator as Iter, List, Optional, Tuple
+import operator
+from typing import Dict, List, Optional, Tuple
 
 from .values import AST_KINDS, PendingNamed, Placeholder
 
@@ -102,69 +103,120 @@ class Effects:
 def effects(node, skip=(), kids=None) -> Effects:
     """The effects of evaluating ``node`` (a statement or expression) apart from
     its parts whose ids are in ``skip``; bodies of functions and lambdas run
-    later and do not count. ``kids`` gives a node's parts (:func:`_children`)."""
+    later and do not count. ``kids`` keeps the parts of nodes already seen,
+    by id (:func:`_children`); it is filled as the walk goes."""
     out = Effects()
-    _effects(node, out, set(k for k in skip if k != id(node)), kids or _children)
+    seen = set(skip)
+    seen.discard(id(node))
+    _effects(node, out, seen, {} if kids is None else kids)
     return out
 
 
-def _effects(node, out: Effects, seen: set, kids) -> None:
-    if id(node) in seen:
-        return
-    seen.add(id(node))
-    if isinstance(node, ast.Name):
-        if not isinstance(node.ctx, ast.Load):
-            out.writes.add(node.id)
-        return
-    if isinstance(node, PendingNamed):
-        out.writes.update(t.id if isinstance(t, ast.Name) else "" for t in node.targets)
-        for t in node.targets:
-            if not isinstance(t, ast.Name):
-                out.runs_code = True
-        _effects(node.value, out, seen, kids)
-        return
-    if isinstance(node, Placeholder):
-        # A function value only evaluates its defaults; anything else is unknown.
-        if type(node).__name__ != "FunctionValue":
+def _effects(root, out: Effects, seen: set, kids: dict) -> None:
+    # A loop, not recursion: the plans ask this of the statement every round.
+    # What a node adds does not depend on the order nodes are met in.
+    kinds = _EFFECT_KINDS
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        key = id(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        kind = kinds.get(type(node))
+        if kind is None:
+            kind = _effect_kind(type(node))
+        if kind == _NAME:
+            if not isinstance(node.ctx, ast.Load):
+                out.writes.add(node.id)
+            continue
+        if kind == _NOTHING:
+            continue
+        if kind == _RUNS:
             out.runs_code = True
-        for child in kids(node):
-            _effects(child, out, seen, kids)
-        return
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        out.writes.add(node.name)
-        out.runs_code = True
-        return
-    if isinstance(node, ast.Lambda):
-        _effects(node.args, out, seen, kids)
-        return
-    if isinstance(node, ast.NamedExpr):
-        out.writes.add(getattr(node.target, "id", ""))
-    elif not isinstance(node, _QUIET):
-        out.runs_code = True
-    elif isinstance(node, ast.Delete):
+        elif kind == _PENDING:
+            out.writes.update(t.id if isinstance(t, ast.Name) else "" for t in node.targets)
+            for t in node.targets:
+                if not isinstance(t, ast.Name):
+                    out.runs_code = True
+            todo.append(node.value)
+            continue
+        elif kind == _DEFINES:
+            out.writes.add(node.name)
+            out.runs_code = True
+            continue
+        elif kind == _LAMBDA:
+            todo.append(node.args)
+            continue
+        elif kind == _WALRUS:
+            out.writes.add(getattr(node.target, "id", ""))
+        parts = kids.get(key)
+        if parts is None:
+            parts = kids[key] = _children(node)
+        todo += parts
+
+
+#: what evaluating a node of a type does by itself, beside its parts
+_QUIET_PARTS, _RUNS, _NAME, _NOTHING, _PENDING, _DEFINES, _LAMBDA, _WALRUS = range(8)
+_EFFECT_KINDS: Dict[type, int] = {}
+
+
+def _effect_kind(kind: type) -> int:
+    """What _EFFECT_KINDS keeps for ``kind``: asked once a type, not of every node."""
+    if issubclass(kind, ast.Name):
+        found = _NAME       # binds when stored or deleted
+    elif kind is ast.Constant:
+        found = _NOTHING
+    elif issubclass(kind, PendingNamed):
+        found = _PENDING
+    elif issubclass(kind, Placeholder):
+        # A function value only evaluates its defaults; anything else is unknown.
+        found = _QUIET_PARTS if kind.__name__ == "FunctionValue" else _RUNS
+    elif issubclass(kind, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        found = _DEFINES
+    elif issubclass(kind, ast.Lambda):
+        found = _LAMBDA     # only its defaults now
+    elif issubclass(kind, ast.NamedExpr):
+        found = _WALRUS
+    elif not issubclass(kind, _QUIET) or issubclass(kind, ast.Delete):
         # Unbinding may run a finalizer; binding a name (Assign) is quiet.
-        out.runs_code = True
-    for child in kids(node):
-        _effects(child, out, seen, kids)
+        found = _RUNS
+    else:
+        found = _QUIET_PARTS
+    _EFFECT_KINDS[kind] = found
+    return found
 
 
 def _children(node) -> list:
     """The ast nodes directly inside ``node`` (fields, list and tuple items)."""
-    fields = _FIELDS.get(type(node)) or _fields_of(type(node))
-    if fields is _NOT_A_NODE:
+    kind = type(node)
+    try:
+        values_of = _VALUES[kind]
+    except KeyError:
+        values_of = _values_of(kind)
+    if values_of is None:
         return []
+    try:
+        values = values_of(node)
+    except AttributeError:      # a list field the node was made without
+        values = [getattr(node, f, None) for f in _FIELDS[kind]]
+    else:
+        if kind in _ONE_FIELD:
+            values = (values,)
     out = []
-    for value in (vars(node).values() if fields is _ALL_ATTRIBUTES
-                  else [getattr(node, f, None) for f in fields]):
+    for value in values:
         if isinstance(value, _AST):
             out.append(value)
         elif type(value) in _SEQUENCES:
-            out += [item for item in value if isinstance(item, _AST)]
+            for item in value:
+                if isinstance(item, _AST):
+                    out.append(item)
     return out
 
 
 _AST = ast.AST
 _SEQUENCES = (list, tuple)
+_NO_PARTS = ()
 
 
 # Per node type, the fields _children reads: spilling walks the statement and
@@ -195,7 +247,38 @@ def _fields_of(kind: type):
     return fields
 
 
+#: per node type, what reads the values of its _FIELDS (None: it has no parts);
+#: an attrgetter reads them all in one call
+_VALUES: Dict[type, object] = {}
+#: the types of _VALUES with one field (List, Attribute...): their attrgetter
+#: gives the value itself, not a tuple
+_ONE_FIELD: set = set()
+
+
+def _values_of(kind: type):
+    fields = _FIELDS.get(kind) or _fields_of(kind)
+    if fields is _NOT_A_NODE:
+        values_of = None
+    elif fields is _ALL_ATTRIBUTES:
+        values_of = _attributes
+    elif len(fields) == 1:
+        values_of = operator.attrgetter(fields[0])
+        _ONE_FIELD.add(kind)
+    else:
+        values_of = operator.attrgetter(*fields)
+    _VALUES[kind] = values_of
+    return values_of
+
+
+def _attributes(node):
+    return vars(node).values()
+
+
 # -- choosing and spilling -------------------------------------------------------------
+
+def _first(pair):
+    return pair[0]
+
 
 def _seq(node) -> Optional[int]:
     seq = getattr(node, "_seq", None)
@@ -204,17 +287,25 @@ def _seq(node) -> Optional[int]:
     return seq
 
 
-def _older(node, time: int, chosen=(), kids=_children) -> Iter:
-    """The largest parts of ``node`` evaluated before ``time`` (a spilled part
-    is a temporary: nothing inside it counts)."""
-    if id(node) in chosen:
-        return
-    seq = _seq(node)
-    if seq is not None and seq < time and not isinstance(node, ast.Slice):
-        yield node
-        return
-    for child in kids(node):
-        yield from _older(child, time, chosen, kids)
+def _older(root, time: int, chosen, kids: dict) -> list:
+    """The largest parts of ``root`` evaluated before ``time``, in evaluation
+    order, each with its time (a spilled part is a temporary: nothing inside
+    it counts). ``kids`` holds the parts of every node inside, by id
+    (:meth:`_Plan._index`)."""
+    out = []
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in chosen:
+            continue
+        seq = getattr(node, "_seq", None)
+        if seq is None and isinstance(node, PendingNamed):
+            seq = getattr(node.value, "_seq", None)
+        if seq is not None and seq < time and not isinstance(node, ast.Slice):
+            out.append((node, seq))
+        else:
+            todo += reversed(kids[id(node)])
+    return out
 
 
 def is_waiting_value(node) -> bool:
@@ -232,17 +323,18 @@ class _Plan:
         self.time = time
         #: id -> (node, temporary name)
         self.chosen: Dict[int, Tuple[object, str]] = {}
-        self._shared: Optional[Dict[int, object]] = None
-        self._kids: Dict[int, list] = {}
-
-    def kids(self, node) -> list:
-        """:func:`_children` of ``node``, worked out once a plan: its rounds walk
-        the statement and the waiting values several times over, and these do
-        not change while it chooses."""
-        found = self._kids.get(id(node))
-        if found is None:
-            found = self._kids[id(node)] = _children(node)
-        return found
+        #: id -> :func:`_children` of every node of the statement and the
+        #: waiting values: the rounds walk them several times over, and they
+        #: do not change while it chooses
+        self.kids: Dict[int, list] = {}
+        #: the nodes there, in the order of :attr:`kids`
+        self.met: List = []
+        #: the nodes that occur more than once there
+        self.shared: List = self._index()
+        #: id -> (effects of a node, the ids its walk met or skipped)
+        self._effects: Dict[int, tuple] = {}
+        #: the spilled values the effects so far knew of
+        self._spilled: set = set()
 
     def pure(self, node, eff: Effects) -> bool:
         """Evaluating ``node`` before or after ``eff`` gives the same value, with no
@@ -266,89 +358,131 @@ class _Plan:
     def effects_between(self, lo: int, hi: Optional[int]) -> Effects:
         """Effects of the statement (when ``hi`` is None) and of the spilled values
         evaluated in (lo, hi)."""
+        if hi is None and lo >= self._latest:
+            return self._statement_effects()    # (no spilled value after lo)
         key = (lo, hi)
         eff = self._between.get(key)
         if eff is not None:
             return eff
         eff = Effects()
         if hi is None:
-            eff.add(self._effects_of(self.stmt))
-            if isinstance(self.stmt, _Anything):
-                eff.runs_code = eff.writes_all = True
-        for node, _ in self.chosen.values():
-            seq = _seq(node)
-            if seq is not None and seq > lo and (hi is None or seq < hi):
+            eff.add(self._statement_effects())
+        for seq, node in self._order:
+            if seq > lo and (hi is None or seq < hi):
                 eff.add(self._effects_of(node))
         self._between[key] = eff
         return eff
 
+    def _statement_effects(self) -> Effects:
+        eff = self._between.get(None)
+        if eff is None:
+            eff = self._between[None] = Effects().add(self._effects_of(self.stmt))
+            if isinstance(self.stmt, _Anything):
+                eff.runs_code = eff.writes_all = True
+        return eff
+
     def _effects_of(self, node) -> Effects:
+        """:func:`effects` of ``node`` apart from the spilled values; kept from
+        round to round while the walk that found it met none of the values
+        spilled since."""
         found = self._effects.get(id(node))
         if found is None:
-            found = self._effects[id(node)] = effects(node, self.chosen, self.kids)
-        return found
+            out = Effects()
+            seen = set(self.chosen)
+            seen.discard(id(node))
+            _effects(node, out, seen, self.kids)
+            found = self._effects[id(node)] = (out, seen)
+        return found[0]
 
-    def shared(self) -> Dict[int, object]:
-        """The nodes that occur more than once in the statement and the waiting
-        values, by id (the trees do not change while rounds choose)."""
-        if self._shared is None:
-            counts: Dict[int, int] = {}
-            nodes: Dict[int, object] = {}
-            for tree in [self.stmt] + self.trees:
-                _count(tree, counts, nodes, self.kids)
-            self._shared = {key: nodes[key] for key, n in counts.items() if n > 1}
-        return self._shared
+    def _new_round(self) -> None:
+        """What the statement and the spilled values do depends on what is spilled
+        (a temporary does nothing): effects whose walk met a value spilled in the
+        last round are worked out again."""
+        self._between: Dict[object, Effects] = {}
+        spilled = self.chosen.keys() - self._spilled
+        if spilled:
+            self._effects = {key: found for key, found in self._effects.items()
+                             if found[1].isdisjoint(spilled)}
+            self._spilled = set(self.chosen)
+        #: (time, spilled value), in time order (stable: equal times keep the
+        #: order chosen)
+        self._order = sorted(((_seq(node), node) for node, _ in self.chosen.values()),
+                             key=_first)
+        self._latest = self._order[-1][0] if self._order else -1
+
+    def _index(self) -> List:
+        """Fills :attr:`kids`; returns the nodes met more than once, in the order
+        first met (the statement's, then each waiting value's, depth first)."""
+        kids = self.kids
+        fields_of = _FIELDS.get
+        met = self.met
+        again = set()
+        for root in [self.stmt] + self.trees:
+            pending = [root]
+            while pending:
+                node = pending.pop()
+                key = id(node)
+                if key in kids:
+                    again.add(key)
+                    continue        # its parts were met the first time
+                met.append(node)
+                # (names and constants, most nodes, have none: no call)
+                parts = kids[key] = _NO_PARTS if fields_of(type(node)) is _NOT_A_NODE \
+                    else _children(node)
+                pending += parts
+        return [node for node in met if id(node) in again] if again else []
 
     def choose_round(self) -> List:
-        # What the statement and the spilled values do depends on what is spilled
-        # (a temporary does nothing): known afresh each round, asked many times in one.
-        self._between: Dict[tuple, Effects] = {}
-        self._effects: Dict[int, Effects] = {}
+        self._new_round()
+        kids = self.kids
+        chosen = self.chosen
         new = []
         # A value used twice is evaluated once: in its own temporary.
-        for key, node in self.shared().items():
-            if key not in self.chosen and _seq(node) is not None \
-                    and not (isinstance(node, (ast.Constant, ast.Name))
-                             and self.pure(node, self.effects_between(_seq(node), None))):
-                new.append(node)
+        for node in self.shared:
+            if id(node) not in chosen:
+                seq = _seq(node)
+                if seq is not None and not (isinstance(node, (ast.Constant, ast.Name))
+                                            and self.pure(node, self.effects_between(seq, None))):
+                    new.append(node)
         if new:
             return new
         # Waiting values the statement (or a later spilled value) would disturb.
         for tree in self.trees:
-            for node in _older(tree, self.time, self.chosen, self.kids):
-                if id(node) not in self.chosen and not _inert(node) and not self.pure(
-                        node, self.effects_between(_seq(node), None)):
+            for node, seq in _older(tree, self.time, chosen, kids):
+                if not _inert(node) and not self.pure(node, self.effects_between(seq, None)):
                     new.append(node)
         if new:
             return new
         # Parts of the statement, or of a spilled value, evaluated before an
-        # earlier-printed spilled value.
-        order = sorted(self.chosen.values(), key=lambda p: _seq(p[0]))
-        printed = [(self.stmt, None)] + [(n, _seq(n)) for n, _ in order]
+        # earlier-printed spilled value: the latest one evaluated before it.
+        order = self._order
+        printed = [(self.stmt, None)] + [(n, seq) for seq, n in order]
         for node, seq in printed:
-            before = [_seq(n) for n, _ in order if seq is None or _seq(n) < seq]
+            before = [t for t, _ in order if seq is None or t < seq]
             if not before:
                 continue
             threshold = max(before)
-            for child in self.kids(node):
-                for part in _older(child, threshold, self.chosen, self.kids):
-                    if id(part) not in self.chosen and not self.pure(
-                            part, self.effects_between(_seq(part), seq)):
+            for child in kids[id(node)]:
+                for part, time in _older(child, threshold, chosen, kids):
+                    if not self.pure(part, self.effects_between(time, seq)):
                         new.append(part)
         return new
 
 
 def _shares_a_part(stmt) -> bool:
     """Some node (with an evaluation time) occurs twice in ``stmt``: the only
-    case :meth:`_Plan.choose_round` acts on when no value waits. (It asks this
-    of every ``if`` test: a loop, not _count's recursion.)"""
+    case :meth:`_Plan.choose_round` acts on when no value waits. A temporary
+    or a constant does not count: it reads the same wherever it is (Dynamo's
+    statements use their temporaries more than once: ``stack_7[0:] =
+    [stack_7[1], stack_7[0]]``). (It asks this of every ``if`` test: a loop,
+    not recursion.)"""
     seen = set()
     todo = [stmt]
     while todo:
         node = todo.pop()
         key = id(node)
         if key in seen:
-            if _seq(node) is not None:
+            if _seq(node) is not None and not _inert(node):
                 return True
             continue
         seen.add(key)
@@ -360,19 +494,6 @@ def _shares_a_part(stmt) -> bool:
 #: nodes nothing inside of has an evaluation time (a name's only child is its
 #: context, which is never pushed): the shared-part test need not look inside
 _NO_TIMED_PARTS = frozenset({ast.Name, ast.Constant})
-
-
-def _count(node, counts, nodes, kids=_children):
-    pending = [node]
-    while pending:
-        node = pending.pop()
-        key = id(node)
-        if key in counts:
-            counts[key] += 1
-            continue        # its parts were counted the first time
-        counts[key] = 1
-        nodes[key] = node
-        pending.extend(kids(node))
 
 
 class _Anything(ast.stmt):
@@ -427,9 +548,8 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     trees = m.waiting() + list(waiting)
     if _undisturbed(m, stmt, trees):
         return []
-    from .expressions import _PUSHES, finish
     if time is None:
-        time = next(_PUSHES)
+        time = next(expressions._PUSHES)
     plan = _Plan(m.ctx, stmt, trees, time)
     while True:
         new = plan.choose_round()
@@ -447,15 +567,18 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         temp._spill_temp = True
         mapping[key] = temp
     order = sorted(plan.chosen.values(), key=lambda p: _seq(p[0]))
-    seen = set()
-    for node, _ in order:
-        _replace_in(node, mapping, seen)
-    _replace_in(stmt, mapping, seen)
+    # Every node of the statement and the waiting values is in the plan's
+    # index: only those holding a spilled value change. Other stack items
+    # (markers, what the enclosing code left) are walked.
+    for node, parts in zip(plan.met, plan.kids.values()):
+        if parts and not mapping.keys().isdisjoint(map(id, parts)):
+            _replace_parts(node, mapping, [])
+    seen = set(plan.kids)
     for values in (m.stack, waiting):
         for i, value in enumerate(values):
             if id(value) in mapping:
                 values[i] = mapping[id(value)]
-            else:
+            elif id(value) not in seen:
                 _replace_in(value, mapping, seen)
     out = []
     line = getattr(stmt, "lineno", None)
@@ -465,7 +588,7 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         if isinstance(node, PendingNamed):
             targets += node.targets
             value = node.value
-        assign = ast.Assign(targets=targets, value=finish(m, value))
+        assign = ast.Assign(targets=targets, value=expressions.finish(m, value))
         assign.lineno = getattr(node, "lineno", None) or line
         out.append(assign)
     return out
@@ -510,41 +633,59 @@ def _inert(node) -> bool:
     return isinstance(node, ast.Constant) or getattr(node, "_spill_temp", False)
 
 
-def _replace_in(node, mapping, seen) -> None:
-    if id(node) in seen:
-        return
-    seen.add(id(node))
-    fields = _FIELDS.get(type(node)) or _fields_of(type(node))
+def _replace_in(root, mapping, seen) -> None:
+    """Puts the temporaries of ``mapping`` (by id of the node each stands for) in
+    place of those nodes everywhere inside ``root``; the nodes in ``seen`` are
+    done."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            _replace_parts(node, mapping, todo)
+
+
+def _replace_parts(node, mapping, todo: list) -> None:
+    """Puts the temporaries of ``mapping`` in place of the parts of ``node`` they
+    stand for; the other parts that are nodes go onto ``todo``."""
+    kind = type(node)
+    fields = _FIELDS.get(kind) or _fields_of(kind)
     if fields is _NOT_A_NODE:
         return
     if fields is _ALL_ATTRIBUTES:
-        fields = list(vars(node).items())
+        pairs = list(vars(node).items())
     else:
-        fields = [(f, getattr(node, f, None)) for f in fields]
-    for name, value in fields:
-        if isinstance(value, ast.AST):
+        try:
+            values = (_VALUES.get(kind) or _values_of(kind))(node)
+        except AttributeError:      # a list field the node was made without
+            pairs = [(f, getattr(node, f, None)) for f in fields]
+        else:
+            pairs = zip(fields, (values,) if kind in _ONE_FIELD else values)
+    for name, value in pairs:
+        if isinstance(value, _AST):
             if id(value) in mapping:
                 setattr(node, name, mapping[id(value)])
             else:
-                _replace_in(value, mapping, seen)
+                todo.append(value)
         elif isinstance(value, list):
             for i, item in enumerate(value):
                 if id(item) in mapping:
                     value[i] = mapping[id(item)]
-                elif isinstance(item, ast.AST):
-                    _replace_in(item, mapping, seen)
-        elif isinstance(value, tuple) and any(id(item) in mapping for item in value):
-            setattr(node, name, tuple(mapping.get(id(item), item) for item in value))
-            for item in value:
-                if id(item) not in mapping and isinstance(item, ast.AST):
-                    _replace_in(item, mapping, seen)
+                elif isinstance(item, _AST):
+                    todo.append(item)
         elif isinstance(value, tuple):
+            if any(id(item) in mapping for item in value):
+                setattr(node, name, tuple(mapping.get(id(item), item) for item in value))
             for item in value:
-                if isinstance(item, ast.AST):
-                    _replace_in(item, mapping, seen)
+                if id(item) not in mapping and isinstance(item, _AST):
+                    todo.append(item)
 
 
 def drops_out(stmt) -> bool:
     """``stack_0`` alone as a statement: the POP_TOP of a value that was used
     (and spilled) elsewhere, which evaluates nothing."""
     return isinstance(stmt, ast.Expr) and getattr(stmt.value, "_spill_temp", False)
+
+
+# (last: expressions imports this module; its names are read when spilling)
+from . import expressions  # noqa: E402

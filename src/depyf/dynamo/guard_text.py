@@ -123,6 +123,10 @@ def _comment_start(part):
         return len(part)
     if "\'\'\'" in part or '"""' in part:
         return None
+    cut = part.index("#")
+    code = part[:cut]
+    if code.count("'") % 2 == 0 and '"' not in code and "\\" not in code and "\n" not in code:
+        return cut          # its quotes pair up before the first '#': no string holds it
     end = _CODE.match(part).end()
     if end == len(part) or part[end] == "#":
         return end
@@ -405,12 +409,12 @@ _UNREAD = object()
 def _plain_constant(text):
     """The value of ``text`` when it is an int, a float or a single-quoted string
     without escapes (read as Python reads it), else ``_UNREAD``."""
+    if text[:1] == "'":         # (keys mostly)
+        return text[1:-1] if _STRING_LITERAL.fullmatch(text) else _UNREAD
     if _INT.fullmatch(text):
         return int(text)
     if _FLOAT.fullmatch(text):
         return float(text)
-    if _STRING_LITERAL.fullmatch(text):
-        return text[1:-1]
     return _UNREAD
 
 

@@ -718,7 +718,7 @@ _STAND_IN_SHAPES = {
     "SET_CONTAINS": "set.__contains__(V, {})", "DICT_VERSION": "___dict_version({}) == 7",
     "TENSOR_MATCH": "check_tensor({}, Tensor, DispatchKeySet(CPU, BackendSelect), torch.float32, device=None, "
                     "requires_grad=False, size=[2], stride=[1])",
-    "NONE_MATCH": "{} is None", "FLOAT_IS_NAN": "{}", "DISPATCH_KEY_SET_MATCH": "{}",
+    "NONE_MATCH": "{} is None", "EQUALS_MATCH": "{} == 2", "FLOAT_IS_NAN": "{}", "DISPATCH_KEY_SET_MATCH": "{}",
 }
 _STAND_IN_VALUES = ["L['x']", "G['torch'].abs", "L['a']._modules['0']", "L['x'][0]", "L['a.b'].c", "L['or']",
                     "G['m'].x"]
@@ -743,7 +743,7 @@ def test_leaf_guards_on_a_stand_in_read_as_on_the_value():
     compared = 0
     for kind, value, text in cases:
         text = text.replace("V", value)
-        cls = torch.Tensor if kind == "TENSOR_MATCH" else dict
+        cls = {"TENSOR_MATCH": torch.Tensor, "EQUALS_MATCH": int}.get(kind, dict)
         node = guards._Node(_FakeManager(cls), value, value)
         shared = guards._stand_in_parts((text,), node)
         if shared is None:

@@ -21,6 +21,7 @@ import ast
 import dataclasses
 import keyword
 import re
+import string
 
 from torch._C._dynamo import guards as _cguards
 
@@ -533,8 +534,9 @@ _TEXT_ONLY_KINDS = frozenset(
     }
 )
 # And leaf guards whose Python follows from that and the guarded value's class, when the
-# class is one whose name (in builtins, torch...) cannot be rebound under the guards.
-_TYPE_KINDS = frozenset({"TYPE_MATCH", "TENSOR_MATCH"})
+# class is one whose name (in builtins, torch...) cannot be rebound under the guards
+# (EQUALS_MATCH: whether its constant has that class).
+_TYPE_KINDS = frozenset({"TYPE_MATCH", "TENSOR_MATCH", "EQUALS_MATCH"})
 _STABLE_MODULES = frozenset({"builtins", "torch", "collections", "types", "itertools", "math", "weakref"})
 _LEAF_MEMO = Memo()
 
@@ -578,19 +580,18 @@ def _stand_in_parts(parts, node):
         # (no double quotes, escapes or triple quotes: every quote pairs with the next one)
         if not part.isascii() or "$" in part or '"' in part or "\\" in part or "'''" in part:
             return None
-        start = part.find(expr)
-        while start >= 0:
-            end = start + len(expr)
-            before, after = part[start - 1:start], part[end:end + 1]
-            if (
-                part.count("'", 0, start) % 2
-                or before.isalnum() or before in ("_", ".", "'")
-                or after.isalnum() or after in ("_", "'")
-            ):
+        pieces = part.split(expr)
+        quotes = 0          # before each place (the expression's own quotes pair up)
+        for before, after in zip(pieces, pieces[1:]):
+            quotes += before.count("'")
+            if quotes % 2 or before[-1:] in _GLUED_BEFORE or after[:1] in _GLUED_AFTER:
                 return None
-            start = part.find(expr, end)
-        shared.append(part.replace(expr, _STAND_IN))
+        shared.append(_STAND_IN.join(pieces))
     return tuple(shared)
+
+
+_GLUED_AFTER = frozenset(string.ascii_letters + string.digits + "_'")
+_GLUED_BEFORE = _GLUED_AFTER | {"."}
 
 
 def _code(raw):

@@ -699,6 +699,66 @@ class _FakeRoot:
         return []
 
 
+class _FakeManager:
+    def __init__(self, cls):
+        self.cls = cls
+
+    def get_type_of_guarded_value(self):
+        return self.cls
+
+
+# Texts about a value V, some of them Python, with V glued to names, in strings, etc.
+_STAND_IN_TOKENS = ["V", "V", "V", "V.y", "V[0]", "xV", "V_", "'V'", "V'", "not", "and", "or", "is", "in", "==",
+                    "!=", "None", "True", "False", "(", ")", "[", "]", ",", "'s'", "1", "0.5", "___dict_contains",
+                    "hasattr", "f", "L", "G['g']", "inf", "'", "'a  b'", "'a==b'", "\"d\"", "=", "-", "%", ".", "if", "else", "Vif", "'V'"]
+_STAND_IN_SHAPES = {
+    "DICT_CONTAINS": "{}", "NO_HASATTR": "{}", "DIMENSION_DYNAMIC_MARKING_GUARD": "{}", "LAMBDA_GUARD": "{}",
+    "MAPPING_KEYS_MATCH": "{}", "ID_MATCH": "___check_obj_id({}, 140185114770976)",
+    "TYPE_MATCH": f"___check_type_id({{}}, {id(dict)})", "LENGTH_CHECK": "len({}) == 2", "DICT_LENGTH": "not {}",
+    "SET_CONTAINS": "set.__contains__(V, {})", "DICT_VERSION": "___dict_version({}) == 7",
+    "TENSOR_MATCH": "check_tensor({}, Tensor, DispatchKeySet(CPU, BackendSelect), torch.float32, device=None, "
+                    "requires_grad=False, size=[2], stride=[1])",
+    "NONE_MATCH": "{} is None", "EQUALS_MATCH": "{} == 2", "FLOAT_IS_NAN": "{}", "DISPATCH_KEY_SET_MATCH": "{}",
+}
+_STAND_IN_VALUES = ["L['x']", "G['torch'].abs", "L['a']._modules['0']", "L['x'][0]", "L['a.b'].c", "L['or']",
+                    "G['m'].x"]
+
+
+def test_leaf_guards_on_a_stand_in_read_as_on_the_value():
+    """A leaf guard translated about the stand-in value, its name put back, is the guard
+    translated about the value itself (or the stand-in is not used)."""
+    import random
+
+    from depyf.dynamo import guards
+
+    rng = random.Random(3)
+    renderer = guards._Renderer(_FakeRoot())
+    # (a name going on past the value, a value in a string: Python that the stand-in changes)
+    cases = [("LAMBDA_GUARD", "G['torch'].abs", "G['torch'].absif 1 else 2"), ("LAMBDA_GUARD", "L['or']", "' L['or'] '")]
+    for _ in range(6000):
+        kind = rng.choice(sorted(_STAND_IN_SHAPES))
+        tokens = [rng.choice(_STAND_IN_TOKENS) for _ in range(rng.randint(1, 6))]
+        inner = rng.choice(["V", rng.choice([" ", ""]).join(tokens)])
+        cases.append((kind, rng.choice(_STAND_IN_VALUES), _STAND_IN_SHAPES[kind].format(inner)))
+    compared = 0
+    for kind, value, text in cases:
+        text = text.replace("V", value)
+        cls = {"TENSOR_MATCH": torch.Tensor, "EQUALS_MATCH": int}.get(kind, dict)
+        node = guards._Node(_FakeManager(cls), value, value)
+        shared = guards._stand_in_parts((text,), node)
+        if shared is None:
+            continue
+        try:
+            checks = renderer._checks(kind, shared, guards._about_stand_in(node), None)
+        except Exception:  # noqa: BLE001 - then the value's own translation is used
+            continue
+        via = [(c.kind, c.expr, c.negated, c.line) for c in (check.about(value) for check in checks)]
+        own = [(c.kind, c.expr, c.negated, c.line) for c in renderer._translate(kind, (text,), node, None)]
+        assert via == own, text
+        compared += 1
+    assert compared > 1500, compared
+
+
 def test_every_torch_leaf_guard_kind_is_known():
     """Each leaf-guard class torch defines is translated or deliberately refused."""
     refused = set()

@@ -122,6 +122,18 @@ EXPRESSIONS = [
     "f('a[') is None",
     "L['x'] == L['y'] == 1",
     "not x is None",
+    # conjunctions
+    "isinstance(L['kwargs'], dict) and dict.__len__(L['kwargs']) == 0",
+    "not a and b == None and hasattr(x, 'y') == False",
+    "a is not None and L['x'] == 'a and b'",
+    "f('a and b') == 1 and x",
+    "f(a and b) and c",
+    "a and b or c",
+    "a or b and c",
+    "a and (b or c)",
+    "a == b and c == 1 and d",
+    "a and b and c == 1 and not d and e",
+    "a and f(x) is None and b == True",
 ]
 
 
@@ -136,6 +148,41 @@ def test_finish_matches_ast(expr):
 def test_finish_quickly_declines(expr):
     """Texts the quick path leaves to ast (some not Python, where ast raises)."""
     assert guard_text._finish_quickly(expr) is None
+
+
+def test_quick_finish_matches_ast_on_random_texts():
+    """Where the quick path answers, it gives what simplifying and negating through ast give
+    (on Python: guard checks are, and the quick path does not check it)."""
+    import random
+    import warnings
+
+    rng = random.Random(12)
+    operands = ["a", "f(x)", "hasattr(L['a'], 'b')", "isinstance(x, dict)", "L['x'].y", "None", "True", "1", "'s'",
+                "x[0]", "callable(f)", "saved_tensors_hooks_ids()"]
+    operators = [" == ", " != ", " is ", " is not ", " in ", " < "]
+
+    def conjunct():
+        text = rng.choice(operands)
+        if rng.random() < 0.5:
+            text += rng.choice(operators) + rng.choice(operands)
+        return "not " + text if rng.random() < 0.25 else text
+
+    conjunctions = [" and ".join(conjunct() for _ in range(rng.randint(2, 5))) for _ in range(3000)]
+    answered = 0
+    for text in list(_fuzz_texts(40000, seed=11)) + conjunctions:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")     # (`1if` and the like)
+                ast.parse(text, mode="eval")
+        except SyntaxError:
+            continue
+        quick = guard_text._finish_quickly(text)
+        if quick is None:
+            continue
+        answered += 1
+        slow = simplify(text)
+        assert quick == (slow, negate(slow)), text
+    assert answered > 500, answered
 
 
 @pytest.mark.parametrize("part", [

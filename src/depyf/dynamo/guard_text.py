@@ -123,6 +123,10 @@ def _comment_start(part):
         return len(part)
     if "\'\'\'" in part or '"""' in part:
         return None
+    cut = part.index("#")
+    code = part[:cut]
+    if code.count("'") % 2 == 0 and '"' not in code and "\\" not in code and "\n" not in code:
+        return cut          # its quotes pair up before the first '#': no string holds it
     end = _CODE.match(part).end()
     if end == len(part) or part[end] == "#":
         return end
@@ -405,12 +409,12 @@ _UNREAD = object()
 def _plain_constant(text):
     """The value of ``text`` when it is an int, a float or a single-quoted string
     without escapes (read as Python reads it), else ``_UNREAD``."""
+    if text[:1] == "'":         # (keys mostly)
+        return text[1:-1] if _STRING_LITERAL.fullmatch(text) else _UNREAD
     if _INT.fullmatch(text):
         return int(text)
     if _FLOAT.fullmatch(text):
         return float(text)
-    if _STRING_LITERAL.fullmatch(text):
-        return text[1:-1]
     return _UNREAD
 
 
@@ -653,6 +657,8 @@ def _finish_quickly(expr):
     primary, ``not`` a primary, or one comparison between primaries and constants."""
     if "  " in expr:
         return None                     # ast.unparse writes single spaces
+    if " and " in expr:
+        return _finish_conjunction(expr)
     equals = expr.count("==")
     if expr.startswith("not "):
         if equals or not _QUICK_OPERAND.fullmatch(expr, 4) or not _is_primary(expr[4:]):
@@ -680,6 +686,24 @@ def _finish_quickly(expr):
     if op in _OPPOSITE:
         return expr, f"{left} {_OPPOSITE[op]} {right}"
     return expr, "not " + expr
+
+
+def _finish_conjunction(expr):
+    """``a and b ...`` whose operands each finish quickly: ast simplifies each alone and
+    negates the whole.  ast.unparse brackets a `not` after the first operand and a
+    comparison after the second.  (A split inside brackets or a string leaves a part that
+    does not finish quickly.)"""
+    simple = []
+    for index, part in enumerate(expr.split(" and ")):
+        finished = _finish_quickly(part)
+        if finished is None:
+            return None
+        text = finished[0]
+        if index and text.startswith("not ") or index > 1 and not _QUICK_OPERAND.fullmatch(text):
+            text = f"({text})"
+        simple.append(text)
+    simple = " and ".join(simple)
+    return simple, f"not ({simple})"
 
 
 def _is_primary(operand):

@@ -21,6 +21,7 @@ import ast
 import dataclasses
 import keyword
 import re
+import string
 
 from torch._C._dynamo import guards as _cguards
 
@@ -86,15 +87,24 @@ class _Check:
 
     __slots__ = ("kind", "expr", "note", "negated", "line")
 
-    def __init__(self, kind, expr, note=""):
+    def __init__(self, kind, expr, note="", finished=None):
         self.kind = kind
-        self.expr, self.negated = finish(expr)
+        self.expr, self.negated = finished or finish(expr)
         # torch describes types as "<class 'module'>"; the name alone reads better.
         if note.startswith("<class '") and note.endswith("'>") and "\n" not in note:
             note = note[8:-2]
         self.note = note
         # the line a guard function shows for it (renders share memoized checks)
         self.line = f"if {self.negated}:  # {note}" if note else f"if {self.negated}:"
+
+    def about(self, expr):
+        """This check, made about _STAND_IN, made about `expr` (see _stand_in_parts)."""
+        check = _Check.__new__(_Check)
+        check.kind, check.note = self.kind, self.note
+        check.expr = self.expr.replace(_STAND_IN, expr)
+        check.negated = negated = self.negated.replace(_STAND_IN, expr)
+        check.line = f"if {negated}:  # {self.note}" if self.note else f"if {negated}:"
+        return check
 
 
 @dataclasses.dataclass
@@ -124,8 +134,11 @@ _SIMPLE_ACCESSORS = {
 }
 
 
-def _not_translated(kind, reason):
-    return f"not_translated({kind!r}, {reason!r})"
+def _untranslated(kind, reason):
+    """A check that raises GuardNotTranslated naming `kind`.  Its call of two string
+    constants is what ast writes back (repr), so it is not simplified."""
+    expr = f"not_translated({kind!r}, {reason!r})"
+    return _Check(kind, expr, finished=(expr, "not " + expr))
 
 
 class _Renderer:
@@ -169,7 +182,7 @@ class _Renderer:
         try:
             node = self._access(name, text, accessor, child, parent)
         except Exception as exc:  # noqa: BLE001 - one untranslatable accessor must not lose the rest
-            self.checks.append(_Check(name, _not_translated(name, f"{child.get_source()}: {exc}")))
+            self.checks.append(_untranslated(name, f"{child.get_source()}: {exc}"))
             return
         if node is not None:
             self._visit(node)
@@ -241,7 +254,7 @@ class _Renderer:
         try:
             size = _dict_size(node.manager)
         except CannotTranslate as exc:
-            self.checks.append(_Check("DICT_LENGTH", _not_translated("DICT_LENGTH", str(exc))))
+            self.checks.append(_untranslated("DICT_LENGTH", str(exc)))
             return None
         self.checks.append(_Check("DICT_TYPE", *type_check(node.expr, cls, id(cls), cls.__qualname__)))
         length = f"len({node.expr})" if cls is dict else f"dict.__len__({node.expr})"
@@ -274,27 +287,52 @@ class _Renderer:
         self.keepalive.append(leaf)
         kind = type(leaf).__name__
         raw = leaf.verbose_code_parts()
-        key = _memo_key(kind, raw, node)
+        key = _memo_key(kind, node)
         if key is None:
-            out.extend(self._translate(kind, raw, node, leaf))
+            out.extend(self._translate(kind, _code(raw), node, leaf))
             return
-        # Recompiles of one frame repeat most guards: their Python is looked up.
-        hit = _LEAF_MEMO.get(key)
+        # Recompiles of one frame repeat most guards word for word: their Python is looked up.
+        seen = key + (tuple(raw), node.source, node.expr)
+        hit = _LEAF_MEMO.get(seen)
         if hit is None:
             # (the class rides along, so that the id in a type-keyed entry stays its own)
-            hit = (node.manager.get_type_of_guarded_value(), tuple(self._translate(kind, raw, node, leaf)))
-            _LEAF_MEMO.put(key, hit)
+            hit = (node.manager.get_type_of_guarded_value(), self._shared(kind, key, _code(raw), node, leaf))
+            _LEAF_MEMO.put(seen, hit)
         out.extend(hit[1])
 
-    def _translate(self, kind, raw, node, leaf):
-        parts = [strip_comment(p) for p in raw]
-        handler = _LEAF_HANDLERS.get(kind)
+    def _shared(self, kind, key, parts, node, leaf):
+        """The checks of a leaf guard, made once for the stand-in value where the texts
+        allow: the values of one program share most guard texts but for their names."""
+        shared = _stand_in_parts(parts, node)
+        if shared is None:
+            return tuple(self._translate(kind, parts, node, leaf))
+        key = key + (shared,)
+        hit = _LEAF_MEMO.get(key)
+        if hit is None:
+            try:
+                checks = tuple(self._checks(kind, shared, _about_stand_in(node), leaf))
+            except Exception:  # noqa: BLE001 - translated about the value itself, which the error names
+                checks = None
+            if checks and any(_STAND_IN in check.note for check in checks):
+                checks = None
+            hit = (node.manager.get_type_of_guarded_value(), checks)
+            _LEAF_MEMO.put(key, hit)
+        if hit[1] is None:
+            return tuple(self._translate(kind, parts, node, leaf))
+        expr = node.expr
+        return tuple([check.about(expr) for check in hit[1]])
+
+    def _translate(self, kind, parts, node, leaf):
         try:
-            if handler is None:
-                raise CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
-            return handler(self, parts, node, leaf)
+            return self._checks(kind, parts, node, leaf)
         except Exception as exc:  # noqa: BLE001 - an odd guard becomes a raising check, not a crash
-            return [_Check(kind, _not_translated(kind, str(exc) or type(exc).__name__))]
+            return [_untranslated(kind, str(exc) or type(exc).__name__)]
+
+    def _checks(self, kind, parts, node, leaf):
+        handler = _LEAF_HANDLERS.get(kind)
+        if handler is None:
+            raise CannotTranslate(f"unknown guard kind; text: {' and '.join(parts)}")
+        return handler(self, parts, node, leaf)
 
     def _same(self, parts, node, kind):
         """Guards whose text is already Python about the guarded value."""
@@ -467,7 +505,7 @@ class _Renderer:
                     try:
                         checks.append(_Check(kind, to_python(part, nodes)))
                     except CannotTranslate as exc:
-                        checks.append(_Check(kind, _not_translated(kind, str(exc))))
+                        checks.append(_untranslated(kind, str(exc)))
         return checks
 
 
@@ -496,23 +534,73 @@ _TEXT_ONLY_KINDS = frozenset(
     }
 )
 # And leaf guards whose Python follows from that and the guarded value's class, when the
-# class is one whose name (in builtins, torch...) cannot be rebound under the guards.
-_TYPE_KINDS = frozenset({"TYPE_MATCH", "TENSOR_MATCH"})
+# class is one whose name (in builtins, torch...) cannot be rebound under the guards
+# (EQUALS_MATCH: whether its constant has that class).
+_TYPE_KINDS = frozenset({"TYPE_MATCH", "TENSOR_MATCH", "EQUALS_MATCH"})
 _STABLE_MODULES = frozenset({"builtins", "torch", "collections", "types", "itertools", "math", "weakref"})
 _LEAF_MEMO = Memo()
 
 
-def _memo_key(kind, raw, node):
-    """The key of a leaf guard's checks in _LEAF_MEMO, or None for guards translated each time."""
+def _memo_key(kind, node):
+    """The start of a leaf guard's key in _LEAF_MEMO, or None for guards translated each time."""
     if kind in _TEXT_ONLY_KINDS:
-        return (kind, tuple(raw), node.source, node.expr)
+        return (kind,)
     if kind in _TYPE_KINDS:
         cls = node.manager.get_type_of_guarded_value()
         module = getattr(cls, "__module__", None)
         if isinstance(module, str) and module.split(".")[0] in _STABLE_MODULES:
             # by id: a metaclass may define ==
-            return (kind, tuple(raw), node.source, node.expr, id(cls))
+            return (kind, id(cls))
     return None
+
+
+# The value a leaf guard is translated about, so that guards on many values share one
+# translation (_LEAF_MEMO): the Python of a guard about `L['x']` is that about the stand-in
+# with `L['x']` written in its place, where the texts name `L['x']` as _stand_in_parts
+# requires.  Guard texts never hold "$".
+_STAND_IN = "L['$']"
+# What a value's expression must be to take its place: like the stand-in, a frame local or
+# global with attributes (no keywords) and subscripts, by strings that read as themselves
+# (no spaces, quotes or operators: the translation reads `  `, `==` and `#`) or by ints.
+_PLAIN_PATH = re.compile(
+    r"[LG]\['[A-Za-z0-9_.]+'\](?:\['[A-Za-z0-9_.]+'\]|\[(?:0|[1-9][0-9]*)\]|\.(?!(?:%s)\b)[A-Za-z_][A-Za-z0-9_]*)*"
+    % "|".join(keyword.kwlist)
+)
+
+
+def _stand_in_parts(parts, node):
+    """`parts` with the guarded value's expression replaced by _STAND_IN, where each place
+    it stands is a whole operand (not in a string, not part of a longer name), so that
+    reading and rewriting the text treats both alike; else None."""
+    expr = node.expr
+    if node.source != expr or not _PLAIN_PATH.fullmatch(expr):
+        return None
+    shared = []
+    for part in parts:
+        # (no double quotes, escapes or triple quotes: every quote pairs with the next one)
+        if not part.isascii() or "$" in part or '"' in part or "\\" in part or "'''" in part:
+            return None
+        pieces = part.split(expr)
+        quotes = 0          # before each place (the expression's own quotes pair up)
+        for before, after in zip(pieces, pieces[1:]):
+            quotes += before.count("'")
+            if quotes % 2 or before[-1:] in _GLUED_BEFORE or after[:1] in _GLUED_AFTER:
+                return None
+        shared.append(_STAND_IN.join(pieces))
+    return tuple(shared)
+
+
+_GLUED_AFTER = frozenset(string.ascii_letters + string.digits + "_'")
+_GLUED_BEFORE = _GLUED_AFTER | {"."}
+
+
+def _code(raw):
+    return tuple([strip_comment(part) for part in raw])
+
+
+def _about_stand_in(node):
+    return _Node(node.manager, _STAND_IN, _STAND_IN, node.parent, node.via_generic_dict)
+
 
 _NO_LITERAL = object()
 

@@ -263,7 +263,7 @@ def test_spans_agree_with_the_decoder():
             assert (begin, line) == (start, op.line) and begin <= op.offset < end, (code.co_name, op)
             start = end
         assert start == len(code.co_code)
-        names = [(op.name, op.arg if not hasattr(op.arg, "name") else op.arg.name) for op in ops]
+        names = [(op.name, ("code", op.arg.name) if hasattr(op.arg, "name") else op.arg) for op in ops]
         jumps = [op.target is not None for op in ops]
         for i in range(len(ops)):
             for j in range(len(ops)):

@@ -22,7 +22,7 @@ offset where it resumes; ``<k>`` counts the compiles of one function, 0 first;
     unattributed_compile_log.txt       graph breaks of frames Dynamo skipped whole
     __graph_of_compile_<f>_<c>.<kind>.py  graphs no code claimed (older torch, or
                                        clean_wild_fx_code=False)
-    .depyf_names.jsonl, .depyf.lock    the name registry and its lock
+    .depyf_names.jsonl                 the name registry (locked while read and extended)
     rank_<r>/                          everything above, per rank, when RANK is set
 
 Names in a dump never carry random ids. A function is named after its
@@ -59,7 +59,11 @@ import threading
 from typing import Dict, Iterator, List, Tuple
 
 REGISTRY = ".depyf_names.jsonl"
-LOCK = ".depyf.lock"
+
+try:
+    import fcntl
+except ImportError:         # Windows: one writer per directory is assumed
+    fcntl = None
 
 _NOT_IDENT = re.compile(r"\W")
 
@@ -99,19 +103,18 @@ class DumpDir:
         return os.path.join(self.path, name)
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Exclusive across processes (``flock``); a no-op where it is missing."""
+    def locked(self) -> Iterator[int]:
+        """The registry, open for reading and appending, held exclusively across
+        processes (``flock`` on the registry itself: a lock file of its own
+        cost one more file created per dump); not locked where ``flock`` is
+        missing."""
+        fd = os.open(self.file(REGISTRY), os.O_RDWR | os.O_APPEND | os.O_CREAT | _BINARY, 0o666)
         try:
-            import fcntl
-        except ImportError:         # Windows: one writer per directory is assumed
-            yield
-            return
-        with open(self.file(LOCK), "a+") as f:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)     # released by the close
+            yield fd
+        finally:
+            os.close(fd)
 
     def allocate(self, kind: str, key: str, preferred: str) -> str:
         """The stable name of ``key`` among the ``kind`` names of this directory:
@@ -124,8 +127,8 @@ class DumpDir:
         and only what other writers added since is read."""
         missing = [w for w in wanted if (w[0], w[1]) not in self._known]
         if missing:
-            with self.locked():
-                self._catch_up()
+            with self.locked() as registry:
+                self._catch_up(registry)
                 lines = []
                 for kind, key, preferred in missing:
                     if (kind, key) in self._known:     # another writer named it meanwhile
@@ -138,36 +141,26 @@ class DumpDir:
                     self._learn(kind, key, name)
                     lines.append(json.dumps([kind, key, name]) + "\n")
                 if lines:
-                    self._append("".join(lines).encode("utf-8"))
+                    self._append(registry, "".join(lines).encode("utf-8"))
         return [self._known[(kind, key)] for kind, key, _ in wanted]
 
     def _learn(self, kind: str, key: str, name: str) -> None:
         self._known[(kind, key)] = name
         self._taken.setdefault(kind, set()).add(name)
 
-    def _catch_up(self) -> None:
-        """Learn the names other writers appended since this object last looked
-        (under the lock). Rewriting a whole registry for every new function
-        cost a rename over the old file (~0.2 ms) plus parsing and printing it
-        all; the log is only appended to, so a look needs only its new bytes,
-        and none when its size is what this object left it at."""
-        path = self.file(REGISTRY)
-        try:
-            st = os.stat(path)
-            size, file_id = st.st_size, (st.st_dev, st.st_ino)
-        except OSError:
-            size, file_id = 0, None
+    def _catch_up(self, fd: int) -> None:
+        """Learn the names other writers appended to the registry (open at
+        ``fd``, locked) since this object last looked. The log is only
+        appended to, so a look needs only its new bytes, and none when its
+        size is what this object left it at."""
+        st = os.fstat(fd)
+        size, file_id = st.st_size, (st.st_dev, st.st_ino)
         if size < self._registry_end or file_id != self._registry_id:
             # removed, cut short or replaced: read it from the start
             self._registry_end, self._registry_id = 0, file_id
         if size == self._registry_end:
             return
-        try:
-            with open(path, "rb") as f:
-                f.seek(self._registry_end)
-                data = f.read()
-        except OSError:
-            return
+        data = _read_from(fd, self._registry_end, size)
         # A line cut short by a crash is left out, and the next append starts
         # after a newline of its own (``_append``).
         complete = data[:data.rfind(b"\n") + 1]
@@ -181,17 +174,13 @@ class DumpDir:
             if isinstance(kind, str) and isinstance(key, str) and isinstance(name, str):
                 self._learn(kind, key, name)
 
-    def _append(self, data: bytes) -> None:
+    def _append(self, fd: int, data: bytes) -> None:
         if self._torn_tail:
             data = b"\n" + data
-        fd = os.open(self.file(REGISTRY), os.O_WRONLY | os.O_APPEND | os.O_CREAT | _BINARY, 0o666)
-        try:
-            _write_all(fd, data)
-            st = os.fstat(fd)
-            self._registry_end, self._registry_id = st.st_size, (st.st_dev, st.st_ino)
-            self._torn_tail = False
-        finally:
-            os.close(fd)
+        _write_all(fd, data)
+        st = os.fstat(fd)
+        self._registry_end, self._registry_id = st.st_size, (st.st_dev, st.st_ino)
+        self._torn_tail = False
 
     def write(self, name: str, text: str) -> str:
         """Write ``text`` to ``name`` unless it is there already; the path.
@@ -255,6 +244,23 @@ class DumpDir:
 
 #: no newline translation where the platform has it (Windows): files are bytes as given
 _BINARY = getattr(os, "O_BINARY", 0)
+
+
+def _read_from(fd: int, start: int, end: int) -> bytes:
+    """The bytes of ``fd`` from ``start`` up to ``end`` (or its end, if sooner)."""
+    parts = []
+    while start < end:
+        part = os.pread(fd, end - start, start) if hasattr(os, "pread") else _seek_read(fd, start, end)
+        if not part:
+            break
+        parts.append(part)
+        start += len(part)
+    return b"".join(parts)
+
+
+def _seek_read(fd: int, start: int, end: int) -> bytes:
+    os.lseek(fd, start, os.SEEK_SET)
+    return os.read(fd, end - start)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -196,3 +196,32 @@ def test_cell_used_as_a_value():
     raw[0:2], raw[2:4] = raw[2:4], raw[0:2]
     code = code.replace(co_code=bytes(raw))
     structured(code, [(3, lambda cells: cells[0].cell_contents * 2)])
+
+
+def test_branches_sharing_a_long_tail_after_statements(monkeypatch):
+    # Dynamo's two calls of a resume function: a value waits while `if b:`
+    # picks a branch; each runs a statement, then the same long tail returns.
+    # Neither branch is the value of a conditional expression, which a
+    # few tries show: the statement stops every shorter tail too.
+    from depyf.decompiler import structure
+    tries = []
+    original = structure.Walker._value_before_tail
+
+    def counted(self, *args, **kwargs):
+        tries.append(args[1])
+        return original(self, *args, **kwargs)
+    monkeypatch.setattr(structure.Walker, "_value_before_tail", counted)
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0))
+    asm.op("LOAD_FAST", 1).jump_if("FALSE", "else")
+    for label, note in (("then", 0), ("else", 1)):
+        if label == "else":
+            asm.label("else")
+        asm.call(2, 1, lambda s, note=note: s.op("LOAD_CONST", note)).op("POP_TOP")
+        asm.op("LOAD_CONST", 3 + note).binary("+")     # where the branches differ last
+        for _ in range(12):
+            asm.op("LOAD_CONST", 2).binary("+")
+        asm.op("RETURN_VALUE")
+    source = structured(asm.code(template, ["then", "else", 1, 10, 20]), [(1, True), (2, False)])
+    assert source.count("note(") >= 3, source
+    assert len(tries) == 1, tries

@@ -1045,13 +1045,19 @@ class Walker:
         depth = len(m.stack) + 1
         for t in range(longest, 0, -1):
             tail = [(o.name, o.arg) for o in self.ops[else_start - t:else_start]]
+            stuck = []
             try:
-                a = self._value_before_tail(m.stack, then_start, else_start, tail, depth)
+                a = self._value_before_tail(m.stack, then_start, else_start, tail, depth, stuck)
                 b = a is not None and self._value_before_tail(m.stack, else_start, end, tail,
-                                                              depth)
+                                                              depth, stuck)
             except DecompileFailure:
                 continue
             if a is None or b is None or b is False:
+                if stuck:
+                    # A shorter tail leaves the op that stopped this try in the
+                    # value region too (Dynamo's branches share tails of ~20
+                    # ops, each try re-ran the branch: a quarter of its time)
+                    break
                 continue
             m.push(ast.IfExp(test=test, body=a, orelse=b))
             self.run(m, else_start - t, else_start)
@@ -1072,9 +1078,11 @@ class Walker:
                 return p + 1
         return None
 
-    def _value_before_tail(self, stack, lo, end, tail, depth):
+    def _value_before_tail(self, stack, lo, end, tail, depth, stuck=None):
         """The value region ``[lo, end)`` computes before its copy of ``tail`` (the
-        stack then ``depth`` deep), conditional expressions inside included."""
+        stack then ``depth`` deep), conditional expressions inside included.
+        None when there is none; a statement or a jump outside a conditional
+        stopped it if it then appended its position to ``stuck``."""
         sub = StackMachine(self.ctx, stack)
         j = lo
         t = len(tail)
@@ -1089,12 +1097,14 @@ class Walker:
                 if a is None or b is None or b is False:
                     return None
                 return ast.IfExp(test=cond, body=a, orelse=b)
-            if op.target is not None or op.name in ("RETURN_VALUE", "RAISE_VARARGS"):
-                return None
-            sub.step(op)
-            if sub.stmts:
-                return None
-            j += 1
+            if op.target is None and op.name not in ("RETURN_VALUE", "RAISE_VARARGS"):
+                sub.step(op)
+                if not sub.stmts:
+                    j += 1
+                    continue
+            if stuck is not None:
+                stuck.append(j)
+            return None
         if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
             return None
         return sub.value(sub.stack[-1])

@@ -71,6 +71,7 @@ class Entry:
     guard_count: int = 0
     guard_lines: List[str] = field(default_factory=list)
     guard_problem: Optional[str] = None
+    guard_manager: object = None        # Dynamo's, held from the next compile until rendered
     resume: Dict[str, types.CodeType] = field(default_factory=dict)   # global name -> code
     globals_used: List[str] = field(default_factory=list)
     compile_seconds: Optional[float] = None                   # Dynamo's whole-frame compile time
@@ -220,12 +221,13 @@ class Session:
                 self._fn_of_cid[cid] = fn
                 for event in self._pending.pop(cid, []):
                     self._place(fn, entry, event)
-            # The entries of earlier compiles exist by now: read their guards before
-            # an eviction or reset can take them. Files follow when the context exits.
+            # The entries of earlier compiles exist by now: hold their guard managers
+            # before an eviction or reset can take them. Guards are rendered and
+            # files written when the context exits.
             self._take_compile_times()
             for other in self.functions.values():
                 if other.dirty:
-                    self._guarded(_qualname(other.code), self._read_guards, other)
+                    self._guarded(_qualname(other.code), self._read_guards, other, render=False)
 
     def _function(self, code: types.CodeType, new_code: types.CodeType) -> Function:
         """The Function of ``code``, named (with the graphs ``new_code`` calls,
@@ -456,25 +458,38 @@ class Session:
         self.dir.write("__meta_for_%s.json" % fn.name, self._meta(fn))
         fn.dirty = any(e.guard is None and e.guard_problem is None for e in fn.entries)
 
-    def _read_guards(self, fn: Function) -> None:
-        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
-        from .guards import render_guards
-        todo = {e.compile_id: e for e in fn.entries if e.guard is None and e.guard_problem is None}
-        if not todo:
-            return
-        by_code = {id(e.new_code): e for e in todo.values()}
-        for cache_entry in _debug_get_cache_entry_list(fn.code):
-            cid = getattr(cache_entry, "compile_id", None)     # torch < 2.6 has none
-            cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
-            entry = todo.get(cid) or by_code.get(id(cache_entry.code))
-            if entry is None:
-                continue
-            try:
-                guard = render_guards(cache_entry.guard_manager, entry.names(fn.name)["guard"])
-                entry.guard, entry.guard_count, entry.guard_lines = guard.source, guard.count, list(guard.lines)
-            except Exception as e:
-                entry.guard_problem = "%s: %s" % (type(e).__name__, e)
-                self._warn(_qualname(fn.code), entry.guard_problem, "the guards of ")
+    def _read_guards(self, fn: Function, render: bool = True) -> None:
+        """Take hold of the guard managers of ``fn``'s entries (they exist once
+        Dynamo has finished the compile: by the next compile, or at exit);
+        ``render`` also writes each held one as Python and lets it go.
+
+        Held, a manager outlives an eviction or a reset of its cache entry, so
+        compiles only take hold and the exit renders them all, one after the
+        other: in a hook each rendering ran on caches torch had just flushed
+        (``profile_guard_manager``), twice its time in a row."""
+        todo = {e.compile_id: e for e in fn.entries
+                if e.guard is None and e.guard_problem is None and e.guard_manager is None}
+        if todo:
+            from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+            by_code = {id(e.new_code): e for e in todo.values()}
+            for cache_entry in _debug_get_cache_entry_list(fn.code):
+                cid = getattr(cache_entry, "compile_id", None)     # torch < 2.6 has none
+                cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
+                entry = todo.get(cid) or by_code.get(id(cache_entry.code))
+                if entry is not None:
+                    entry.guard_manager = cache_entry.guard_manager
+        if render:
+            from .guards import render_guards
+            for entry in fn.entries:
+                manager, entry.guard_manager = entry.guard_manager, None
+                if manager is None:
+                    continue
+                try:
+                    guard = render_guards(manager, entry.names(fn.name)["guard"])
+                    entry.guard, entry.guard_count, entry.guard_lines = guard.source, guard.count, list(guard.lines)
+                except Exception as e:
+                    entry.guard_problem = "%s: %s" % (type(e).__name__, e)
+                    self._warn(_qualname(fn.code), entry.guard_problem, "the guards of ")
 
     def _guard_file(self, fn: Function, entry: Entry) -> str:
         from .guards import PRELUDE

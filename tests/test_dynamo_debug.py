@@ -222,6 +222,34 @@ def test_alignment_takes_matched_lines():
     assert matched_lines(live, dumped, 9) == [10, 10, 12]
 
 
+def test_alignment_looks_past_what_only_one_side_has():
+    """Dynamo builds a resume function's argument lists with stack shuffles
+    (SWAP) where the dumped text stores temporaries (stack_2): neither can
+    match, and aligning around them put ``del graph_out_0`` a line late."""
+    sys.path.insert(0, SRC)
+    from depyf.dynamo.linemap import matched_lines
+
+    def spans(keys_and_lines):
+        return [(2 * i, 2 * i + 2, key, line) for i, (key, line) in enumerate(keys_and_lines)]
+    empty, graph_out = ("BUILD_LIST", 0), ("LOAD_FAST", "graph_out_0")
+    live = spans((key, None) for key in [
+        empty, graph_out, ("LOAD_CONST", "0"), "BINARY_SUBSCR", empty, empty, ("SWAP", 2),
+        empty, ("LIST_EXTEND", 2), "POP_TOP", ("BUILD_LIST", 1), ("SWAP", 2),
+        ("DELETE_FAST", "graph_out_0"), ("SWAP", 3), "POP_TOP", "POP_TOP", "RETURN_VALUE"])
+    dumped = spans([
+        (empty, 16), ("POP_TOP", 16),                                         # []
+        (graph_out, 17), (("LOAD_CONST", "0"), 17), ("BINARY_SUBSCR", 17),
+        (("STORE_FAST", "stack_3"), 17),                                      # stack_3 = graph_out_0[0]
+        (empty, 18), (empty, 18), (("LIST_EXTEND", 1), 18), (("BUILD_LIST", 1), 18),
+        (("STORE_FAST", "stack_2"), 18),                                      # stack_2 = [[*[]]]
+        (("DELETE_FAST", "graph_out_0"), 19),                                 # del graph_out_0
+        (empty, 20), ("POP_TOP", 20),                                         # []
+        (("LOAD_FAST", "stack_3"), 21), ("RETURN_VALUE", 21)])                # return stack_3
+    lines = matched_lines(live, dumped, 16)
+    assert lines[12] == 19, lines                    # the del
+    assert lines == [16, 17, 17, 17, 18, 18, 18, 18, 18, 18, 18, 18, 19, 19, 19, 20, 21]
+
+
 def test_constants_without_source_are_keyed_by_type_not_repr():
     """Dynamo's code can load the module's globals as a constant: printing it
     for the alignment key cost milliseconds per load (the repr of every global)."""

@@ -207,10 +207,16 @@ def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> L
     aligned with; unmatched ones (and matched ones without a line) repeat the
     line before them, ``first`` at the start."""
     a, b = [s[2] for s in live], [s[2] for s in dumped]
+    # Only instructions of both sides can match: the dumped code's loads and
+    # stores of its temporaries and Dynamo's stack shuffles (a third of each)
+    # are left out, and the rest, aligned, mostly runs alike.
+    common = set(a).intersection(b)
+    at_a = [i for i, key in enumerate(a) if key in common]
+    at_b = [j for j, key in enumerate(b) if key in common]
     lines: List[Optional[int]] = [None] * len(live)
-    for i, j, n in _matching_blocks(a, b):
+    for i, j, n in _matching_blocks([a[i] for i in at_a], [b[j] for j in at_b]):
         for t in range(n):
-            lines[i + t] = dumped[j + t][3]
+            lines[at_a[i + t]] = dumped[at_b[j + t]][3]
     out, previous = [], first
     for line in lines:
         previous = line if line is not None else previous

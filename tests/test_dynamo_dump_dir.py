@@ -184,3 +184,27 @@ def test_meta_json_is_json_with_a_line_per_entry():
     text = _readable_json(data)
     assert json.loads(text) == data
     assert text.count("\n") == len(data) + len(data["entries"]) + 3
+
+
+def test_a_compile_differing_only_in_numbered_names_reuses_the_text():
+    # Dynamo numbers its graphs and resume functions anew at every compile: a
+    # second compile of one frame with the same code decompiles to the first's
+    # text with those names (and the function's own) changed.
+    source = ("def f(x):\n"
+              "    y = __compiled_fn_3_0a1b2c3d_0a1b_0a1b_0a1b_0a1b2c3d4e5f(x)\n"
+              "    return __resume_at_20_4(y[0], 1.0, g)\n")
+    first = compile(source, "<f>", "exec").co_consts[0]
+    renamed = {"__compiled_fn_3_0a1b2c3d_0a1b_0a1b_0a1b_0a1b2c3d4e5f": "__compiled_fn_9",
+               "__resume_at_20_4": "__resume_at_20_11"}
+    second = first.replace(co_names=tuple(renamed.get(n, n) for n in first.co_names))
+    assert fullcode.shape_key(first) == fullcode.shape_key(second)
+    text, problem = fullcode.safe_decompile(first, "t0")
+    assert problem is None
+    assert fullcode.renamed_text(text, first, "t0", second, "t1") == fullcode.safe_decompile(second, "t1")[0]
+    # anything else differing keeps them apart: a name, a constant of another type
+    other = first.replace(co_names=tuple("h" if n == "g" else n for n in first.co_names))
+    assert fullcode.shape_key(other) != fullcode.shape_key(first)
+    one = first.replace(co_consts=tuple(1 if c == 1.0 and type(c) is float else c for c in first.co_consts))
+    assert fullcode.shape_key(one) != fullcode.shape_key(first)
+    # an object no source can hold gives no key (no reuse)
+    assert fullcode.shape_key(first.replace(co_consts=first.co_consts + (object(),))) is None

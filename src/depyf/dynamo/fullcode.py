@@ -33,6 +33,38 @@ def decompile_as(code: types.CodeType, name: str) -> str:
     return enclose(text, name, code.co_freevars) if code.co_freevars else text
 
 
+#: names Dynamo numbers anew at every compile: its graphs and resume functions
+_NUMBERED = re.compile(r"^(?:__compiled_fn_\d+(?:_[0-9a-f_]+)?|__resume_at_\d+_\d+)$")
+
+
+def shape_key(code: types.CodeType) -> Optional[bytes]:
+    """All that decompiling ``code`` reads, but for the names Dynamo numbers
+    anew at every compile (its graphs and resume functions): two compiles of
+    one frame that differ only there (a resume function compiled again for
+    other guards, a recompile of an already dynamic frame) decompile alike,
+    and one's text serves the other, renamed (:func:`renamed_text`). None
+    where a constant has no such form (an object Dynamo put in co_consts).
+
+    >>> a = compile("__compiled_fn_1(x)", "<s>", "eval")
+    >>> shape_key(a) == shape_key(a.replace(co_names=("__compiled_fn_7", "x")))
+    True
+    """
+    import marshal
+    names = tuple("#" if _NUMBERED.match(n) else n for n in code.co_names)
+    try:
+        return marshal.dumps(code.replace(co_names=names))
+    except ValueError:
+        return None
+
+
+def renamed_text(text: str, old: types.CodeType, old_name: str, new: types.CodeType, new_name: str) -> str:
+    """The decompiled ``text`` of ``old`` (as ``def old_name``) made that of
+    ``new`` (as ``def new_name``), whose :func:`shape_key` is the same."""
+    names = {a: b for a, b in zip(old.co_names, new.co_names) if a != b}
+    names[old_name] = new_name
+    return rename(text, names)
+
+
 def keep_cells(text: str, name: str, cellvars) -> str:
     """Make the cell variables of ``code`` cells in the decompiled function too.
 

@@ -109,6 +109,7 @@ class Session:
         self._graph_seen: Dict[str, int] = {}
         self._kind_count: Dict[tuple, int] = {}
         self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
+        self._shapes: Dict[bytes, tuple] = {}               # shape -> (new_code, name, text, problem)
         self._warned = set()
         self._depth = 0
         self.own_seconds = 0.0          # CPU time spent in depyf's hooks and at exit
@@ -210,8 +211,7 @@ class Session:
             entry.resume = self._resume_functions(code, new_code)
             entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")]
             names = entry.names(fn.name)
-            # compiled with the file it goes into (_write_transformed)
-            text, entry.problem = fullcode.safe_decompile(new_code, names["transformed"], check=False)
+            text, entry.problem = self._transformed_source(new_code, names["transformed"])
             entry.transformed = fullcode.rename(text, entry.graphs)
             if entry.problem:
                 self._warn(_qualname(code), entry.problem, "the transformed code of ")
@@ -228,6 +228,20 @@ class Session:
             for other in self.functions.values():
                 if other.dirty:
                     self._guarded(_qualname(other.code), self._read_guards, other, render=False)
+
+    def _transformed_source(self, new_code: types.CodeType, name: str):
+        """(text, problem): ``new_code`` decompiled as ``def name``, once per
+        shape (fullcode.shape_key): compiled with the file it goes into
+        (_write_transformed), not here."""
+        shape = fullcode.shape_key(new_code)
+        seen = self._shapes.get(shape) if shape is not None else None
+        if seen is not None:
+            code, old_name, text, problem = seen
+            return fullcode.renamed_text(text, code, old_name, new_code, name), problem
+        text, problem = fullcode.safe_decompile(new_code, name, check=False)
+        if shape is not None:
+            self._shapes[shape] = (new_code, name, text, problem)
+        return text, problem
 
     def _function(self, code: types.CodeType, new_code: types.CodeType) -> Function:
         """The Function of ``code``, named (with the graphs ``new_code`` calls,

@@ -2,7 +2,8 @@
 
 Each test program of tests/dynamo_programs.py is compiled from cold
 (``torch._dynamo.reset()`` first) and run, once plainly and once under
-``prepare_debug``, alternately, ``--repeat`` times in one process; the table
+``prepare_debug``, one after the other, in ``--repeat`` rounds of all the
+programs in one process; the table
 gives the best time of each and their ratio (goal: below 1.10). The first,
 untimed round warms torch's own lazy imports so that they count for neither.
 "depyf own" is the CPU time spent inside depyf's hooks and at the context's
@@ -110,15 +111,20 @@ def main(argv=None) -> int:
         for name in names:          # warm-up round: torch's lazy imports
             once(name, None)
             once(name, os.path.join(scratch, "warm", name))
-        rows = []
-        for name in names:
-            plain, traced, dumped, own = [], [], [], []
-            for r in range(args.repeat):
+        runs = {name: ([], [], [], []) for name in names}    # plain, traced, dumped, own
+        # A round runs every program once: each program's runs spread over the
+        # whole measurement, so that no slow spell of the machine holds all of them.
+        for r in range(args.repeat):
+            for name in names:
+                plain, traced, dumped, own = runs[name]
                 plain.append(once(name, None)[0])
                 traced.append(once(name, "trace")[0])
                 seconds, inside = once(name, os.path.join(scratch, str(r), name))
                 dumped.append(seconds)
                 own.append(inside)
+        rows = []
+        for name in names:
+            plain, traced, dumped, own = runs[name]
             # Each round's three runs follow each other within a second or two: their
             # ratio is spared the minutes-long slow spells of a shared machine.
             paired = statistics.median(d / p for d, p in zip(dumped, plain))

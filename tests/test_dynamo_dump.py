@@ -315,3 +315,30 @@ def test_transformed_text_that_does_not_compile_becomes_a_stand_in(tmp_path):
     text = open(path).read()
     compile(text, path, "exec")
     assert FAILURE_STUB in text and "<object at 0x1>" in text
+
+
+@pytest.mark.torch
+def test_guards_outlive_a_reset_after_a_later_compile(tmp_path):
+    # A compile takes hold of the guard managers of earlier ones; the exit
+    # renders them, though a reset took their cache entries meanwhile.
+    torch = pytest.importorskip("torch")
+    import depyf
+
+    def first(x):
+        return x + 1
+
+    def second(x):
+        return x * 2
+    torch._dynamo.reset()
+    try:
+        with depyf.prepare_debug(str(tmp_path)):
+            torch.compile(first, backend="eager")(torch.ones(2))
+            torch.compile(second, backend="eager")(torch.ones(2))
+            torch._dynamo.reset()
+    finally:
+        torch._dynamo.reset()
+    [guard] = glob.glob(str(tmp_path / "__guard_0_for_*first.py"))
+    text = _read(str(tmp_path), os.path.basename(guard))
+    assert "check_tensor(L['x']" in text, text
+    [full] = glob.glob(str(tmp_path / "full_code_for_*first.py"))
+    assert "guards unknown" not in _read(str(tmp_path), os.path.basename(full))

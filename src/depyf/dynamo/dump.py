@@ -247,20 +247,18 @@ _BINARY = getattr(os, "O_BINARY", 0)
 
 
 def _read_from(fd: int, start: int, end: int) -> bytes:
-    """The bytes of ``fd`` from ``start`` up to ``end`` (or its end, if sooner)."""
+    """The bytes of ``fd`` from ``start`` up to ``end`` (or its end, if sooner).
+    (Moving the offset is harmless on an ``O_APPEND`` descriptor: writes go to
+    the end whatever it is.)"""
+    os.lseek(fd, start, os.SEEK_SET)
     parts = []
     while start < end:
-        part = os.pread(fd, end - start, start) if hasattr(os, "pread") else _seek_read(fd, start, end)
+        part = os.read(fd, end - start)
         if not part:
             break
         parts.append(part)
         start += len(part)
     return b"".join(parts)
-
-
-def _seek_read(fd: int, start: int, end: int) -> bytes:
-    os.lseek(fd, start, os.SEEK_SET)
-    return os.read(fd, end - start)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -33,8 +33,11 @@ def decompile_as(code: types.CodeType, name: str) -> str:
     return enclose(text, name, code.co_freevars) if code.co_freevars else text
 
 
-#: names Dynamo numbers anew at every compile: its graphs and resume functions
-_NUMBERED = re.compile(r"^(?:__compiled_fn_\d+(?:_[0-9a-f_]+)?|__resume_at_\d+_\d+)$")
+#: names Dynamo numbers anew at every compile: its graphs
+#: (__compiled_fn_<counter>_<uuid4 with _ for ->) and its resume functions
+#: (__resume_at_<offset resumed at>_<counter>)
+COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})?$")
+RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
 
 
 def shape_key(code: types.CodeType) -> Optional[bytes]:
@@ -50,7 +53,7 @@ def shape_key(code: types.CodeType) -> Optional[bytes]:
     True
     """
     import marshal
-    names = tuple("#" if _NUMBERED.match(n) else n for n in code.co_names)
+    names = tuple("#" if COMPILED_FN.match(n) or RESUME.match(n) else n for n in code.co_names)
     try:
         return marshal.dumps(code.replace(co_names=names))
     except ValueError:

@@ -44,10 +44,6 @@ from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
 
-# torch names a graph's callable __compiled_fn_<counter>_<uuid4 with _ for ->.
-_COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})?$")
-_RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
-
 _active: List["Session"] = []
 _PLACEHOLDER = "__depyf_function__"
 
@@ -293,7 +289,7 @@ class Session:
             return {}
         found = {}
         for name in new_code.co_names:
-            m = _RESUME.match(name)
+            m = fullcode.RESUME.match(name)
             if not m:
                 continue
             codes = [c for key, c in made.items() if key and key[0] == int(m.group(1))]
@@ -608,7 +604,7 @@ def _graph_callables(new_code: types.CodeType) -> List[tuple]:
     in the order torch's counter made them."""
     found = []
     for name in new_code.co_names:
-        m = _COMPILED_FN.match(name)
+        m = fullcode.COMPILED_FN.match(name)
         if m:
             found.append((int(m.group(1).rsplit("_", 1)[1]), name, m.group(1)))
     return [(real, plain) for _, real, plain in sorted(found)]
@@ -666,7 +662,7 @@ def _resume_offset(code: types.CodeType) -> Optional[int]:
 
 def real_name_pattern(real: str) -> str:
     """torch's name with its random part shown as a pattern (for the index)."""
-    m = _COMPILED_FN.match(real)
+    m = fullcode.COMPILED_FN.match(real)
     return m.group(1) + ("_<uuid>" if m and m.group(2) else "") if m else real
 
 

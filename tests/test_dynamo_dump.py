@@ -105,7 +105,7 @@ def test_program_dump(runs, name):
         transformed = _read(dump, entry["transformed_code"])
         assert "def %s(" % entry["transformed_name"] in transformed
         assert "_uuid" not in transformed and not re.search(r"__compiled_fn_\d+_[0-9a-f]{8}_", transformed)
-        assert entry["guard"] and os.path.exists(os.path.join(dump, entry["guard"]))
+        assert entry["guard"] == meta["full_code"]     # the file that holds the guard function
         full = _read(dump, meta["full_code"])
         assert "def %s(L, G)" % entry["guard_name"] in full
         assert "def __original_%s(" % meta["function"] in full
@@ -337,8 +337,45 @@ def test_guards_outlive_a_reset_after_a_later_compile(tmp_path):
             torch._dynamo.reset()
     finally:
         torch._dynamo.reset()
-    [guard] = glob.glob(str(tmp_path / "__guard_0_for_*first.py"))
-    text = _read(str(tmp_path), os.path.basename(guard))
-    assert "check_tensor(L['x']" in text, text
     [full] = glob.glob(str(tmp_path / "full_code_for_*first.py"))
-    assert "guards unknown" not in _read(str(tmp_path), os.path.basename(full))
+    text = _read(str(tmp_path), os.path.basename(full))
+    assert "check_tensor(L['x']" in text and "guards unknown" not in text, text
+
+
+@pytest.mark.torch
+def test_guard_functions_of_full_code_agree_with_dynamo(tmp_path):
+    # The guards are dumped once, in full_code_for_<fn>.py: the function
+    # defined there gives the live guard manager's verdict.
+    torch = pytest.importorskip("torch")
+    import depyf
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    def scaled(x, n):
+        return x * n
+    torch._dynamo.reset()
+    try:
+        with depyf.prepare_debug(str(tmp_path)):
+            compiled = torch.compile(scaled, backend="eager")
+            compiled(torch.ones(2), 2)
+            compiled(torch.ones(2), 3)
+        entries = _debug_get_cache_entry_list(scaled.__code__)
+        assert len(entries) == 2
+        [meta] = _metas(str(tmp_path))
+        namespace = runpy.run_path(str(tmp_path / meta["full_code"]))
+        variants = [{"x": torch.ones(2), "n": 2}, {"x": torch.ones(2), "n": 3},
+                    {"x": torch.ones(3), "n": 2}, {"x": torch.ones(2, dtype=torch.float64), "n": 3},
+                    {"x": torch.ones(2, requires_grad=True), "n": 2}, {"x": torch.ones(2), "n": 4}]
+        verdicts = []
+        for item in meta["entries"]:
+            assert item["guard"] == meta["full_code"]
+            [live] = [e for e in entries if "%s/%s" % (e.compile_id.frame_id, e.compile_id.frame_compile_id)
+                      == item["compile_id"]]
+            guard = namespace[item["guard_name"]]
+            for L in variants:
+                expected = live.guard_manager.check(L)
+                assert guard(L, scaled.__globals__) == expected, (item["guard_name"], L)
+                verdicts.append(expected)
+        assert any(verdicts) and not all(verdicts)
+    finally:
+        torch._dynamo.reset()
+    assert not glob.glob(str(tmp_path / "__guard_*"))

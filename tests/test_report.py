@@ -25,9 +25,9 @@ def make_dump(folder, user_file, name="scale"):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / ("__transformed_code_0_for_%s.py" % name)).write_text(
         "def __transformed_code_0_for_%s(x, n):\n    return __compiled_fn_1(x, n)\n" % name)
-    (folder / ("__guard_0_for_%s.py" % name)).write_text("def __guard_0_for_%s(L, G):\n    return True\n" % name)
     (folder / "__compiled_fn_1.dynamo_graph.py").write_text("def forward(self, L_x_):\n    return (L_x_ * 2,)\n")
-    (folder / ("full_code_for_%s.py" % name)).write_text("# everything\n")
+    (folder / ("full_code_for_%s.py" % name)).write_text(
+        "# everything\ndef __guard_0_for_%s(L, G):\n    return True\n" % name)
     meta = {
         "function": name, "qualname": name, "filename": str(user_file), "firstlineno": 4,
         "full_code": "full_code_for_%s.py" % name,
@@ -35,7 +35,7 @@ def make_dump(folder, user_file, name="scale"):
         "recompiles": ["triggered by the following guard failure(s):\n    - 0/0: L['n'] == 2"],
         "entries": [
             {"index": 0, "compile_id": "0/0", "transformed_code": "__transformed_code_0_for_%s.py" % name,
-             "guard": "__guard_0_for_%s.py" % name, "guard_count": 2, "compile_seconds": 0.5,
+             "guard": "full_code_for_%s.py" % name, "guard_count": 2, "compile_seconds": 0.5,
              "guard_lines": ["check_tensor(L['x'], torch.float32, size=[3])", "L['n'] == 2"],
              "graph_files": ["__compiled_fn_1.dynamo_graph.py", "missing_kernel.py"]},
             {"index": 1, "compile_id": "0/1", "transformed_code": "__transformed_code_0_for_%s.py" % name,

@@ -6,11 +6,11 @@ qualname with ``.<locals>.`` as ``__`` and other non-identifier characters as
 offset where it resumes; ``<k>`` counts the compiles of one function, 0 first;
 ``<graph>`` is ``__compiled_fn_<n>``, torch's name without its random part)::
 
-    full_code_for_<fn>.py              guards, transformed code and resume functions
-                                       of every entry, __original_<fn>, and <fn>()
-                                       dispatching between them (at exit)
+    full_code_for_<fn>.py              guards.PRELUDE, then per entry its guards as
+                                       def __guard_<k>_for_<fn>(L, G), its transformed
+                                       code and resume functions; __original_<fn>, and
+                                       <fn>() dispatching between them (at exit)
     __transformed_code_<k>_for_<fn>.py def __transformed_code_<k>_for_<fn> (at the compile)
-    __guard_<k>_for_<fn>.py            guards.PRELUDE + def __guard_<k>_for_<fn>(L, G) (at exit)
     __meta_for_<fn>.json               names, files, compile ids, graph-break and
                                        recompile reasons, for reports (at exit)
     <graph>.dynamo_graph.py            Dynamo's FX graph

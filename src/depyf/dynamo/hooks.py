@@ -11,8 +11,8 @@ Two hooks do the recording while the context is open:
 
 A cache entry (and so its guards) exists only after the bytecode hook returns:
 guards are read at the next compile (before an eviction or a reset can take
-the entry) and at exit, when guard files, ``full_code_for_<fn>.py`` and
-``__meta_for_<fn>.json`` are written. Graph files are written as torch
+the entry) and at exit, when ``full_code_for_<fn>.py`` (which holds them)
+and ``__meta_for_<fn>.json`` are written. Graph files are written as torch
 reports them (a backward graph Inductor compiles at the first ``backward()``
 comes late).
 
@@ -449,7 +449,7 @@ class Session:
     # -- guards and full code -----------------------------------------------------
     def flush(self, final: bool = False) -> None:
         """Read the guards of entries that exist by now and write each changed
-        function's guard files, ``full_code_for_<fn>.py`` and its meta file;
+        function's ``full_code_for_<fn>.py`` and its meta file;
         ``final`` also writes what no compile claimed."""
         with self._lock:
             self._take_compile_times()
@@ -461,9 +461,6 @@ class Session:
 
     def _write_function(self, fn: Function) -> None:
         self._read_guards(fn)
-        for entry in fn.entries:
-            if entry.guard is not None:
-                self.dir.write(entry.names(fn.name)["guard"] + ".py", self._guard_file(fn, entry))
         self.dir.write("full_code_for_%s.py" % fn.name, self._full_code(fn))
         self.dir.write("__meta_for_%s.json" % fn.name, self._meta(fn))
         fn.dirty = any(e.guard is None and e.guard_problem is None for e in fn.entries)
@@ -500,14 +497,6 @@ class Session:
                 except Exception as e:
                     entry.guard_problem = "%s: %s" % (type(e).__name__, e)
                     self._warn(_qualname(fn.code), entry.guard_problem, "the guards of ")
-
-    def _guard_file(self, fn: Function, entry: Entry) -> str:
-        from .guards import PRELUDE
-        return (fullcode.header("Guards of cache entry %d (compile %s) of" % (entry.index, entry.compile_id),
-                                fn.code)
-                + fullcode.comment("%s(L, G) is True when the entry may run: L holds the frame's "
-                                   "locals, G its globals." % entry.names(fn.name)["guard"])
-                + "\n" + PRELUDE + "\n\n" + entry.guard)
 
     def _full_code(self, fn: Function) -> str:
         from .guards import PRELUDE
@@ -565,7 +554,8 @@ class Session:
                 "index": e.index, "compile_id": e.compile_id,
                 "transformed_code": e.names(fn.name)["transformed"] + ".py",
                 "transformed_name": e.names(fn.name)["transformed"],
-                "guard": (e.names(fn.name)["guard"] + ".py") if e.guard is not None else None,
+                # the file that defines guard_name (None: guards unknown)
+                "guard": ("full_code_for_%s.py" % fn.name) if e.guard is not None else None,
                 "guard_name": e.names(fn.name)["guard"],
                 "guard_count": e.guard_count, "guard_lines": e.guard_lines,
                 "compile_seconds": e.compile_seconds,
@@ -676,8 +666,7 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
 
     For each function Dynamo compiles: ``full_code_for_<fn>.py`` (guards,
     transformed code, resume functions, original code and the dispatch between
-    them), ``__transformed_code_<k>_for_<fn>.py`` and ``__guard_<k>_for_<fn>.py``
-    per cache entry, and the graphs as ``<graph>.<kind>.py``. With
+    them), ``__transformed_code_<k>_for_<fn>.py`` per cache entry, and the graphs as ``<graph>.<kind>.py``. With
     ``clean_wild_fx_code=False`` graphs no compiled code claims are kept too;
     ``log_bytecode=True`` appends the bytecode listings.
 

@@ -418,11 +418,15 @@ class Session:
         if self._metrics is None:
             return
         read = self._metrics_read
-        for m in self._metrics():
-            # Each compile's figures are final when they appear, and the same 64
-            # are listed at every compile: each is read once.
+        fresh = []
+        # Each compile's figures are final when they appear, and the same 64 are
+        # listed at every compile, newest last: the new ones are those after the
+        # last one read.
+        for m in reversed(self._metrics()):
             if id(m) in read:
-                continue
+                break
+            fresh.append(m)
+        for m in reversed(fresh):
             read[id(m)] = m
             cid = getattr(m, "compile_id", None)
             entry = self._by_cid.get(cid) if isinstance(cid, str) else None

@@ -670,8 +670,9 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
 
     For each function Dynamo compiles: ``full_code_for_<fn>.py`` (guards,
     transformed code, resume functions, original code and the dispatch between
-    them), ``__transformed_code_<k>_for_<fn>.py`` per cache entry, and the graphs as ``<graph>.<kind>.py``. With
-    ``clean_wild_fx_code=False`` graphs no compiled code claims are kept too;
+    them), ``__transformed_code_<k>_for_<fn>.py`` per cache entry, and the
+    graphs as ``<graph>.<kind>.py``. With ``clean_wild_fx_code=False`` graphs
+    no compiled code claims are kept too;
     ``log_bytecode=True`` appends the bytecode listings.
 
     >>> import depyf, torch                                      # doctest: +SKIP

@@ -22,7 +22,7 @@ naming the function, and Dynamo goes on with its own code.
 Example::
 
     >>> import depyf, torch                                # doctest: +SKIP
-    >>> with depyf.prepare_debug("./dump"):
+    >>> with depyf.prepare_debug("./dump"):                # doctest: +SKIP
     ...     torch.compile(f)(x)
 """
 from __future__ import annotations
@@ -676,7 +676,7 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
     ``log_bytecode=True`` appends the bytecode listings.
 
     >>> import depyf, torch                                      # doctest: +SKIP
-    >>> with depyf.prepare_debug("./dump"):
+    >>> with depyf.prepare_debug("./dump"):                # doctest: +SKIP
     ...     torch.compile(lambda x: x.sin() + 1)(torch.ones(3))
     """
     try:

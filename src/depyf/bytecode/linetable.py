@@ -19,7 +19,6 @@ Example::
 """
 from __future__ import annotations
 
-import sys
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .errors import TruncatedError
@@ -267,9 +266,8 @@ def encode_host_line_table(ranges: Sequence[Tuple[int, int, Optional[int]]], fir
     >>> encode_line_table([(0, 2, 1), (2, 6, 2)], "locations", 1, 6)
     b'\\xe8\\x00\\xe9\\x02'
     """
-    from .versions import get_table
-    return encode_line_table(ranges, get_table(sys.version_info[:2]).linetable_format,
-                             firstlineno, code_len)
+    from .versions import host_table
+    return encode_line_table(ranges, host_table().linetable_format, firstlineno, code_len)
 
 
 def encode_line_table(ranges, fmt: str, firstlineno: int, code_len: int) -> bytes:

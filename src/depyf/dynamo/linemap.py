@@ -22,10 +22,10 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
-import sys
 import types
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ..bytecode.code import build_localsplus
 from ..bytecode.linetable import encode_host_line_table
 
 # One instruction: (start byte, end byte, comparison key, line or None).
@@ -102,11 +102,14 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
     [('STORE_NAME', 'x'), ('LOAD_CONST', 'None'), 'RETURN_VALUE']
     """
     names = names or {}
-    shapes, extended_arg = _host_shapes()
+    shapes, extended_arg, localsplus = _host_shapes()
     raw = code.co_code
     lines = _unit_lines(code)
-    values = {"const": code.co_consts, "name": code.co_names, "local": _locals(code),
-              "free": _cells(code)}
+    if localsplus:      # locals and cells both index the "localsplus" names
+        local = free = build_localsplus(code.co_varnames, code.co_cellvars, code.co_freevars)[0]
+    else:
+        local, free = code.co_varnames, code.co_cellvars + code.co_freevars
+    values = {"const": code.co_consts, "name": code.co_names, "local": local, "free": free}
     out: List[Span] = []
     start = i = ext = 0
     n = len(raw)
@@ -154,10 +157,11 @@ def _host_shapes():
     """Per opcode of this interpreter: (name, bytes with its caches, how its
     argument is read (what it indexes: one of ``_INDEXES``' values; _JUMP,
     _NO_ARG, _COMPARE, _SILENT; None for a plain number), the shift that drops
-    its flag bits); and EXTENDED_ARG's opcode."""
+    its flag bits); EXTENDED_ARG's opcode; whether local and cell arguments
+    index the "localsplus" names."""
     if not _HOST:
-        from ..bytecode.versions import SILENT_OPS, get_table
-        table = get_table(sys.version_info[:2])
+        from ..bytecode.versions import SILENT_OPS, host_table
+        table = host_table()
         shapes = [("<%d>" % op, 2, None, 0) for op in range(256)]
         for info in table.opcode_by_name.values():
             if info.name in SILENT_OPS:
@@ -173,20 +177,8 @@ def _host_shapes():
                 how, shift = _INDEXES.get(info.kind, (None, 0))
             name = _JUMP_NAMES.sub("", info.name) if how is _JUMP else info.name
             shapes[info.op] = (name, 2 + 2 * info.cache, how, shift)
-        _HOST[:] = [shapes, table.extended_arg]
+        _HOST[:] = [shapes, table.extended_arg, table.locals_are_localsplus]
     return _HOST
-
-
-def _locals(code: types.CodeType) -> tuple:
-    """What a local's argument indexes: 3.11+ the "localsplus" names."""
-    if sys.version_info < (3, 11):
-        return code.co_varnames
-    varnames = code.co_varnames
-    return varnames + tuple(c for c in code.co_cellvars if c not in varnames) + code.co_freevars
-
-
-def _cells(code: types.CodeType) -> tuple:
-    return _locals(code) if sys.version_info >= (3, 11) else code.co_cellvars + code.co_freevars
 
 
 def _unit_lines(code: types.CodeType) -> List[Optional[int]]:

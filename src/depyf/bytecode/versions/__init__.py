@@ -46,6 +46,7 @@ Example::
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from importlib import resources
 from typing import Dict, List, Optional, Tuple
@@ -164,6 +165,16 @@ def get_table(version) -> VersionTable:
         text = resources.files(__name__).joinpath("data", name).read_text("utf-8")
         table = _cache[version] = VersionTable(json.loads(text))
     return table
+
+
+def host_table() -> VersionTable:
+    """The table of the running interpreter, for code that reads live code
+    objects without asking which CPython it runs on.
+
+    >>> host_table().version == tuple(sys.version_info[:2])
+    True
+    """
+    return get_table(sys.version_info[:2])
 
 
 def version_from_magic(magic: int) -> Tuple[int, int]:

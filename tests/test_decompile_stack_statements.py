@@ -130,6 +130,18 @@ def test_values_waiting_across_an_if_statement():
     structured(asm.code(template, ["then", "else", 10, 20]), [(1, True), (2, False)])
 
 
+def test_value_used_twice_waits_across_a_statement_that_does_nothing():
+    # note(a) + 1 is copied (one value, used twice) and both copies wait while
+    # `[]` runs as a statement: the tuple returned holds it twice, noted once
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("LOAD_CONST", 0).binary("+")
+    _copy(asm, 1)
+    asm.op("BUILD_LIST", 0).op("POP_TOP")
+    asm.op("BUILD_TUPLE", 2).op("RETURN_VALUE")
+    source = structured(asm.code(template, [1]), [(1, 0), ("x", 0)])
+    assert source.count("note(") == 1, source
+
+
 def test_jump_over_unreachable_code_into_an_expression():
     # a resume function's prologue: a value pushed, a flag stored, then a jump
     # past the original code's start into the middle of an expression

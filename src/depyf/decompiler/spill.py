@@ -604,7 +604,7 @@ def _undisturbed(m, stmt, trees) -> bool:
         if _inert(tree):
             continue
         if type(tree) is not ast.Name or type(tree.ctx) is not ast.Load:
-            return False
+            return _does_nothing(stmt) and not _shared_value(stmt, trees)
         locals_read.append(tree.id)
     if m.copied and _shares_a_part(stmt):
         return False
@@ -616,6 +616,36 @@ def _undisturbed(m, stmt, trees) -> bool:
         return False
     eff = effects(stmt)
     return not eff.writes_all and not any(name in eff.writes for name in locals_read)
+
+
+def _does_nothing(stmt) -> bool:
+    """Running ``stmt`` neither runs code nor binds a name: no waiting value can
+    tell whether it was evaluated before or after (Dynamo's ``[]`` and
+    ``stack_3`` statements, the POP_TOPs of what it built: a third of its
+    plans found nothing to spill)."""
+    if isinstance(stmt, _Anything):
+        return False
+    eff = effects(stmt)
+    return not (eff.runs_code or eff.writes or eff.writes_all)
+
+
+def _shared_value(stmt, trees) -> bool:
+    """A value that :meth:`_Plan.choose_round` spills because it occurs twice in
+    ``stmt`` and ``trees`` whatever the statement does (a constant or a name
+    reads the same twice when nothing happens in between)."""
+    seen = set()
+    todo = [stmt, *trees]
+    while todo:
+        node = todo.pop()
+        key = id(node)
+        if key in seen:
+            if _seq(node) is not None and not isinstance(node, (ast.Constant, ast.Name)):
+                return True
+            continue
+        seen.add(key)
+        if type(node) not in _NO_TIMED_PARTS:
+            todo += _children(node)
+    return False
 
 
 def _fast_local(ctx, name: str) -> bool:

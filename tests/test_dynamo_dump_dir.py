@@ -97,6 +97,16 @@ def test_as_python_comments_out_what_does_not_compile():
     assert text == "# def f(: pass\n"
 
 
+def test_as_python_takes_generated_text_as_it_is_but_for_a_lambda_class_name():
+    # torch compiles and runs what it printed: only print_readable's class
+    # header for a module made from a lambda is no Python
+    text = as_python("class <lambda>(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+                     "title", generated=True)
+    assert text == "# title\nclass GraphModule(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+    compile(text, "t", "exec")
+    assert as_python("x = 1", generated=True) == as_python("x = 1") == "x = 1\n"
+
+
 def test_signature_and_dispatch_compile():
     def f(a, b=1, /, c=2, *args, d, e=3, **kw):
         pass

@@ -623,10 +623,25 @@ def _does_nothing(stmt) -> bool:
     tell whether it was evaluated before or after (Dynamo's ``[]`` and
     ``stack_3`` statements, the POP_TOPs of what it built: a third of its
     plans found nothing to spill)."""
-    if isinstance(stmt, _Anything):
-        return False
-    eff = effects(stmt)
-    return not (eff.runs_code or eff.writes or eff.writes_all)
+    # (:func:`effects`, stopping at the first effect: most statements asked
+    # here bind or call at their top)
+    kinds = _EFFECT_KINDS
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        kind = kinds.get(type(node))
+        if kind is None:
+            kind = _effect_kind(type(node))
+        if kind == _NAME:
+            if not isinstance(node.ctx, ast.Load):
+                return False
+        elif kind == _LAMBDA:
+            todo.append(node.args)
+        elif kind == _QUIET_PARTS:
+            todo += _children(node)
+        elif kind != _NOTHING:
+            return False
+    return True
 
 
 def _shared_value(stmt, trees) -> bool:

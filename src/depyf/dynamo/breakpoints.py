@@ -143,6 +143,11 @@ class Breakpoints:
         except Exception:       # a module that cannot be weakly referenced: no breakpoints in it
             pass
 
+    def printed(self, text: str) -> bool:
+        """A graph module's ``print_readable`` returned ``text`` (not yet written)."""
+        with self._lock:
+            return text in self._printed
+
     # -- transformed code (at compile time) -------------------------------------
     def transformed(self, code: types.CodeType, new_code: types.CodeType) -> Optional[types.CodeType]:
         """``new_code`` pointed at its dumped file, or None (keep Dynamo's)."""

@@ -376,7 +376,9 @@ class Session:
         if payload.startswith("class ") and "import torch" not in payload:
             # print_readable's GraphModule classes name torch.nn.Module: importable this way.
             payload = "import torch\n\n" + payload
-        self.dir.write(name, as_python(payload, title))
+        # Text torch printed of code it runs itself is not compiled to check it.
+        generated = event.kind == "inductor_output_code" or self.breakpoints.printed(event.payload)
+        self.dir.write(name, as_python(payload, title, generated))
         # the text torch printed ties the file to the graph module that runs it
         self._guarded(graph, self.breakpoints.graph_written, self.dir.file(name), kind,
                       event.payload, event.metadata)

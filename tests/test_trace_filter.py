@@ -101,3 +101,42 @@ def test_nested_captures_filter_until_the_last_leaves():
         finally:
             outer.uninstall()
         assert _holders() == []
+
+
+@pytest.mark.torch
+def test_graph_break_record_skips_torchs_own_traceback():
+    # Dynamo's graph-break payload is its report of the user's code plus
+    # traceback.format_exc() of its own frames, which depyf cuts off
+    # (user_part): while depyf alone listens, the traceback is not formatted.
+    import torch._inductor.compile_fx as holder
+    seen, formatted = [], []
+    user_stack_trace = 'Graph break in user code at f.py:3\nGraph Break Reason: x\n  File "f.py", line 3'
+
+    def format_exc():
+        formatted.append(1)
+        return "Traceback (most recent call last):\n  torch's frames"
+    meta = {"name": "dynamo_graph_break_reason", "encoding": "string"}
+    capture = TraceCapture(seen.append)
+    with only_torch_listens():
+        capture.install()
+        try:
+            holder.trace_structured("artifact", lambda: dict(meta),
+                                    payload_fn=lambda: f"{user_stack_trace}\n{format_exc()}")
+        finally:
+            capture.uninstall()
+    assert formatted == []
+    assert [(e.kind, e.payload.rstrip()) for e in seen] == [("graph_break", user_stack_trace)]
+    # beside another listener the record is whole, as torch builds it
+    from torch._logging._internal import trace_log
+    other = logging.Handler()
+    other.emit = lambda record: None
+    trace_log.addHandler(other)
+    try:
+        capture.install()
+        holder.trace_structured("artifact", lambda: dict(meta),
+                                payload_fn=lambda: f"{user_stack_trace}\n{format_exc()}")
+    finally:
+        capture.uninstall()
+        trace_log.removeHandler(other)
+    assert formatted == [1]
+    assert "torch's frames" in seen[-1].payload

@@ -19,6 +19,7 @@ Example::
 """
 from __future__ import annotations
 
+import itertools
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .errors import TruncatedError
@@ -283,15 +284,18 @@ def encode_line_table(ranges, fmt: str, firstlineno: int, code_len: int) -> byte
 
 
 def _runs(units: List[Optional[int]], longest: Optional[int] = None) -> Iterator[Tuple[Optional[int], int]]:
-    """(line, count) for each run of code units with one line, at most ``longest`` long."""
-    i = 0
-    while i < len(units):
-        line = units[i]
-        j = i + 1
-        while j < len(units) and units[j] == line and (longest is None or j - i < longest):
-            j += 1
-        yield line, j - i
-        i = j
+    """(line, count) for each run of code units with one line, at most ``longest`` long.
+
+    >>> list(_runs([1, 1, 1, None, 2], longest=2))
+    [(1, 2), (1, 1), (None, 1), (2, 1)]
+    """
+    for line, group in itertools.groupby(units):
+        n = len(list(group))
+        if longest is not None:
+            while n > longest:
+                yield line, longest
+                n -= longest
+        yield line, n
 
 
 def _encode_locations(units, firstlineno: int) -> bytes:

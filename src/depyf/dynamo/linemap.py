@@ -104,7 +104,10 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
     names = names or {}
     shapes, extended_arg, localsplus = _host_shapes()
     raw = code.co_code
-    lines = _unit_lines(code)
+    # (start, end, line) ranges in order: the scan only moves forward
+    ranges = [r for r in code.co_lines() if r[1] > r[0]]
+    ranges.append((len(raw), len(raw) + 2, None))
+    r = 0
     if localsplus:      # locals and cells both index the "localsplus" names
         local = free = build_localsplus(code.co_varnames, code.co_cellvars, code.co_freevars)[0]
     else:
@@ -140,7 +143,9 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
             value = values[how][arg >> shift]
             key = (name, names.get(value, value))
         end = i + size
-        out.append((start, end, key, lines[i >> 1]))
+        while ranges[r][1] <= i:
+            r += 1
+        out.append((start, end, key, ranges[r][2] if ranges[r][0] <= i else None))
         start = i = end
     return out
 
@@ -179,15 +184,6 @@ def _host_shapes():
             shapes[info.op] = (name, 2 + 2 * info.cache, how, shift)
         _HOST[:] = [shapes, table.extended_arg, table.locals_are_localsplus]
     return _HOST
-
-
-def _unit_lines(code: types.CodeType) -> List[Optional[int]]:
-    """The line of every 2-byte code unit (None where it has none)."""
-    out: List[Optional[int]] = [None] * (len(code.co_code) // 2)
-    for start, end, line in code.co_lines():
-        if end > start:
-            out[start >> 1:end >> 1] = [line] * ((end - start) >> 1)
-    return out
 
 
 # Which way a jump points depends on the block layout, not on what it does.

@@ -3,6 +3,8 @@ import os
 import re
 import threading
 
+import pytest
+
 from depyf.dynamo import fullcode
 from depyf.dynamo.dump import DumpDir, as_python, identifier
 
@@ -184,6 +186,16 @@ def test_cell_variables_stay_cells():
     f = namespace["f"]
     assert f.__code__.co_cellvars == ("a", "c")
     assert f.__doc__ == "doc" and f(1) == 2
+
+
+@pytest.mark.parametrize("body", ["c = a + 1", "r = a + 1; c = r", "bRc = c = a + 1", 'rb"x"; c = a + 1'])
+def test_cell_variables_stay_cells_without_a_docstring(body):
+    text = fullcode.keep_cells("def f(a):\n    %s\n    return c\n" % body, "f", ("a", "c"))
+    namespace = {}
+    exec(compile(text, "t", "exec"), namespace)
+    f = namespace["f"]
+    assert f.__code__.co_cellvars == ("a", "c")
+    assert f.__doc__ is None and f(1) == 2
 
 
 def test_meta_json_is_json_with_a_line_per_entry():

@@ -76,20 +76,36 @@ def keep_cells(text: str, name: str, cellvars) -> str:
     body may no longer show the nested function that made them cells: a
     nested function naming them, never called, makes them cells again.
     """
-    import ast
-    tree = ast.parse(text)
-    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
-    if fn is None or not fn.body:
-        return text
-    first = fn.body[0]
-    if (len(fn.body) > 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)):
-        first = fn.body[1]          # the docstring stays first
-    indent = " " * first.col_offset
     lines = text.splitlines(True)
-    lines.insert(first.lineno - 1, "%sdef __depyf_cells__():  # keeps %s in cells, as Dynamo's code does\n"
+    at = _first_body_line(lines, name)
+    if at is None:
+        import ast
+        tree = ast.parse(text)
+        fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+        if fn is None or not fn.body:
+            return text
+        first = fn.body[0]
+        if (len(fn.body) > 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)):
+            first = fn.body[1]          # the docstring stays first
+        at, indent = first.lineno - 1, " " * first.col_offset
+    else:
+        indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+    lines.insert(at, "%sdef __depyf_cells__():  # keeps %s in cells, as Dynamo's code does\n"
                  "%s    return (%s,)\n" % (indent, ", ".join(cellvars), indent, ", ".join(cellvars)))
     return "".join(lines)
+
+
+def _first_body_line(lines: List[str], name: str) -> Optional[int]:
+    """Where the body of ``def name`` starts in the decompiler's compact text
+    (its header is one line): 1, or None when that is not plain to see (a
+    docstring may open the body) and the text must be parsed."""
+    if len(lines) < 2 or not lines[0].startswith("def %s(" % name) or not lines[0].endswith(":\n"):
+        return None
+    body = lines[1].lstrip()
+    if not body or body[0] in "\"'" or (body[:1] in "rRbBuUfF" and body[1:2] in ("'", '"', "r", "R", "b", "B")):
+        return None
+    return 1
 
 
 def enclose(text: str, name: str, freevars) -> str:

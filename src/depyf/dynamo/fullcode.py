@@ -23,9 +23,8 @@ def decompile_as(code: types.CodeType, name: str) -> str:
     """Decompiled ``code`` as a ``def`` called ``name`` (compact layout: Dynamo's
     line numbers jump around, so the line-faithful layout would only add gaps)."""
     from .. import decompile
-    renamed = code.replace(co_name=name)
-    if hasattr(code, "co_qualname"):
-        renamed = renamed.replace(co_qualname=name)
+    renamed = code.replace(co_name=name, co_qualname=name) if hasattr(code, "co_qualname") \
+        else code.replace(co_name=name)
     # The enclosing scope is built here (cells included), not by the decompiler.
     text = decompile(renamed, layout="compact", enclose=False)
     if code.co_cellvars:

@@ -21,7 +21,7 @@ The dumps go where users put them, a folder in the current directory
 (``--dump-root`` for another place), removed at the end. What creating a
 file costs there is printed with the table: on a virtual machine's disk it
 ranged from 30 to 370 us a file between folders of one file system (an
-ext4 under /tmp with much churn), and a round of dumps creates ~100 files.
+ext4 under /tmp with much churn), and a round of dumps creates ~90 files.
 
 Every run starts after a full garbage collection (untimed). Of torch's own
 time, about a third is ``profile_guard_manager``, which flushes the CPU

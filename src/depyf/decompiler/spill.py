@@ -476,13 +476,19 @@ def _shares_a_part(stmt) -> bool:
     statements use their temporaries more than once: ``stack_7[0:] =
     [stack_7[1], stack_7[0]]``). (It asks this of every ``if`` test: a loop,
     not recursion.)"""
+    return _repeated([stmt], _inert)
+
+
+def _repeated(roots: list, alike) -> bool:
+    """Some node with an evaluation time occurs twice in ``roots``, apart from
+    those for which ``alike(node)`` (their copies read the same)."""
     seen = set()
-    todo = [stmt]
+    todo = roots
     while todo:
         node = todo.pop()
         key = id(node)
         if key in seen:
-            if _seq(node) is not None and not _inert(node):
+            if _seq(node) is not None and not alike(node):
                 return True
             continue
         seen.add(key)
@@ -648,19 +654,11 @@ def _shared_value(stmt, trees) -> bool:
     """A value that :meth:`_Plan.choose_round` spills because it occurs twice in
     ``stmt`` and ``trees`` whatever the statement does (a constant or a name
     reads the same twice when nothing happens in between)."""
-    seen = set()
-    todo = [stmt, *trees]
-    while todo:
-        node = todo.pop()
-        key = id(node)
-        if key in seen:
-            if _seq(node) is not None and not isinstance(node, (ast.Constant, ast.Name)):
-                return True
-            continue
-        seen.add(key)
-        if type(node) not in _NO_TIMED_PARTS:
-            todo += _children(node)
-    return False
+    return _repeated([stmt, *trees], _constant_or_name)
+
+
+def _constant_or_name(node) -> bool:
+    return isinstance(node, (ast.Constant, ast.Name))
 
 
 def _fast_local(ctx, name: str) -> bool:

@@ -483,7 +483,7 @@ def _repeated(roots: list, alike) -> bool:
     """Some node with an evaluation time occurs twice in ``roots``, apart from
     those for which ``alike(node)`` (their copies read the same)."""
     seen = set()
-    todo = roots
+    todo = list(roots)
     while todo:
         node = todo.pop()
         key = id(node)

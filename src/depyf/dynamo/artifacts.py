@@ -10,7 +10,7 @@ AOT and Inductor graphs are made inside the backend).
 Example::
 
     >>> cap = TraceCapture(print)        # doctest: +SKIP
-    >>> cap.install(); ...; cap.uninstall()
+    >>> cap.install(); ...; cap.uninstall()      # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -72,19 +72,29 @@ def event_of(record) -> Optional[Event]:
                  metadata=meta.get(name) if isinstance(meta.get(name), dict) else {})
 
 
-def wanted(name: str, metadata_fn) -> bool:
-    """Whether a ``trace_structured(name, metadata_fn, ...)`` call makes an
-    event :func:`event_of` keeps (an ``artifact``'s name is in its metadata,
-    which torch builds with a cheap lambda)."""
+#: the kind of a record whose metadata could not be built: kept, so that torch
+#: meets its own error as it would have
+UNKNOWN = "<unknown>"
+
+
+def kept_kind(name: str, metadata_fn) -> Optional[str]:
+    """The kind of the event :func:`event_of` keeps of a
+    ``trace_structured(name, metadata_fn, ...)`` call (:data:`UNKNOWN` when
+    ``metadata_fn`` raises), or None when it keeps none (an ``artifact``'s
+    name is in its metadata, which torch builds with a cheap lambda).
+
+    >>> kept_kind("artifact", lambda: {"name": "recompile_reasons"}), kept_kind("chromium_event", dict)
+    ('recompile', None)
+    """
     if name in GRAPH_EVENTS:
-        return True
+        return GRAPH_EVENTS[name]
     if name != "artifact":
-        return False
+        return None
     try:
         meta = metadata_fn()
     except Exception:
-        return True             # let torch meet its own error as it would have
-    return isinstance(meta, dict) and meta.get("name") in ARTIFACTS
+        return UNKNOWN
+    return ARTIFACTS.get(meta.get("name")) if isinstance(meta, dict) else None
 
 
 class TraceFilter:
@@ -187,22 +197,16 @@ def _make_filter(original, users: List[logging.Handler]):
     def trace_structured(name, metadata_fn=dict, **kwargs):
         if not users or any(h not in users for h in trace_log.handlers):
             return original(name, metadata_fn, **kwargs)
-        if not wanted(name, metadata_fn):
+        kind = kept_kind(name, metadata_fn)
+        if kind is None:
             return None
-        if name == "artifact" and "payload_fn" in kwargs and _is_graph_break(metadata_fn):
+        if kind == "graph_break" and "payload_fn" in kwargs:
             kwargs["payload_fn"] = _user_part_only(kwargs["payload_fn"])
         return original(name, metadata_fn, **kwargs)
     trace_structured._depyf_filter = True
     trace_structured.__wrapped__ = original
     trace_structured.__doc__ = original.__doc__
     return trace_structured
-
-
-def _is_graph_break(metadata_fn) -> bool:
-    try:
-        return ARTIFACTS.get(metadata_fn().get("name")) == "graph_break"
-    except Exception:
-        return False
 
 
 def _user_part_only(payload_fn):

@@ -56,14 +56,9 @@ def event_of(record) -> Optional[Event]:
     if not isinstance(meta, dict) or not meta:
         return None
     name = next(iter(meta))
-    kind = GRAPH_EVENTS.get(name)
+    kind = kept_kind(name, lambda: meta[name])     # (a key of meta: never UNKNOWN)
     if kind is None:
-        if name != "artifact":
-            return None
-        inner = meta.get(name) or {}
-        kind = ARTIFACTS.get(inner.get("name"))
-        if kind is None:
-            return None
+        return None
     frame, compile_ = meta.get("frame_id"), meta.get("frame_compile_id")
     cid = None if frame is None or compile_ is None else "%s/%s" % (frame, compile_)
     payload = getattr(record, "payload", None)

@@ -30,7 +30,7 @@ cold each time (1.5-2x its time in a warm loop).
 
 Run from the project root with a torch installed::
 
-    PYTHONPATH=src python bench/prepare_debug_overhead.py [--repeat 3] [--programs toy_example,mlp_train]
+    PYTHONPATH=src python bench/prepare_debug_overhead.py [--repeat 3] [--programs toy_example,mlp_train] [--faithful]
 
 Inductor programs are left out unless named: their time is gcc's, and the FX
 graph cache would make every round after the first a warm one.
@@ -66,6 +66,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--programs", default=",".join(default))
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
+    parser.add_argument("--faithful", action="store_true",
+                        help="dump the faithful form of Dynamo's code (prepare_debug(faithful=True))")
     parser.add_argument("--dump-root", default=os.curdir,
                         help="where the dumps go (a fresh folder inside it, removed at the end)")
     args = parser.parse_args(argv)
@@ -100,7 +102,7 @@ def main(argv=None) -> int:
             # Each round starts as cold for depyf's own caches as a fresh process would.
             from depyf.dynamo import guard_text
             guard_text.clear_caches()
-            with depyf.prepare_debug(dump) as session:
+            with depyf.prepare_debug(dump, faithful=args.faithful) as session:
                 program(backend)
             own = session.own_seconds
         return CLOCK() - start, own
@@ -132,9 +134,9 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-    print("torch %s, Python %d.%d, best of %d cold compiles, %s seconds"
+    print("torch %s, Python %d.%d, best of %d cold compiles, %s seconds, %s form of Dynamo's code"
           % (torch.__version__, sys.version_info[0], sys.version_info[1], args.repeat,
-             "CPU" if CLOCK is time.process_time else "wall"))
+             "CPU" if CLOCK is time.process_time else "wall", "faithful" if args.faithful else "readable"))
     print("dumps in %s: creating a file there costs %.0f us of CPU"
           % (os.path.abspath(args.dump_root), create_us))
     print("%-16s %8s %8s %14s %7s %11s %10s %7s" % ("program", "plain", "trace", "prepare_debug",

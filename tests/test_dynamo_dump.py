@@ -286,8 +286,8 @@ UNCOMPILABLE = '''
 import sys, warnings, torch, depyf
 from depyf.dynamo import fullcode
 real = fullcode.decompile_as
-def broken(code, name):
-    text = real(code, name)
+def broken(code, name, readable=None):
+    text = real(code, name, readable)
     # the transformed code only: a constant printed as a repr that is no source
     return text.replace("return", "return <object at 0x1> or", 1) if "transformed" in name else text
 fullcode.decompile_as = broken

@@ -32,21 +32,29 @@ def _model():
     return SmallModel()
 
 
+def compile_and_dump(dump_dir: str, backend: Optional[str] = None, **options) -> None:
+    """The demo's work: the toy example and the small model compiled and run
+    under ``prepare_debug(dump_dir, **options)``."""
+    import torch
+    import depyf
+    torch.manual_seed(0)
+    compile_options = {"backend": backend} if backend else {}
+    toy = torch.compile(toy_example, **compile_options)
+    model = torch.compile(_model(), **compile_options)
+    with depyf.prepare_debug(dump_dir, **options):
+        for _ in range(10):
+            toy(torch.randn(10), torch.randn(10))
+        model(torch.randn(4, 8))
+
+
 def run(dump_dir: str, backend: Optional[str] = None, out=sys.stdout) -> int:
     try:
-        import torch
+        import torch  # noqa: F401
     except ImportError:
         print("depyf demo needs torch: pip install torch==2.13.0 (CPU build)", file=sys.stderr)
         return 1
     import depyf
-    torch.manual_seed(0)
-    options = {"backend": backend} if backend else {}
-    toy = torch.compile(toy_example, **options)
-    model = torch.compile(_model(), **options)
-    with depyf.prepare_debug(dump_dir):
-        for _ in range(10):
-            toy(torch.randn(10), torch.randn(10))
-        model(torch.randn(4, 8))
+    compile_and_dump(dump_dir, backend)
     report = None
     try:
         from .dynamo.report import write_report

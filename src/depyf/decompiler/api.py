@@ -20,7 +20,7 @@ class DecompilationError(Exception):
     """The input is not valid bytecode (a corrupt .pyc, a malformed code object)."""
 
 
-def decompile(obj, layout: str = "lines", enclose: bool = True) -> str:
+def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) -> str:
     """Python source for ``obj``: a function, method, lambda, code object,
     :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file.
 
@@ -30,13 +30,19 @@ def decompile(obj, layout: str = "lines", enclose: bool = True) -> str:
     rebuilt ones so that it recompiles to the same code; ``enclose=False``
     gives the bare ``def`` for callers that supply those scopes themselves.
 
+    ``readable`` (True, or a :class:`~depyf.decompiler.readable.Readable`
+    with what is known of the names) rewrites a function's body from the
+    faithful form, every instruction shown, into the few lines a person
+    would write, under the contract of :mod:`depyf.decompiler.readable`:
+    for code no source produced (Dynamo's transformed code).
+
     >>> def f(x):
     ...     return x + 1
     >>> print(decompile(f).strip())     # doctest: +SKIP
     def f(x):
         return x + 1
     """
-    return decompile_report(obj, layout, enclose).source
+    return decompile_report(obj, layout, enclose, readable).source
 
 
 @dataclass
@@ -53,7 +59,7 @@ class Decompiled:
     stubs: List[Tuple[str, str]] = field(default_factory=list)
 
 
-def decompile_report(obj, layout: str = "lines", enclose: bool = True) -> Decompiled:
+def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=False) -> Decompiled:
     """Like :func:`decompile`, with counts of fallbacks and stubs.
 
     >>> r = decompile_report(lambda x: x + 1)        # doctest: +SKIP
@@ -70,6 +76,8 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True) -> Decomp
             tree = decompile_tree(record, kind, log, live=obj, enclose=enclose)
         except BytecodeError as e:
             raise DecompilationError(str(e)) from e
+        if readable and kind == "function" and not (log.fallbacks or log.stubs):
+            readable_form(tree, record, readable)
         source = render_module(tree, record.version, layout)
         # Freed here, the tree's nodes are not young objects for the collection
         # the restored threshold starts at once.
@@ -110,6 +118,21 @@ def rare_gc():
             _gc_depth -= 1
             if _gc_depth == 0:
                 gc.set_threshold(*_gc_saved)
+
+
+def readable_form(tree: ast.Module, record: CodeRecord, readable) -> None:
+    """Rewrite the ``def`` of ``record`` in ``tree`` into its readable form."""
+    from .readable import Readable, make_readable
+    from .readable.scope import DYNAMO_TEMPORARY
+    hints = readable if isinstance(readable, Readable) else Readable()
+    own = tuple(record.varnames) + tuple(record.cellvars) + tuple(record.freevars)
+    keep = hints.keep if hints.keep is not None else [n for n in own if not DYNAMO_TEMPORARY.match(n)]
+    hints = Readable(keep=frozenset(keep) | frozenset(record.cellvars) | frozenset(record.freevars),
+                     callees=hints.callees)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == record.name:
+            make_readable(node, hints)
+            return
 
 
 def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None,

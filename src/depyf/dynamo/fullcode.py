@@ -19,14 +19,16 @@ _IMPORT_GLOBAL = re.compile(r"^__import_(\w+)$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
-def decompile_as(code: types.CodeType, name: str) -> str:
+def decompile_as(code: types.CodeType, name: str, readable=None) -> str:
     """Decompiled ``code`` as a ``def`` called ``name`` (compact layout: Dynamo's
-    line numbers jump around, so the line-faithful layout would only add gaps)."""
+    line numbers jump around, so the line-faithful layout would only add gaps);
+    ``readable`` (a :class:`~depyf.decompiler.readable.Readable`) asks for the
+    readable form of code Dynamo made, None for the faithful one."""
     from .. import decompile
     renamed = code.replace(co_name=name, co_qualname=name) if hasattr(code, "co_qualname") \
         else code.replace(co_name=name)
     # The enclosing scope is built here (cells included), not by the decompiler.
-    text = decompile(renamed, layout="compact", enclose=False)
+    text = decompile(renamed, layout="compact", enclose=False, readable=readable or False)
     if code.co_cellvars:
         text = keep_cells(text, name, code.co_cellvars)
     return enclose(text, name, code.co_freevars) if code.co_freevars else text
@@ -57,6 +59,14 @@ def shape_key(code: types.CodeType) -> Optional[bytes]:
         return marshal.dumps(code.replace(co_names=names))
     except ValueError:
         return None
+
+
+def hints_key(readable) -> tuple:
+    """What of readable hints the text depends on, for telling cached texts apart."""
+    keep = tuple(sorted(readable.keep)) if readable.keep is not None else None
+    # a resume function's number differs from compile to compile; its offset does not
+    callees = tuple(sorted(((RESUME.sub(r"\1", n)), tuple(p)) for n, p in readable.callees.items()))
+    return keep, callees
 
 
 def renamed_text(text: str, old: types.CodeType, old_name: str, new: types.CodeType, new_name: str) -> str:
@@ -247,13 +257,28 @@ def bytecode_listing(code: types.CodeType) -> str:
     return comment(dis.Bytecode(code).dis())
 
 
-def safe_decompile(code: types.CodeType, name: str, check: bool = True) -> Tuple[str, Optional[str]]:
+def readable_hints(original: Optional[types.CodeType], resume: Dict[str, types.CodeType]):
+    """What the readable form of code Dynamo made from ``original`` may know:
+    the original's own variables (kept as they are) and the parameters of the
+    resume functions it calls (which name the values passed to them).
+    ``original`` None: the code's own names but Dynamo's temporaries."""
+    from ..decompiler.readable import Readable
+    keep = None if original is None else (
+        original.co_varnames + original.co_cellvars + original.co_freevars)
+    callees = {name: rcode.co_varnames[:rcode.co_argcount + rcode.co_kwonlyargcount]
+               for name, rcode in resume.items()}
+    return Readable(keep=keep, callees=callees)
+
+
+def safe_decompile(code: types.CodeType, name: str, check: bool = True,
+                   readable=None) -> Tuple[str, Optional[str]]:
     """(source, problem): decompiled ``code``; problem says why the text holds a
     failure stub or why decompiling raised (then the source is a stand-in).
     ``check=False`` leaves compiling the text to the caller (who compiles the
-    file it goes into anyway), and :func:`uncompilable` to call if it fails."""
+    file it goes into anyway), and :func:`uncompilable` to call if it fails.
+    ``readable``: see :func:`decompile_as`."""
     try:
-        text = decompile_as(code, name)
+        text = decompile_as(code, name, readable)
     except Exception as e:      # the dump goes on with a stand-in for this one function
         problem = "%s: %s" % (type(e).__name__, e)
         params, _ = signature(code)

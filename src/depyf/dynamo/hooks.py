@@ -92,10 +92,13 @@ class Function:
 class Session:
     """The state of one ``prepare_debug`` context."""
 
-    def __init__(self, path: str, clean_wild_fx_code: bool = True, log_bytecode: bool = False):
+    def __init__(self, path: str, clean_wild_fx_code: bool = True, log_bytecode: bool = False,
+                 faithful: bool = False):
         self.dir = DumpDir(_rank_dir(path))
         self.clean_wild_fx_code = clean_wild_fx_code
         self.log_bytecode = log_bytecode
+        #: show Dynamo's code instruction by instruction, not in its readable form
+        self.faithful = faithful
         self.functions: Dict[int, Function] = {}          # id(code) -> Function
         self._seen_keys: Dict[str, int] = {}               # per-process ordinal of equal keys
         self._by_cid: Dict[str, Entry] = {}
@@ -207,7 +210,9 @@ class Session:
             entry.resume = self._resume_functions(code, new_code)
             entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")]
             names = entry.names(fn.name)
-            text, entry.problem = self._transformed_source(new_code, names["transformed"])
+            text, entry.problem = self._transformed_source(
+                new_code, names["transformed"], None if self.faithful else fullcode.readable_hints(
+                    code, entry.resume))
             entry.transformed = fullcode.rename(text, entry.graphs)
             if entry.problem:
                 self._warn(_qualname(code), entry.problem, "the transformed code of ")
@@ -225,16 +230,19 @@ class Session:
                 if other.dirty:
                     self._guarded(_qualname(other.code), self._read_guards, other, render=False)
 
-    def _transformed_source(self, new_code: types.CodeType, name: str):
-        """(text, problem): ``new_code`` decompiled as ``def name``, once per
-        shape (fullcode.shape_key): compiled with the file it goes into
+    def _transformed_source(self, new_code: types.CodeType, name: str, readable=None):
+        """(text, problem): ``new_code`` decompiled as ``def name`` (in its
+        readable form with ``readable``'s hints), once per shape
+        (fullcode.shape_key) and hints: compiled with the file it goes into
         (_write_transformed), not here."""
         shape = fullcode.shape_key(new_code)
+        if shape is not None and readable is not None:
+            shape = (shape, fullcode.hints_key(readable))
         seen = self._shapes.get(shape) if shape is not None else None
         if seen is not None:
             code, old_name, text, problem = seen
             return fullcode.renamed_text(text, code, old_name, new_code, name), problem
-        text, problem = fullcode.safe_decompile(new_code, name, check=False)
+        text, problem = fullcode.safe_decompile(new_code, name, check=False, readable=readable)
         if shape is not None:
             self._shapes[shape] = (new_code, name, text, problem)
         return text, problem
@@ -441,16 +449,21 @@ class Session:
                 entry.compile_seconds = float(seconds)
                 fn.dirty = True
 
-    def _source(self, code: types.CodeType, name: str):
+    def _source(self, code: types.CodeType, name: str, generated: bool = False):
         """Decompiled ``code`` as ``def name``: each code object is decompiled
         once (full code files are rewritten as guards arrive, and a resume
-        function shows both in its parent's file and in its own)."""
+        function shows both in its parent's file and in its own). Code Dynamo
+        ``generated`` (a resume function) comes in its readable form unless
+        the session is faithful."""
         key = id(code)
         cached = self._sources.get(key)
         if cached is None or cached[0] is not code:
-            text, problem = fullcode.safe_decompile(code, _PLACEHOLDER)
+            readable = fullcode.readable_hints(None, {}) if generated and not self.faithful else None
+            text, problem = fullcode.safe_decompile(code, _PLACEHOLDER, readable=readable)
             cached = self._sources[key] = (code, text, problem)
-        return fullcode.rename(cached[1], {_PLACEHOLDER: name}), cached[2]
+        # (enclose() names the maker of a closure after the function)
+        return fullcode.rename(cached[1], {_PLACEHOLDER: name, "__closure_of_" + _PLACEHOLDER:
+                                           "__closure_of_" + name}), cached[2]
 
     # -- guards and full code -----------------------------------------------------
     def flush(self, final: bool = False) -> None:
@@ -534,7 +547,7 @@ class Session:
                 if gname in resume_done:
                     continue
                 resume_done.add(gname)
-                text, problem = self._source(rcode, gname)
+                text, problem = self._source(rcode, gname, generated=True)
                 out.append("\n# Resume function %s: %s, which Dynamo compiles in its turn\n%s"
                            % (gname, rcode.co_name, text))
             dispatch.insert(0, (names["guard"], names["transformed"]))
@@ -667,7 +680,8 @@ def _natural(name: str):
 
 
 @contextlib.contextmanager
-def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: bool = False):
+def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: bool = False,
+                  faithful: bool = False):
     """Dump what torch.compile does inside the ``with`` block into ``dump_src_dir``.
 
     For each function Dynamo compiles: ``full_code_for_<fn>.py`` (guards,
@@ -675,7 +689,10 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
     them), ``__transformed_code_<k>_for_<fn>.py`` per cache entry, and the
     graphs as ``<graph>.<kind>.py``. With ``clean_wild_fx_code=False`` graphs
     no compiled code claims are kept too;
-    ``log_bytecode=True`` appends the bytecode listings.
+    ``log_bytecode=True`` appends the bytecode listings. Dynamo's code is
+    shown in its readable form (the few lines a person would write, see
+    :mod:`depyf.decompiler.readable` for what may differ); ``faithful=True``
+    shows it instruction by instruction instead.
 
     >>> import depyf, torch                                      # doctest: +SKIP
     >>> with depyf.prepare_debug("./dump"):                # doctest: +SKIP
@@ -687,7 +704,7 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
         raise ImportError("depyf.prepare_debug needs torch (pip install torch)") from e
     session = None
     try:
-        session = Session(str(dump_src_dir), clean_wild_fx_code, log_bytecode)
+        session = Session(str(dump_src_dir), clean_wild_fx_code, log_bytecode, faithful)
         session.start()
     except Exception as e:      # an unusable dump dir or torch: say so, run the program anyway
         warnings.warn("depyf: prepare_debug could not start: %s: %s (nothing is dumped)"

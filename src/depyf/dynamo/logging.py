@@ -86,7 +86,8 @@ def _log_sources(code, new_code):
         log = _bytecode_logger()
         if log.isEnabledFor(logging.DEBUG):
             log.debug(_record("DECOMPILED ORIGINAL SOURCE", code, code, _name(code)))
-            log.debug(_record("DECOMPILED MODIFIED SOURCE", code, new_code, _transformed_name(code)))
+            log.debug(_record("DECOMPILED MODIFIED SOURCE", code, new_code, _transformed_name(code),
+                              readable=True))
     except Exception:       # a log line is never worth a failed compile
         pass
     return None
@@ -102,8 +103,9 @@ def _transformed_name(code) -> str:
     return "__transformed_code_for_%s" % _name(code)
 
 
-def _record(prefix: str, code, shown, name: str) -> str:
-    """Like torch's own records: ``PREFIX name file line N`` and the text."""
-    from .fullcode import safe_decompile
-    text, _problem = safe_decompile(shown, name)
+def _record(prefix: str, code, shown, name: str, readable: bool = False) -> str:
+    """Like torch's own records: ``PREFIX name file line N`` and the text
+    (of code Dynamo made, ``readable``, its readable form)."""
+    from .fullcode import readable_hints, safe_decompile
+    text, _problem = safe_decompile(shown, name, readable=readable_hints(code, {}) if readable else None)
     return "%s %s %s line %d \n%s" % (prefix, code.co_name, code.co_filename, code.co_firstlineno, text)

@@ -1,0 +1,100 @@
+"""The shape of statements: their own expressions, their bodies, and
+replacing one node by another.
+
+Example::
+
+    >>> import ast
+    >>> stmt = ast.parse("if t:\\n    g(t)").body[0]
+    >>> [type(p).__name__ for p in header(stmt)], len(bodies(stmt))
+    (['Name'], 1)
+"""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List
+
+from .scope import SCOPES
+
+#: compound statements whose bodies the passes may move values into or out of
+BRANCHES = (ast.If,)
+
+
+def header(stmt: ast.stmt) -> List[ast.AST]:
+    """The parts of ``stmt`` evaluated by the statement itself, not by the
+    statements of its bodies."""
+    kind = type(stmt)
+    if kind is ast.Assign or kind is ast.Expr or kind is ast.Return or kind is ast.Delete:
+        return [stmt]
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.target, stmt.iter]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return list(stmt.items)
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return list(stmt.decorator_list) + list(stmt.args.defaults) + [
+            d for d in stmt.args.kw_defaults if d is not None]
+    if isinstance(stmt, ast.ClassDef):
+        return list(stmt.decorator_list) + list(stmt.bases) + list(stmt.keywords)
+    if hasattr(stmt, "handlers"):
+        return [h.type for h in stmt.handlers if h.type is not None]
+    if hasattr(stmt, "cases"):
+        return [stmt.subject] + [c for case in stmt.cases for c in (case.pattern, case.guard) if c]
+    return [stmt]
+
+
+#: statements with no body of their own
+SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Delete, ast.Return, ast.Raise,
+          ast.Assert, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Import,
+          ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def bodies(stmt: ast.stmt) -> List[List[ast.stmt]]:
+    """The statement lists inside ``stmt`` (none for a simple statement or a nested scope)."""
+    if isinstance(stmt, SIMPLE):
+        return []
+    if type(stmt) is ast.If:
+        return [stmt.body, stmt.orelse] if stmt.orelse else [stmt.body]
+    out = [getattr(stmt, f) for f in ("body", "orelse", "finalbody") if getattr(stmt, f, None)]
+    out += [h.body for h in getattr(stmt, "handlers", None) or []]
+    out += [c.body for c in getattr(stmt, "cases", None) or []]
+    return out
+
+
+def expression_nodes(root: ast.AST) -> Iterator[ast.AST]:
+    """``root`` and the nodes under it, not entering nested scopes' bodies."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, SCOPES) and node is not root:
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def replace_node(root: ast.AST, old: ast.AST, new: ast.AST) -> bool:
+    """Put ``new`` where ``old`` (by identity) is under ``root``; True if found."""
+    for node in expression_nodes(root):
+        for field, value in ast.iter_fields(node):
+            if value is old:
+                setattr(node, field, new)
+                return True
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if item is old:
+                        value[i] = new
+                        return True
+    return False
+
+
+def falls_through(block: List[ast.stmt]) -> bool:
+    """Can control leave ``block`` at its end? (False when it ends in
+    ``return``/``raise``, or an ``if`` whose every branch does.)"""
+    if not block:
+        return True
+    last = block[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return False
+    if isinstance(last, ast.If):
+        return falls_through(last.body) or falls_through(last.orelse)
+    return True

@@ -1,0 +1,237 @@
+"""Passes that take away what does nothing a reader could see.
+
+Each takes the :class:`~.facts.Facts` of one function, edits its body
+through them and returns whether it changed anything.
+"""
+from __future__ import annotations
+
+import ast
+from typing import List
+
+from .effects import PURE, kind_of, writes_of
+from .facts import Facts
+from .scope import DYNAMO_GLOBAL
+
+
+def drop_temporary_deletes(facts: Facts) -> bool:
+    """``del`` of a temporary goes: only when the object is released changes.
+
+    Before::                        After::
+
+        tmp_2 = enter()                 tmp_2 = enter()
+        exit(tmp_2)                     exit(tmp_2)
+        del tmp_2
+
+    Refused when the name is read after the ``del`` (the read would raise),
+    when the ``del`` sits in a loop, or when no store before it surely ran.
+    """
+    changed = False
+    written = {}
+    for stmt in facts.statements():
+        if not isinstance(stmt, ast.Delete):
+            continue
+        keep = [t for t in stmt.targets if not (
+            isinstance(t, ast.Name) and facts.scope.is_temporary(t.id)
+            and _surely_bound(facts, t.id, stmt, written)
+            and not any(facts.order(facts.statement_of(n)) > facts.order(stmt) for n in facts.loads(t.id)))]
+        if len(keep) == len(stmt.targets):
+            continue
+        changed = True
+        if keep:
+            facts.swap(stmt, ast.Delete(targets=keep, lineno=getattr(stmt, "lineno", 1)))
+        else:
+            facts.remove(stmt)
+    return changed
+
+
+def _surely_bound(facts: Facts, name: str, stmt: ast.stmt, written: dict) -> bool:
+    """Did a store of ``name`` run before ``stmt`` on every path (a store
+    earlier in its block or in a block around it), with no loop around it?
+    ``written`` caches what each statement surely stores."""
+    site = facts.site(stmt)
+    while True:
+        if isinstance(site.owner, (ast.For, ast.AsyncFor, ast.While)):
+            return False
+        for earlier in site.block[:site.index]:
+            names = written.get(id(earlier))
+            if names is None:
+                names = written[id(earlier)] = {n for s in facts.statement_steps(earlier)
+                                                if not s.lazy for n in s.writes}
+            if name in names:
+                return True
+        if site.owner is None:
+            return False
+        site = facts.site(site.owner)
+
+
+def drop_unused_walrus(facts: Facts) -> bool:
+    """``(t := value)`` where nobody reads ``t`` becomes ``value``.
+
+    Before::                                   After::
+
+        (tmp_1 := utils.enter)()                   utils.enter()
+    """
+    scope = facts.scope
+    found = [(facts.statement_of(store), store) for name in list(scope.temporaries)
+             if scope.stores[name] and not scope.loads[name] and not scope.deletes[name]
+             for store in facts.stores(name)]
+    changed = False
+    for stmt, store in found:
+        walrus = facts.binding(store.id)
+        if isinstance(walrus, ast.NamedExpr):
+            facts.replace(stmt, walrus, walrus.value)
+            changed = True
+    return changed
+
+
+def drop_dead_stores(facts: Facts) -> bool:
+    """A store to a temporary nobody reads goes; its value stays as a
+    statement if evaluating it may do anything.
+
+    Before::                        After::
+
+        stack_8 = [[*[]]]
+        stack_3 = f(x)                  f(x)
+    """
+    scope = facts.scope
+    changed = False
+    for stmt in facts.statements():
+        if not isinstance(stmt, ast.Assign):
+            continue
+        targets = [t for t in stmt.targets if not (
+            isinstance(t, ast.Name) and scope.is_temporary(t.id)
+            and not scope.loads[t.id] and not scope.deletes[t.id])]
+        if len(targets) == len(stmt.targets):
+            continue
+        changed = True
+        line = getattr(stmt, "lineno", 1)
+        if targets:
+            facts.swap(stmt, ast.Assign(targets=targets, value=stmt.value, lineno=line))
+        elif _does_nothing(facts, stmt.value):
+            facts.remove(stmt)
+        else:
+            facts.swap(stmt, ast.Expr(value=stmt.value, lineno=line))
+    return changed
+
+
+def _does_nothing(facts: Facts, node: ast.expr) -> bool:
+    """Pure, and surely evaluates: no name that might be unbound (only
+    parameters never deleted, and Dynamo's globals) and no item read."""
+    steps = facts.steps.expression(node)
+    if kind_of(steps) != PURE or writes_of(steps):
+        return False
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            if not ((n.id in facts.scope.params and not facts.scope.deletes[n.id])
+                    or (facts.scope.kind_of(n.id) == "global" and DYNAMO_GLOBAL.match(n.id))):
+                return False
+        elif isinstance(n, (ast.Subscript, ast.Attribute, ast.Lambda)):
+            return False
+    return True
+
+
+def drop_no_op_statements(facts: Facts) -> bool:
+    """Expression statements that evaluate nothing that can act or fail go,
+    and ``pass`` beside other statements.
+
+    Before::                        After::
+
+        []
+        ___stack0
+        pass
+        return x                        return x
+    """
+    changed = False
+    for stmt in facts.statements():
+        site = facts.site(stmt)
+        if isinstance(stmt, ast.Pass):
+            if len(site.block) > 1:
+                facts.remove(stmt)
+                changed = True
+        elif isinstance(stmt, ast.Expr) and _does_nothing(facts, stmt.value):
+            if site.owner is None and site.index == 0 and isinstance(stmt.value, ast.Constant) \
+                    and isinstance(stmt.value.value, str):
+                continue        # the docstring
+            facts.remove(stmt)
+            changed = True
+    return changed
+
+
+def flatten_star_displays(facts: Facts) -> bool:
+    """``*[a, b]`` spread into a call or a display is written ``a, b``:
+    iterating a fresh list or tuple runs no code.
+
+    Before::                            After::
+
+        f(*[[], x, *[y, z]])                f([], x, y, z)
+    """
+    changed = False
+    holders = {id(stmt): stmt for _, stmt in facts.held[ast.Starred].values()}
+    for stmt in holders.values():
+        here = False
+        for node in facts.own_expression_nodes(stmt):
+            if isinstance(node, ast.Call):
+                items = node.args
+            elif isinstance(node, (ast.List, ast.Tuple, ast.Set)) and isinstance(node.ctx if hasattr(
+                    node, "ctx") else ast.Load(), ast.Load):
+                items = node.elts
+            else:
+                continue
+            flat = _flatten(items, facts)
+            if flat is not None:
+                items[:] = flat     # the same nodes but the spread displays: the facts hold
+                here = True
+        if here:
+            facts.edited(stmt)
+            changed = True
+    return changed
+
+
+def _flatten(items: List[ast.expr], facts: Facts):
+    if not any(isinstance(i, ast.Starred) and isinstance(i.value, (ast.List, ast.Tuple)) for i in items):
+        return None
+    out = []
+    for item in items:
+        if isinstance(item, ast.Starred) and isinstance(item.value, (ast.List, ast.Tuple)):
+            facts.census[ast.Starred] -= 1
+            facts.census[type(item.value)] -= 1
+            facts.held[ast.Starred].pop(id(item), None)
+            out.extend(_flatten(item.value.elts, facts) or item.value.elts)
+        else:
+            out.append(item)
+    return out
+
+
+def declare_unbound_cells(facts: Facts) -> bool:
+    """``if False: b = d = None`` (which only makes the names locals, so a
+    nested function's use of them makes them cells) is written as what it
+    is, a declaration at the top: ``b: object``. Neither runs any code.
+
+    Before::                        After::
+
+                                        b: object
+                                        d: object
+        return x                        return x
+        if False:
+            b = d = None
+    """
+    changed = False
+    for stmt in facts.statements():
+        if not (isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Constant)
+                and stmt.test.value is False and not stmt.orelse and len(stmt.body) == 1):
+            continue
+        assign = stmt.body[0]
+        if not (isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Constant)
+                and all(isinstance(t, ast.Name) for t in assign.targets)):
+            continue
+        line = getattr(stmt, "lineno", 1)
+        body = facts.fn.body
+        at = 1 if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str) else 0
+        for target in reversed(assign.targets):
+            facts.insert(body, at, ast.AnnAssign(
+                target=ast.Name(id=target.id, ctx=ast.Store()), annotation=ast.Name(id="object", ctx=ast.Load()),
+                value=None, simple=1, lineno=line), None)
+        facts.remove(stmt)
+        changed = True
+    return changed

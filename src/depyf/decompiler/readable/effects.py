@@ -1,0 +1,415 @@
+"""The order in which Python evaluates a statement, and what each step may do.
+
+Every rewrite of the readable passes moves some evaluation from one place to
+another, or drops it. Whether that is allowed is decided here, once, from
+the *steps* of the code involved: each operation in the order Python runs it
+(the operands of a call before the call, the value of an assignment before
+its targets...), with what it may do:
+
+* ``PURE``: runs no code and reads nothing code could change: a constant, a
+  plain local, a global Dynamo installed (``__compiled_fn_*``...), an
+  attribute of a module Dynamo installed, an item of Dynamo's tuple of graph
+  outputs (``graph_out_0[1]``) or of the ``*args`` tuple, the cell of a
+  variable; a store to a temporary;
+* ``QUIET``: runs no code, but reads what code may change: a cell, a global,
+  ``nn.Module``'s own ``_modules``/``_parameters``/``_buffers`` dicts and
+  their items; a store to one of the user's names;
+* ``CODE``: may run anything: a call, an operator, any other attribute or
+  subscript, a store into an object, a ``return`` or ``raise``.
+
+Two pieces of code *commute* (may run in either order) when neither writes a
+name the other reads or writes and at least one of them is pure, or both are
+quiet. A value may move to a later use when it commutes with everything
+evaluated in between; into a branch only when pure.
+
+Example::
+
+    >>> import ast
+    >>> from depyf.decompiler.readable.scope import Scope
+    >>> fn = ast.parse("def f(a):\\n    t = g.x\\n    h(a)\\n    return t").body[0]
+    >>> steps = Evaluation(Scope.of(fn))
+    >>> value, call = steps.expression(fn.body[0].value), steps.statement(fn.body[1])
+    >>> [KIND_NAMES[s.kind] for s in value], commute(value, call)
+    (['quiet', 'code'], False)
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import FrozenSet, Iterable, List, Sequence
+
+from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT, Scope
+
+PURE, QUIET, CODE = 0, 1, 2
+KIND_NAMES = ("pure", "quiet", "code")
+#: nn.Module's own dicts: reading them (and their items) runs no code
+MODULE_DICTS = frozenset(["_modules", "_parameters", "_buffers"])
+#: the builtins dict Dynamo installs as a global (``__builtins_dict___3['print']``)
+BUILTINS_DICT = re.compile(r"^__builtins_dict___\d+$")
+_NONE: FrozenSet[str] = frozenset()
+
+
+class Step:
+    """One operation: the node it belongs to, its kind, the names it reads
+    and writes, whether it leaves the block (``return``, ``raise``) and
+    whether it runs only sometimes (``lazy``: a branch, an operand that
+    short-circuits)."""
+    __slots__ = ("node", "kind", "reads", "writes", "exits", "lazy")
+
+    def __init__(self, node, kind, reads=_NONE, writes=_NONE, exits=False, lazy=False):
+        self.node, self.kind, self.reads, self.writes = node, kind, reads, writes
+        self.exits, self.lazy = exits, lazy
+
+    def __repr__(self):
+        return "Step(%s %s%s%s)" % (type(self.node).__name__, KIND_NAMES[self.kind],
+                                    " reads %s" % sorted(self.reads) if self.reads else "",
+                                    " writes %s" % sorted(self.writes) if self.writes else "")
+
+
+def kind_of(steps: Iterable[Step]) -> int:
+    return max((s.kind for s in steps), default=PURE)
+
+
+def reads_of(steps: Iterable[Step]) -> FrozenSet[str]:
+    return frozenset(n for s in steps for n in s.reads)
+
+
+def writes_of(steps: Iterable[Step]) -> FrozenSet[str]:
+    return frozenset(n for s in steps for n in s.writes)
+
+
+def commute(a: Sequence[Step], b: Sequence[Step]) -> bool:
+    """May ``a`` and ``b`` run in either order with the same effects?
+
+    >>> commute([Step(None, CODE)], [Step(None, PURE, reads=frozenset("x"))])
+    True
+    >>> commute([Step(None, CODE)], [Step(None, QUIET)])
+    False
+    """
+    if not a or not b:
+        return True
+    a_reads, a_writes, b_reads, b_writes = reads_of(a), writes_of(a), reads_of(b), writes_of(b)
+    if a_writes & (b_reads | b_writes) or b_writes & a_reads:
+        return False
+    ka, kb = kind_of(a), kind_of(b)
+    return ka == PURE or kb == PURE or (ka == QUIET and kb == QUIET)
+
+
+def may_move(value: Sequence[Step], between: Sequence[Step], into_branch: bool = False) -> bool:
+    """May ``value`` be evaluated after ``between`` instead of before it
+    (in a branch that may not run, if ``into_branch``)?"""
+    if into_branch and kind_of(value) != PURE:
+        return False
+    return commute(value, between)
+
+
+class Evaluation:
+    """The steps of statements and expressions of one function (one short
+    method per node, like ``ast``'s unparser)."""
+
+    def __init__(self, scope: Scope, resolve=None):
+        self.scope = scope
+        #: name -> the one value a temporary is ever bound to (or None)
+        self.resolve = resolve or (lambda name: None)
+
+    def base(self, node: ast.expr) -> ast.expr:
+        """What an attribute's or item's object is, for telling its kind: the
+        value of a walrus, the one value a temporary holds."""
+        for _ in range(8):
+            if isinstance(node, ast.NamedExpr):
+                node = node.value
+            elif isinstance(node, ast.Name) and self.scope.is_temporary(node.id):
+                bound = self.resolve(node.id)
+                if bound is None:
+                    return node
+                node = bound
+            else:
+                return node
+        return node
+
+    # -- entry points --------------------------------------------------------------
+    def statement(self, stmt: ast.stmt) -> List[Step]:
+        out: List[Step] = []
+        getattr(self, "s_" + type(stmt).__name__, self._s_unknown)(stmt, out, False)
+        return out
+
+    def block(self, stmts: Iterable[ast.stmt], lazy: bool = False) -> List[Step]:
+        out: List[Step] = []
+        for stmt in stmts:
+            getattr(self, "s_" + type(stmt).__name__, self._s_unknown)(stmt, out, lazy)
+        return out
+
+    def expression(self, node: ast.expr, lazy: bool = False) -> List[Step]:
+        out: List[Step] = []
+        self.e(node, out, lazy)
+        return out
+
+    # -- expressions ---------------------------------------------------------------------
+    def e(self, node, out: List[Step], lazy: bool) -> None:
+        if node is not None:
+            getattr(self, "e_" + type(node).__name__, self._e_unknown)(node, out, lazy)
+
+    def _e_unknown(self, node, out, lazy):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.e(child, out, lazy)
+        out.append(Step(node, CODE, lazy=lazy))
+
+    def e_Constant(self, node, out, lazy):
+        pass
+
+    def e_Name(self, node, out, lazy):
+        name = node.id
+        if isinstance(node.ctx, ast.Load):
+            kind = self.scope.kind_of(name)
+            pure = kind == "local" or (kind == "global" and DYNAMO_GLOBAL.match(name))
+            out.append(Step(node, PURE if pure else QUIET, reads=frozenset([name]), lazy=lazy))
+        else:
+            self.store(node, name, out, lazy)
+
+    def store(self, node, name: str, out, lazy) -> None:
+        kind = PURE if self.scope.is_temporary(name) else QUIET
+        out.append(Step(node, kind, writes=frozenset([name]), lazy=lazy))
+
+    def e_Attribute(self, node, out, lazy):
+        self.e(node.value, out, lazy)
+        if not isinstance(node.ctx, ast.Load):
+            out.append(Step(node, CODE, lazy=lazy))
+            return
+        base = self.base(node.value)
+        if isinstance(base, ast.Name) and DYNAMO_MODULE.match(base.id) and self.scope.kind_of(base.id) == "global":
+            kind = PURE
+        elif node.attr in MODULE_DICTS:
+            kind = QUIET
+        elif node.attr == "__closure__" and isinstance(base, ast.Lambda):
+            kind = PURE         # the decompiler's spelling of a cell: (lambda: x).__closure__[0]
+        else:
+            kind = CODE
+        out.append(Step(node, kind, lazy=lazy))
+
+    def e_Subscript(self, node, out, lazy):
+        self.e(node.value, out, lazy)
+        self.e(node.slice, out, lazy)
+        out.append(Step(node, self.subscript_kind(node) if isinstance(node.ctx, ast.Load) else CODE,
+                        lazy=lazy))
+
+    def subscript_kind(self, node: ast.Subscript) -> int:
+        key = node.slice
+        if not isinstance(key, ast.Constant):
+            return CODE
+        if isinstance(node.value, ast.Name):
+            name = node.value.id
+            if type(key.value) is int and self.scope.kind_of(name) == "local" and (
+                    GRAPH_OUTPUT.match(name) or self._is_varargs(name)):
+                return PURE     # an item of a tuple only this frame holds
+            if BUILTINS_DICT.match(name) and type(key.value) is str:
+                return QUIET
+        base = self.base(node.value)
+        if isinstance(base, ast.Attribute):
+            if base.attr in MODULE_DICTS and type(key.value) is str:
+                return QUIET
+            if base.attr == "__closure__" and isinstance(base.value, ast.Lambda) and key.value == 0:
+                return PURE
+        return CODE
+
+    def _is_varargs(self, name: str) -> bool:
+        vararg = self.scope.fn.args.vararg
+        return (vararg is not None and vararg.arg == name and not self.scope.stores[name]
+                and not self.scope.deletes[name])
+
+    def e_Call(self, node, out, lazy):
+        self.e(node.func, out, lazy)
+        for arg in node.args:
+            self.e(arg, out, lazy)
+        for kw in node.keywords:
+            self.e(kw.value, out, lazy)
+            if kw.arg is None:
+                out.append(Step(kw, CODE, lazy=lazy))      # ** reads a mapping's keys
+        out.append(Step(node, CODE, lazy=lazy))
+
+    def e_Starred(self, node, out, lazy):
+        self.e(node.value, out, lazy)
+        if isinstance(node.ctx, ast.Load) and not isinstance(node.value, (ast.List, ast.Tuple)):
+            out.append(Step(node, CODE, lazy=lazy))     # iterating it may run code
+
+    def e_List(self, node, out, lazy):
+        if not isinstance(node.ctx, ast.Load):
+            self.unpack(node, out, lazy)
+            return
+        for elt in node.elts:
+            self.e(elt, out, lazy)
+
+    e_Tuple = e_List
+
+    def unpack(self, node, out, lazy):
+        out.append(Step(node, CODE, lazy=lazy))         # iterating the value may run code
+        for elt in node.elts:
+            self.e(elt.value if isinstance(elt, ast.Starred) else elt, out, lazy)
+
+    def e_Set(self, node, out, lazy):
+        for elt in node.elts:
+            self.e(elt, out, lazy)
+        if not all(isinstance(e, ast.Constant) for e in node.elts):
+            out.append(Step(node, CODE, lazy=lazy))     # hashing
+
+    def e_Dict(self, node, out, lazy):
+        for key, value in zip(node.keys, node.values):
+            self.e(key, out, lazy)
+            self.e(value, out, lazy)
+        if not all(isinstance(k, ast.Constant) and type(k.value) in (str, int) for k in node.keys):
+            out.append(Step(node, CODE, lazy=lazy))
+
+    def e_Slice(self, node, out, lazy):
+        self.e(node.lower, out, lazy)
+        self.e(node.upper, out, lazy)
+        self.e(node.step, out, lazy)
+
+    def e_NamedExpr(self, node, out, lazy):
+        self.e(node.value, out, lazy)
+        self.store(node, node.target.id, out, lazy)
+
+    def e_BinOp(self, node, out, lazy):
+        self.e(node.left, out, lazy)
+        self.e(node.right, out, lazy)
+        out.append(Step(node, CODE, lazy=lazy))
+
+    def e_UnaryOp(self, node, out, lazy):
+        self.e(node.operand, out, lazy)
+        if not isinstance(node.operand, ast.Constant):
+            out.append(Step(node, CODE, lazy=lazy))
+
+    def e_BoolOp(self, node, out, lazy):
+        self.e(node.values[0], out, lazy)
+        for value in node.values[1:]:
+            self.e(value, out, True)
+        out.append(Step(node, CODE, lazy=lazy))
+
+    def e_Compare(self, node, out, lazy):
+        self.e(node.left, out, lazy)
+        for i, value in enumerate(node.comparators):
+            self.e(value, out, lazy or i > 0)
+        out.append(Step(node, CODE, lazy=lazy))
+
+    def e_IfExp(self, node, out, lazy):
+        self.e(node.test, out, lazy)
+        self.e(node.body, out, True)
+        self.e(node.orelse, out, True)
+        out.append(Step(node, CODE, lazy=lazy))
+
+    def e_Lambda(self, node, out, lazy):
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.e(default, out, lazy)
+
+    def _comprehension(self, node, out, lazy):
+        self.e(node.generators[0].iter, out, lazy)
+        out.append(Step(node, CODE, lazy=lazy))
+
+    e_ListComp = e_SetComp = e_DictComp = e_GeneratorExp = _comprehension
+
+    # -- statements ---------------------------------------------------------------------
+    def _s_unknown(self, node, out, lazy):
+        """A statement with a body: what its parts may do, all of it lazy."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.e(child, out, lazy)
+        inner: List[ast.stmt] = []
+        for field in ("body", "orelse", "finalbody"):
+            inner.extend(getattr(node, field, None) or [])
+        for handler in getattr(node, "handlers", None) or []:
+            if handler.type is not None:
+                self.e(handler.type, out, True)
+            if handler.name:
+                self.store(handler, handler.name, out, True)
+            inner.extend(handler.body)
+        for case in getattr(node, "cases", None) or []:
+            inner.extend(case.body)
+        for item in getattr(node, "items", None) or []:
+            self.e(item.context_expr, out, lazy)
+            if item.optional_vars is not None:
+                self.target(item.optional_vars, out, lazy)
+        out.append(Step(node, CODE, lazy=lazy))
+        out.extend(self.block(inner, lazy=True))
+
+    def s_Expr(self, node, out, lazy):
+        self.e(node.value, out, lazy)
+
+    def s_Assign(self, node, out, lazy):
+        self.e(node.value, out, lazy)
+        for target in node.targets:
+            self.target(target, out, lazy)
+
+    def target(self, node, out, lazy):
+        if isinstance(node, ast.Name):
+            self.store(node, node.id, out, lazy)
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            out.append(Step(node, CODE, lazy=lazy))
+            for elt in node.elts:
+                self.target(elt.value if isinstance(elt, ast.Starred) else elt, out, lazy)
+        elif isinstance(node, ast.Starred):
+            self.target(node.value, out, lazy)
+        else:
+            self.e(node, out, lazy)         # an attribute or item: a CODE step of its own
+
+    def s_AugAssign(self, node, out, lazy):
+        target = node.target
+        if isinstance(target, ast.Name):
+            self.e(ast.Name(id=target.id, ctx=ast.Load()), out, lazy)
+        else:
+            self.e(target.value, out, lazy)
+            if isinstance(target, ast.Subscript):
+                self.e(target.slice, out, lazy)
+        self.e(node.value, out, lazy)
+        out.append(Step(node, CODE, lazy=lazy))
+        if isinstance(target, ast.Name):
+            self.store(target, target.id, out, lazy)
+        else:
+            out.append(Step(target, CODE, lazy=lazy))
+
+    def s_AnnAssign(self, node, out, lazy):
+        if node.value is not None:
+            self.e(node.value, out, lazy)
+            self.target(node.target, out, lazy)
+        elif not isinstance(node.target, ast.Name):
+            out.append(Step(node, CODE, lazy=lazy))
+
+    def s_Delete(self, node, out, lazy):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.store(target, target.id, out, lazy)
+            else:
+                self.target(target, out, lazy)
+
+    def s_Return(self, node, out, lazy):
+        self.e(node.value, out, lazy)
+        out.append(Step(node, CODE, exits=True, lazy=lazy))
+
+    def s_Raise(self, node, out, lazy):
+        self.e(node.exc, out, lazy)
+        self.e(node.cause, out, lazy)
+        out.append(Step(node, CODE, exits=True, lazy=lazy))
+
+    def s_Break(self, node, out, lazy):
+        out.append(Step(node, CODE, exits=True, lazy=lazy))
+
+    s_Continue = s_Break
+
+    def s_Pass(self, node, out, lazy):
+        pass
+
+    s_Global = s_Nonlocal = s_Pass
+
+    def s_FunctionDef(self, node, out, lazy):
+        for part in node.decorator_list + node.args.defaults + [
+                d for d in node.args.kw_defaults if d is not None]:
+            self.e(part, out, lazy)
+        if node.decorator_list or any(a.annotation is not None for a in ast.walk(node.args)
+                                      if isinstance(a, ast.arg)) or node.returns is not None:
+            out.append(Step(node, CODE, lazy=lazy))
+        self.store(node, node.name, out, lazy)
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_If(self, node, out, lazy):
+        self.e(node.test, out, lazy)
+        out.extend(self.block(node.body, lazy=True))
+        out.extend(self.block(node.orelse, lazy=True))

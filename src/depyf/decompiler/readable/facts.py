@@ -1,0 +1,427 @@
+"""What every readable pass is given, kept current as the passes edit.
+
+:class:`Facts` holds one function, its name facts (:class:`~.scope.Scope`),
+the steps of its code (:class:`~.effects.Evaluation`) and where each
+statement and name is. It is built by one walk of the body; the passes
+change the body through its edit methods (:meth:`Facts.replace`,
+:meth:`Facts.remove`, :meth:`Facts.insert_before`...), which keep counts and
+places current, so one walk serves a whole run of passes.
+
+Example::
+
+    >>> import ast
+    >>> fn = ast.parse("def f(a):\\n    t = a\\n    if t:\\n        return g(t)").body[0]
+    >>> facts = Facts(fn, frozenset(), {})
+    >>> [type(facts.statement_of(n)).__name__ for n in facts.loads("t")]
+    ['If', 'Return']
+    >>> facts.site(facts.statement_of(facts.loads("t")[1])).block is fn.body[1].body
+    True
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from collections import defaultdict
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+
+from .blocks import BRANCHES, bodies, header, replace_node
+from .effects import Evaluation, Step
+from .scope import SCOPES, Scope, free_names, own_children
+
+
+class Site:
+    """A statement's place: the block holding it and the compound statement
+    owning the block (None at the function's top); its index is looked up,
+    so removing and inserting statements leaves sites valid."""
+    __slots__ = ("block", "owner", "stmt")
+
+    def __init__(self, block: List[ast.stmt], owner: Optional[ast.stmt], stmt: ast.stmt):
+        self.block, self.owner, self.stmt = block, owner, stmt
+
+    @property
+    def index(self) -> int:
+        for i, s in enumerate(self.block):
+            if s is self.stmt:
+                return i
+        raise ValueError("statement no longer in its block")
+
+
+class Facts:
+    """One function as the passes see it; ``callees`` maps a global name to
+    the parameter names of the function it holds (Dynamo's resume functions),
+    ``keep`` the names that are the user's."""
+
+    def __init__(self, fn: ast.FunctionDef, keep: FrozenSet[str],
+                 callees: Mapping[str, Sequence[str]]):
+        self.fn, self.keep, self.callees = fn, keep, callees
+        self.rebuild()
+
+    # -- the walk ---------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Walk the body afresh (after a pass rewrote it wholesale)."""
+        self.sites: Dict[int, Site] = {}
+        self.owners: Dict[int, ast.stmt] = {}
+        self.by_name: Dict[str, List[ast.Name]] = {}
+        # (defaultdicts: a Counter's missing keys cost a Python call each)
+        self._loads: Dict[str, int] = defaultdict(int)
+        self._stores: Dict[str, int] = defaultdict(int)
+        self._deletes: Dict[str, int] = defaultdict(int)
+        self._every: Set[str] = set()
+        self._globals: Set[str] = set()
+        self._nonlocals: Set[str] = set()
+        self._nested: Set[str] = set()
+        self._order: Optional[Dict[int, int]] = None
+        #: how many nodes of each class the body's own code holds: a pass with
+        #: nothing to work on is skipped at the cost of a look-up
+        self.census: Dict[type, int] = defaultdict(int)
+        #: walruses and spreads by id: (node, the statement holding it)
+        self.held: Dict[type, Dict[int, Tuple[ast.AST, ast.stmt]]] = {ast.NamedExpr: {}, ast.Starred: {}}
+        #: id of a Name stored by an ``Assign`` or walrus -> the Assign or walrus
+        self._binder: Dict[int, ast.AST] = {}
+        self._statements: Optional[List[ast.stmt]] = None
+        self._steps: Dict[int, List[Step]] = {}
+        #: ids of the nodes counted: a node met twice (the decompiler may share
+        #: one between two places) is copied, so that each place is its own
+        self._nodes: Set[int] = set()
+        self._visit(self.fn.body, None)
+        self.scope = Scope(self.fn, self.keep, self._loads, self._stores, self._deletes,
+                           self._nested, self._every, self._globals, self._nonlocals)
+        self.steps = Evaluation(self.scope, self.binding_value)
+
+    def _visit(self, block: List[ast.stmt], owner: Optional[ast.stmt]) -> None:
+        for stmt in block:
+            self.sites[id(stmt)] = Site(block, owner, stmt)
+            self._note_statement(stmt, +1)
+            for inner in bodies(stmt):
+                self._visit(inner, stmt)
+
+    def _note_statement(self, stmt: ast.stmt, sign: int) -> None:
+        """Count (or uncount) what ``stmt`` itself holds and binds, not its bodies."""
+        parts = header(stmt)
+        if not parts or parts[0] is not stmt:
+            self.census[type(stmt)] += sign     # (a simple statement is counted with its parts)
+        for part in parts:
+            self._note(part, stmt, sign)
+        bound: List[str] = []
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.append(stmt.name)
+            if sign > 0:
+                self._note_nested(stmt)
+        elif isinstance(stmt, ast.Global):
+            self._globals.update(stmt.names)
+        elif isinstance(stmt, ast.Nonlocal):
+            self._nonlocals.update(stmt.names)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            bound += [alias.asname or alias.name.split(".")[0] for alias in stmt.names]
+        bound += [h.name for h in getattr(stmt, "handlers", None) or [] if h.name]
+        for name in bound:
+            self._stores[name] += sign
+            self._every.add(name)
+
+    def replace_body(self, body: List[ast.stmt]) -> None:
+        """Make ``body`` the function's body: statements of the old one that
+        it still holds keep their counts, the others are forgotten, the new
+        ones counted (cheaper than :meth:`rebuild` when most stay)."""
+        old = {id(s): s for s in self._all_statements()}
+        self.fn.body[:] = body
+        new: Dict[int, Tuple[ast.stmt, List[ast.stmt], Optional[ast.stmt]]] = {}
+        todo: List[Tuple[List[ast.stmt], Optional[ast.stmt]]] = [(self.fn.body, None)]
+        while todo:
+            block, owner = todo.pop()
+            for stmt in block:
+                new[id(stmt)] = (stmt, block, owner)
+                todo.extend((inner, stmt) for inner in bodies(stmt))
+        for key, stmt in old.items():
+            if key not in new:
+                self._note_statement(stmt, -1)
+                self.sites.pop(key, None)
+        for key, (stmt, block, owner) in new.items():
+            self.sites[key] = Site(block, owner, stmt)
+            if key not in old:
+                self._note_statement(stmt, +1)
+        self.edited()
+
+    def _note(self, root: ast.AST, stmt: ast.stmt, sign: int) -> None:
+        """Count (``sign`` +1) or uncount (-1) the names under ``root``, held by ``stmt``."""
+        todo = [root]
+        census, held, binder, fields_of, nodes = self.census, self.held, self._binder, _FIELDS, self._nodes
+        counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
+        adding = sign > 0
+        while todo:
+            node = todo.pop()
+            kind = type(node)
+            census[kind] += sign
+            if adding:
+                nodes.add(id(node))
+            else:
+                nodes.discard(id(node))
+            if kind is ast.Name:
+                name = node.id
+                counters[type(node.ctx)][name] += sign
+                if adding:
+                    self.owners[id(node)] = stmt
+                    self.by_name.setdefault(name, []).append(node)
+                    self._every.add(name)
+                else:
+                    self.by_name[name] = [n for n in self.by_name.get(name, ()) if n is not node]
+                continue
+            if kind in held:
+                if adding:
+                    held[kind][id(node)] = (node, stmt)
+                else:
+                    held[kind].pop(id(node), None)
+                if kind is ast.NamedExpr:
+                    if adding:
+                        binder[id(node.target)] = node
+                    else:
+                        binder.pop(id(node.target), None)
+            elif kind is ast.Assign and len(node.targets) == 1:
+                if adding:
+                    binder[id(node.targets[0])] = node
+                else:
+                    binder.pop(id(node.targets[0]), None)
+            if kind in _SCOPE_KINDS:
+                if adding and node is not stmt:
+                    self._note_nested(node)
+                todo.extend(own_children(node))
+                continue
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
+            for field in fields:
+                value = getattr(node, field, None)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    for i, item in enumerate(value):
+                        if isinstance(item, ast.AST):
+                            if adding and id(item) in nodes:
+                                item = value[i] = copy.deepcopy(item)
+                            todo.append(item)
+                elif isinstance(value, ast.AST):
+                    if adding and id(value) in nodes:
+                        value = copy.deepcopy(value)
+                        setattr(node, field, value)
+                    todo.append(value)
+
+    def _note_nested(self, scope_node: ast.AST) -> None:
+        """A nested scope: the names it takes from here are cells if local
+        here, and no new name may be one of them."""
+        free = free_names(scope_node)
+        self._nested |= free
+        self._every |= free
+
+    # -- where things are ---------------------------------------------------------------
+    def binding_value(self, name: str) -> Optional[ast.expr]:
+        """The value of the one store of ``name`` (``name = v`` or ``(name := v)``),
+        if it is stored once and never deleted."""
+        if self.scope.stores[name] != 1 or self.scope.deletes[name]:
+            return None
+        binding = self.binding(name)
+        return binding.value if binding is not None else None
+
+    def binding(self, name: str):
+        """The ``Assign`` (one target) or walrus that is the one store of ``name``, or None."""
+        stores = self.stores(name)
+        if len(stores) != 1:
+            return None
+        return self._binder.get(id(stores[0]))
+
+    def site(self, stmt: ast.stmt) -> Site:
+        return self.sites[id(stmt)]
+
+    def statement_of(self, node: ast.Name) -> ast.stmt:
+        return self.owners[id(node)]
+
+    def names(self, name: str) -> List[ast.Name]:
+        return self.by_name.get(name, [])
+
+    def loads(self, name: str) -> List[ast.Name]:
+        return [n for n in self.names(name) if isinstance(n.ctx, ast.Load)]
+
+    def stores(self, name: str) -> List[ast.Name]:
+        return [n for n in self.names(name) if isinstance(n.ctx, ast.Store)]
+
+    def statements(self) -> List[ast.stmt]:
+        """Every statement of the body (nested bodies included), in text order
+        (a copy: the caller may edit as it goes)."""
+        if self._statements is None:
+            self._statements = self._all_statements()
+        return list(self._statements)
+
+    def _all_statements(self) -> List[ast.stmt]:
+        out: List[ast.stmt] = []
+        todo = list(reversed(self.fn.body))
+        while todo:
+            stmt = todo.pop()
+            out.append(stmt)
+            for inner in reversed(bodies(stmt)):
+                todo.extend(reversed(inner))
+        return out
+
+    def order(self, stmt: ast.stmt) -> int:
+        """Position of ``stmt`` in text order."""
+        if self._order is None:
+            self._order = {id(s): i for i, s in enumerate(self.statements())}
+        return self._order[id(stmt)]
+
+    def path_to(self, stmt: ast.stmt, block: List[ast.stmt]) -> Optional[List[ast.stmt]]:
+        """The statements from one directly in ``block`` down to ``stmt``
+        (``[stmt]`` when ``stmt`` is in ``block``); None when ``stmt`` is not
+        inside ``block`` or is reached through a body other than an ``if``'s."""
+        path = [stmt]
+        site = self.site(stmt)
+        while site.block is not block:
+            owner = site.owner
+            if owner is None or not isinstance(owner, BRANCHES):
+                return None
+            path.append(owner)
+            site = self.site(owner)
+        path.reverse()
+        return path
+
+    def statement_steps(self, stmt: ast.stmt) -> List[Step]:
+        """The steps of ``stmt``, kept until an edit of it or of a statement
+        in it. (A step's kind may also depend on the one binding of a
+        temporary it reads; the passes drop or change a binding only once
+        nobody reads its name, or keep its value.)"""
+        steps = self._steps.get(id(stmt))
+        if steps is None:
+            steps = self._steps[id(stmt)] = self.steps.statement(stmt)
+        return steps
+
+    def edited(self, stmt: Optional[ast.stmt] = None) -> None:
+        """Forget what an edit of ``stmt`` (None: of anything) may have
+        changed; passes that change nodes in place, without the edit methods,
+        call it."""
+        self._statements = None
+        self._order = None
+        if stmt is None:
+            self._steps.clear()
+            return
+        self._changed(stmt)
+
+    def _changed(self, stmt: Optional[ast.stmt]) -> None:
+        """Forget the steps of ``stmt`` and of the statements around it."""
+        steps = self._steps
+        while stmt is not None:
+            steps.pop(id(stmt), None)
+            site = self.sites.get(id(stmt))
+            stmt = site.owner if site is not None else None
+
+    def between(self, block: List[ast.stmt], start: int, path: List[ast.stmt],
+                node: ast.AST) -> Optional[Tuple[List[Step], bool]]:
+        """(steps, nested): what runs after ``block[start - 1]`` and before
+        ``node`` is evaluated, ``node`` being reached through ``path`` (see
+        :meth:`path_to`); ``nested`` when that is inside a branch. None when
+        ``node`` is not evaluated exactly once there (a short-circuit
+        operand, a lambda's body)."""
+        first = self.site(path[0]).index
+        out: List[Step] = []
+        for stmt in block[start:first]:
+            out.extend(self.statement_steps(stmt))
+        for outer, inner in zip(path, path[1:]):
+            out.extend(self.steps.expression(outer.test))
+            site = self.site(inner)
+            for stmt in site.block[:site.index]:
+                out.extend(self.statement_steps(stmt))
+        before = prefix(self.statement_steps(path[-1]), node)
+        if before is None:
+            return None
+        out.extend(before)
+        return out, len(path) > 1
+
+    # -- edits that keep the facts current ------------------------------------------------
+    def replace(self, stmt: ast.stmt, old: ast.expr, new: ast.expr) -> None:
+        """Put ``new`` where ``old`` is in ``stmt``'s own expressions."""
+        if not replace_node(stmt, old, new):
+            raise ValueError("node not in its statement")
+        self._note(old, stmt, -1)
+        self._note(new, stmt, +1)
+        self._changed(stmt)
+
+    def remove(self, stmt: ast.stmt) -> None:
+        """Take simple statement ``stmt`` out of its block (``pass`` if it was alone)."""
+        site = self.site(stmt)
+        block = site.block
+        block.pop(site.index)
+        self._forget(stmt)
+        if not block:
+            self.insert(block, 0, ast.Pass(lineno=getattr(stmt, "lineno", 1)), site.owner)
+
+    def _forget(self, stmt: ast.stmt) -> None:
+        self._note_statement(stmt, -1)
+        for inner in bodies(stmt):
+            for s in inner:
+                self._forget(s)
+        self.edited(stmt)
+        self.sites.pop(id(stmt), None)
+
+    def insert(self, block: List[ast.stmt], at: int, stmt: ast.stmt, owner: Optional[ast.stmt]) -> None:
+        block.insert(at, stmt)
+        self.sites[id(stmt)] = Site(block, owner, stmt)
+        self._note_statement(stmt, +1)
+        self.edited(stmt)
+
+    def insert_before(self, anchor: ast.stmt, stmt: ast.stmt) -> None:
+        site = self.site(anchor)
+        self.insert(site.block, site.index, stmt, site.owner)
+
+    def swap(self, old: ast.stmt, new: ast.stmt) -> None:
+        """Put simple statement ``new`` in the place of ``old``."""
+        site = self.site(old)
+        at = site.index
+        site.block.pop(at)
+        self._forget(old)
+        self.insert(site.block, at, new, site.owner)
+
+    def own_expression_nodes(self, stmt: ast.stmt):
+        """The nodes of ``stmt``'s own expressions (not its bodies', not nested scopes')."""
+        for part in header(stmt):
+            todo = [part]
+            while todo:
+                node = todo.pop()
+                yield node
+                if isinstance(node, SCOPES) and node is not stmt:
+                    continue
+                todo.extend(_children(node))
+
+
+_SCOPE_KINDS = frozenset(SCOPES)
+#: fields that never hold a node worth a visit: contexts, operators
+_LEAF_FIELDS = frozenset(["ctx", "op", "ops"])
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = _FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
+    out = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if value is None:
+            continue
+        if type(value) is list:
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+def prefix(steps: List[Step], node: ast.AST) -> Optional[List[Step]]:
+    """The steps before ``node``'s own step; None when ``node`` has none or
+    runs lazily."""
+    for i, step in enumerate(steps):
+        if step.node is node:
+            return None if step.lazy else steps[:i]
+    return None
+
+
+def first_step_of(steps: List[Step], node: ast.AST) -> Optional[int]:
+    """Index of the first step evaluating part of ``node`` (its subtree), or None."""
+    ids = {id(n) for n in ast.walk(node)}
+    for i, step in enumerate(steps):
+        if id(step.node) in ids:
+            return i
+    return None

@@ -1,0 +1,136 @@
+"""Give the values that stay named a name that says what they are."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, Optional
+
+from .facts import Facts
+from .inline import callee_name
+from .scope import GRAPH_OUTPUT
+from .shared import is_module_dict_read, is_module_object
+
+#: names that say nothing: the decompiler's and Dynamo's temporaries, and this package's own
+GENERIC = re.compile(r"^(stack|tmp|item|value)(_\d+)?$")
+
+
+def name_values(facts: Facts) -> bool:
+    """Each temporary called ``stack_N``/``tmp_N`` gets a name: the
+    parameter of the resume function it is passed to, else what it was read
+    from or made by.
+
+    Before::                                        After::
+
+        tmp_2 = utils.enter()                           enter_result = utils.enter()
+        stack_1 = self._modules['norm']                 norm_weight = self._modules['norm']
+                  ._parameters['weight']                              ._parameters['weight']
+        item = print('x')                               ___stack0 = print('x')
+        return __resume_at_8_1(item, stack_1)          return __resume_at_8_1(___stack0, norm_weight)
+    """
+    scope = facts.scope
+    renames: Dict[str, str] = {}
+    for name in sorted(scope.temporaries, key=_natural):
+        if not GENERIC.match(name) or GRAPH_OUTPUT.match(name) or not scope.stores[name]:
+            continue
+        base = _passed_as(facts, name) or _read_from(facts, name) or "value"
+        renames[name] = scope.fresh(base)
+    for old, new in renames.items():
+        for node in facts.names(old):
+            node.id = new
+        facts.by_name[new] = facts.by_name.pop(old, [])
+    return bool(renames)
+
+
+def _passed_as(facts: Facts, name: str) -> Optional[str]:
+    """The parameter that receives ``name`` when it is passed by position to
+    a function whose parameters are known."""
+    loads = facts.loads(name)
+    if len(loads) != 1:
+        return None
+    use = loads[0]
+    for node in facts.own_expression_nodes(facts.statement_of(use)):
+        if not isinstance(node, ast.Call):
+            continue
+        params = facts.callees.get(callee_name(node.func))
+        if not params:
+            continue
+        for k, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred):
+                break
+            if arg is use and k < len(params) and params[k].isidentifier():
+                return params[k]
+    return None
+
+
+def _read_from(facts: Facts, name: str) -> Optional[str]:
+    binding = _binding_value(facts, name)
+    return describe(binding) if binding is not None else None
+
+
+def describe(node: ast.expr) -> Optional[str]:
+    """A name for the value of ``node``: the attribute or key it reads, the
+    function it calls.
+
+    >>> import ast
+    >>> describe(ast.parse("self._modules['norm']._parameters['weight']", mode="eval").body)
+    'norm_weight'
+    >>> describe(ast.parse("utils.record_enter()", mode="eval").body)
+    'record_enter_result'
+    """
+    if is_module_dict_read(node) or (is_module_object(node) and not isinstance(node, ast.Name)):
+        return _module_path_name(node)
+    if isinstance(node, ast.Attribute):
+        return _clean(node.attr)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        key = node.slice.value
+        if isinstance(key, str) and _clean(key):
+            return _clean(key)
+        base = _clean(node.value.id) if isinstance(node.value, ast.Name) else describe(node.value)
+        if isinstance(key, int) and base:
+            return "%s_%d" % (base, key) if key >= 0 else base + "_last"
+        return None
+    if isinstance(node, ast.Call):
+        called = describe(node.func) if not isinstance(node.func, ast.Name) else _clean(node.func.id)
+        return called + "_result" if called else None
+    if isinstance(node, ast.Name):
+        return _clean(node.id) + "_value" if _clean(node.id) else None
+    return None
+
+
+def _module_path_name(node: ast.expr) -> Optional[str]:
+    keys = []
+    root = node
+    while not isinstance(root, ast.Name):
+        if isinstance(root, ast.Subscript):
+            keys.append(root.slice.value)
+        root = root.value
+    keys.reverse()
+    if not keys:
+        return _clean(node.attr) if isinstance(node, ast.Attribute) else None
+    if not keys[0][:1].isalpha():
+        keys.insert(0, root.id)
+    return _clean("_".join(keys))
+
+
+def _clean(text: str) -> Optional[str]:
+    word = re.sub(r"\W+", "_", text).strip("_")
+    if not word:
+        return None
+    return word if word[0].isalpha() else "v" + word
+
+
+def _binding_value(facts: Facts, name: str) -> Optional[ast.expr]:
+    stores = facts.stores(name)
+    if len(stores) != 1:
+        return None
+    stmt = facts.statement_of(stores[0])
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is stores[0]:
+        return stmt.value
+    for node in facts.own_expression_nodes(stmt):
+        if isinstance(node, ast.NamedExpr) and node.target is stores[0]:
+            return node.value
+    return None
+
+
+def _natural(name: str):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]

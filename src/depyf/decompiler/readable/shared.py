@@ -1,0 +1,154 @@
+"""Passes for values Dynamo computes once and uses several times
+(``COPY``/``DUP_TOP``, decompiled as ``(t := value)`` and later reads of ``t``)."""
+from __future__ import annotations
+
+import ast
+import copy
+from .effects import CODE, MODULE_DICTS, commute, kind_of
+from .facts import Facts, first_step_of
+
+
+def is_module_object(node: ast.expr) -> bool:
+    """A name, or a submodule read from ``_modules``: ``self._modules['norm']``."""
+    if isinstance(node, ast.Name):
+        return True
+    return (isinstance(node, ast.Subscript) and _is_str(node.slice) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "_modules" and is_module_object(node.value.value))
+
+
+def is_module_dict_read(node: ast.expr) -> bool:
+    """``m._parameters``, ``m._parameters['weight']``, ``m._modules['norm']``...
+    of a module object ``m``: reads the contract lets repeat."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in MODULE_DICTS and is_module_object(node.value)
+    return (isinstance(node, ast.Subscript) and _is_str(node.slice) and isinstance(node.value, ast.Attribute)
+            and node.value.attr in MODULE_DICTS and is_module_object(node.value.value))
+
+
+def _is_str(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is str
+
+
+def repeat_module_dict_reads(facts: Facts) -> bool:
+    """A shared read of a module's own dicts is read again at each use, when
+    no code runs in between (the contract lets these reads repeat).
+
+    Before::                                        After::
+
+        p = (t := (m := self._modules)['norm']          p = self._modules['norm']._parameters['weight']
+             ._parameters)['weight']
+        q = t['bias']                                   q = self._modules['norm']._parameters['bias']
+        r = (u := m['qkv']._parameters)['weight']       r = self._modules['qkv']._parameters['weight']
+    """
+    changed = progress = False
+    while True:     # a read through another shared one qualifies once that one is repeated
+        progress = False
+        for walrus, stmt in reversed(_walruses(facts)):     # inner ones first
+            progress = _repeat(facts, walrus, stmt) or progress
+        if not progress:
+            return changed
+        changed = True
+
+
+def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
+    """Repeat the read of one walrus at each use it may be repeated at, and
+    drop the walrus once nobody reads it."""
+    name = walrus.target.id
+    if not (facts.scope.is_temporary(name) and facts.scope.stores[name] == 1
+            and is_module_dict_read(walrus.value)
+            and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(walrus.value))):
+        return False
+    changed = False
+    reads = facts.steps.expression(walrus.value)
+    for use in facts.loads(name):
+        between = _after_walrus(facts, stmt, walrus, use)
+        if between is None or kind_of(between) == CODE or not commute(reads, between):
+            continue
+        facts.replace(facts.statement_of(use), use, copy.deepcopy(walrus.value))
+        changed = True
+    if not facts.scope.loads[name]:
+        facts.replace(stmt, walrus, walrus.value)
+        changed = True
+    return changed
+
+
+def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.Name):
+    """The steps after ``walrus`` stores and before ``use`` is read, when
+    ``use`` comes later in ``stmt``'s block (or in ``stmt`` itself); else None."""
+    own = facts.statement_steps(stmt)
+    at = next((i for i, s in enumerate(own) if s.node is walrus), None)
+    if at is None or own[at].lazy:
+        return None
+    use_stmt = facts.statement_of(use)
+    if use_stmt is stmt:
+        after = own[at + 1:]
+        end = next((i for i, s in enumerate(after) if s.node is use), None)
+        return None if end is None or after[end].lazy else after[:end]
+    site = facts.site(stmt)
+    path = facts.path_to(use_stmt, site.block)
+    if path is None or facts.site(path[0]).index <= site.index:
+        return None
+    found = facts.between(site.block, site.index + 1, path, use)
+    if found is None or found[1]:
+        return None
+    return own[at + 1:] + found[0]
+
+
+def _walruses(facts: Facts):
+    """(walrus, its statement), in text order."""
+    found = list(facts.held[ast.NamedExpr].values())
+    found.sort(key=lambda pair: (facts.order(pair[1]), _depth_first(pair[1], pair[0])))
+    return found
+
+
+def _depth_first(stmt: ast.stmt, node: ast.AST) -> int:
+    for i, n in enumerate(ast.walk(stmt)):
+        if n is node:
+            return i
+    return 0
+
+
+def hoist_shared_walrus(facts: Facts) -> bool:
+    """``(t := value)`` whose ``t`` is read again becomes a statement
+    ``t = value`` of its own before the one that held it, when nothing
+    evaluated before it in that statement minds the new order.
+
+    Before::                                        After::
+
+        (t := fn._forward_hooks)[get(t, 0)] = 1         t = fn._forward_hooks
+                                                        t[get(t, 0)] = 1
+    """
+    changed = False
+    while _hoist_some(facts):       # a hoisted value may hold another shared one
+        changed = True
+    return changed
+
+
+def _hoist_some(facts: Facts) -> bool:
+    changed = False
+    for walrus, stmt in _walruses(facts):
+        name = walrus.target.id
+        if not (facts.scope.is_temporary(name) and facts.scope.stores[name] == 1
+                and facts.scope.loads[name]):
+            continue
+        if not isinstance(stmt, _HOISTABLE):
+            continue        # (a loop's header runs again and again; a body is not a place)
+        steps = facts.statement_steps(stmt) if not isinstance(stmt, ast.If) else \
+            facts.steps.expression(stmt.test)
+        start = first_step_of(steps, walrus)
+        end = next((i for i, s in enumerate(steps) if s.node is walrus), None)
+        if end is None or steps[end].lazy:
+            continue
+        start = end if start is None else start
+        if not commute(steps[start:end + 1], steps[:start]):
+            continue
+        value = walrus.value
+        facts.replace(stmt, walrus, ast.Name(id=name, ctx=ast.Load()))
+        facts.insert_before(stmt, ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value,
+                                             lineno=getattr(stmt, "lineno", 1)))
+        changed = True
+    return changed
+
+
+#: statements a value in whose expression can be evaluated just before them instead
+_HOISTABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.Delete, ast.If, ast.Raise)

@@ -1,0 +1,660 @@
+"""The readable form of Dynamo's code (depyf.decompiler.readable).
+
+Three kinds of tests:
+
+* each pass on a small faithful-shaped function: what it rewrites, and what
+  it must refuse;
+* behaviour: the function before and after the passes run side by side on
+  objects that log every call, attribute and item access, truth test and
+  store; the logs and results must be equal (the loads the contract lets
+  move are of objects that do not log: Dynamo's module aliases, its graph's
+  output tuple, a module's own dicts);
+* traps in hand-assembled bytecode, decompiled with ``readable=True`` and
+  run beside the bytecode itself: a call that rebinds a global between its
+  load and its use, a list that escapes into a call and is then changed, a
+  value used twice, an exception between a value and its use.
+"""
+import ast
+import sys
+import textwrap
+import types
+
+import pytest
+
+import depyf
+from depyf.decompiler.readable import Readable, make_readable
+from depyf.decompiler.readable.effects import CODE, PURE, QUIET, Evaluation, commute, kind_of
+from depyf.decompiler.readable.scope import Scope, free_names
+from test_fallback import HOST, Assembler, template
+
+
+def outcome(fn, *args):
+    """("ok", result shown) or ("raise", type name, message)."""
+    try:
+        return ("ok", _show(fn(*args)))
+    except Exception as e:      # exceptions are compared too
+        return ("raise", type(e).__name__, str(e))
+
+
+def rewrite(source, keep=(), callees=None):
+    """The readable text of the one ``def`` in ``source``."""
+    fn = ast.parse(textwrap.dedent(source)).body[0]
+    make_readable(fn, Readable(keep=set(keep), callees=callees or {}))
+    return ast.unparse(fn)
+
+
+def body_of(text):
+    return [line.strip() for line in text.splitlines()[1:]]
+
+
+# -- the log harness -----------------------------------------------------------------------------
+
+class Thing:
+    """An object that logs what is done to it; what it returns logs too."""
+
+    def __init__(self, log, name):
+        object.__setattr__(self, "_log", log)
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attr):
+        self._log.append(("getattr", self._name, attr))
+        return Thing(self._log, "%s.%s" % (self._name, attr))
+
+    def __setattr__(self, attr, value):
+        self._log.append(("setattr", self._name, attr, _show(value)))
+
+    def __getitem__(self, key):
+        self._log.append(("getitem", self._name, _show(key)))
+        return Thing(self._log, "%s[%s]" % (self._name, _show(key)))
+
+    def __setitem__(self, key, value):
+        self._log.append(("setitem", self._name, _show(key), _show(value)))
+
+    def __call__(self, *args, **kwargs):
+        self._log.append(("call", self._name, tuple(_show(a) for a in args),
+                          tuple(sorted((k, _show(v)) for k, v in kwargs.items()))))
+        return Thing(self._log, "%s(...)#%d" % (self._name, len(self._log)))
+
+    def __bool__(self):
+        self._log.append(("bool", self._name))
+        return "false" not in self._name
+
+    def __add__(self, other):
+        self._log.append(("add", self._name, _show(other)))
+        return Thing(self._log, "(%s+%s)" % (self._name, _show(other)))
+
+    def __repr__(self):
+        return "<%s>" % self._name
+
+
+class Module:
+    """A module alias Dynamo installs: reading its attributes logs nothing
+    (the contract lets those reads move), calling them does."""
+
+    def __init__(self, log, name):
+        self._log, self._name = log, name
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return Thing(self._log, "%s.%s" % (self._name, attr))
+
+
+def _show(value):
+    if isinstance(value, (list, tuple)):
+        return type(value)(_show(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _show(v) for k, v in value.items()}
+    return repr(value)
+
+
+def graph(log, truth=True):
+    """A compiled graph: logs its call, returns Dynamo's tuple of outputs."""
+    def __compiled_fn_1(*args):
+        log.append(("graph", tuple(_show(a) for a in args)))
+        return (Thing(log, "out0" if truth else "false out0"), Thing(log, "out1"))
+    return __compiled_fn_1
+
+
+def run_both(source, keep, make_args, names=(), callees=None, truth=True):
+    """Run ``source``'s function and its readable form on fresh logging
+    objects; returns (readable text, log and result of each)."""
+    before_text = textwrap.dedent(source)
+    after_text = rewrite(source, keep, callees)
+    results = []
+    for text in (before_text, after_text):
+        log = []
+        namespace = {"__import_utils": Module(log, "utils"), "__compiled_fn_1": graph(log, truth)}
+        for name in names:
+            namespace[name] = Thing(log, name)
+        exec(compile(text, "<readable test>", "exec"), namespace)
+        fn = next(v for k, v in namespace.items() if isinstance(v, types.FunctionType))
+        got = outcome(fn, *make_args(log))
+        results.append((log, got))
+    return after_text, results[0], results[1]
+
+
+def assert_same_behaviour(source, keep, make_args, names=(), callees=None, truth=True):
+    after, before_run, after_run = run_both(source, keep, make_args, names, callees, truth)
+    assert before_run == after_run, after
+    return after
+
+
+# -- the effect model ------------------------------------------------------------------------------
+
+def test_kinds_of_steps():
+    fn = ast.parse(textwrap.dedent("""
+        def f(a, *args):
+            x = __import_utils.call_size
+            y = graph_out_0[1]
+            z = self._modules['norm']._parameters['weight']
+            w = g.attr
+            v = args[0]
+            graph_out_0 = h()
+    """)).body[0]
+    steps = Evaluation(Scope.of(fn))
+    kinds = [kind_of(steps.expression(stmt.value)) for stmt in fn.body[:-1]]
+    assert kinds == [PURE, PURE, QUIET, CODE, PURE]
+
+
+def test_commute_rules():
+    fn = ast.parse("def f(a):\n    g\n    a\n    h()\n    a = 1").body[0]
+    steps = Evaluation(Scope.of(fn, keep={"a"}))
+    quiet, pure, code, store = (steps.statement(s) for s in fn.body)
+    assert commute(quiet, pure) and commute(code, pure) and commute(quiet, quiet)
+    assert not commute(quiet, code) and not commute(code, code)
+    assert not commute(pure, store)       # a is read by one and written by the other
+
+
+def test_free_names_of_nested_scopes():
+    fn = ast.parse("def g(a):\n    b = a + c\n    def h():\n        nonlocal b\n        return b + d\n"
+                   "    return [e for e in a]").body[0]
+    assert free_names(fn) == {"c", "d"}
+
+
+# -- each pass ---------------------------------------------------------------------------------------
+
+def test_deletes_of_temporaries_go_and_others_stay():
+    text = rewrite("""
+        def f(a, b):
+            tmp_1 = g(a)
+            h(tmp_1)
+            del tmp_1
+            del b
+            return a
+    """, keep={"a", "b"})
+    assert "del tmp_1" not in text and "del b" in text, text
+
+
+def test_delete_stays_when_the_name_is_read_after_it():
+    # the read raises in Dynamo's code; without the del it would not
+    text = rewrite("""
+        def f(a):
+            tmp_1 = g(a)
+            h(tmp_1)
+            del tmp_1
+            return tmp_1
+    """, keep={"a"})
+    assert "del g_result" in text, text
+
+
+def test_unused_walrus_is_its_value():
+    assert body_of(rewrite("""
+        def f(a):
+            tmp_2 = (tmp_1 := __import_utils.enter)()
+            (tmp_3 := __import_utils.exit)(tmp_2)
+            del tmp_1
+            del tmp_3
+    """, keep={"a"})) == ["__import_utils.exit(__import_utils.enter())"]
+
+
+def test_copy_of_a_parameter_is_the_parameter():
+    text = rewrite("""
+        def f(x, n):
+            stack_1 = (tmp_3 := __import_utils.call_size)(tmp_4 := x, 0)
+            h()
+            return g(stack_1, tmp_4)
+    """, keep={"x", "n"})
+    assert "tmp_4" not in text and "g(call_size_result, x)" in text, text
+
+
+def test_module_dict_reads_repeat_when_no_code_runs_between():
+    text = rewrite("""
+        def f(self, x):
+            stack_1 = (tmp_4 := (tmp_3 := self._modules)['norm']._parameters)['weight']
+            stack_2 = tmp_4['bias']
+            __import_utils.exit()
+            return g(stack_1, stack_2)
+    """, keep={"self", "x"})
+    assert body_of(text) == ["norm_weight = self._modules['norm']._parameters['weight']",
+                             "norm_bias = self._modules['norm']._parameters['bias']",
+                             "__import_utils.exit()",
+                             "return g(norm_weight, norm_bias)"], text
+
+
+def test_module_dict_read_is_shared_when_code_runs_between():
+    # h() may change self._modules: the second read must see what the first saw
+    text = rewrite("""
+        def f(self):
+            stack_1 = (tmp_3 := self._modules)['a']
+            h()
+            return g(stack_1, tmp_3['b'])
+    """, keep={"self"})
+    assert "modules = self._modules" in text and text.count("._modules") == 1, text
+
+
+def test_shared_walrus_becomes_a_statement():
+    text = rewrite("""
+        def f(fn):
+            (tmp_3 := fn._forward_hooks)[get(tmp_3, 0)].x = 1
+    """, keep={"fn"})
+    assert body_of(text) == ["forward_hooks = fn._forward_hooks",
+                             "forward_hooks[get(forward_hooks, 0)].x = 1"], text
+
+
+def test_walrus_stays_when_something_before_it_would_move():
+    # g() runs before the walrus's value: hoisting would swap the two calls
+    text = rewrite("""
+        def f(a):
+            return h(g(), (tmp_1 := k(a)), tmp_1)
+    """, keep={"a"})
+    assert ":=" in text, text
+
+
+def test_lists_followed_to_their_contents():
+    text = rewrite("""
+        def f(a, b):
+            graph_out_0 = __compiled_fn_1(a, b)
+            stack_4 = graph_out_0[0]
+            stack_3 = [graph_out_0[1]]
+            stack_2 = stack_3[0:1]
+            stack_2.extend([b])
+            del graph_out_0
+            stack_5 = [()]
+            stack_6 = [stack_2]
+            if stack_4:
+                stack_6[0][0:0] = []
+                stack_8 = [stack_6[0]]
+                stack_9 = [stack_5[0]]
+                stack_7 = stack_8[0]
+                stack_7[0:] = [stack_7[1], stack_7[0]]
+                stack_10 = __resume_at_102_2
+                stack_11 = stack_8[-1]
+                del stack_8[-1]
+                return stack_10(*[[], stack_8, *stack_11])
+            return __resume_at_112_3(*[[], [], *stack_2])
+    """, keep={"a", "b"})
+    assert body_of(text) == ["graph_out_0 = __compiled_fn_1(a, b)",
+                             "if graph_out_0[0]:",
+                             "return __resume_at_102_2([], [], b, graph_out_0[1])",
+                             "return __resume_at_112_3([], [], graph_out_0[1], b)"], text
+
+
+def test_list_item_with_effects_is_evaluated_where_it_was():
+    text = rewrite("""
+        def f(y):
+            stack_2 = [y]
+            stack_5 = [stack_2]
+            stack_5[0][0:0] = [g('x')]
+            h()
+            stack_11 = stack_5[-1]
+            return __resume_at_7_1(*[[], [], *stack_11])
+    """, keep={"y"}, callees={"__resume_at_7_1": ("fns", "values", "___stack0", "y")})
+    assert body_of(text) == ["___stack0 = g('x')", "h()", "return __resume_at_7_1([], [], ___stack0, y)"], text
+
+
+def test_list_passed_on_and_then_changed_is_left_as_it_was():
+    text = rewrite("""
+        def f(a, b):
+            stack_0 = [a]
+            g(stack_0)
+            stack_0.extend([b])
+            return stack_0
+    """, keep={"a", "b"})
+    assert "stack_0.extend" in text or ".extend(" in text, text
+
+
+def test_list_item_whose_name_is_rebound_is_left_as_it_was():
+    # the list holds a's value before the store; a display written at the use would not
+    text = rewrite("""
+        def f(a):
+            stack_0 = [a]
+            a = g()
+            return h(*stack_0)
+    """, keep={"a"})
+    assert "h(*" in text, text
+
+
+def test_value_used_once_goes_into_its_use():
+    assert body_of(rewrite("""
+        def f(a, b):
+            stack_0 = __compiled_fn_1
+            tmp_2 = __import_utils.enter()
+            __import_utils.exit(tmp_2)
+            stack_1 = stack_0(a, b)
+            graph_out_0 = stack_1
+            return graph_out_0[0]
+    """, keep={"a", "b"})) == ["__import_utils.exit(__import_utils.enter())",
+                               "graph_out_0 = __compiled_fn_1(a, b)",
+                               "return graph_out_0[0]"]
+
+
+def test_call_does_not_move_past_another_call():
+    text = rewrite("""
+        def f(a):
+            stack_0 = g(a)
+            h(a)
+            return k(stack_0)
+    """, keep={"a"})
+    assert body_of(text)[0] == "g_result = g(a)", text
+
+
+def test_global_read_does_not_move_past_a_call():
+    # h() may rebind g
+    text = rewrite("""
+        def f(a):
+            stack_0 = g
+            h()
+            return stack_0(a)
+    """, keep={"a"})
+    assert body_of(text) == ["g_value = g", "h()", "return g_value(a)"], text
+
+
+def test_value_used_twice_keeps_its_name():
+    text = rewrite("""
+        def f(a):
+            stack_0 = g(a)
+            return (stack_0, stack_0)
+    """, keep={"a"})
+    assert text.count("g(a)") == 1, text
+
+
+def test_only_pure_values_move_into_a_branch():
+    text = rewrite("""
+        def f(a):
+            graph_out_0 = __compiled_fn_1(a)
+            stack_0 = graph_out_0[1]
+            stack_1 = g(a)
+            if a:
+                return (stack_0, stack_1)
+            return None
+    """, keep={"a"})
+    assert "g_result = g(a)" in text and "(graph_out_0[1], g_result)" in text, text
+
+
+def test_graph_call_keeps_its_statement():
+    text = rewrite("""
+        def f(a):
+            graph_out_0 = __compiled_fn_1(a)
+            return graph_out_0[0]
+    """, keep={"a"})
+    assert "graph_out_0 = __compiled_fn_1(a)" in text, text
+
+
+def test_dead_stores_and_statements_that_do_nothing_go():
+    assert body_of(rewrite("""
+        def f(a, ___stack0):
+            []
+            ___stack0
+            stack_8 = [[*[]]]
+            stack_3 = g(a)
+            pass
+            return a
+    """, keep={"a"})) == ["g(a)", "return a"]
+
+
+def test_store_to_a_users_name_stays():
+    text = rewrite("""
+        def f(x):
+            count = 1
+            return x
+    """, keep={"x", "count"})
+    assert "count = 1" in text, text
+
+
+def test_unbound_cells_become_declarations():
+    text = rewrite("""
+        def f(self):
+            def __depyf_cells__():
+                return (self, b)
+            return 1
+            if False:
+                b = None
+    """, keep={"self", "b"})
+    assert body_of(text)[0] == "b: object" and "if False" not in text, text
+    namespace = {}
+    exec(compile(text, "<cells>", "exec"), namespace)
+    assert set(namespace["f"].__code__.co_cellvars) == {"b", "self"}
+
+
+def test_values_named_after_the_resume_parameter_receiving_them():
+    text = rewrite("""
+        def f(x):
+            item = print('x')
+            return __resume_at_9_3(item, x)
+    """, keep={"x"}, callees={"__resume_at_9_3": ("___stack0", "x")})
+    assert "___stack0 = print('x')" in text, text
+
+
+def test_new_names_shadow_nothing_a_nested_scope_reads():
+    # a nested function reading a global `print` must not see a local of that name
+    text = rewrite("""
+        def f(x):
+            stack_0 = __builtins_dict___1['print']
+            g()
+            stack_0(x)
+            return lambda: print(x)
+    """, keep={"x"})
+    namespace = {}
+    exec(compile(text, "<shadow>", "exec"), namespace)
+    assert namespace["f"].__code__.co_cellvars == ("x",), text
+
+
+def test_fallback_output_is_left_faithful():
+    # a body the structurer cannot shape: the dispatch loop is not rewritten
+    def f(a):
+        return a
+    out = depyf.decompile(f, readable=True)
+    assert "def f(a):" in out
+
+
+# -- behaviour: the rewritten function does what the faithful one does --------------------------------
+
+def test_behaviour_of_the_toy_example_shape():
+    def args(log):
+        return (Thing(log, "a"), Thing(log, "b"))
+
+    source = """
+        def f(a, b):
+            stack_0 = __compiled_fn_1
+            tmp_2 = (tmp_1 := __import_utils.enter)()
+            (tmp_3 := __import_utils.exit)(tmp_2)
+            stack_1 = stack_0(a, b)
+            del tmp_1
+            del tmp_3
+            graph_out_0 = stack_1
+            stack_4 = graph_out_0[0]
+            stack_3 = [graph_out_0[1]]
+            stack_2 = stack_3[0:1]
+            stack_2.extend([b])
+            del graph_out_0
+            stack_6 = [stack_2]
+            if stack_4:
+                stack_8 = [stack_6[0]]
+                stack_7 = stack_8[0]
+                stack_7[0:] = [stack_7[1], stack_7[0]]
+                stack_11 = stack_8[-1]
+                del stack_8[-1]
+                return __resume_at_1_1(*[[], stack_8, *stack_11])
+            return __resume_at_1_1(*[[], [], *stack_2])
+    """
+    for truth in (True, False):
+        after = assert_same_behaviour(source, {"a", "b"}, args, names=["__resume_at_1_1"], truth=truth)
+    assert len(body_of(after)) <= 5, after
+
+
+def test_behaviour_with_calls_attributes_and_stores():
+    def args(log):
+        return (Thing(log, "x"), Thing(log, "fn"))
+
+    assert_same_behaviour("""
+        def f(x, fn):
+            tmp_2 = __import_utils.enter()
+            stack_1 = x.shape
+            __import_utils.exit(tmp_2)
+            stack_2 = g(stack_1, x)
+            (tmp_3 := fn.hooks)[__import_utils.get(tmp_3, 0)].value = stack_2
+            stack_4 = h
+            k(stack_2)
+            stack_5 = stack_4(x)
+            fn.out = stack_5
+            return (stack_5, tmp_3)
+    """, {"x", "fn"}, args, names=["g", "h", "k"])
+
+
+def test_behaviour_when_a_call_raises_between_a_value_and_its_use():
+    def args(log):
+        return (Thing(log, "x"),)
+
+    source = """
+        def f(x):
+            stack_0 = g(x)
+            stack_1 = h
+            k(x)
+            return stack_1(stack_0)
+    """
+    after, before_run, after_run = run_both(source, {"x"}, args, names=["g", "h", "k"])
+    assert before_run == after_run, after
+    # k raises: g must have run, h's lookup too
+    def boom(*a):
+        raise ValueError("k")
+    for text in (textwrap.dedent(source), after):
+        log = []
+        ns = {"g": Thing(log, "g"), "h": Thing(log, "h"), "k": boom}
+        exec(compile(text, "<raise>", "exec"), ns)
+        assert outcome(ns["f"], Thing(log, "x"))[0] == "raise"
+        assert log and log[0][:2] == ("call", "g"), (text, log)
+
+
+# -- traps in hand-built bytecode -------------------------------------------------------------------------
+
+def _load_global(asm, index):
+    """Push global ``index`` ready to be called (NULL where the version wants it)."""
+    if HOST >= (3, 11):
+        return asm.op("LOAD_GLOBAL", index << 1 | 1)
+    return asm.op("LOAD_GLOBAL", index)
+
+
+def _call(asm, argc):
+    if HOST == (3, 11):
+        asm.op("PRECALL", argc)
+    return asm.op("CALL" if HOST >= (3, 11) else "CALL_FUNCTION", argc)
+
+
+def _readable_function(code, namespace):
+    source = depyf.decompile(types.FunctionType(code, namespace), readable=True)
+    exec(compile(source, "<readable>", "exec"), namespace)
+    return namespace[code.co_name], source
+
+
+def test_trap_a_call_rebinds_the_global_between_its_load_and_its_use():
+    # g is loaded, note(1) rebinds g, then the loaded g is called: the old g must run
+    asm = Assembler()
+    _load_global(asm, 0)
+    asm.call(2, 1, lambda s: s.op("LOAD_CONST", 0)).op("POP_TOP")
+    asm.op("LOAD_FAST", 0)
+    _call(asm, 1).op("RETURN_VALUE")
+    code = asm.code(template, [1]).replace(co_names=("g",))
+    results = []
+    for make in ("bytecode", "readable"):
+        namespace = {"g": lambda v: ("old", v)}
+
+        def note(*_, namespace=namespace):
+            namespace["g"] = lambda v: ("new", v)
+        fn = types.FunctionType(code, namespace) if make == "bytecode" else \
+            _readable_function(code, namespace)[0]
+        results.append(fn(5, 0, note))
+    assert results == [("old", 5), ("old", 5)], results
+    source = _readable_function(code, {"g": None})[1]
+    assert source.index("g_value = g") < source.index("note(1)"), source
+
+
+@pytest.mark.skipif(HOST < (3, 11), reason="COPY is 3.11+")
+def test_trap_a_list_escapes_into_a_call_and_is_then_changed():
+    # L = [a]; note(L); L.extend([b]); return L -- note keeps L: it must see b too
+    asm = Assembler()
+    asm.op("LOAD_FAST", 0).op("BUILD_LIST", 1)
+    if HOST < (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", 2)
+    if HOST >= (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("COPY", 3)
+    _call(asm, 1).op("POP_TOP")
+    asm.op("LOAD_FAST", 1).op("BUILD_LIST", 1).op("LIST_EXTEND", 1).op("RETURN_VALUE")
+    code = asm.code(template, [])
+    for make in ("bytecode", "readable"):
+        kept = []
+        fn = types.FunctionType(code, {}) if make == "bytecode" else _readable_function(code, {})[0]
+        got = fn(1, 2, kept.append)
+        assert got == [1, 2] and kept[0] is got, make
+
+
+@pytest.mark.skipif(HOST < (3, 11), reason="COPY is 3.11+")
+def test_trap_a_value_used_twice_is_evaluated_once():
+    # v = note(a) copied; note(b) runs as a statement; both copies returned
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("COPY", 1)
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 1)).op("POP_TOP")
+    asm.op("BUILD_TUPLE", 2).op("RETURN_VALUE")
+    code = asm.code(template, [])
+    logs = []
+    for make in ("bytecode", "readable"):
+        log = []
+
+        def note(v, log=log):
+            log.append(v)
+            return len(log)
+        fn = types.FunctionType(code, {}) if make == "bytecode" else _readable_function(code, {})[0]
+        logs.append((fn("a", "b", note), log))
+    assert logs[0] == logs[1] == ((1, 1), ["a", "b"]), logs
+
+
+def test_trap_an_exception_between_a_value_and_its_use():
+    # note(a) waits on the stack while note(b) runs; note(b) raises: note(a) ran first
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0))
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 1)).op("POP_TOP")
+    asm.op("RETURN_VALUE")
+    code = asm.code(template, [])
+    for make in ("bytecode", "readable"):
+        log = []
+
+        def note(v, log=log):
+            log.append(v)
+            if v == "boom":
+                raise ValueError(v)
+            return v
+        fn = types.FunctionType(code, {}) if make == "bytecode" else _readable_function(code, {})[0]
+        assert outcome(fn, "a", "boom", note) == ("raise", "ValueError", "boom")
+        assert log == ["a", "boom"], (make, log)
+
+
+@pytest.mark.skipif(HOST < (3, 11), reason="COPY/SWAP/BUILD_SLICE shapes of 3.11+ Dynamo")
+def test_trap_dynamos_list_juggling_in_bytecode():
+    # L = [a]; M = L[0:1]; M.extend([b]); N = [M]; N[0][0:0] = []; x = N[-1]; del N[-1]; return (x,)
+    asm = Assembler()
+    asm.op("LOAD_FAST", 0).op("BUILD_LIST", 1)
+    asm.op("COPY", 1).op("LOAD_CONST", 0).op("LOAD_CONST", 1).op("BUILD_SLICE", 2)
+    asm.op("BINARY_SUBSCR").op("SWAP", 2)
+    asm.op("LOAD_FAST", 1).op("BUILD_LIST", 1).op("LIST_EXTEND", 2).op("POP_TOP")
+    asm.op("BUILD_LIST", 1)
+    asm.op("BUILD_LIST", 0).op("COPY", 2).op("LOAD_CONST", 0).op("BINARY_SUBSCR")
+    asm.op("LOAD_CONST", 0).op("LOAD_CONST", 0).op("BUILD_SLICE", 2).op("STORE_SUBSCR")
+    asm.op("COPY", 1).op("LOAD_CONST", 2).op("BINARY_SUBSCR").op("SWAP", 2)
+    asm.op("LOAD_CONST", 2).op("DELETE_SUBSCR")
+    asm.op("BUILD_TUPLE", 1).op("RETURN_VALUE")
+    code = asm.code(template, [0, 1, -1])
+    fn, source = _readable_function(code, {})
+    assert fn(1, 2, None) == types.FunctionType(code, {})(1, 2, None) == ([1, 2],)
+    assert ".extend" not in source and "stack_" not in source and "[0:0]" not in source, source

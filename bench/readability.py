@@ -15,11 +15,12 @@ counts:
   Dynamo's own ``graph_out_N``, whatever they are called;
 * statements that do nothing: an expression statement that evaluates only
   names, constants and displays of them; ``pass`` beside other statements; a
-  store of such a value to a name nobody reads; an ``if`` whose test is a
-  false constant;
+  store of such a value to an invented name nobody reads; an ``if`` whose
+  test is a false constant;
 * ``del`` of invented names;
-* list shuffles: a slice or item assignment or deletion on a list held by an
-  invented name, ``.extend``/``.append`` on one.
+* list shuffles: a slice or item assignment or deletion on a list the
+  function built itself (a display, or a slice or item of such a list, held
+  by an invented name), ``.extend``/``.append`` on one.
 
 It prints the counts per program, before and after side by side, the totals
 with the goals of the readable form (zero statements that do nothing, zero
@@ -52,8 +53,8 @@ TESTS = os.path.join(ROOT, "tests")
 SRC = os.path.join(ROOT, "src")
 # The programs whose dumps are read: tests/dynamo_programs.py's (those that
 # compile code of their own; the special ones repeat the toy example) and the demo.
-PROGRAMS = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "closures",
-            "module_hooks", "attention", "inductor_small", "demo"]
+PROGRAMS = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
+            "closures", "module_hooks", "attention", "inductor_small", "demo"]
 GRAPH_OUT = re.compile(r"^graph_out_\d+$")
 TRANSFORMED = re.compile(r"^__transformed_code_\d+_for_(\w+)$")
 
@@ -157,16 +158,39 @@ def measure(fn: ast.FunctionDef, original: Set[str]) -> Dict[str, int]:
     params = parameters(fn)
     invented = {n for n in bound_names(fn) if n not in params and n not in original and not GRAPH_OUT.match(n)}
     loaded = loaded_names(fn)
+    stack_lists = _stack_lists(fn, invented)
     counts = dict(statements=0, invented=len(invented), nothing=0, dels=0, shuffles=0)
     for block in _blocks(fn.body):
         for stmt in block:
             counts["statements"] += 1
-            for key in _what_it_is(stmt, invented, loaded, alone=len(block) == 1):
+            for key in _what_it_is(stmt, invented, stack_lists, loaded, alone=len(block) == 1):
                 counts[key] += 1
+    counts["names"] = sorted(invented)
     return counts
 
 
-def _what_it_is(stmt: ast.stmt, invented: Set[str], loaded: Set[str], alone: bool):
+def _stack_lists(fn: ast.FunctionDef, invented: Set[str]) -> Set[str]:
+    """Invented names bound to a list the function built: a display, or a
+    slice or item of another such list."""
+    lists: Set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for stmt in own_statements(fn.body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            name, value = stmt.targets[0].id, stmt.value
+            if name in lists or name not in invented:
+                continue
+            if isinstance(value, ast.List) or (isinstance(value, (ast.Subscript, ast.Name))
+                                               and list_holder(value) in lists):
+                lists.add(name)
+                changed = True
+    return lists
+
+
+def _what_it_is(stmt: ast.stmt, invented: Set[str], stack_lists: Set[str], loaded: Set[str], alone: bool):
     """The counts ``stmt`` adds to, besides "statements"."""
     if isinstance(stmt, ast.Pass) and not alone:
         yield "nothing"
@@ -177,19 +201,20 @@ def _what_it_is(stmt: ast.stmt, invented: Set[str], loaded: Set[str], alone: boo
             yield "nothing"
         func = stmt.value.func if isinstance(stmt.value, ast.Call) else None
         if isinstance(func, ast.Attribute) and func.attr in ("extend", "append") and \
-                list_holder(func.value) in invented:
+                list_holder(func.value) in stack_lists:
             yield "shuffles"
     elif isinstance(stmt, ast.Assign):
-        if all(isinstance(t, ast.Name) and t.id not in loaded for t in stmt.targets) and inert(stmt.value):
+        if all(isinstance(t, ast.Name) and t.id in invented and t.id not in loaded for t in stmt.targets) \
+                and inert(stmt.value):
             yield "nothing"
         for target in stmt.targets:
-            if isinstance(target, ast.Subscript) and list_holder(target) in invented:
+            if isinstance(target, ast.Subscript) and list_holder(target) in stack_lists:
                 yield "shuffles"
     elif isinstance(stmt, ast.Delete):
         for target in stmt.targets:
             if isinstance(target, ast.Name) and target.id in invented:
                 yield "dels"
-            elif isinstance(target, ast.Subscript) and list_holder(target) in invented:
+            elif isinstance(target, ast.Subscript) and list_holder(target) in stack_lists:
                 yield "shuffles"
 
 
@@ -258,6 +283,9 @@ def report(names, forms, show: bool) -> int:
         sums = {}
         for form, fns in (("faithful", before), ("readable", after)):
             sums[form] = {k: sum(c[k] for _, c in fns.values()) for k, _ in COLUMNS}
+            if show and form == "readable":
+                for fn_name, (_, c) in sorted(fns.items()):
+                    print("  invented in %s: %s" % (fn_name, ", ".join(c["names"]) or "-"))
             for k in sums[form]:
                 totals[form][k] += sums[form][k]
         cells = ["%*s" % (width, "%d -> %d" % (sums["faithful"][k], sums["readable"][k])) for k, _ in COLUMNS]

@@ -1,11 +1,13 @@
 """A program to step through with pdb, for tests/test_dynamo_debug.py.
 
-``python tests/dynamo_debug_program.py DUMP BACKEND[,BACKEND] [--pdb]``
+``python tests/dynamo_debug_program.py DUMP BACKEND[,BACKEND] [--pdb] [--both-branches]``
 compiles a function per backend under ``depyf.prepare_debug(DUMP)`` (``toy``
 with "eager", ``toy_aot`` with "aot_eager", ``small`` with "inductor"); with
 ``--pdb`` it then calls them again under ``depyf.debug()`` after
 ``pdb.set_trace()``, so that commands fed on stdin can set breakpoints in the
 dumped files, and prints whether both calls gave the same results.
+``--both-branches`` calls ``toy`` a second time with ``-b``: the other side of
+its data-dependent branch.
 """
 import sys
 
@@ -38,12 +40,15 @@ def small(a):
 FUNCTIONS = {"eager": toy, "aot_eager": toy_aot, "inductor": small}
 
 
-def main(dump, backends, stop):
+def main(dump, backends, stop, both_branches=False):
     a, b = torch.arange(4.0), -torch.ones(4)
     calls = []
     for backend in backends:
         fn = FUNCTIONS[backend]
-        calls.append((torch.compile(fn, backend=backend), (a,) if fn is small else (a, b)))
+        compiled = torch.compile(fn, backend=backend)
+        calls.append((compiled, (a,) if fn is small else (a, b)))
+        if both_branches and fn is toy:
+            calls.append((compiled, (a, -b)))
     with depyf.prepare_debug(dump):
         first = [f(*args) for f, args in calls]
     if stop:
@@ -55,4 +60,4 @@ def main(dump, backends, stop):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2].split(","), "--pdb" in sys.argv[3:])
+    main(sys.argv[1], sys.argv[2].split(","), "--pdb" in sys.argv[3:], "--both-branches" in sys.argv[3:])

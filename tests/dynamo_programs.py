@@ -63,6 +63,17 @@ def graph_breaks(backend):
     return [g(torch.randn(4), torch.randn(4)) for _ in range(4)]
 
 
+def constants(backend):
+    # a torch.device and a dtype live across a graph break: Dynamo puts the
+    # objects themselves in the transformed code's co_consts
+    def f(x):
+        d, t = x.device, x.dtype
+        print("depyf test: a device across a graph break")
+        return torch.ones(2, device=d, dtype=t) + x.sum()
+    g = torch.compile(f, backend=backend)
+    return [g(torch.randn(3)) for _ in range(2)]
+
+
 def recompiles(backend):
     def f(x):
         return (x * 2).relu().sum(0)
@@ -89,7 +100,8 @@ def closures(backend):
         z = inner(z)
         return z, count
     g = torch.compile(outer, backend=backend)
-    return [g(torch.randn(3))[0] for _ in range(2)]
+    # both results: the count (a cell the transformed code sets) too
+    return [v for _ in range(2) for v in g(torch.randn(3))]
 
 
 def module_hooks(backend):
@@ -99,7 +111,8 @@ def module_hooks(backend):
     net[2].register_forward_pre_hook(lambda mod, inp: (inp[0] + 1,))
     net.register_forward_hook(lambda mod, inp, out: seen.append(1))
     g = torch.compile(net, backend=backend)
-    return [g(torch.randn(3, 4)) for _ in range(2)]
+    # the hooks' side effect (seen, changed by the transformed code) too
+    return [g(torch.randn(3, 4)) for _ in range(2)] + [len(seen)]
 
 
 class Attention(nn.Module):
@@ -193,6 +206,7 @@ PROGRAMS = {
     "mlp_train": (mlp_train, "aot_eager"),
     "graph_breaks": (graph_breaks, "eager"),
     "recompiles": (recompiles, "eager"),
+    "constants": (constants, "eager"),
     "closures": (closures, "eager"),
     "module_hooks": (module_hooks, "eager"),
     "attention": (attention, "aot_eager"),
@@ -239,14 +253,24 @@ def run_decompiled(session):
         name = entry.names(fn.name)["transformed"]
         path = session.dir.file(name + ".py")
         with open(path) as f:
-            made = find(compile(f.read(), path, "exec"), name)
+            module = compile(f.read(), path, "exec")
+        made = find(module, name)
         namespace = module_globals(code)
         if made is None or namespace is None:
             return None
+        # what the file defines for the code (constants no literal writes) and
+        # the frame's globals lack
+        defined = {}
+        exec(module, defined)
+        for needed in made.co_names:
+            if needed not in namespace and needed in defined:
+                namespace[needed] = defined[needed]
         for real, stable in entry.graphs.items():
             namespace[stable] = namespace[real]
+        session.swapped += 1
         return made
 
+    session.swapped = 0
     handle = torch._dynamo.convert_frame.register_bytecode_hook(hook)
     try:
         yield
@@ -294,21 +318,24 @@ def run(name: str, dump_root: str) -> dict:
 if __name__ == "__main__":
     root = sys.argv[1]
     if sys.argv[2:3] == ["--decompiled"]:
-        # Each program under prepare_debug with Dynamo running depyf's code.
+        # Each program under prepare_debug with Dynamo running depyf's code:
+        # the readable form, or with --faithful the faithful one.
         import depyf
-        for name in sys.argv[3:]:
+        faithful = sys.argv[3:4] == ["--faithful"]
+        for name in sys.argv[3 + faithful:]:
             program, backend = PROGRAMS[name]
             plain = _run(program, backend)
             torch._dynamo.reset()
             torch.manual_seed(0)
             error = None
             try:
-                with depyf.prepare_debug(os.path.join(root, name)) as session:
+                with depyf.prepare_debug(os.path.join(root, name), faithful=faithful) as session:
                     with run_decompiled(session):
                         dumped = program(backend)
             except Exception as e:
                 error, dumped = "%s: %s" % (type(e).__name__, e), []
-            print(json.dumps({"name": name, "same": _same(plain, dumped), "error": error}), flush=True)
+            print(json.dumps({"name": name, "same": _same(plain, dumped), "error": error,
+                              "swapped": session.swapped if error is None else 0}), flush=True)
         sys.exit(0)
     if sys.argv[2:3] == ["--spawn"]:
         torch.multiprocessing.spawn(spawn_worker, args=(root,), nprocs=2)

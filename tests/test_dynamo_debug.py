@@ -39,8 +39,8 @@ def _run_script(script, text, dump, env):
                           capture_output=True, text=True, timeout=600)
 
 
-def _run(dump, backend, commands=None):
-    args = [sys.executable, PROGRAM, str(dump), backend] + (["--pdb"] if commands else [])
+def _run(dump, backend, commands=None, extra=()):
+    args = [sys.executable, PROGRAM, str(dump), backend] + (["--pdb"] if commands else []) + list(extra)
     stdin = "".join(c + "\n" for c in commands) if commands else None
     proc = subprocess.run(args, input=stdin, env=_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -118,6 +118,45 @@ def test_breakpoints_eager_and_aot_eager(tmp_path):
     print(_drive(dump, "eager,aot_eager", [
         transformed + ("a", A), graph + ("l_a_", A), resumed + ("x", X),
         aot_transformed + ("b", B), aot_graph + ("arg0_1", A)]))
+
+
+@pytest.mark.torch
+def test_breakpoints_on_the_readable_statements_of_the_transformed_code(tmp_path):
+    """The dumped transformed code is the readable form: a breakpoint on each
+    of its statements (the graph's call, the branch on its output, each
+    branch's call of its resume function) stops there, with the values of
+    that point, on both sides of the branch."""
+    pytest.importorskip("torch")
+    dump = tmp_path / "dump"
+    _run(dump, "eager", extra=["--both-branches"])
+    path = os.path.join(dump, _meta(dump, "toy")["entries"][0]["transformed_code"])
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert "stack_" not in text and "tmp_" not in text, text
+    graph_call = _line(path, "graph_out_0 = __compiled_fn")
+    branch = _line(path, "if graph_out_0[0]:")
+    resumes = [(path, n) for n, line in enumerate(text.splitlines(), 1)
+               if line.strip().startswith("return __resume_at_")]
+    assert len(resumes) == 2, text
+    points = [graph_call, branch] + resumes
+    commands = ["b %s:%d" % p for p in points]
+    # first call: b < 0, the first branch; second call: -b, the other one
+    hits = [(graph_call, "a", A), (branch, "graph_out_0[0]", "tensor(True)"), (resumes[0], "b", B),
+            (graph_call, "b", "tensor([1., 1., 1., 1.])"), (branch, "graph_out_0[0]", "tensor(False)"),
+            (resumes[1], "b", "tensor([1., 1., 1., 1.])")]
+    for _ in hits:
+        commands += ["c", "p %s" % _[1]]
+    commands.append("c")
+    proc = _run(dump, "eager", commands, extra=["--both-branches"])
+    answers = proc.stdout.split("(Pdb) ")[1:]
+    transcript = "".join("(Pdb) %s\n%s" % (c, a) for c, a in zip(commands, answers))
+    at = len(points)
+    for (where, expression, value) in hits:
+        stop, printed = answers[at], answers[at + 1]
+        assert re.match(r"> %s\(%d\)\w+\(\)\n-> " % (re.escape(where[0]), where[1]), stop), transcript
+        assert printed.strip() == value, transcript
+        at += 2
+    assert "SAME RESULT: True" in proc.stdout, transcript
 
 
 @pytest.mark.torch
@@ -248,6 +287,22 @@ def test_alignment_looks_past_what_only_one_side_has():
     lines = matched_lines(live, dumped, 16)
     assert lines[12] == 19, lines                    # the del
     assert lines == [16, 17, 17, 17, 18, 18, 18, 18, 18, 18, 18, 18, 19, 19, 19, 20, 21]
+
+
+def test_alignment_keeps_each_branch_to_its_own_lines():
+    """Both sides branch alike (the readable form keeps Dynamo's control
+    flow): each branch's instructions take lines of its own branch only, even
+    where the other branch's text shares more of them."""
+    sys.path.insert(0, SRC)
+    from depyf.dynamo.linemap import matched_lines
+
+    def spans(keys_and_lines):
+        return [(2 * i, 2 * i + 2, key, line) for i, (key, line) in enumerate(keys_and_lines)]
+    x, ret, branch = ("BUILD_LIST", 0), "RETURN_VALUE", "POP_JUMP_IF_FALSE"
+    live = spans((k, None) for k in [("LOAD_FAST", "g"), branch, x, x, x, ret, x, ret])
+    dumped = spans([(("LOAD_FAST", "g"), 11), (branch, 11), (x, 12), (ret, 12),
+                    (x, 13), (x, 13), (x, 13), (ret, 13)])
+    assert matched_lines(live, dumped, 10) == [11, 11, 12, 12, 12, 12, 13, 13]
 
 
 def test_constants_without_source_are_keyed_by_type_not_repr():

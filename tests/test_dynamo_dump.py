@@ -19,8 +19,8 @@ SRC = os.path.join(os.path.dirname(HERE), "src")
 PROGRAMS = os.path.join(HERE, "dynamo_programs.py")
 FAILURE_STUB = "depyf could not decompile"
 
-NAMES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "closures",
-         "module_hooks", "attention", "inductor_small"]
+NAMES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
+         "closures", "module_hooks", "attention", "inductor_small"]
 SPECIAL = ["toy_example_broken", "toy_example_old_torch", "toy_example_log_bytecode"]
 KNOWN_STUBS = set()
 FALLBACK_MARKER = "depyf: unstructured fallback"
@@ -257,29 +257,37 @@ def test_log_bytecode(runs):
 
 
 # Dynamo runs the decompiled transformed code (compiled from the dumped file)
-# instead of its own: same results means the decompiled code does what Dynamo's
-# does.
-BEHAVES = ["toy_example", "mlp_train", "graph_breaks", "recompiles", "closures", "module_hooks",
-           "attention"]
+# instead of its own, for every cache entry: same results means the decompiled
+# code does what Dynamo's does. Both forms: the readable one the dump shows,
+# and the faithful one (prepare_debug(faithful=True)).
+BEHAVES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
+           "closures", "module_hooks", "attention"]
 DECOMPILED_FAULTS = {}
 
 
-@pytest.fixture(scope="module")
-def decompiled_runs(tmp_path_factory):
-    pytest.importorskip("torch")
-    root = tmp_path_factory.mktemp("decompiled")
-    proc = subprocess.run([sys.executable, PROGRAMS, str(root), "--decompiled"] + BEHAVES,
+def _decompiled(root, form):
+    proc = subprocess.run([sys.executable, PROGRAMS, str(root), "--decompiled"]
+                          + (["--faithful"] if form == "faithful" else []) + BEHAVES,
                           env=_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return {d["name"]: d for d in map(json.loads, (l for l in proc.stdout.splitlines() if l.startswith("{")))}
 
 
+@pytest.fixture(scope="module")
+def decompiled_runs(tmp_path_factory):
+    pytest.importorskip("torch")
+    return {form: _decompiled(tmp_path_factory.mktemp("decompiled_" + form), form)
+            for form in ("readable", "faithful")}
+
+
 @pytest.mark.torch
+@pytest.mark.parametrize("form", ["readable", "faithful"])
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
     strict=True, reason=DECOMPILED_FAULTS[n])) if n in DECOMPILED_FAULTS else n for n in BEHAVES])
-def test_decompiled_code_behaves_like_dynamos(decompiled_runs, name):
-    run = decompiled_runs[name]
+def test_decompiled_code_behaves_like_dynamos(decompiled_runs, name, form):
+    run = decompiled_runs[form][name]
     assert run["error"] is None and run["same"], run["error"]
+    assert run["swapped"] >= 1, "no cache entry ran depyf's code"
 
 
 UNCOMPILABLE = '''

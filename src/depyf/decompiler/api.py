@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, read_pyc
+from .constants import name_constants
 from .expressions import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
@@ -34,7 +35,9 @@ def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) 
     with what is known of the names) rewrites a function's body from the
     faithful form, every instruction shown, into the few lines a person
     would write, under the contract of :mod:`depyf.decompiler.readable`:
-    for code no source produced (Dynamo's transformed code).
+    for code no source produced (Dynamo's transformed code). Its constants
+    that no literal writes (``torch.device('cpu')``) are names, defined above
+    the function (:mod:`depyf.decompiler.constants`).
 
     >>> def f(x):
     ...     return x + 1
@@ -42,7 +45,10 @@ def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) 
     def f(x):
         return x + 1
     """
-    return decompile_report(obj, layout, enclose, readable).source
+    report = decompile_report(obj, layout, enclose, readable, define_constants=bool(readable))
+    if not report.definitions:
+        return report.source
+    return "".join("%s = %s\n" % pair for pair in report.definitions) + "\n" + report.source
 
 
 @dataclass
@@ -57,10 +63,15 @@ class Decompiled:
     code_objects: int
     fallbacks: List[Tuple[str, str]] = field(default_factory=list)
     stubs: List[Tuple[str, str]] = field(default_factory=list)
+    #: (name, expression): module-level definitions the source needs (``define_constants``)
+    definitions: List[Tuple[str, str]] = field(default_factory=list)
 
 
-def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=False) -> Decompiled:
+def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=False,
+                     define_constants: bool = False) -> Decompiled:
     """Like :func:`decompile`, with counts of fallbacks and stubs.
+    ``define_constants`` names the constants no literal writes and gives their
+    definitions apart (``definitions``), for the caller to place.
 
     >>> r = decompile_report(lambda x: x + 1)        # doctest: +SKIP
     >>> r.code_objects, r.fallbacks
@@ -78,11 +89,12 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=
             raise DecompilationError(str(e)) from e
         if readable and kind == "function" and not (log.fallbacks or log.stubs):
             readable_form(tree, record, readable)
+        definitions = name_constants(tree) if define_constants else []
         source = render_module(tree, record.version, layout)
         # Freed here, the tree's nodes are not young objects for the collection
         # the restored threshold starts at once.
         del tree
-    return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs)
+    return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs, definitions)
 
 
 _GC_LOCK = threading.Lock()

@@ -24,14 +24,22 @@ def decompile_as(code: types.CodeType, name: str, readable=None) -> str:
     line numbers jump around, so the line-faithful layout would only add gaps);
     ``readable`` (a :class:`~depyf.decompiler.readable.Readable`) asks for the
     readable form of code Dynamo made, None for the faithful one."""
-    from .. import decompile
+    from ..decompiler.api import decompile_report
     renamed = code.replace(co_name=name, co_qualname=name) if hasattr(code, "co_qualname") \
         else code.replace(co_name=name)
     # The enclosing scope is built here (cells included), not by the decompiler.
-    text = decompile(renamed, layout="compact", enclose=False, readable=readable or False)
+    report = decompile_report(renamed, layout="compact", enclose=False, readable=readable or False,
+                              define_constants=True)
+    text = report.source
     if code.co_cellvars:
         text = keep_cells(text, name, code.co_cellvars)
-    return enclose(text, name, code.co_freevars) if code.co_freevars else text
+    if code.co_freevars:
+        text = enclose(text, name, code.co_freevars)
+    # Constants no literal writes (a torch.device Dynamo put in co_consts): named
+    # at module level, so that the file runs on its own.
+    if not report.definitions:
+        return text
+    return "".join("%s = %s\n" % pair for pair in report.definitions) + "\n" + text
 
 
 #: names Dynamo numbers anew at every compile: its graphs

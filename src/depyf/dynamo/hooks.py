@@ -449,15 +449,16 @@ class Session:
                 entry.compile_seconds = float(seconds)
                 fn.dirty = True
 
-    def _source(self, code: types.CodeType, name: str, generated: bool = False):
+    def _source(self, code: types.CodeType, name: str):
         """Decompiled ``code`` as ``def name``: each code object is decompiled
         once (full code files are rewritten as guards arrive, and a resume
         function shows both in its parent's file and in its own). Code Dynamo
-        ``generated`` (a resume function) comes in its readable form unless
-        the session is faithful."""
+        generated (a resume function) comes in its readable form unless the
+        session is faithful."""
         key = id(code)
         cached = self._sources.get(key)
         if cached is None or cached[0] is not code:
+            generated = code.co_name.startswith(RESUME_PREFIX)
             readable = fullcode.readable_hints(None, {}) if generated and not self.faithful else None
             text, problem = fullcode.safe_decompile(code, _PLACEHOLDER, readable=readable)
             cached = self._sources[key] = (code, text, problem)
@@ -547,7 +548,7 @@ class Session:
                 if gname in resume_done:
                     continue
                 resume_done.add(gname)
-                text, problem = self._source(rcode, gname, generated=True)
+                text, problem = self._source(rcode, gname)
                 out.append("\n# Resume function %s: %s, which Dynamo compiles in its turn\n%s"
                            % (gname, rcode.co_name, text))
             dispatch.insert(0, (names["guard"], names["transformed"]))
@@ -654,9 +655,13 @@ def _rank_dir(path: str) -> str:
     return dump_dir_for_process(path)
 
 
+#: how Dynamo names the code of its resume functions
+RESUME_PREFIX = "torch_dynamo_resume_in_"
+
+
 def _resume_offset(code: types.CodeType) -> Optional[int]:
     """The offset in its parent where a Dynamo resume function resumes, or None."""
-    if not code.co_name.startswith("torch_dynamo_resume_in_"):
+    if not code.co_name.startswith(RESUME_PREFIX):
         return None
     try:
         from torch._dynamo.resume_execution import ContinueExecutionCache

@@ -193,7 +193,39 @@ _JUMP_NAMES = re.compile("FORWARD_|BACKWARD_")
 def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> List[int]:
     """For each live instruction, the line of the dumped instruction it is
     aligned with; unmatched ones (and matched ones without a line) repeat the
-    line before them, ``first`` at the start."""
+    line before them, ``first`` at the start.
+
+    Where both sides leave their straight runs of code the same way (the
+    same sequence of branches, jumps, returns and raises: the readable form
+    keeps Dynamo's control flow), each run is aligned with its counterpart
+    alone, and a run's first unmatched instructions take the line of its
+    first matched one: a run of the one branch cannot borrow the lines of
+    the other, which share most of their instructions."""
+    live_runs, dumped_runs = _runs(live), _runs(dumped)
+    if len(live_runs) > 1 and [k for k, _, _ in live_runs] == [k for k, _, _ in dumped_runs]:
+        out: List[int] = []
+        previous = first
+        for (_, a0, a1), (_, b0, b1) in zip(live_runs, dumped_runs):
+            lines = _aligned(live[a0:a1], dumped[b0:b1])
+            lead = next((line for line in lines if line is not None), previous)
+            matched = False
+            for line in lines:
+                if line is not None:
+                    matched = True
+                else:
+                    line = previous if matched else lead
+                previous = line
+                out.append(line)
+        return out
+    out, previous = [], first
+    for line in _aligned(live, dumped):
+        previous = line if line is not None else previous
+        out.append(previous)
+    return out
+
+
+def _aligned(live: Sequence[Span], dumped: Sequence[Span]) -> List[Optional[int]]:
+    """The dumped line each live instruction is aligned with, or None."""
     a, b = [s[2] for s in live], [s[2] for s in dumped]
     # Only instructions of both sides can match: the dumped code's loads and
     # stores of its temporaries and Dynamo's stack shuffles (a third of each)
@@ -205,11 +237,28 @@ def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> L
     for i, j, n in _matching_blocks([a[i] for i in at_a], [b[j] for j in at_b]):
         for t in range(n):
             lines[at_a[i + t]] = dumped[at_b[j + t]][3]
-    out, previous = [], first
-    for line in lines:
-        previous = line if line is not None else previous
-        out.append(previous)
-    return out
+    return lines
+
+
+#: how a straight run of instructions ends, by the name of its last one
+_ENDS = (("RETURN_", "return"), ("RAISE_VARARGS", "raise"), ("RERAISE", "raise"),
+         ("POP_JUMP", "branch"), ("JUMP_IF", "branch"), ("JUMP", "jump"))
+
+
+def _runs(spans_: Sequence[Span]) -> List[Tuple[str, int, int]]:
+    """(how it ends, start, end) of each straight run: the instructions up to
+    and including a branch, jump, return or raise."""
+    runs, start = [], 0
+    for i, span in enumerate(spans_):
+        key = span[2]
+        name = key if isinstance(key, str) else key[0]
+        end = next((kind for prefix, kind in _ENDS if name.startswith(prefix)), None)
+        if end is not None:
+            runs.append((end, start, i + 1))
+            start = i + 1
+    if start < len(spans_):
+        runs.append(("fall", start, len(spans_)))
+    return runs
 
 
 def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> List[Tuple[int, int, int]]:

@@ -32,8 +32,10 @@ def name_values(facts: Facts) -> bool:
     for name in sorted(scope.temporaries, key=_natural):
         if not GENERIC.match(name) or GRAPH_OUTPUT.match(name) or not scope.stores[name]:
             continue
-        base = _passed_as(facts, name) or _read_from(facts, name) or "value"
-        renames[name] = scope.fresh(base)
+        passed = _passed_as(facts, name)
+        if passed is not None and not scope.is_free(passed):
+            passed = None       # (the function's own parameter, say: a suffix would say less)
+        renames[name] = scope.fresh(passed or _read_from(facts, name) or "value")
     for old, new in renames.items():
         for node in facts.names(old):
             node.id = new

@@ -73,12 +73,17 @@ class Scope:
     def is_temporary(self, name: str) -> bool:
         return name in self.temporaries
 
+    def is_free(self, name: str) -> bool:
+        """May ``name`` be bound anew here: no one in the function uses it, and
+        it is neither a keyword nor a builtin?"""
+        return not (name in self.every_name or keyword.iskeyword(name) or hasattr(builtins, name))
+
     def fresh(self, base: str) -> str:
         """A new temporary no one in the function uses, nor a builtin or
         keyword: ``base``, else ``base_1``, ``base_2``..."""
         base = base if base.isidentifier() else "value"
         name, n = base, 0
-        while name in self.every_name or keyword.iskeyword(name) or hasattr(builtins, name):
+        while not self.is_free(name):
             n += 1
             name = "%s_%d" % (base, n)
         self.every_name.add(name)

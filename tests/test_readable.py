@@ -15,7 +15,6 @@ Three kinds of tests:
   value used twice, an exception between a value and its use.
 """
 import ast
-import sys
 import textwrap
 import types
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, read_pyc
-from .constants import name_constants
+from .constants import holds_odd_constants, name_constants
 from .expressions import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
@@ -89,7 +89,7 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=
             raise DecompilationError(str(e)) from e
         if readable and kind == "function" and not (log.fallbacks or log.stubs):
             readable_form(tree, record, readable)
-        definitions = name_constants(tree) if define_constants else []
+        definitions = name_constants(tree) if define_constants and holds_odd_constants(record) else []
         source = render_module(tree, record.version, layout)
         # Freed here, the tree's nodes are not young objects for the collection
         # the restored threshold starts at once.

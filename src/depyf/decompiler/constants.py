@@ -125,6 +125,16 @@ def name_for(text: str) -> str:
     return "__" + (word or "constant")
 
 
+def holds_odd_constants(record) -> bool:
+    """Does the code record (or one nested in it) hold a constant no literal
+    writes? (Checked before walking a whole tree for them.)"""
+    for code in record.walk():
+        for value in code.consts:
+            if not has_literal(value) and not (hasattr(value, "co_code") or type(value).__name__ == "CodeRecord"):
+                return True
+    return False
+
+
 def name_constants(tree: ast.AST) -> List[Tuple[str, str]]:
     """Replace, in ``tree``, each constant that has no literal but a
     :func:`definition` by a name; returns (name, definition) pairs, one per

@@ -77,6 +77,8 @@ from .shared import hoist_shared_walrus, repeat_module_dict_reads
 #: each pass, with the node classes it works on (None: any body)
 PASSES = ((drop_temporary_deletes, (ast.Delete,)),
           (drop_unused_walrus, (ast.NamedExpr,)),
+          # (early too: Dynamo's dead list displays go before the list pass would walk for them)
+          (drop_dead_stores, (ast.Assign,)),
           (propagate_copies, None),
           (repeat_module_dict_reads, (ast.NamedExpr,)),
           (hoist_shared_walrus, (ast.NamedExpr,)),

@@ -72,18 +72,58 @@ def expression_nodes(root: ast.AST) -> Iterator[ast.AST]:
         todo.extend(ast.iter_child_nodes(node))
 
 
+def clone(node):
+    """A copy of ``node`` and everything under it (contexts and operators,
+    which hold nothing, shared): ``copy.deepcopy`` of a tree, at a fraction
+    of its cost.
+
+    >>> import ast
+    >>> tree = ast.parse("f(x, [y])").body[0]
+    >>> copied = clone(tree)
+    >>> ast.dump(copied) == ast.dump(tree), copied.value is tree.value
+    (True, False)
+    """
+    cls = type(node)
+    new = cls.__new__(cls)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if isinstance(value, ast.AST):
+            if not isinstance(value, _SHARED):
+                value = clone(value)
+        elif type(value) is list:
+            value = [clone(item) if isinstance(item, ast.AST) and not isinstance(item, _SHARED) else item
+                     for item in value]
+        fields[key] = value
+    return new
+
+
+#: nodes that hold no field: one instance can sit in many places
+_SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+
+
 def replace_node(root: ast.AST, old: ast.AST, new: ast.AST) -> bool:
-    """Put ``new`` where ``old`` (by identity) is under ``root``; True if found."""
-    for node in expression_nodes(root):
-        for field, value in ast.iter_fields(node):
+    """Put ``new`` where ``old`` (by identity) is under ``root``, not looking
+    into nested scopes; True if found."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, SCOPES) and node is not root:
+            continue
+        for value in node.__dict__.values():
             if value is old:
-                setattr(node, field, new)
-                return True
-            if isinstance(value, list):
+                for field, held in node.__dict__.items():
+                    if held is old:
+                        setattr(node, field, new)
+                        return True
+            if type(value) is list:
                 for i, item in enumerate(value):
                     if item is old:
                         value[i] = new
                         return True
+                    if isinstance(item, ast.AST):
+                        todo.append(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
+                todo.append(value)
     return False
 
 

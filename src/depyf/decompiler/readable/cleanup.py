@@ -25,43 +25,48 @@ def drop_temporary_deletes(facts: Facts) -> bool:
     Refused when the name is read after the ``del`` (the read would raise),
     when the ``del`` sits in a loop, or when no store before it surely ran.
     """
-    changed = False
-    written = {}
+    decided = []        # (del statement, the targets it keeps): edits wait until all are decided
     for stmt in facts.statements():
         if not isinstance(stmt, ast.Delete):
             continue
         keep = [t for t in stmt.targets if not (
             isinstance(t, ast.Name) and facts.scope.is_temporary(t.id)
-            and _surely_bound(facts, t.id, stmt, written)
+            and _surely_bound(facts, t.id, stmt)
             and not any(facts.order(facts.statement_of(n)) > facts.order(stmt) for n in facts.loads(t.id)))]
-        if len(keep) == len(stmt.targets):
-            continue
-        changed = True
+        if len(keep) != len(stmt.targets):
+            decided.append((stmt, keep))
+    for stmt, keep in decided:
         if keep:
             facts.swap(stmt, ast.Delete(targets=keep, lineno=getattr(stmt, "lineno", 1)))
         else:
             facts.remove(stmt)
-    return changed
+    return bool(decided)
 
 
-def _surely_bound(facts: Facts, name: str, stmt: ast.stmt, written: dict) -> bool:
-    """Did a store of ``name`` run before ``stmt`` on every path (a store
-    earlier in its block or in a block around it), with no loop around it?
-    ``written`` caches what each statement surely stores."""
+def _surely_bound(facts: Facts, name: str, stmt: ast.stmt) -> bool:
+    """Did a store of ``name`` run before ``stmt`` on every path: a store by
+    an assignment earlier in its block or in a block around it, with no loop
+    around it?"""
+    before = []          # (block, index of the statement holding ``stmt`` there)
     site = facts.site(stmt)
     while True:
         if isinstance(site.owner, (ast.For, ast.AsyncFor, ast.While)):
             return False
-        for earlier in site.block[:site.index]:
-            names = written.get(id(earlier))
-            if names is None:
-                names = written[id(earlier)] = {n for s in facts.statement_steps(earlier)
-                                                if not s.lazy for n in s.writes}
-            if name in names:
-                return True
+        before.append((site.block, site.index))
         if site.owner is None:
-            return False
+            break
         site = facts.site(site.owner)
+    for store in facts.stores(name):
+        holder = facts.statement_of(store)
+        if not (isinstance(holder, ast.Assign) and any(t is store for t in holder.targets)):
+            walrus = facts.binder_of(store)
+            if not (isinstance(walrus, ast.NamedExpr) and any(
+                    s.node is walrus and not s.lazy for s in facts.statement_steps(holder))):
+                continue        # a store in a part of an expression that may not run
+        where = facts.site(holder)
+        if any(where.block is block and where.index < index for block, index in before):
+            return True
+    return False
 
 
 def drop_unused_walrus(facts: Facts) -> bool:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import FrozenSet, Iterable, List, Sequence
+from typing import Dict, FrozenSet, Iterable, List, Optional
 
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT, Scope
 
@@ -78,27 +78,66 @@ def writes_of(steps: Iterable[Step]) -> FrozenSet[str]:
     return frozenset(n for s in steps for n in s.writes)
 
 
-def commute(a: Sequence[Step], b: Sequence[Step]) -> bool:
-    """May ``a`` and ``b`` run in either order with the same effects?
+class Effect:
+    """What some code may do, summed up from its steps: the strongest kind,
+    the names read and written. Effects add up with ``|``."""
+    __slots__ = ("kind", "reads", "writes", "empty")
+
+    def __init__(self, kind: int = PURE, reads: FrozenSet[str] = _NONE, writes: FrozenSet[str] = _NONE,
+                 empty: bool = True):
+        self.kind, self.reads, self.writes, self.empty = kind, reads, writes, empty
+
+    @classmethod
+    def of(cls, steps: Iterable[Step]) -> "Effect":
+        kind, reads, writes, empty = PURE, set(), set(), True
+        for step in steps:
+            empty = False
+            if step.kind > kind:
+                kind = step.kind
+            if step.reads:
+                reads.update(step.reads)
+            if step.writes:
+                writes.update(step.writes)
+        return cls(kind, frozenset(reads), frozenset(writes), empty)
+
+    def __or__(self, other: "Effect") -> "Effect":
+        if other.empty:
+            return self
+        if self.empty:
+            return other
+        return Effect(max(self.kind, other.kind), self.reads | other.reads, self.writes | other.writes, False)
+
+
+NOTHING = Effect()
+
+
+def _effect(code) -> Effect:
+    return code if isinstance(code, Effect) else Effect.of(code)
+
+
+def commute(a, b) -> bool:
+    """May ``a`` and ``b`` (steps, or their :class:`Effect`) run in either
+    order with the same effects?
 
     >>> commute([Step(None, CODE)], [Step(None, PURE, reads=frozenset("x"))])
     True
     >>> commute([Step(None, CODE)], [Step(None, QUIET)])
     False
     """
-    if not a or not b:
+    a, b = _effect(a), _effect(b)
+    if a.empty or b.empty:
         return True
-    a_reads, a_writes, b_reads, b_writes = reads_of(a), writes_of(a), reads_of(b), writes_of(b)
-    if a_writes & (b_reads | b_writes) or b_writes & a_reads:
+    if a.writes & (b.reads | b.writes) or b.writes & a.reads:
         return False
-    ka, kb = kind_of(a), kind_of(b)
-    return ka == PURE or kb == PURE or (ka == QUIET and kb == QUIET)
+    return a.kind == PURE or b.kind == PURE or (a.kind == QUIET and b.kind == QUIET)
 
 
-def may_move(value: Sequence[Step], between: Sequence[Step], into_branch: bool = False) -> bool:
+def may_move(value, between, into_branch: bool = False) -> bool:
     """May ``value`` be evaluated after ``between`` instead of before it
-    (in a branch that may not run, if ``into_branch``)?"""
-    if into_branch and kind_of(value) != PURE:
+    (in a branch that may not run, if ``into_branch``)? Either may be steps
+    or an :class:`Effect`."""
+    value = _effect(value)
+    if into_branch and value.kind != PURE:
         return False
     return commute(value, between)
 
@@ -111,6 +150,24 @@ class Evaluation:
         self.scope = scope
         #: name -> the one value a temporary is ever bound to (or None)
         self.resolve = resolve or (lambda name: None)
+        self._names: Dict[str, FrozenSet[str]] = {}     # name -> frozenset([name]), made once
+        cls = type(self)
+        if cls._EXPRESSIONS is None:
+            cls._EXPRESSIONS, cls._STATEMENTS = {}, {}
+            for attr in dir(cls):
+                node_class = getattr(ast, attr[2:], None) if attr[:2] in ("e_", "s_") else None
+                if isinstance(node_class, type):
+                    (cls._EXPRESSIONS if attr[0] == "e" else cls._STATEMENTS)[node_class] = getattr(cls, attr)
+
+    #: node class -> its method, filled at the first use
+    _EXPRESSIONS: Optional[Dict[type, object]] = None
+    _STATEMENTS: Optional[Dict[type, object]] = None
+
+    def one(self, name: str) -> FrozenSet[str]:
+        names = self._names.get(name)
+        if names is None:
+            names = self._names[name] = frozenset([name])
+        return names
 
     def base(self, node: ast.expr) -> ast.expr:
         """What an attribute's or item's object is, for telling its kind: the
@@ -130,13 +187,14 @@ class Evaluation:
     # -- entry points --------------------------------------------------------------
     def statement(self, stmt: ast.stmt) -> List[Step]:
         out: List[Step] = []
-        getattr(self, "s_" + type(stmt).__name__, self._s_unknown)(stmt, out, False)
+        self._STATEMENTS.get(type(stmt), Evaluation._s_unknown)(self, stmt, out, False)
         return out
 
     def block(self, stmts: Iterable[ast.stmt], lazy: bool = False) -> List[Step]:
         out: List[Step] = []
+        table = self._STATEMENTS
         for stmt in stmts:
-            getattr(self, "s_" + type(stmt).__name__, self._s_unknown)(stmt, out, lazy)
+            table.get(type(stmt), Evaluation._s_unknown)(self, stmt, out, lazy)
         return out
 
     def expression(self, node: ast.expr, lazy: bool = False) -> List[Step]:
@@ -147,7 +205,7 @@ class Evaluation:
     # -- expressions ---------------------------------------------------------------------
     def e(self, node, out: List[Step], lazy: bool) -> None:
         if node is not None:
-            getattr(self, "e_" + type(node).__name__, self._e_unknown)(node, out, lazy)
+            self._EXPRESSIONS.get(type(node), Evaluation._e_unknown)(self, node, out, lazy)
 
     def _e_unknown(self, node, out, lazy):
         for child in ast.iter_child_nodes(node):
@@ -163,13 +221,13 @@ class Evaluation:
         if isinstance(node.ctx, ast.Load):
             kind = self.scope.kind_of(name)
             pure = kind == "local" or (kind == "global" and DYNAMO_GLOBAL.match(name))
-            out.append(Step(node, PURE if pure else QUIET, reads=frozenset([name]), lazy=lazy))
+            out.append(Step(node, PURE if pure else QUIET, reads=self.one(name), lazy=lazy))
         else:
             self.store(node, name, out, lazy)
 
     def store(self, node, name: str, out, lazy) -> None:
         kind = PURE if self.scope.is_temporary(name) else QUIET
-        out.append(Step(node, kind, writes=frozenset([name]), lazy=lazy))
+        out.append(Step(node, kind, writes=self.one(name), lazy=lazy))
 
     def e_Attribute(self, node, out, lazy):
         self.e(node.value, out, lazy)

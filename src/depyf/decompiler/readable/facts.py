@@ -20,12 +20,11 @@ Example::
 from __future__ import annotations
 
 import ast
-import copy
 from collections import defaultdict
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
-from .blocks import BRANCHES, bodies, header, replace_node
-from .effects import Evaluation, Step
+from .blocks import BRANCHES, bodies, clone, header, replace_node
+from .effects import NOTHING, Effect, Evaluation, Step
 from .scope import SCOPES, Scope, free_names, own_children
 
 
@@ -80,10 +79,12 @@ class Facts:
         self._binder: Dict[int, ast.AST] = {}
         self._statements: Optional[List[ast.stmt]] = None
         self._steps: Dict[int, List[Step]] = {}
-        #: ids of the nodes counted: a node met twice (the decompiler may share
-        #: one between two places) is copied, so that each place is its own
+        self._effects: Dict[int, Effect] = {}
         self._nodes: Set[int] = set()
+        self._first_walk = True
         self._visit(self.fn.body, None)
+        self._first_walk = False
+        self._nodes = set()
         self.scope = Scope(self.fn, self.keep, self._loads, self._stores, self._deletes,
                            self._nested, self._every, self._globals, self._nonlocals)
         self.steps = Evaluation(self.scope, self.binding_value)
@@ -143,45 +144,46 @@ class Facts:
 
     def _note(self, root: ast.AST, stmt: ast.stmt, sign: int) -> None:
         """Count (``sign`` +1) or uncount (-1) the names under ``root``, held by ``stmt``."""
+        if sign > 0:
+            self._count(root, stmt)
+        else:
+            self._uncount(root, stmt)
+
+    def _count(self, root: ast.AST, stmt: ast.stmt) -> None:
         todo = [root]
-        census, held, binder, fields_of, nodes = self.census, self.held, self._binder, _FIELDS, self._nodes
+        census, held, binder, fields_of = self.census, self.held, self._binder, _FIELDS
         counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
-        adding = sign > 0
+        owners, by_name, every = self.owners, self.by_name, self._every
+        # A node met twice (the decompiler may share one between two places) is
+        # copied, so that each place is its own: looked for on the first walk only.
+        nodes = self._nodes if self._first_walk else None
+        name_kind, assign_kind, named_kind, scopes = ast.Name, ast.Assign, ast.NamedExpr, _SCOPE_KINDS
+        constant_kind = ast.Constant
         while todo:
             node = todo.pop()
             kind = type(node)
-            census[kind] += sign
-            if adding:
-                nodes.add(id(node))
-            else:
-                nodes.discard(id(node))
-            if kind is ast.Name:
+            census[kind] += 1
+            if kind is name_kind:
                 name = node.id
-                counters[type(node.ctx)][name] += sign
-                if adding:
-                    self.owners[id(node)] = stmt
-                    self.by_name.setdefault(name, []).append(node)
-                    self._every.add(name)
+                counters[type(node.ctx)][name] += 1
+                owners[id(node)] = stmt
+                found = by_name.get(name)
+                if found is None:
+                    by_name[name] = [node]
+                    every.add(name)
                 else:
-                    self.by_name[name] = [n for n in self.by_name.get(name, ()) if n is not node]
+                    found.append(node)
+                continue
+            if kind is constant_kind:
                 continue
             if kind in held:
-                if adding:
-                    held[kind][id(node)] = (node, stmt)
-                else:
-                    held[kind].pop(id(node), None)
-                if kind is ast.NamedExpr:
-                    if adding:
-                        binder[id(node.target)] = node
-                    else:
-                        binder.pop(id(node.target), None)
-            elif kind is ast.Assign and len(node.targets) == 1:
-                if adding:
-                    binder[id(node.targets[0])] = node
-                else:
-                    binder.pop(id(node.targets[0]), None)
-            if kind in _SCOPE_KINDS:
-                if adding and node is not stmt:
+                held[kind][id(node)] = (node, stmt)
+                if kind is named_kind:
+                    binder[id(node.target)] = node
+            elif kind is assign_kind and len(node.targets) == 1:
+                binder[id(node.targets[0])] = node
+            if kind in scopes:
+                if node is not stmt:
                     self._note_nested(node)
                 todo.extend(own_children(node))
                 continue
@@ -193,16 +195,49 @@ class Facts:
                 if value is None:
                     continue
                 if type(value) is list:
+                    if nodes is None:
+                        todo.extend([item for item in value if isinstance(item, ast.AST)])
+                        continue
                     for i, item in enumerate(value):
                         if isinstance(item, ast.AST):
-                            if adding and id(item) in nodes:
-                                item = value[i] = copy.deepcopy(item)
+                            if id(item) in nodes:
+                                item = value[i] = clone(item)
+                            nodes.add(id(item))
                             todo.append(item)
                 elif isinstance(value, ast.AST):
-                    if adding and id(value) in nodes:
-                        value = copy.deepcopy(value)
-                        setattr(node, field, value)
+                    if nodes is not None:
+                        if id(value) in nodes:
+                            value = clone(value)
+                            setattr(node, field, value)
+                        nodes.add(id(value))
                     todo.append(value)
+
+    def _uncount(self, root: ast.AST, stmt: ast.stmt) -> None:
+        todo = [root]
+        census, held, binder = self.census, self.held, self._binder
+        counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
+        by_name = self.by_name
+        while todo:
+            node = todo.pop()
+            kind = type(node)
+            census[kind] -= 1
+            if kind is ast.Name:
+                name = node.id
+                counters[type(node.ctx)][name] -= 1
+                by_name[name] = [n for n in by_name.get(name, ()) if n is not node]
+                continue
+            if kind is ast.Constant:
+                continue
+            if kind in held:
+                held[kind].pop(id(node), None)
+                if kind is ast.NamedExpr:
+                    binder.pop(id(node.target), None)
+            elif kind is ast.Assign and len(node.targets) == 1:
+                binder.pop(id(node.targets[0]), None)
+            if kind in _SCOPE_KINDS:
+                todo.extend(own_children(node))
+                continue
+            todo.extend(_children(node))
 
     def _note_nested(self, scope_node: ast.AST) -> None:
         """A nested scope: the names it takes from here are cells if local
@@ -219,6 +254,10 @@ class Facts:
             return None
         binding = self.binding(name)
         return binding.value if binding is not None else None
+
+    def binder_of(self, store: ast.Name):
+        """The ``Assign`` (one target) or walrus that stores ``store``, or None."""
+        return self._binder.get(id(store))
 
     def binding(self, name: str):
         """The ``Assign`` (one target) or walrus that is the one store of ``name``, or None."""
@@ -309,27 +348,33 @@ class Facts:
             site = self.sites.get(id(stmt))
             stmt = site.owner if site is not None else None
 
+    def statement_effect(self, stmt: ast.stmt) -> Effect:
+        """:class:`Effect` of ``stmt``'s steps (kept as its steps are)."""
+        effect = self._effects.get(id(stmt))
+        if effect is None or id(stmt) not in self._steps:
+            effect = self._effects[id(stmt)] = Effect.of(self.statement_steps(stmt))
+        return effect
+
     def between(self, block: List[ast.stmt], start: int, path: List[ast.stmt],
-                node: ast.AST) -> Optional[Tuple[List[Step], bool]]:
-        """(steps, nested): what runs after ``block[start - 1]`` and before
+                node: ast.AST) -> Optional[Tuple[Effect, bool]]:
+        """(effect, nested): what runs after ``block[start - 1]`` and before
         ``node`` is evaluated, ``node`` being reached through ``path`` (see
         :meth:`path_to`); ``nested`` when that is inside a branch. None when
         ``node`` is not evaluated exactly once there (a short-circuit
         operand, a lambda's body)."""
         first = self.site(path[0]).index
-        out: List[Step] = []
+        out = NOTHING
         for stmt in block[start:first]:
-            out.extend(self.statement_steps(stmt))
+            out = out | self.statement_effect(stmt)
         for outer, inner in zip(path, path[1:]):
-            out.extend(self.steps.expression(outer.test))
+            out = out | Effect.of(self.steps.expression(outer.test))
             site = self.site(inner)
             for stmt in site.block[:site.index]:
-                out.extend(self.statement_steps(stmt))
+                out = out | self.statement_effect(stmt)
         before = prefix(self.statement_steps(path[-1]), node)
         if before is None:
             return None
-        out.extend(before)
-        return out, len(path) > 1
+        return out | Effect.of(before), len(path) > 1
 
     # -- edits that keep the facts current ------------------------------------------------
     def replace(self, stmt: ast.stmt, old: ast.expr, new: ast.expr) -> None:

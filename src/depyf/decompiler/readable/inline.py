@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import ast
-import copy
 
-from .effects import CODE, kind_of, may_move
+from .blocks import clone
+from .effects import CODE, Effect, may_move
 from .facts import Facts
 from .scope import DYNAMO_GLOBAL, GRAPH_OUTPUT
 
@@ -33,7 +33,7 @@ def propagate_copies(facts: Facts) -> bool:
         if not _never_changes(facts, value):
             continue
         for load in facts.loads(name):
-            facts.replace(facts.statement_of(load), load, copy.deepcopy(value))
+            facts.replace(facts.statement_of(load), load, clone(value))
         if isinstance(binding, ast.NamedExpr):      # nobody reads it now
             facts.replace(facts.statement_of(binding.target), binding, binding.value)
         changed = True
@@ -96,10 +96,10 @@ def inline_single_use(facts: Facts) -> bool:
         if found is None:
             continue
         between, nested = found
-        value_steps = facts.steps.expression(binding.value)
-        if not may_move(value_steps, between, into_branch=nested):
+        value = Effect.of(facts.statement_steps(binding)[:-1])      # (all but the store)
+        if not may_move(value, between, into_branch=nested):
             continue
-        if kind_of(value_steps) == CODE and _is_resume_argument(facts, path[-1], use):
+        if value.kind == CODE and isinstance(path[-1], ast.Return) and _is_resume_argument(path[-1], use):
             continue
         value = binding.value
         facts.remove(binding)
@@ -108,7 +108,7 @@ def inline_single_use(facts: Facts) -> bool:
     return changed
 
 
-def _is_resume_argument(facts: Facts, stmt: ast.stmt, use: ast.Name) -> bool:
+def _is_resume_argument(stmt: ast.stmt, use: ast.Name) -> bool:
     for node in ast.walk(stmt):
         if isinstance(node, ast.Call) and callee_name(node.func).startswith(RESUME_CALLEE):
             if any(arg is use or (isinstance(arg, ast.Starred) and use in ast.walk(arg))

@@ -33,10 +33,9 @@ which then stays as it was.
 from __future__ import annotations
 
 import ast
-import copy
 from typing import Dict, List, Optional, Union
 
-from .blocks import falls_through
+from .blocks import clone
 from .effects import PURE, kind_of, reads_of, writes_of
 from .facts import Facts
 
@@ -112,16 +111,22 @@ class _Walker:
     def __init__(self, facts: Facts):
         self.facts = facts
         self.changed = False
-        # the names each statement of the body mentions, its nested ones' included
+        # the names each statement of the body mentions, and those it stores or
+        # deletes, its nested statements' included
         names: Dict[int, set] = {}
+        writes: Dict[int, set] = {}
         for name, nodes in facts.by_name.items():
             for node in nodes:
-                names.setdefault(id(facts.statement_of(node)), set()).add(name)
+                key = id(facts.statement_of(node))
+                names.setdefault(key, set()).add(name)
+                if not isinstance(node.ctx, ast.Load):
+                    writes.setdefault(key, set()).add(name)
         for stmt in reversed(facts.statements()):       # nested statements before their owner
             site = facts.site(stmt)
             if site.owner is not None:
                 names.setdefault(id(site.owner), set()).update(names.get(id(stmt), ()))
-        self._names = names
+                writes.setdefault(id(site.owner), set()).update(writes.get(id(stmt), ()))
+        self._names, self._writes = names, writes
         self._known = {id(s) for s in facts.statements()}
 
     # -- blocks --------------------------------------------------------------------------
@@ -153,13 +158,13 @@ class _Walker:
         if compound or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if self._mentions_tracked([stmt], state.env):
                 raise Refuse("a followed list in a %s" % type(stmt).__name__)
-            self._after_writes(self.facts.statement_steps(stmt), state)
+            self._after_writes(self._written_by(stmt), state)
             out.append(stmt)
             return state
         new = self.rewrite_uses(stmt, state)
-        steps = self.facts.statement_steps(new) if new is stmt else self.facts.steps.statement(new)
-        self._after_writes(steps, state)
-        for target in writes_of(steps):
+        written = self._written_by(new)
+        self._after_writes(written, state)
+        for target in written:
             state.env.pop(target, None)
         out.append(new)
         if isinstance(new, (ast.Return, ast.Raise)):
@@ -168,7 +173,7 @@ class _Walker:
 
     def if_statement(self, stmt: ast.If, state: State, out: List[ast.stmt]) -> Optional[State]:
         test = self.rewrite_expression(stmt.test, state)
-        self._after_writes(self.facts.steps.expression(test), state)
+        self._after_writes(self._written_by(ast.Expr(value=test)), state)
         before = self.changed
         self.changed = False
         body, body_state = self.block(stmt.body, state.copy())
@@ -311,7 +316,7 @@ class _Walker:
             if isinstance(node, ast.Name) and node.id in state.env and not isinstance(node.ctx, ast.Load):
                 if not (isinstance(stmt, ast.Assign) and node in stmt.targets):
                     raise Refuse("a followed list stored into")
-        new = copy.deepcopy(stmt)
+        new = clone(stmt)
         self.changed = True
         return _Materialize(self, state).visit(new)
 
@@ -319,7 +324,7 @@ class _Walker:
         if not self._mentions_tracked([ast.Expr(value=node)], state.env):
             return node
         self.changed = True
-        return _Materialize(self, state).visit(copy.deepcopy(node))
+        return _Materialize(self, state).visit(clone(node))
 
     def written(self, value: Value, state: State) -> ast.expr:
         """``value`` as an expression at a use: an item's expression, or a list's display."""
@@ -329,14 +334,19 @@ class _Walker:
             count = state.written[id(value)] = state.written.get(id(value), 0) + 1
             if count > 1 and not isinstance(value.node, (ast.Name, ast.Constant)):
                 raise Refuse("an item used twice")
-            return copy.deepcopy(value.node)
+            return clone(value.node)
         if id(value) in state.escaped:
             raise Refuse("a list passed on twice")
         state.escaped.add(id(value))
         return ast.List(elts=[self.written(v, state) for v in value.items], ctx=ast.Load())
 
-    def _after_writes(self, steps, state: State) -> None:
-        writes = writes_of(steps)
+    def _written_by(self, stmt: ast.stmt):
+        """The names ``stmt`` stores or deletes."""
+        if id(stmt) in self._known:
+            return self._writes.get(id(stmt), ())
+        return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+
+    def _after_writes(self, writes, state: State) -> None:
         if not writes:
             return
         for value in _all_items(state):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
-import copy
-from .effects import CODE, MODULE_DICTS, commute, kind_of
+
+from .blocks import clone
+from .effects import CODE, MODULE_DICTS, Effect, commute
 from .facts import Facts, first_step_of
 
 
@@ -59,12 +60,12 @@ def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
             and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(walrus.value))):
         return False
     changed = False
-    reads = facts.steps.expression(walrus.value)
+    reads = Effect.of(facts.steps.expression(walrus.value))
     for use in facts.loads(name):
         between = _after_walrus(facts, stmt, walrus, use)
-        if between is None or kind_of(between) == CODE or not commute(reads, between):
+        if between is None or between.kind == CODE or not commute(reads, between):
             continue
-        facts.replace(facts.statement_of(use), use, copy.deepcopy(walrus.value))
+        facts.replace(facts.statement_of(use), use, clone(walrus.value))
         changed = True
     if not facts.scope.loads[name]:
         facts.replace(stmt, walrus, walrus.value)
@@ -83,7 +84,7 @@ def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.
     if use_stmt is stmt:
         after = own[at + 1:]
         end = next((i for i, s in enumerate(after) if s.node is use), None)
-        return None if end is None or after[end].lazy else after[:end]
+        return None if end is None or after[end].lazy else Effect.of(after[:end])
     site = facts.site(stmt)
     path = facts.path_to(use_stmt, site.block)
     if path is None or facts.site(path[0]).index <= site.index:
@@ -91,7 +92,7 @@ def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.
     found = facts.between(site.block, site.index + 1, path, use)
     if found is None or found[1]:
         return None
-    return own[at + 1:] + found[0]
+    return Effect.of(own[at + 1:]) | found[0]
 
 
 def _walruses(facts: Facts):

@@ -71,7 +71,8 @@ def run(dump_dir: str, backend: Optional[str] = None, out=sys.stdout) -> int:
     print(depyf.decompile(toy_example, layout="compact"), file=out)
     transformed = os.path.join(dump_dir, "__transformed_code_0_for_toy_example.py")
     if os.path.exists(transformed):
-        print("What Dynamo made of it (%s):\n" % transformed, file=out)
+        print("What Dynamo made of it, in its readable form (%s; "
+              "prepare_debug(..., faithful=True) shows every instruction):\n" % transformed, file=out)
         with open(transformed, encoding="utf-8") as f:
             print(f.read(), file=out)
     return 0

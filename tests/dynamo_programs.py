@@ -74,6 +74,65 @@ def constants(backend):
     return [g(torch.randn(3)) for _ in range(2)]
 
 
+SCALE = [2.0]
+
+
+class _Box:
+    pass
+
+
+def side_effects(backend):
+    # what the transformed code does besides calling graphs: a global rebound,
+    # a list the caller holds changed, an object's attributes set, across a graph break
+    global _SCALE_SEEN
+    _SCALE_SEEN = 0
+    SCALE[0] = 2.0
+    box = _Box()
+
+    def f(x, acc):
+        global _SCALE_SEEN
+        _SCALE_SEEN = _SCALE_SEEN + 1
+        acc.append(x.sum())
+        box.value = x * SCALE[0]
+        box.count = getattr(box, "count", 0) + 1
+        print("depyf test: side effects")
+        acc.extend([x.mean()])
+        return box.value + box.count
+    g = torch.compile(f, backend=backend)
+    acc = []
+    out = [g(torch.randn(3), acc) for _ in range(2)]
+    return out + acc + [box.count, _SCALE_SEEN]
+
+
+_SCALE_SEEN = 0
+
+
+class _Stateful(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        a = self.bn(self.lin(x))
+        if a.sum().item() > 0:      # a graph break on data
+            a = a * 2
+        return F.relu(a), self.calls
+
+
+def module_state(backend):
+    # buffers (BatchNorm's running stats) and a Python attribute the forward changes
+    m = _Stateful()
+    g = torch.compile(m, backend=backend)
+    out = []
+    for _ in range(3):
+        y, calls = g(torch.randn(5, 4))
+        out += [y, calls]
+    return out + [m.bn.running_mean.clone(), m.bn.num_batches_tracked.clone(), m.calls]
+
+
 def recompiles(backend):
     def f(x):
         return (x * 2).relu().sum(0)
@@ -207,6 +266,8 @@ PROGRAMS = {
     "graph_breaks": (graph_breaks, "eager"),
     "recompiles": (recompiles, "eager"),
     "constants": (constants, "eager"),
+    "side_effects": (side_effects, "eager"),
+    "module_state": (module_state, "eager"),
     "closures": (closures, "eager"),
     "module_hooks": (module_hooks, "eager"),
     "attention": (attention, "aot_eager"),

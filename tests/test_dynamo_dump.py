@@ -20,7 +20,7 @@ PROGRAMS = os.path.join(HERE, "dynamo_programs.py")
 FAILURE_STUB = "depyf could not decompile"
 
 NAMES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
-         "closures", "module_hooks", "attention", "inductor_small"]
+         "side_effects", "module_state", "closures", "module_hooks", "attention", "inductor_small"]
 SPECIAL = ["toy_example_broken", "toy_example_old_torch", "toy_example_log_bytecode"]
 KNOWN_STUBS = set()
 FALLBACK_MARKER = "depyf: unstructured fallback"
@@ -261,7 +261,7 @@ def test_log_bytecode(runs):
 # code does what Dynamo's does. Both forms: the readable one the dump shows,
 # and the faithful one (prepare_debug(faithful=True)).
 BEHAVES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
-           "closures", "module_hooks", "attention"]
+           "side_effects", "module_state", "closures", "module_hooks", "attention"]
 DECOMPILED_FAULTS = {}
 
 

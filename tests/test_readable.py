@@ -231,6 +231,43 @@ def test_module_dict_reads_repeat_when_no_code_runs_between():
                              "return g(norm_weight, norm_bias)"], text
 
 
+def test_graph_inputs_read_between_the_pregraph_markers_go_into_the_graph_call():
+    # Dynamo reads a model's parameters between its two timing markers; the
+    # reads run no code and the markers touch nothing the program sees
+    text = rewrite("""
+        def f(self, x):
+            stack_0 = __compiled_fn_1
+            tmp_2 = (tmp_1 := __import_utils.record_pregraph_bytecode_enter)()
+            stack_1 = (tmp_4 := (tmp_3 := self._modules)['norm']._parameters)['weight']
+            stack_2 = tmp_4['bias']
+            (tmp_5 := __import_utils.record_pregraph_bytecode_exit)(tmp_2)
+            stack_3 = stack_0(x, stack_1, stack_2)
+            graph_out_0 = stack_3
+            return graph_out_0[0]
+    """, keep={"self", "x"})
+    assert body_of(text) == [
+        "__import_utils.record_pregraph_bytecode_exit(__import_utils.record_pregraph_bytecode_enter())",
+        "graph_out_0 = __compiled_fn_1(x, self._modules['norm']._parameters['weight'], "
+        "self._modules['norm']._parameters['bias'])",
+        "return graph_out_0[0]"], text
+
+
+def test_a_call_between_the_pregraph_markers_stays_between_them():
+    # call_size is a call: it keeps its place between the markers, named
+    text = rewrite("""
+        def f(x):
+            tmp_2 = __import_utils.record_pregraph_bytecode_enter()
+            stack_1 = __import_utils.call_size(x, 0)
+            __import_utils.record_pregraph_bytecode_exit(tmp_2)
+            graph_out_0 = __compiled_fn_1(stack_1, x)
+            return graph_out_0[0]
+    """, keep={"x"})
+    assert body_of(text)[:3] == [
+        "record_pregraph_bytecode_enter_result = __import_utils.record_pregraph_bytecode_enter()",
+        "call_size_result = __import_utils.call_size(x, 0)",
+        "__import_utils.record_pregraph_bytecode_exit(record_pregraph_bytecode_enter_result)"], text
+
+
 def test_module_dict_read_is_shared_when_code_runs_between():
     # h() may change self._modules: the second read must see what the first saw
     text = rewrite("""

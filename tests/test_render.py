@@ -705,3 +705,22 @@ def test_render_fills_fields_a_bare_tree_lacks():
     call = ast.Call(func=ast.Name(id="g", ctx=ast.Load()), args=[])
     fn = ast.FunctionDef(name="f", args=ast.arguments(), body=[ast.Return(value=call)])
     assert render(fn, layout="compact") == "def f():\n    return g()\n"
+
+
+def test_compact_layout_gives_a_long_call_an_argument_a_line():
+    """A call whose line would run past 100 characters (a graph called on a
+    model's every parameter) is written an argument a line; short ones stay."""
+    import depyf
+    source = ("def f(model, x):\n"
+              "    return g(model._parameters['first_weight'], model._parameters['first_bias'], x, "
+              "model._parameters['second_weight'])\n")
+    namespace = {}
+    exec(compile(source, "<long>", "exec"), namespace)
+    text = depyf.decompile(namespace["f"], layout="compact")
+    lines = text.splitlines()
+    assert lines[1] == "    return g(" and lines[-1] == "    )", text
+    assert lines[2] == "        model._parameters['first_weight']," and len(lines) == 7, text
+    assert max(len(line) for line in lines) <= 100
+    compile(text, "<wrapped>", "exec")
+    short = depyf.decompile(lambda a, b: g(a, b), layout="compact")      # noqa: F821
+    assert "g(a, b)" in short

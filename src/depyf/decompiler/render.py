@@ -81,6 +81,8 @@ _SIMPLE_STMTS = frozenset({
 })
 _DEFS = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef"})
 _INDENT = "    "
+#: compact layout: the longest line a call is written on before it gets an argument a line
+WRAP = 100
 _NAME = ast.Name
 
 
@@ -1309,6 +1311,8 @@ class _Renderer:
             if isinstance(only, ast.GeneratorExp):
                 self._expr(only, TEST)  # ``f(x for x in y)``: the genexp's own parens
                 return
+        if not self.faithful and not self._nobreak and len(args) + len(keywords) > 1 and self._wrap_call(node):
+            return
         self._open("(")
         first = True
         for arg in (args if not keywords else list(args) + list(keywords)):
@@ -1322,6 +1326,27 @@ class _Renderer:
             else:
                 self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
         self._close(")")
+
+    def _wrap_call(self, node) -> bool:
+        """Compact layout: a call whose line would run past :data:`WRAP` gets an
+        argument a line (a graph called on a model's every parameter); True
+        if written so."""
+        items = list(node.args) + list(node.keywords)
+        texts = [self._capture(lambda a=a: self.n_keyword(a) if isinstance(a, ast.keyword) else
+                               self._expr(a, NAMED if isinstance(a, ast.NamedExpr) else TEST))
+                 for a in items]
+        column = sum(len(piece) for piece in self._cur)
+        if column + sum(len(t) + 2 for t in texts) <= WRAP or any("\n" in t for t in texts):
+            self._w("(" + ", ".join(texts) + ")")
+            return True
+        indent = _INDENT * (self._level + 1)
+        self._w("(")
+        for text in texts:
+            self._newline()
+            self._cur = [indent, text, ","]
+        self._newline()
+        self._cur = [_INDENT * self._level, ")"]
+        return True
 
     def x_Subscript(self, node, ctx) -> None:
         self._expr(node.value, ATOM)

@@ -19,7 +19,10 @@ and has the same effects, except for:
    of its tuple of graph outputs (``graph_out_0[1]``, read once on each path
    and in the order Dynamo reads them) may move past calls;
 3. reads of ``nn.Module``'s own ``_modules``/``_parameters``/``_buffers``
-   dicts (and of their items) may be repeated rather than shared.
+   dicts (and of their items) may be repeated rather than shared, and may
+   move past Dynamo's pregraph markers (``record_pregraph_bytecode_enter``
+   and ``_exit``: they time the bytecode that loads a graph's inputs, and
+   touch nothing the program sees), as other reads that run no code may.
 
 The order and number of every other call, attribute and subscript access,
 store (to anything but a temporary) and raise stay as they are. A step is

@@ -10,7 +10,7 @@ from typing import List
 
 from .effects import PURE, kind_of, writes_of
 from .facts import Facts
-from .scope import DYNAMO_GLOBAL
+from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 
 def drop_temporary_deletes(facts: Facts) -> bool:
@@ -121,16 +121,24 @@ def drop_dead_stores(facts: Facts) -> bool:
 
 def _does_nothing(facts: Facts, node: ast.expr) -> bool:
     """Pure, and surely evaluates: no name that might be unbound (only
-    parameters never deleted, and Dynamo's globals) and no item read."""
+    parameters never deleted, and Dynamo's globals), no attribute or item
+    read but of what Dynamo made (its modules' functions, its graph's outputs)."""
     steps = facts.steps.expression(node)
     if kind_of(steps) != PURE or writes_of(steps):
         return False
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
             if not ((n.id in facts.scope.params and not facts.scope.deletes[n.id])
-                    or (facts.scope.kind_of(n.id) == "global" and DYNAMO_GLOBAL.match(n.id))):
+                    or (facts.scope.kind_of(n.id) == "global" and DYNAMO_GLOBAL.match(n.id))
+                    or (GRAPH_OUTPUT.match(n.id) and facts.scope.kind_of(n.id) == "local")):
                 return False
-        elif isinstance(n, (ast.Subscript, ast.Attribute, ast.Lambda)):
+        elif isinstance(n, ast.Attribute):
+            if not (isinstance(n.value, ast.Name) and DYNAMO_MODULE.match(n.value.id)):
+                return False
+        elif isinstance(n, ast.Subscript):
+            if not (isinstance(n.value, ast.Name) and GRAPH_OUTPUT.match(n.value.id)):
+                return False
+        elif isinstance(n, ast.Lambda):
             return False
     return True
 

@@ -13,7 +13,9 @@ its targets...), with what it may do:
   variable; a store to a temporary;
 * ``QUIET``: runs no code, but reads what code may change: a cell, a global,
   ``nn.Module``'s own ``_modules``/``_parameters``/``_buffers`` dicts and
-  their items; a store to one of the user's names;
+  their items; a store to one of the user's names; a call of Dynamo's
+  pregraph markers (``record_pregraph_bytecode_enter``/``exit``, which only
+  time Dynamo's own bytecode);
 * ``CODE``: may run anything: a call, an operator, any other attribute or
   subscript, a store into an object, a ``return`` or ``raise``.
 
@@ -44,9 +46,21 @@ PURE, QUIET, CODE = 0, 1, 2
 KIND_NAMES = ("pure", "quiet", "code")
 #: nn.Module's own dicts: reading them (and their items) runs no code
 MODULE_DICTS = frozenset(["_modules", "_parameters", "_buffers"])
+#: Dynamo's markers around the bytecode that prepares a graph's inputs: they
+#: time it and touch nothing the program sees, so reads that run no code may
+#: move past them (a call runs quiet, ordered against every other call)
+MARKERS = frozenset(["record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit"])
 #: the builtins dict Dynamo installs as a global (``__builtins_dict___3['print']``)
 BUILTINS_DICT = re.compile(r"^__builtins_dict___\d+$")
 _NONE: FrozenSet[str] = frozenset()
+
+
+def is_dict_of_module(node: ast.expr) -> bool:
+    """``m.__dict__['_modules']`` (or ``_parameters``, ``_buffers``): the
+    spelling of ``m._modules`` Dynamo uses where ``m`` has attributes of its own."""
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "__dict__" and isinstance(node.slice, ast.Constant)
+            and node.slice.value in MODULE_DICTS)
 
 
 class Step:
@@ -246,6 +260,11 @@ class Evaluation:
         out.append(Step(node, kind, lazy=lazy))
 
     def e_Subscript(self, node, out, lazy):
+        if is_dict_of_module(node):
+            # m.__dict__['_modules']: the module's own dict, read without running code
+            self.e(node.value.value, out, lazy)
+            out.append(Step(node, QUIET if isinstance(node.ctx, ast.Load) else CODE, lazy=lazy))
+            return
         self.e(node.value, out, lazy)
         self.e(node.slice, out, lazy)
         out.append(Step(node, self.subscript_kind(node) if isinstance(node.ctx, ast.Load) else CODE,
@@ -263,6 +282,8 @@ class Evaluation:
             if BUILTINS_DICT.match(name) and type(key.value) is str:
                 return QUIET
         base = self.base(node.value)
+        if is_dict_of_module(base) and type(key.value) is str:
+            return QUIET
         if isinstance(base, ast.Attribute):
             if base.attr in MODULE_DICTS and type(key.value) is str:
                 return QUIET
@@ -283,7 +304,13 @@ class Evaluation:
             self.e(kw.value, out, lazy)
             if kw.arg is None:
                 out.append(Step(kw, CODE, lazy=lazy))      # ** reads a mapping's keys
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, QUIET if self.is_marker(node.func) else CODE, lazy=lazy))
+
+    def is_marker(self, func: ast.expr) -> bool:
+        """Is ``func`` one of Dynamo's pregraph markers (:data:`MARKERS`)?"""
+        return (isinstance(func, ast.Attribute) and func.attr in MARKERS and isinstance(func.value, ast.Name)
+                and DYNAMO_MODULE.match(func.value.id) is not None
+                and self.scope.kind_of(func.value.id) == "global")
 
     def e_Starred(self, node, out, lazy):
         self.e(node.value, out, lazy)

@@ -180,8 +180,10 @@ class Facts:
                 held[kind][id(node)] = (node, stmt)
                 if kind is named_kind:
                     binder[id(node.target)] = node
-            elif kind is assign_kind and len(node.targets) == 1:
-                binder[id(node.targets[0])] = node
+            elif kind is assign_kind:
+                for target in node.targets:
+                    if type(target) is name_kind:
+                        binder[id(target)] = node
             if kind in scopes:
                 if node is not stmt:
                     self._note_nested(node)
@@ -232,8 +234,9 @@ class Facts:
                 held[kind].pop(id(node), None)
                 if kind is ast.NamedExpr:
                     binder.pop(id(node.target), None)
-            elif kind is ast.Assign and len(node.targets) == 1:
-                binder.pop(id(node.targets[0]), None)
+            elif kind is ast.Assign:
+                for target in node.targets:
+                    binder.pop(id(target), None)
             if kind in _SCOPE_KINDS:
                 todo.extend(own_children(node))
                 continue
@@ -256,11 +259,12 @@ class Facts:
         return binding.value if binding is not None else None
 
     def binder_of(self, store: ast.Name):
-        """The ``Assign`` (one target) or walrus that stores ``store``, or None."""
+        """The ``Assign`` (``store`` one of its targets) or walrus that stores ``store``, or None."""
         return self._binder.get(id(store))
 
     def binding(self, name: str):
-        """The ``Assign`` (one target) or walrus that is the one store of ``name``, or None."""
+        """The ``Assign`` (``name`` one of its targets) or walrus that is the one
+        store of ``name``, or None."""
         stores = self.stores(name)
         if len(stores) != 1:
             return None

@@ -6,7 +6,7 @@ import ast
 from .blocks import clone
 from .effects import CODE, Effect, may_move
 from .facts import Facts
-from .scope import DYNAMO_GLOBAL, GRAPH_OUTPUT
+from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 #: globals Dynamo calls to resume after a graph break
 RESUME_CALLEE = "__resume_at_"
@@ -14,7 +14,8 @@ RESUME_CALLEE = "__resume_at_"
 
 def propagate_copies(facts: Facts) -> bool:
     """A temporary that only ever holds a parameter nobody rebinds (or a
-    global Dynamo installed, or a constant) is written as that.
+    global Dynamo installed or an attribute of a module it installed, or a
+    constant) is written as that.
 
     Before::                                    After::
 
@@ -41,8 +42,13 @@ def propagate_copies(facts: Facts) -> bool:
 
 
 def _never_changes(facts: Facts, node: ast.expr) -> bool:
+    """A constant, a parameter nobody rebinds, a global Dynamo installed or
+    an attribute of a module it installed."""
     if isinstance(node, ast.Constant):
         return True
+    if isinstance(node, ast.Attribute):
+        return (isinstance(node.value, ast.Name) and bool(DYNAMO_MODULE.match(node.value.id))
+                and facts.scope.kind_of(node.value.id) == "global")
     if not isinstance(node, ast.Name):
         return False
     scope = facts.scope
@@ -81,7 +87,7 @@ def inline_single_use(facts: Facts) -> bool:
         if scope.stores[name] != 1 or scope.deletes[name] or scope.loads[name] != 1 or GRAPH_OUTPUT.match(name):
             continue
         binding = _single_binding(facts, name)
-        if isinstance(binding, ast.Assign):
+        if isinstance(binding, ast.Assign) and len(binding.targets) == 1:
             candidates.append((facts.order(binding), name, binding))
     # The last binding first: in ``a = f(); b = g(); h(a, b)`` b's move leaves a next to its use.
     candidates.sort(reverse=True)

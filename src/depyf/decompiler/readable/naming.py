@@ -8,6 +8,7 @@ from typing import Dict, Optional
 from .facts import Facts
 from .inline import callee_name
 from .scope import GRAPH_OUTPUT
+from .effects import MODULE_DICTS
 from .shared import is_module_dict_read, is_module_object
 
 #: names that say nothing: the decompiler's and Dynamo's temporaries, and this package's own
@@ -28,18 +29,23 @@ def name_values(facts: Facts) -> bool:
         return __resume_at_8_1(item, stack_1)          return __resume_at_8_1(___stack0, norm_weight)
     """
     scope = facts.scope
+    renamed = [name for name in sorted(scope.temporaries, key=_natural)
+               if GENERIC.match(name) and not GRAPH_OUTPUT.match(name) and scope.stores[name]]
+    # (names given up here may be taken again: every one is renamed at once below)
+    scope.every_name.difference_update(renamed)
     renames: Dict[str, str] = {}
-    for name in sorted(scope.temporaries, key=_natural):
-        if not GENERIC.match(name) or GRAPH_OUTPUT.match(name) or not scope.stores[name]:
-            continue
+    for name in renamed:
         passed = _passed_as(facts, name)
         if passed is not None and not scope.is_free(passed):
             passed = None       # (the function's own parameter, say: a suffix would say less)
         renames[name] = scope.fresh(passed or _read_from(facts, name) or "value")
+    nodes = {old: facts.by_name.pop(old, []) for old in renames}
     for old, new in renames.items():
-        for node in facts.names(old):
+        for node in nodes[old]:
             node.id = new
-        facts.by_name[new] = facts.by_name.pop(old, [])
+        facts.by_name[new] = nodes[old]
+    if renames:
+        facts.edited()
     return bool(renames)
 
 
@@ -65,8 +71,8 @@ def _passed_as(facts: Facts, name: str) -> Optional[str]:
 
 
 def _read_from(facts: Facts, name: str) -> Optional[str]:
-    binding = _binding_value(facts, name)
-    return describe(binding) if binding is not None else None
+    binding = facts.binding(name)
+    return describe(binding.value) if binding is not None else None
 
 
 def describe(node: ast.expr) -> Optional[str]:
@@ -103,8 +109,8 @@ def _module_path_name(node: ast.expr) -> Optional[str]:
     keys = []
     root = node
     while not isinstance(root, ast.Name):
-        if isinstance(root, ast.Subscript):
-            keys.append(root.slice.value)
+        if isinstance(root, ast.Subscript) and root.slice.value not in MODULE_DICTS:
+            keys.append(root.slice.value)       # (not the key of m.__dict__['_modules'])
         root = root.value
     keys.reverse()
     if not keys:
@@ -119,19 +125,6 @@ def _clean(text: str) -> Optional[str]:
     if not word:
         return None
     return word if word[0].isalpha() else "v" + word
-
-
-def _binding_value(facts: Facts, name: str) -> Optional[ast.expr]:
-    stores = facts.stores(name)
-    if len(stores) != 1:
-        return None
-    stmt = facts.statement_of(stores[0])
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is stores[0]:
-        return stmt.value
-    for node in facts.own_expression_nodes(stmt):
-        if isinstance(node, ast.NamedExpr) and node.target is stores[0]:
-            return node.value
-    return None
 
 
 def _natural(name: str):

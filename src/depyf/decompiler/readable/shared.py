@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .blocks import clone
-from .effects import CODE, MODULE_DICTS, Effect, commute
+from .effects import CODE, MODULE_DICTS, Effect, commute, is_dict_of_module
 from .facts import Facts, first_step_of
 
 
@@ -13,17 +13,26 @@ def is_module_object(node: ast.expr) -> bool:
     """A name, or a submodule read from ``_modules``: ``self._modules['norm']``."""
     if isinstance(node, ast.Name):
         return True
-    return (isinstance(node, ast.Subscript) and _is_str(node.slice) and isinstance(node.value, ast.Attribute)
-            and node.value.attr == "_modules" and is_module_object(node.value.value))
+    return (isinstance(node, ast.Subscript) and _is_str(node.slice)
+            and _module_dict(node.value) == "_modules")
+
+
+def _module_dict(node: ast.expr):
+    """Which of a module object's own dicts ``node`` reads (``m._modules``,
+    ``m.__dict__['_modules']``), or None."""
+    if isinstance(node, ast.Attribute) and node.attr in MODULE_DICTS and is_module_object(node.value):
+        return node.attr
+    if is_dict_of_module(node) and is_module_object(node.value.value):
+        return node.slice.value
+    return None
 
 
 def is_module_dict_read(node: ast.expr) -> bool:
     """``m._parameters``, ``m._parameters['weight']``, ``m._modules['norm']``...
     of a module object ``m``: reads the contract lets repeat."""
-    if isinstance(node, ast.Attribute):
-        return node.attr in MODULE_DICTS and is_module_object(node.value)
-    return (isinstance(node, ast.Subscript) and _is_str(node.slice) and isinstance(node.value, ast.Attribute)
-            and node.value.attr in MODULE_DICTS and is_module_object(node.value.value))
+    if _module_dict(node) is not None:
+        return True
+    return isinstance(node, ast.Subscript) and _is_str(node.slice) and _module_dict(node.value) is not None
 
 
 def _is_str(node: ast.expr) -> bool:

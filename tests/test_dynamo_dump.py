@@ -270,7 +270,10 @@ def _decompiled(root, form):
                           + (["--faithful"] if form == "faithful" else []) + BEHAVES,
                           env=_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return {d["name"]: d for d in map(json.loads, (l for l in proc.stdout.splitlines() if l.startswith("{")))}
+    runs = {d["name"]: d for d in map(json.loads, (l for l in proc.stdout.splitlines() if l.startswith("{")))}
+    for name, run in runs.items():
+        run["dump"] = os.path.join(str(root), name)
+    return runs
 
 
 @pytest.fixture(scope="module")
@@ -288,6 +291,33 @@ def test_decompiled_code_behaves_like_dynamos(decompiled_runs, name, form):
     run = decompiled_runs[form][name]
     assert run["error"] is None and run["same"], run["error"]
     assert run["swapped"] >= 1, "no cache entry ran depyf's code"
+
+
+TOY_READABLE = """
+def __transformed_code_0_for_toy_example__toy_example(a, b):
+    __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_exit(__import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_enter())
+    graph_out_0 = __compiled_fn_1(a, b)
+    if graph_out_0[0]:
+        return __resume_at_102_2([], [], b, graph_out_0[1])
+    return __resume_at_112_3([], [], b, graph_out_0[1])
+"""
+
+
+@pytest.mark.torch
+def test_dump_shows_the_readable_form_and_the_faithful_one_on_request(runs, decompiled_runs):
+    """The toy example's transformed code in the dump is exactly the few lines
+    a person would write; prepare_debug(faithful=True) writes every instruction."""
+    name = "__transformed_code_0_for_toy_example__toy_example.py"
+    readable = _read(runs["toy_example"]["dump"], name)
+    body = readable[readable.index("def "):]
+    numbers = dict(re.findall(r"(__compiled_fn|__resume_at_\d+)_(\d+)", body))
+    expected = TOY_READABLE.strip()
+    for prefix, number in numbers.items():      # Dynamo's counters differ from run to run
+        expected = re.sub(r"%s_\d+" % re.escape(prefix), "%s_%s" % (prefix, number), expected)
+    assert body.strip() == expected, body
+    faithful = _read(decompiled_runs["faithful"]["toy_example"]["dump"], name)
+    assert re.search(r"\bstack_\d+ = ", faithful) and ".extend(" in faithful, faithful
+    # both forms run in place of Dynamo's code (test_decompiled_code_behaves_like_dynamos)
 
 
 UNCOMPILABLE = '''

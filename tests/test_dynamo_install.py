@@ -4,6 +4,7 @@ Each case runs a small program in a fresh process (torch's logging set-up is
 global) and reads the log torch writes to stderr.
 """
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -75,6 +76,10 @@ def test_install_adds_decompiled_source(tmp_path):
     assert "def toy(a, b):" in original and "x = a / (torch.abs(a) + 1)" in original
     modified = before.split("DECOMPILED MODIFIED SOURCE toy ", 1)[1]
     assert "def __transformed_code_for_toy(a, b):" in modified and "__compiled_fn_" in modified
+    # the readable form, as in the dump: the graph's call in a line of its own
+    record = modified.split("\n\n", 1)[0] if "\n\n" in modified else modified
+    assert "graph_out_0 = __compiled_fn_" in record and "return graph_out_0[0]" in record, record
+    assert not re.search(r"\b(stack|tmp)_\d+\b", record), record
     assert "depyf could not decompile" not in before
     # uninstall(): the next compile is logged by torch alone
     assert "MODIFIED BYTECODE later" in after

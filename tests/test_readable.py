@@ -396,6 +396,45 @@ def test_global_read_does_not_move_past_a_call():
     assert body_of(text) == ["g_value = g", "h()", "return g_value(a)"], text
 
 
+def test_value_does_not_move_into_a_loop_test():
+    # the test runs again and again: g(a) would be called each time
+    text = rewrite("""
+        def f(a):
+            stack_0 = g(a)
+            while stack_0:
+                a = h(a)
+            return a
+    """, keep={"a"})
+    assert body_of(text)[0] == "g_result = g(a)" and "while g_result:" in text, text
+
+
+def test_copy_read_before_its_binding_is_left_as_it_was():
+    # the first read raises (unbound) in Dynamo's code; the parameter would not
+    text = rewrite("""
+        def f(x):
+            g(tmp_4)
+            h(tmp_4 := x)
+            return tmp_4
+    """, keep={"x"})
+    assert "g(x)" not in text, text
+
+
+def test_nothing_moves_inside_a_try():
+    # the handler sees what ran before the exception: u bound or not
+    text = rewrite("""
+        def f(a):
+            try:
+                stack_0 = g(a)
+                stack_1 = 1
+                h(stack_0)
+                k(stack_1)
+            except ValueError:
+                return stack_1
+            return a
+    """, keep={"a"})
+    assert body_of(text)[1] == "g_result = g(a)", text
+
+
 def test_value_used_twice_keeps_its_name():
     text = rewrite("""
         def f(a):

@@ -1311,8 +1311,11 @@ class _Renderer:
             if isinstance(only, ast.GeneratorExp):
                 self._expr(only, TEST)  # ``f(x for x in y)``: the genexp's own parens
                 return
-        if not self.faithful and not self._nobreak and len(args) + len(keywords) > 1 and self._wrap_call(node):
-            return
+        # Compact layout: an outermost call whose line runs long is written again
+        # an argument a line (checked after the fact: most calls are short).
+        wrappable = not self.faithful and not self._nobreak and not self._depth and len(args) + len(keywords) > 1
+        if wrappable:
+            start, lines_before = len(self._cur), len(self._lines)
         self._open("(")
         first = True
         for arg in (args if not keywords else list(args) + list(keywords)):
@@ -1326,19 +1329,18 @@ class _Renderer:
             else:
                 self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
         self._close(")")
+        if wrappable and len(self._lines) == lines_before and sum(len(p) for p in self._cur) > WRAP:
+            del self._cur[start:]
+            self._wrapped_arguments(list(args) + list(keywords))
 
-    def _wrap_call(self, node) -> bool:
-        """Compact layout: a call whose line would run past :data:`WRAP` gets an
-        argument a line (a graph called on a model's every parameter); True
-        if written so."""
-        items = list(node.args) + list(node.keywords)
+    def _wrapped_arguments(self, items) -> None:
+        """``(`` and an argument a line, then ``)`` on a line of its own."""
         texts = [self._capture(lambda a=a: self.n_keyword(a) if isinstance(a, ast.keyword) else
                                self._expr(a, NAMED if isinstance(a, ast.NamedExpr) else TEST))
                  for a in items]
-        column = sum(len(piece) for piece in self._cur)
-        if column + sum(len(t) + 2 for t in texts) <= WRAP or any("\n" in t for t in texts):
+        if any("\n" in t for t in texts):
             self._w("(" + ", ".join(texts) + ")")
-            return True
+            return
         indent = _INDENT * (self._level + 1)
         self._w("(")
         for text in texts:
@@ -1346,7 +1348,6 @@ class _Renderer:
             self._cur = [indent, text, ","]
         self._newline()
         self._cur = [_INDENT * self._level, ")"]
-        return True
 
     def x_Subscript(self, node, ctx) -> None:
         self._expr(node.value, ATOM)

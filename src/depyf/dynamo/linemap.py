@@ -245,14 +245,23 @@ _ENDS = (("RETURN_", "return"), ("RAISE_VARARGS", "raise"), ("RERAISE", "raise")
          ("POP_JUMP", "branch"), ("JUMP_IF", "branch"), ("JUMP", "jump"))
 
 
+_END_OF: Dict[object, Optional[str]] = {}       # instruction key -> how a run ends there (or None)
+
+
+def _end_of(key) -> Optional[str]:
+    name = key if isinstance(key, str) else key[0]
+    end = _END_OF[key] = next((kind for prefix, kind in _ENDS if name.startswith(prefix)), None)
+    return end
+
+
 def _runs(spans_: Sequence[Span]) -> List[Tuple[str, int, int]]:
     """(how it ends, start, end) of each straight run: the instructions up to
     and including a branch, jump, return or raise."""
     runs, start = [], 0
+    ends = _END_OF
     for i, span in enumerate(spans_):
         key = span[2]
-        name = key if isinstance(key, str) else key[0]
-        end = next((kind for prefix, kind in _ENDS if name.startswith(prefix)), None)
+        end = ends[key] if key in ends else _end_of(key)
         if end is not None:
             runs.append((end, start, i + 1))
             start = i + 1

@@ -234,9 +234,11 @@ def declare_unbound_cells(facts: Facts) -> bool:
                 and stmt.test.value is False and not stmt.orelse and len(stmt.body) == 1):
             continue
         assign = stmt.body[0]
+        scope = facts.scope
         if not (isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Constant)
-                and all(isinstance(t, ast.Name) for t in assign.targets)):
-            continue
+                and all(isinstance(t, ast.Name) and t.id not in scope.globals and t.id not in scope.nonlocals
+                        for t in assign.targets)):
+            continue        # (an annotation may not name a global or nonlocal)
         line = getattr(stmt, "lineno", 1)
         body = facts.fn.body
         at = 1 if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \

@@ -494,6 +494,22 @@ class Evaluation:
 
     s_AsyncFunctionDef = s_FunctionDef
 
+    def s_While(self, node, out, lazy):
+        # the test runs again and again: nothing in it runs exactly once
+        self.e(node.test, out, True)
+        out.append(Step(node, CODE, lazy=lazy))
+        out.extend(self.block(node.body, lazy=True))
+        out.extend(self.block(node.orelse, lazy=True))
+
+    def s_For(self, node, out, lazy):
+        self.e(node.iter, out, lazy)
+        out.append(Step(node, CODE, lazy=lazy))        # iterating may run code
+        self.target(node.target, out, True)
+        out.extend(self.block(node.body, lazy=True))
+        out.extend(self.block(node.orelse, lazy=True))
+
+    s_AsyncFor = s_For
+
     def s_If(self, node, out, lazy):
         self.e(node.test, out, lazy)
         out.extend(self.block(node.body, lazy=True))

@@ -28,6 +28,10 @@ from .effects import NOTHING, Effect, Evaluation, Step
 from .scope import SCOPES, Scope, free_names, own_children
 
 
+#: statements whose bodies an exception may leave for code that goes on
+PROTECTING = tuple(getattr(ast, name) for name in ("Try", "TryStar", "With", "AsyncWith") if hasattr(ast, name))
+
+
 class Site:
     """A statement's place: the block holding it and the compound statement
     owning the block (None at the function's top); its index is looked up,
@@ -307,6 +311,16 @@ class Facts:
         if self._order is None:
             self._order = {id(s): i for i, s in enumerate(self.statements())}
         return self._order[id(stmt)]
+
+    def protected(self, stmt: ast.stmt) -> bool:
+        """Is ``stmt`` inside a ``try`` or ``with`` (whose handler or exit may see
+        what ran before an exception: nothing there may move)?"""
+        site = self.sites.get(id(stmt))
+        while site is not None and site.owner is not None:
+            if isinstance(site.owner, PROTECTING):
+                return True
+            site = self.sites.get(id(site.owner))
+        return False
 
     def path_to(self, stmt: ast.stmt, block: List[ast.stmt]) -> Optional[List[ast.stmt]]:
         """The statements from one directly in ``block`` down to ``stmt``

@@ -31,7 +31,7 @@ def propagate_copies(facts: Facts) -> bool:
         if binding is None:
             continue
         value = binding.value
-        if not _never_changes(facts, value):
+        if not _never_changes(facts, value) or not _reads_follow(facts, name, binding):
             continue
         for load in facts.loads(name):
             facts.replace(facts.statement_of(load), load, clone(value))
@@ -39,6 +39,27 @@ def propagate_copies(facts: Facts) -> bool:
             facts.replace(facts.statement_of(binding.target), binding, binding.value)
         changed = True
     return changed
+
+
+def _reads_follow(facts: Facts, name: str, binding: ast.AST) -> bool:
+    """Does every read of ``name`` come after its binding, which no loop
+    repeats? (A read before it would raise: the copy must not hide that.)"""
+    holder = binding if isinstance(binding, ast.stmt) else facts.statement_of(binding.target)
+    site = facts.site(holder)
+    while site.owner is not None:
+        if isinstance(site.owner, (ast.For, ast.AsyncFor, ast.While)):
+            return False
+        site = facts.site(site.owner)
+    at = facts.order(holder)
+    for load in facts.loads(name):
+        where = facts.statement_of(load)
+        if where is holder:
+            steps = [s.node for s in facts.statement_steps(holder)]
+            if not (binding in steps and load in steps and steps.index(binding) < steps.index(load)):
+                return False
+        elif facts.order(where) < at:
+            return False
+    return True
 
 
 def _never_changes(facts: Facts, node: ast.expr) -> bool:
@@ -87,7 +108,7 @@ def inline_single_use(facts: Facts) -> bool:
         if scope.stores[name] != 1 or scope.deletes[name] or scope.loads[name] != 1 or GRAPH_OUTPUT.match(name):
             continue
         binding = _single_binding(facts, name)
-        if isinstance(binding, ast.Assign) and len(binding.targets) == 1:
+        if isinstance(binding, ast.Assign) and len(binding.targets) == 1 and not facts.protected(binding):
             candidates.append((facts.order(binding), name, binding))
     # The last binding first: in ``a = f(); b = g(); h(a, b)`` b's move leaves a next to its use.
     candidates.sort(reverse=True)

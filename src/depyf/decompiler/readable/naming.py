@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from typing import Dict, Optional
 
@@ -38,7 +39,10 @@ def name_values(facts: Facts) -> bool:
         passed = _passed_as(facts, name)
         if passed is not None and not scope.is_free(passed):
             passed = None       # (the function's own parameter, say: a suffix would say less)
-        renames[name] = scope.fresh(passed or _read_from(facts, name) or "value")
+        base = passed or _read_from(facts, name) or "value"
+        if hasattr(builtins, base):
+            base = "builtin_" + base        # (the builtin's own name would shadow it)
+        renames[name] = scope.fresh(base)
     nodes = {old: facts.by_name.pop(old, []) for old in renames}
     for old, new in renames.items():
         for node in nodes[old]:

@@ -52,6 +52,7 @@ class Scope:
         self.every_name = every_name | self.params
         bound = {n for n, k in stores.items() if k} | {n for n, k in deletes.items() if k} | self.params
         self.globals = declared_global
+        self.nonlocals = declared_nonlocal
         self.cells = (declared_nonlocal | (bound & nested)) - declared_global
         self.plain_locals = bound - declared_global - self.cells
         self.temporaries = {n for n in self.plain_locals - self.params if n not in keep}

@@ -63,6 +63,8 @@ def repeat_module_dict_reads(facts: Facts) -> bool:
 def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
     """Repeat the read of one walrus at each use it may be repeated at, and
     drop the walrus once nobody reads it."""
+    if facts.protected(stmt):
+        return False
     name = walrus.target.id
     if not (facts.scope.is_temporary(name) and facts.scope.stores[name] == 1
             and is_module_dict_read(walrus.value)
@@ -141,7 +143,7 @@ def _hoist_some(facts: Facts) -> bool:
         if not (facts.scope.is_temporary(name) and facts.scope.stores[name] == 1
                 and facts.scope.loads[name]):
             continue
-        if not isinstance(stmt, _HOISTABLE):
+        if not isinstance(stmt, _HOISTABLE) or facts.protected(stmt):
             continue        # (a loop's header runs again and again; a body is not a place)
         steps = facts.statement_steps(stmt) if not isinstance(stmt, ast.If) else \
             facts.steps.expression(stmt.test)

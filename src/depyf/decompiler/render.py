@@ -1329,7 +1329,8 @@ class _Renderer:
             else:
                 self._expr(arg, NAMED if isinstance(arg, ast.NamedExpr) else TEST)
         self._close(")")
-        if wrappable and len(self._lines) == lines_before and sum(len(p) for p in self._cur) > WRAP:
+        if wrappable and len(self._lines) == lines_before and sum(len(p) for p in self._cur) > WRAP \
+                and sum(len(p) for p in self._cur[start:]) > WRAP // 2:     # (long for its arguments)
             del self._cur[start:]
             self._wrapped_arguments(list(args) + list(keywords))
 

@@ -40,6 +40,10 @@ def drop_temporary_deletes(facts: Facts) -> bool:
             facts.swap(stmt, ast.Delete(targets=keep, lineno=getattr(stmt, "lineno", 1)))
         else:
             facts.remove(stmt)
+    if decided:
+        # a name no longer deleted has its one value again: reads through it may
+        # now be told apart (m._modules['x']), in every statement's steps
+        facts.edited()
     return bool(decided)
 
 
@@ -129,6 +133,9 @@ def _does_nothing(facts: Facts, node: ast.expr) -> bool:
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
             if not ((n.id in facts.scope.params and not facts.scope.deletes[n.id])
+                    or (facts.scope.is_temporary(n.id) and facts.scope.stores[n.id] == 1
+                        and not facts.scope.deletes[n.id] and n in facts.loads(n.id)
+                        and _surely_bound(facts, n.id, facts.statement_of(n)))
                     or (facts.scope.kind_of(n.id) == "global" and DYNAMO_GLOBAL.match(n.id))
                     or (GRAPH_OUTPUT.match(n.id) and facts.scope.kind_of(n.id) == "local")):
                 return False

@@ -25,7 +25,7 @@ def propagate_copies(facts: Facts) -> bool:
     scope = facts.scope
     changed = False
     for name in sorted(scope.temporaries):
-        if scope.stores[name] != 1 or scope.deletes[name] or not scope.loads[name]:
+        if scope.stores[name] != 1 or scope.deletes[name] or not scope.loads[name] or GRAPH_OUTPUT.match(name):
             continue
         binding = _single_binding(facts, name)
         if binding is None:
@@ -63,8 +63,8 @@ def _reads_follow(facts: Facts, name: str, binding: ast.AST) -> bool:
 
 
 def _never_changes(facts: Facts, node: ast.expr) -> bool:
-    """A constant, a parameter nobody rebinds, a global Dynamo installed or
-    an attribute of a module it installed."""
+    """A constant, a parameter nobody rebinds, a temporary bound once, a
+    global Dynamo installed or an attribute of a module it installed."""
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.Attribute):
@@ -73,6 +73,12 @@ def _never_changes(facts: Facts, node: ast.expr) -> bool:
     if not isinstance(node, ast.Name):
         return False
     scope = facts.scope
+    if scope.is_temporary(node.id):
+        # another temporary, bound once, never deleted, read more than once (else
+        # it goes into its use): it holds that one value from its binding on,
+        # which comes first (the copy reads it there)
+        return (scope.stores[node.id] == 1 and not scope.deletes[node.id] and scope.loads[node.id] > 1
+                and facts.binding(node.id) is not None and not GRAPH_OUTPUT.match(node.id))
     if node.id in scope.params:
         return not scope.stores[node.id] and not scope.deletes[node.id] and node.id in scope.plain_locals
     return scope.kind_of(node.id) == "global" and bool(DYNAMO_GLOBAL.match(node.id))

@@ -97,10 +97,9 @@ def test_store_taken_for_a_tuple_assignment_that_is_none():
     assert "a = 2" in source, source
 
 
-@pytest.mark.skipif(HOST < (3, 11), reason="COPY/SWAP/BUILD_SLICE shapes of 3.11+ Dynamo")
-def test_list_slice_extended_and_stored_through_copies():
-    # Dynamo's resume-argument lists: L = [a]; M = L[0:1]; M.extend([b]);
-    # N = [M]; N[0][0:0] = []; x = N[-1]; del N[-1]; return (x,)
+def juggled_lists():
+    """Dynamo's resume-argument lists (3.11+): L = [a]; M = L[0:1];
+    M.extend([b]); N = [M]; N[0][0:0] = []; x = N[-1]; del N[-1]; return (x,)"""
     asm = Assembler()
     asm.op("LOAD_FAST", 0).op("BUILD_LIST", 1)
     asm.op("COPY", 1).op("LOAD_CONST", 0).op("LOAD_CONST", 1).op("BUILD_SLICE", 2)
@@ -112,7 +111,12 @@ def test_list_slice_extended_and_stored_through_copies():
     asm.op("COPY", 1).op("LOAD_CONST", 2).op("BINARY_SUBSCR").op("SWAP", 2)
     asm.op("LOAD_CONST", 2).op("DELETE_SUBSCR")
     asm.op("BUILD_TUPLE", 1).op("RETURN_VALUE")
-    source = structured(asm.code(template, [0, 1, -1]), [(1, 2), ("x", "y")])
+    return asm.code(template, [0, 1, -1])
+
+
+@pytest.mark.skipif(HOST < (3, 11), reason="COPY/SWAP/BUILD_SLICE shapes of 3.11+ Dynamo")
+def test_list_slice_extended_and_stored_through_copies():
+    source = structured(juggled_lists(), [(1, 2), ("x", "y")])
     assert ".extend(" in source, source
 
 

@@ -24,6 +24,7 @@ import depyf
 from depyf.decompiler.readable import Readable, make_readable
 from depyf.decompiler.readable.effects import CODE, PURE, QUIET, Evaluation, commute, kind_of
 from depyf.decompiler.readable.scope import Scope, free_names
+from test_decompile_stack_statements import juggled_lists
 from test_fallback import HOST, Assembler, template
 
 
@@ -717,19 +718,7 @@ def test_trap_an_exception_between_a_value_and_its_use():
 
 @pytest.mark.skipif(HOST < (3, 11), reason="COPY/SWAP/BUILD_SLICE shapes of 3.11+ Dynamo")
 def test_trap_dynamos_list_juggling_in_bytecode():
-    # L = [a]; M = L[0:1]; M.extend([b]); N = [M]; N[0][0:0] = []; x = N[-1]; del N[-1]; return (x,)
-    asm = Assembler()
-    asm.op("LOAD_FAST", 0).op("BUILD_LIST", 1)
-    asm.op("COPY", 1).op("LOAD_CONST", 0).op("LOAD_CONST", 1).op("BUILD_SLICE", 2)
-    asm.op("BINARY_SUBSCR").op("SWAP", 2)
-    asm.op("LOAD_FAST", 1).op("BUILD_LIST", 1).op("LIST_EXTEND", 2).op("POP_TOP")
-    asm.op("BUILD_LIST", 1)
-    asm.op("BUILD_LIST", 0).op("COPY", 2).op("LOAD_CONST", 0).op("BINARY_SUBSCR")
-    asm.op("LOAD_CONST", 0).op("LOAD_CONST", 0).op("BUILD_SLICE", 2).op("STORE_SUBSCR")
-    asm.op("COPY", 1).op("LOAD_CONST", 2).op("BINARY_SUBSCR").op("SWAP", 2)
-    asm.op("LOAD_CONST", 2).op("DELETE_SUBSCR")
-    asm.op("BUILD_TUPLE", 1).op("RETURN_VALUE")
-    code = asm.code(template, [0, 1, -1])
+    code = juggled_lists()
     fn, source = _readable_function(code, {})
     assert fn(1, 2, None) == types.FunctionType(code, {})(1, 2, None) == ([1, 2],)
     assert ".extend" not in source and "stack_" not in source and "[0:0]" not in source, source

@@ -45,6 +45,7 @@ __all__ = [
     "make",
     "fill_missing",
     "child_nodes",
+    "bound_name",
 ]
 
 #: The running interpreter's (major, minor).
@@ -315,3 +316,27 @@ def _field_types(cls) -> dict:
 
 
 _SHAPES: dict = {}
+
+
+def bound_name(node: ast.AST):
+    """The name ``node`` binds in its scope by itself (a stored or deleted
+    name, a walrus's target, a ``def`` or ``class``, an import's alias, an
+    ``except ... as`` name), or None.
+
+    Example::
+
+        >>> import ast
+        >>> [bound_name(n) for n in ast.walk(ast.parse("import a.b as c; x = y"))]
+        [None, None, None, 'c', 'x', None, None, None]
+    """
+    if isinstance(node, ast.Name):
+        return None if isinstance(node.ctx, ast.Load) else node.id
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.alias):
+        return node.asname or node.name.split(".")[0]
+    if isinstance(node, ast.ExceptHandler):
+        return node.name
+    if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None

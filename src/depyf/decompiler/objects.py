@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from .astcompat import child_nodes, with_type_params
+from .astcompat import bound_name, child_nodes, with_type_params
 from .values import FunctionValue, Placeholder
 
 
@@ -120,16 +120,9 @@ def unbound_cells(code, stmts) -> list:
     todo = list(reversed(stmts))        # (first statements first: cells are bound early)
     while todo and wanted:
         node = todo.pop()
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            wanted.discard(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            wanted.discard(node.name)
-        elif isinstance(node, ast.alias):
-            wanted.discard(node.asname or node.name.split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            wanted.discard(node.name)
-        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-            wanted.discard(node.target.id)
+        name = bound_name(node)
+        if name:
+            wanted.discard(name)
         if not isinstance(node, scopes):
             todo.extend(child_nodes(node))
     missing = [c for c in code.cellvars if c in wanted]

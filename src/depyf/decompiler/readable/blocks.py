@@ -11,7 +11,7 @@ Example::
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List
+from typing import List
 
 from .scope import SCOPES
 
@@ -59,17 +59,6 @@ def bodies(stmt: ast.stmt) -> List[List[ast.stmt]]:
     out += [h.body for h in getattr(stmt, "handlers", None) or []]
     out += [c.body for c in getattr(stmt, "cases", None) or []]
     return out
-
-
-def expression_nodes(root: ast.AST) -> Iterator[ast.AST]:
-    """``root`` and the nodes under it, not entering nested scopes' bodies."""
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        yield node
-        if isinstance(node, SCOPES) and node is not root:
-            continue
-        todo.extend(ast.iter_child_nodes(node))
 
 
 def clone(node):

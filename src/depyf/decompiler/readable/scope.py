@@ -22,6 +22,8 @@ import keyword
 import re
 from typing import Collection, Dict, Iterator, List, Set
 
+from ..astcompat import bound_name
+
 #: what the structured code and Dynamo name their own values
 DYNAMO_TEMPORARY = re.compile(r"^(tmp|stack)_\d+$|^graph_out_\d+$")
 #: Dynamo's tuple of a graph's outputs: indexing it runs no code
@@ -160,19 +162,15 @@ def free_names(node: ast.AST) -> Set[str]:
         n = todo.pop()
         if isinstance(n, ast.Name):
             used.add(n.id)
-            if not isinstance(n.ctx, ast.Load):
-                bound.add(n.id)
+        name = bound_name(n)
+        if name:
+            bound.add(name)
+        if isinstance(n, ast.Name):
             continue
         if isinstance(n, ast.Global):
             declared_global.update(n.names)
         elif isinstance(n, ast.Nonlocal):
             declared_nonlocal.update(n.names)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(n.name)
-        elif isinstance(n, ast.alias):
-            bound.add(n.asname or n.name.split(".")[0])
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            bound.add(n.name)
         if isinstance(n, SCOPES):
             used.update(free_names(n))
             todo.extend(own_children(n))

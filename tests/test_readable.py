@@ -512,6 +512,15 @@ def test_values_named_after_the_resume_parameter_receiving_them():
     assert "___stack0 = print('x')" in text, text
 
 
+def test_loop_over_items_names_key_and_value():
+    text = rewrite("""
+        def f(d, out):
+            for stack_0, stack_1 in d.items():
+                out.__setitem__(stack_0, stack_1)
+    """, keep={"d", "out"})
+    assert "key, value" in text and "out.__setitem__(key, value)" in text, text
+
+
 def test_new_names_shadow_nothing_a_nested_scope_reads():
     # a nested function reading a global `print` must not see a local of that name
     text = rewrite("""

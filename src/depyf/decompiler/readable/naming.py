@@ -76,7 +76,23 @@ def _passed_as(facts: Facts, name: str) -> Optional[str]:
 
 def _read_from(facts: Facts, name: str) -> Optional[str]:
     binding = facts.binding(name)
-    return describe(binding.value) if binding is not None else None
+    if binding is not None:
+        return describe(binding.value)
+    stores = facts.stores(name)
+    if len(stores) == 1:
+        holder = facts.statement_of(stores[0])
+        if isinstance(holder, (ast.For, ast.AsyncFor)):
+            return _loop_target_name(holder, stores[0])
+    return None
+
+
+def _loop_target_name(loop: ast.For, store: ast.Name) -> Optional[str]:
+    """``key``/``value`` for the targets of ``for k, v in d.items()``."""
+    target, it = loop.target, loop.iter
+    if (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Attribute) and it.func.attr == "items" and not it.args):
+        return "key" if target.elts[0] is store else "value" if target.elts[1] is store else None
+    return None
 
 
 def describe(node: ast.expr) -> Optional[str]:

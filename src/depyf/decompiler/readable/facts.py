@@ -43,10 +43,7 @@ class Site:
 
     @property
     def index(self) -> int:
-        for i, s in enumerate(self.block):
-            if s is self.stmt:
-                return i
-        raise ValueError("statement no longer in its block")
+        return self.block.index(self.stmt)     # (AST nodes equal only themselves)
 
 
 class Facts:

@@ -3,7 +3,6 @@ replacing one node by another.
 
 Example::
 
-    >>> import ast
     >>> stmt = ast.parse("if t:\\n    g(t)").body[0]
     >>> [type(p).__name__ for p in header(stmt)], len(bodies(stmt))
     (['Name'], 1)
@@ -59,6 +58,27 @@ def bodies(stmt: ast.stmt) -> List[List[ast.stmt]]:
     out += [h.body for h in getattr(stmt, "handlers", None) or []]
     out += [c.body for c in getattr(stmt, "cases", None) or []]
     return out
+
+
+def names_under(node: ast.AST) -> set:
+    """The ids of every name under ``node`` (nested scopes included).
+
+    >>> sorted(names_under(ast.parse("f(x, [y.z])")))
+    ['f', 'x', 'y']
+    """
+    found = set()
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if type(current) is ast.Name:
+            found.add(current.id)
+            continue
+        for value in current.__dict__.values():
+            if type(value) is list:
+                todo.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
+                todo.append(value)
+    return found
 
 
 def clone(node):

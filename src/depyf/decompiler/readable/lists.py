@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Union
 
-from .blocks import clone
+from .blocks import clone, names_under
 from .effects import PURE, kind_of, reads_of, writes_of
 from .facts import Facts
 
@@ -133,13 +133,15 @@ class _Walker:
     def block(self, stmts: List[ast.stmt], state: State):
         """(new statements, state after, or None if control never leaves the end)."""
         out: List[ast.stmt] = []
+        followed = set()
         for i, stmt in enumerate(stmts):
             if state is None:
                 # unreachable: left as it is, but it must not use what was followed
-                if self._mentions_tracked(stmts[i:], set()):
+                if self._mentions_tracked(stmts[i:], followed):
                     raise Refuse("unreachable code")
                 out.extend(stmts[i:])
                 break
+            followed = set(state.env)
             state = self.statement(stmt, state, out)
         if not out:
             out.append(ast.Pass(lineno=getattr(stmts[0], "lineno", 1) if stmts else 1))
@@ -259,7 +261,8 @@ class _Walker:
             if isinstance(elt, ast.Starred):
                 if not self._is_list_display(elt.value, state):
                     return False
-            elif self._mentions_tracked([ast.Expr(value=elt)], state.env) and not self._is_list_expression(elt, state):
+            elif not isinstance(elt, ast.Constant) and not self._is_list_expression(elt, state) \
+                    and not names_under(elt).isdisjoint(state.env):
                 return False
         return True
 
@@ -298,7 +301,7 @@ class _Walker:
         else evaluated here into a new temporary."""
         if self._is_list_expression(node, state):
             return self.value(node, state, out)
-        if self._mentions_tracked([ast.Expr(value=node)], state.env):
+        if not isinstance(node, ast.Constant) and not names_under(node).isdisjoint(state.env):
             raise Refuse("a followed list inside an item")
         steps = self.facts.steps.expression(node)
         if kind_of(steps) == PURE and not writes_of(steps):
@@ -321,7 +324,7 @@ class _Walker:
         return _Materialize(self, state).visit(new)
 
     def rewrite_expression(self, node: ast.expr, state: State) -> ast.expr:
-        if not self._mentions_tracked([ast.Expr(value=node)], state.env):
+        if names_under(node).isdisjoint(state.env):
             return node
         self.changed = True
         return _Materialize(self, state).visit(clone(node))
@@ -344,7 +347,16 @@ class _Walker:
         """The names ``stmt`` stores or deletes."""
         if id(stmt) in self._known:
             return self._writes.get(id(stmt), ())
-        return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        found = set()
+        todo = [stmt]
+        while todo:
+            node = todo.pop()
+            if type(node) is ast.Name:
+                if type(node.ctx) is not ast.Load:
+                    found.add(node.id)
+            else:
+                todo.extend(ast.iter_child_nodes(node))
+        return found
 
     def _after_writes(self, writes, state: State) -> None:
         if not writes:
@@ -358,10 +370,8 @@ class _Walker:
             if id(stmt) in self._known:
                 if not self._names.get(id(stmt), set()).isdisjoint(names):
                     return True
-                continue
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and node.id in names:
-                    return True
+            elif not names_under(stmt).isdisjoint(names):
+                return True
         return False
 
 

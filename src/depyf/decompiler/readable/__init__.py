@@ -30,17 +30,18 @@ taken only where :mod:`.effects` shows it is allowed; where a pass cannot
 show that, it leaves the statement as it was. Code whose decompilation went
 to the unstructured fallback is left faithful whole.
 
-The passes (in the order of :data:`PASSES`), then :func:`~.naming.name_values`:
+The passes (in the order of :data:`PASSES`, rounds of them until none
+changes anything), then :func:`~.naming.name_values`:
 
 * :func:`~.cleanup.drop_temporary_deletes`: ``del tmp_N`` goes;
+* :func:`~.cleanup.drop_dead_stores`: stores nobody reads go (also later);
+* :func:`~.lists.follow_local_lists`: Dynamo's list juggling followed to its end;
 * :func:`~.cleanup.drop_unused_walrus`: ``(t := v)`` nobody reads is ``v``;
 * :func:`~.inline.propagate_copies`: a copy of a parameter is the parameter;
 * :func:`~.shared.repeat_module_dict_reads`: ``self._modules['norm']`` read at each use;
 * :func:`~.shared.hoist_shared_walrus`: a shared value gets its own statement;
-* :func:`~.lists.follow_local_lists`: Dynamo's list juggling followed to its end;
 * :func:`~.cleanup.flatten_star_displays`: ``f(*[a, b])`` is ``f(a, b)``;
 * :func:`~.inline.inline_single_use`: a value used once goes where it is used;
-* :func:`~.cleanup.drop_dead_stores`: stores nobody reads go;
 * :func:`~.cleanup.drop_no_op_statements`: ``[]``, ``None`` statements go;
 * :func:`~.cleanup.declare_unbound_cells`: ``if False: b = None`` is ``b: object``.
 
@@ -79,13 +80,13 @@ from .shared import hoist_shared_walrus, repeat_module_dict_reads
 
 #: each pass, with the node classes it works on (None: any body)
 PASSES = ((drop_temporary_deletes, (ast.Delete,)),
-          (drop_unused_walrus, (ast.NamedExpr,)),
           # (early too: Dynamo's dead list displays go before the list pass would walk for them)
           (drop_dead_stores, (ast.Assign,)),
+          (follow_local_lists, (ast.List,)),
+          (drop_unused_walrus, (ast.NamedExpr,)),
           (propagate_copies, None),
           (repeat_module_dict_reads, (ast.NamedExpr,)),
           (hoist_shared_walrus, (ast.NamedExpr,)),
-          (follow_local_lists, (ast.List,)),
           (flatten_star_displays, (ast.Starred,)),
           (inline_single_use, None),
           (drop_dead_stores, (ast.Assign,)),

@@ -120,29 +120,6 @@ class Facts:
             self._stores[name] += sign
             self._every.add(name)
 
-    def replace_body(self, body: List[ast.stmt]) -> None:
-        """Make ``body`` the function's body: statements of the old one that
-        it still holds keep their counts, the others are forgotten, the new
-        ones counted (cheaper than :meth:`rebuild` when most stay)."""
-        old = {id(s): s for s in self._all_statements()}
-        self.fn.body[:] = body
-        new: Dict[int, Tuple[ast.stmt, List[ast.stmt], Optional[ast.stmt]]] = {}
-        todo: List[Tuple[List[ast.stmt], Optional[ast.stmt]]] = [(self.fn.body, None)]
-        while todo:
-            block, owner = todo.pop()
-            for stmt in block:
-                new[id(stmt)] = (stmt, block, owner)
-                todo.extend((inner, stmt) for inner in bodies(stmt))
-        for key, stmt in old.items():
-            if key not in new:
-                self._note_statement(stmt, -1)
-                self.sites.pop(key, None)
-        for key, (stmt, block, owner) in new.items():
-            self.sites[key] = Site(block, owner, stmt)
-            if key not in old:
-                self._note_statement(stmt, +1)
-        self.edited()
-
     def _note(self, root: ast.AST, stmt: ast.stmt, sign: int) -> None:
         """Count (``sign`` +1) or uncount (-1) the names under ``root``, held by ``stmt``."""
         if sign > 0:

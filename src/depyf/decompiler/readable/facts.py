@@ -377,6 +377,40 @@ class Facts:
         self._note(new, stmt, +1)
         self._changed(stmt)
 
+    def move_value(self, binding: ast.Assign, stmt: ast.stmt, use: ast.Name) -> None:
+        """``binding`` (``t = value``) goes, its value taking the place of
+        ``use`` (the one read of ``t``) in ``stmt``: the value's names change
+        statement, nothing else about them does (so only the binding's own
+        target, the read and the ``Assign`` are uncounted)."""
+        value = binding.value
+        if not replace_node(stmt, use, value):
+            raise ValueError("node not in its statement")
+        site = self.site(binding)
+        site.block.pop(site.index)
+        self._uncount(use, stmt)
+        for target in binding.targets:
+            self._uncount(target, binding)
+            self._binder.pop(id(target), None)
+        self.census[ast.Assign] -= 1
+        # the value's nodes now belong to ``stmt``
+        owners, held = self.owners, self.held
+        todo = [value]
+        while todo:
+            node = todo.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                owners[id(node)] = stmt
+                continue
+            if kind in held:
+                held[kind][id(node)] = (node, stmt)
+            if kind in _SCOPE_KINDS:
+                todo.extend(own_children(node))
+            else:
+                todo.extend(_children(node))
+        self.edited(binding)
+        self.sites.pop(id(binding), None)
+        self._changed(stmt)
+
     def remove(self, stmt: ast.stmt) -> None:
         """Take simple statement ``stmt`` out of its block (``pass`` if it was alone)."""
         site = self.site(stmt)

@@ -134,9 +134,7 @@ def inline_single_use(facts: Facts) -> bool:
             continue
         if value.kind == CODE and isinstance(path[-1], ast.Return) and _is_resume_argument(path[-1], use):
             continue
-        value = binding.value
-        facts.remove(binding)
-        facts.replace(path[-1], use, value)
+        facts.move_value(binding, path[-1], use)
         changed = True
     return changed
 

@@ -166,6 +166,19 @@ def test_commute_rules():
     assert not commute(pure, store)       # a is read by one and written by the other
 
 
+def test_effect_of_an_edited_statement_is_not_the_old_one():
+    # the cached effect of a statement follows its steps: once the statement
+    # changes and its steps are found again, its effect must be found again too
+    from depyf.decompiler.readable.facts import Facts
+    fn = ast.parse("def f(a):\n    t = a\n    return t").body[0]
+    facts = Facts(fn, frozenset({"a"}), {})
+    stmt = fn.body[0]
+    assert facts.statement_effect(stmt).kind == PURE
+    facts.replace(stmt, stmt.value, ast.Call(func=ast.Name(id="g", ctx=ast.Load()), args=[], keywords=[]))
+    facts.statement_steps(stmt)
+    assert facts.statement_effect(stmt).kind == CODE
+
+
 def test_free_names_of_nested_scopes():
     fn = ast.parse("def g(a):\n    b = a + c\n    def h():\n        nonlocal b\n        return b + d\n"
                    "    return [e for e in a]").body[0]

@@ -329,21 +329,23 @@ class Facts:
         self._order = None
         if stmt is None:
             self._steps.clear()
+            self._effects.clear()
             return
         self._changed(stmt)
 
     def _changed(self, stmt: Optional[ast.stmt]) -> None:
-        """Forget the steps of ``stmt`` and of the statements around it."""
-        steps = self._steps
+        """Forget the steps (and effects) of ``stmt`` and of the statements around it."""
+        steps, effects = self._steps, self._effects
         while stmt is not None:
             steps.pop(id(stmt), None)
+            effects.pop(id(stmt), None)
             site = self.sites.get(id(stmt))
             stmt = site.owner if site is not None else None
 
     def statement_effect(self, stmt: ast.stmt) -> Effect:
-        """:class:`Effect` of ``stmt``'s steps (kept as its steps are)."""
+        """:class:`Effect` of ``stmt``'s steps (forgotten with them)."""
         effect = self._effects.get(id(stmt))
-        if effect is None or id(stmt) not in self._steps:
+        if effect is None:
             effect = self._effects[id(stmt)] = Effect.of(self.statement_steps(stmt))
         return effect
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, read_pyc
-from .constants import holds_odd_constants, name_constants
+from .constants import definitions_text, holds_odd_constants, name_constants
 from .expressions import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
@@ -46,9 +46,7 @@ def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) 
         return x + 1
     """
     report = decompile_report(obj, layout, enclose, readable, define_constants=bool(readable))
-    if not report.definitions:
-        return report.source
-    return "".join("%s = %s\n" % pair for pair in report.definitions) + "\n" + report.source
+    return definitions_text(report.definitions) + report.source
 
 
 @dataclass

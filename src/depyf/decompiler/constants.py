@@ -125,6 +125,18 @@ def name_for(text: str) -> str:
     return "__" + (word or "constant")
 
 
+def definitions_text(definitions: List[Tuple[str, str]]) -> str:
+    """The module-level lines that define ``definitions``' names, a blank line
+    after them ("" for none), to go before the code that uses them.
+
+    >>> definitions_text([("__torch_float32", "__import__('torch').float32")])
+    "__torch_float32 = __import__('torch').float32\\n\\n"
+    """
+    if not definitions:
+        return ""
+    return "".join("%s = %s\n" % pair for pair in definitions) + "\n"
+
+
 def holds_odd_constants(record) -> bool:
     """Does the code record (or one nested in it) hold a constant no literal
     writes? (Checked before walking a whole tree for them.)"""

@@ -25,6 +25,7 @@ def decompile_as(code: types.CodeType, name: str, readable=None) -> str:
     ``readable`` (a :class:`~depyf.decompiler.readable.Readable`) asks for the
     readable form of code Dynamo made, None for the faithful one."""
     from ..decompiler.api import decompile_report
+    from ..decompiler.constants import definitions_text
     renamed = code.replace(co_name=name, co_qualname=name) if hasattr(code, "co_qualname") \
         else code.replace(co_name=name)
     # The enclosing scope is built here (cells included), not by the decompiler.
@@ -37,9 +38,7 @@ def decompile_as(code: types.CodeType, name: str, readable=None) -> str:
         text = enclose(text, name, code.co_freevars)
     # Constants no literal writes (a torch.device Dynamo put in co_consts): named
     # at module level, so that the file runs on its own.
-    if not report.definitions:
-        return text
-    return "".join("%s = %s\n" % pair for pair in report.definitions) + "\n" + text
+    return definitions_text(report.definitions) + text
 
 
 #: names Dynamo numbers anew at every compile: its graphs
@@ -125,6 +124,11 @@ def _first_body_line(lines: List[str], name: str) -> Optional[int]:
     return 1
 
 
+def closure_maker(name: str) -> str:
+    """The name of the function :func:`enclose` defines around ``name``."""
+    return "__closure_of_%s" % name
+
+
 def enclose(text: str, name: str, freevars) -> str:
     r"""A function with free variables (a closure, or a resume function holding
     cells) defined inside a maker that owns those variables: at top level its
@@ -140,7 +144,7 @@ def enclose(text: str, name: str, freevars) -> str:
         return f
     f = __closure_of_f()
     """
-    maker = "__closure_of_%s" % name
+    maker = closure_maker(name)
     lines = ["def %s():" % maker]
     lines += ["    %s = None" % var for var in freevars]
     lines += [("    " + line) if line.strip() else "" for line in text.rstrip("\n").splitlines()]

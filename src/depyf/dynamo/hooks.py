@@ -463,8 +463,8 @@ class Session:
             text, problem = fullcode.safe_decompile(code, _PLACEHOLDER, readable=readable)
             cached = self._sources[key] = (code, text, problem)
         # (enclose() names the maker of a closure after the function)
-        return fullcode.rename(cached[1], {_PLACEHOLDER: name, "__closure_of_" + _PLACEHOLDER:
-                                           "__closure_of_" + name}), cached[2]
+        return fullcode.rename(cached[1], {_PLACEHOLDER: name, fullcode.closure_maker(_PLACEHOLDER):
+                                           fullcode.closure_maker(name)}), cached[2]
 
     # -- guards and full code -----------------------------------------------------
     def flush(self, final: bool = False) -> None:

@@ -6,7 +6,6 @@ import contextlib
 import gc
 import os
 import threading
-import types
 from dataclasses import dataclass, field
 from typing import List, Tuple
 

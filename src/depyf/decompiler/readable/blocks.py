@@ -134,16 +134,3 @@ def replace_node(root: ast.AST, old: ast.AST, new: ast.AST) -> bool:
             elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
                 todo.append(value)
     return False
-
-
-def falls_through(block: List[ast.stmt]) -> bool:
-    """Can control leave ``block`` at its end? (False when it ends in
-    ``return``/``raise``, or an ``if`` whose every branch does.)"""
-    if not block:
-        return True
-    last = block[-1]
-    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
-        return False
-    if isinstance(last, ast.If):
-        return falls_through(last.body) or falls_through(last.orelse)
-    return True

@@ -9,7 +9,7 @@ import ast
 from typing import List
 
 from .effects import PURE, kind_of, writes_of
-from .facts import Facts
+from .facts import LOOPS, Facts
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 
@@ -51,15 +51,10 @@ def _surely_bound(facts: Facts, name: str, stmt: ast.stmt) -> bool:
     """Did a store of ``name`` run before ``stmt`` on every path: a store by
     an assignment earlier in its block or in a block around it, with no loop
     around it?"""
-    before = []          # (block, index of the statement holding ``stmt`` there)
-    site = facts.site(stmt)
-    while True:
-        if isinstance(site.owner, (ast.For, ast.AsyncFor, ast.While)):
-            return False
-        before.append((site.block, site.index))
-        if site.owner is None:
-            break
-        site = facts.site(site.owner)
+    if facts.inside(stmt, LOOPS):
+        return False
+    # (block, index of the statement holding ``stmt`` there)
+    before = [(site.block, site.index) for site in facts.enclosing(stmt)]
     for store in facts.stores(name):
         holder = facts.statement_of(store)
         if not (isinstance(holder, ast.Assign) and any(t is store for t in holder.targets)):
@@ -125,8 +120,9 @@ def drop_dead_stores(facts: Facts) -> bool:
 
 def _does_nothing(facts: Facts, node: ast.expr) -> bool:
     """Pure, and surely evaluates: no name that might be unbound (only
-    parameters never deleted, and Dynamo's globals), no attribute or item
-    read but of what Dynamo made (its modules' functions, its graph's outputs)."""
+    parameters never deleted, temporaries bound once before, Dynamo's globals
+    and its graph's outputs), no attribute or item read but of what Dynamo
+    made (its modules' functions, its graph's outputs)."""
     steps = facts.steps.expression(node)
     if kind_of(steps) != PURE or writes_of(steps):
         return False

@@ -23,11 +23,14 @@ import ast
 from collections import defaultdict
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
+from ..astcompat import bound_name
 from .blocks import BRANCHES, bodies, clone, header, replace_node
 from .effects import NOTHING, Effect, Evaluation, Step
 from .scope import SCOPES, Scope, free_names, own_children
 
 
+#: statements whose bodies run again and again
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
 #: statements whose bodies an exception may leave for code that goes on
 PROTECTING = tuple(getattr(ast, name) for name in ("Try", "TryStar", "With", "AsyncWith") if hasattr(ast, name))
 
@@ -114,7 +117,7 @@ class Facts:
         elif isinstance(stmt, ast.Nonlocal):
             self._nonlocals.update(stmt.names)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            bound += [alias.asname or alias.name.split(".")[0] for alias in stmt.names]
+            bound += [bound_name(alias) for alias in stmt.names]
         bound += [h.name for h in getattr(stmt, "handlers", None) or [] if h.name]
         for name in bound:
             self._stores[name] += sign
@@ -286,15 +289,23 @@ class Facts:
             self._order = {id(s): i for i, s in enumerate(self.statements())}
         return self._order[id(stmt)]
 
+    def enclosing(self, stmt: ast.stmt) -> List[Site]:
+        """The site of ``stmt``, then those of the statements around it, outwards."""
+        out = []
+        site = self.sites.get(id(stmt))
+        while site is not None:
+            out.append(site)
+            site = self.sites.get(id(site.owner)) if site.owner is not None else None
+        return out
+
+    def inside(self, stmt: ast.stmt, kinds) -> bool:
+        """Is ``stmt`` in a body of a statement of one of ``kinds``?"""
+        return any(isinstance(site.owner, kinds) for site in self.enclosing(stmt))
+
     def protected(self, stmt: ast.stmt) -> bool:
         """Is ``stmt`` inside a ``try`` or ``with`` (whose handler or exit may see
         what ran before an exception: nothing there may move)?"""
-        site = self.sites.get(id(stmt))
-        while site is not None and site.owner is not None:
-            if isinstance(site.owner, PROTECTING):
-                return True
-            site = self.sites.get(id(site.owner))
-        return False
+        return self.inside(stmt, PROTECTING)
 
     def path_to(self, stmt: ast.stmt, block: List[ast.stmt]) -> Optional[List[ast.stmt]]:
         """The statements from one directly in ``block`` down to ``stmt``

@@ -5,7 +5,7 @@ import ast
 
 from .blocks import clone
 from .effects import CODE, Effect, may_move
-from .facts import Facts
+from .facts import LOOPS, Facts
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 #: globals Dynamo calls to resume after a graph break
@@ -27,7 +27,7 @@ def propagate_copies(facts: Facts) -> bool:
     for name in sorted(scope.temporaries):
         if scope.stores[name] != 1 or scope.deletes[name] or not scope.loads[name] or GRAPH_OUTPUT.match(name):
             continue
-        binding = _single_binding(facts, name)
+        binding = facts.binding(name)
         if binding is None:
             continue
         value = binding.value
@@ -45,11 +45,8 @@ def _reads_follow(facts: Facts, name: str, binding: ast.AST) -> bool:
     """Does every read of ``name`` come after its binding, which no loop
     repeats? (A read before it would raise: the copy must not hide that.)"""
     holder = binding if isinstance(binding, ast.stmt) else facts.statement_of(binding.target)
-    site = facts.site(holder)
-    while site.owner is not None:
-        if isinstance(site.owner, (ast.For, ast.AsyncFor, ast.While)):
-            return False
-        site = facts.site(site.owner)
+    if facts.inside(holder, LOOPS):
+        return False
     at = facts.order(holder)
     for load in facts.loads(name):
         where = facts.statement_of(load)
@@ -84,11 +81,6 @@ def _never_changes(facts: Facts, node: ast.expr) -> bool:
     return scope.kind_of(node.id) == "global" and bool(DYNAMO_GLOBAL.match(node.id))
 
 
-def _single_binding(facts: Facts, name: str):
-    """The ``Assign`` or ``NamedExpr`` that is the one store of ``name``."""
-    return facts.binding(name)
-
-
 def inline_single_use(facts: Facts) -> bool:
     """``t = value`` followed by the one use of ``t`` becomes that use of
     ``value`` when nothing between could tell the difference (see
@@ -113,7 +105,7 @@ def inline_single_use(facts: Facts) -> bool:
     for name in scope.temporaries:
         if scope.stores[name] != 1 or scope.deletes[name] or scope.loads[name] != 1 or GRAPH_OUTPUT.match(name):
             continue
-        binding = _single_binding(facts, name)
+        binding = facts.binding(name)
         if isinstance(binding, ast.Assign) and len(binding.targets) == 1 and not facts.protected(binding):
             candidates.append((facts.order(binding), name, binding))
     # The last binding first: in ``a = f(); b = g(); h(a, b)`` b's move leaves a next to its use.

@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Union
 
-from .blocks import clone, names_under
+from .blocks import SIMPLE, clone, names_under
 from .effects import PURE, kind_of, reads_of, writes_of
 from .facts import Facts
 
@@ -154,11 +154,7 @@ class _Walker:
         if isinstance(stmt, (ast.Assign, ast.Expr, ast.Delete)) and self.list_operation(stmt, state, out):
             self.changed = True
             return state
-        compound = not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Delete,
-                                         ast.Return, ast.Raise, ast.Assert, ast.Pass, ast.Global,
-                                         ast.Nonlocal, ast.Import, ast.ImportFrom, ast.FunctionDef,
-                                         ast.AsyncFunctionDef, ast.ClassDef))
-        if compound or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if not isinstance(stmt, SIMPLE) or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if self._mentions_tracked([stmt], state.env):
                 raise Refuse("a followed list in a %s" % type(stmt).__name__)
             self._after_writes(self._written_by(stmt), state)
@@ -182,7 +178,7 @@ class _Walker:
         body, body_state = self.block(stmt.body, state.copy())
         orelse, else_state = self.block(stmt.orelse, state.copy()) if stmt.orelse else ([], state.copy())
         inner_changed, self.changed = self.changed, before or self.changed
-        new = ast.If(test=test, body=body, orelse=orelse if stmt.orelse else [], lineno=getattr(stmt, "lineno", 1))
+        new = ast.If(test=test, body=body, orelse=orelse, lineno=getattr(stmt, "lineno", 1))
         out.append(new)
         if body_state is not None and else_state is not None:
             if inner_changed or self._mentions_tracked([stmt], state.env):

@@ -6,10 +6,9 @@ import builtins
 import re
 from typing import Dict, Optional
 
+from .effects import MODULE_DICTS
 from .facts import Facts
 from .inline import callee_name
-from .scope import GRAPH_OUTPUT
-from .effects import MODULE_DICTS
 from .shared import is_module_dict_read, is_module_object
 
 #: names that say nothing: the decompiler's and Dynamo's temporaries, and this package's own
@@ -31,7 +30,7 @@ def name_values(facts: Facts) -> bool:
     """
     scope = facts.scope
     renamed = [name for name in sorted(scope.temporaries, key=_natural)
-               if GENERIC.match(name) and not GRAPH_OUTPUT.match(name) and scope.stores[name]]
+               if GENERIC.match(name) and scope.stores[name]]
     # (names given up here may be taken again: every one is renamed at once below)
     scope.every_name.difference_update(renamed)
     renames: Dict[str, str] = {}

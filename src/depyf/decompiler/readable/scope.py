@@ -20,7 +20,7 @@ import ast
 import builtins
 import keyword
 import re
-from typing import Collection, Dict, Iterator, List, Set
+from typing import Collection, Dict, List, Set
 
 from ..astcompat import bound_name
 
@@ -179,12 +179,3 @@ def free_names(node: ast.AST) -> Set[str]:
     if isinstance(node, ast.ClassDef):
         return used - declared_global      # a class body's names do not close over
     return (used - bound - declared_global) | declared_nonlocal
-
-
-def own_nodes(body: List[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of ``body`` but those that run in nested scopes."""
-    todo: List[ast.AST] = list(reversed(body))
-    while todo:
-        node = todo.pop()
-        yield node
-        todo.extend(reversed(own_children(node)))

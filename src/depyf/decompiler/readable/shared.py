@@ -50,7 +50,7 @@ def repeat_module_dict_reads(facts: Facts) -> bool:
         q = t['bias']                                   q = self._modules['norm']._parameters['bias']
         r = (u := m['qkv']._parameters)['weight']       r = self._modules['qkv']._parameters['weight']
     """
-    changed = progress = False
+    changed = False
     while True:     # a read through another shared one qualifies once that one is repeated
         progress = False
         for walrus, stmt in reversed(_walruses(facts)):     # inner ones first
@@ -145,8 +145,7 @@ def _hoist_some(facts: Facts) -> bool:
             continue
         if not isinstance(stmt, _HOISTABLE) or facts.protected(stmt):
             continue        # (a loop's header runs again and again; a body is not a place)
-        steps = facts.statement_steps(stmt) if not isinstance(stmt, ast.If) else \
-            facts.steps.expression(stmt.test)
+        steps = facts.statement_steps(stmt)      # (an if's test comes first, its bodies after)
         start = first_step_of(steps, walrus)
         end = next((i for i, s in enumerate(steps) if s.node is walrus), None)
         if end is None or steps[end].lazy:

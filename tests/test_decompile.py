@@ -2112,13 +2112,13 @@ def test_augmented_target_comparison_agrees_with_dumps(loaded, target):
     """The direct comparison of name and attribute targets says what comparing
     the dumps (the target's with every context a load) says."""
     import ast
-    from depyf.decompiler.expressions import _as_load, _same
+    from depyf.decompiler.expressions import _as_load, same_target
     value = ast.parse(loaded, mode="eval").body
     store = ast.parse(target, mode="eval").body
     store.ctx = ast.Store()
     expected = ast.dump(value, annotate_fields=False) == \
         ast.dump(_as_load(store), annotate_fields=False)
-    assert _same(value, store) == expected
+    assert same_target(value, store) == expected
 
 
 def test_lost_statements_go_to_the_fallback():

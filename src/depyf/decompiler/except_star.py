@@ -72,8 +72,8 @@ def clauses(w, m: StackMachine, hs: int, he: int, handler):
             # The statement ends the loop body: the way out starts the next iteration.
             return nodes, [None], []
         return nodes, [ops[q].target.index], []
-    from .exceptions import _tail_signature
-    return nodes, [None], [(_tail_signature(ops, q, w.n), None, q, w.n)]
+    from .exceptions import tail_signature
+    return nodes, [None], [(tail_signature(ops, q, w.n), None, q, w.n)]
 
 
 def _clause(w, p, he, base, outer):
@@ -103,22 +103,22 @@ def _clause(w, p, he, base, outer):
 
 def _clause_body(w, p, stop, base, outer, name):
     """Statements of a clause body starting at ``p`` (its code ends before ``stop``)."""
-    from .exceptions import _clause_body_end, _name_epilogue, _terminal
+    from .exceptions import clause_body_end, name_epilogue, terminal
     ops = w.ops
     guard = _clause_handler(w, p, stop, outer)
     if guard is not None and p < guard.target.index < stop:
         stop = guard.target.index
-    end = _clause_body_end(w, p, stop, guard) if guard is not None else p
+    end = clause_body_end(w, p, stop, guard) if guard is not None else p
     sub = StackMachine(w.ctx, base)
     w.clause_names.append(name)
     try:
         k = max(end, w.run_guarded(sub, p, end, guard or outer, handler_code=True))
     finally:
         w.clause_names.pop()
-    if len(sub.stack) != len(base) and not _terminal(sub):
+    if len(sub.stack) != len(base) and not terminal(sub):
         raise DecompileFailure("except* clause leaves values on the stack")
-    if not _terminal(sub):
-        if name is not None and _name_epilogue(ops, k, name):
+    if not terminal(sub):
+        if name is not None and name_epilogue(ops, k, name):
             k += 3
         if k >= w.n or ops[k].name != "JUMP":
             raise DecompileFailure("except* clause without its jump to the next")

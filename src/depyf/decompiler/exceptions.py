@@ -407,7 +407,7 @@ def _try_body(w, m, i, body_end, handler):
     # So does a loop's iterator drop before a return or break (SWAP 2; POP_TOP;
     # RETURN_VALUE or POP_TOP; JUMP), and an enclosing except clause's end
     # (SWAP 2; POP_EXCEPT; RETURN_VALUE).
-    while end < w.n and not _terminal(sub):
+    while end < w.n and not terminal(sub):
         op = w.ops[end]
         if _settled(sub.stack, m.stack) and not _drops_iterator(op, sub):
             break
@@ -416,13 +416,13 @@ def _try_body(w, m, i, body_end, handler):
             break
         w.step(sub, end, end + 1)
         end += 1
-    if len(sub.stack) == len(m.stack) + 1 and not _terminal(sub):
+    if len(sub.stack) == len(m.stack) + 1 and not terminal(sub):
         # `return value` leaves through an enclosing finally's copy.
         copy = w._finally_copy_at(end)
         if copy and end + copy < w.n and w.ops[end + copy].name == "RETURN_VALUE":
             w.step(sub, end + copy, end + copy + 1)
             end += copy + 1
-    if len(sub.stack) != len(m.stack) and not _terminal(sub):
+    if len(sub.stack) != len(m.stack) and not terminal(sub):
         raise DecompileFailure("try body leaves values on the stack")
     return sub.stmts, end
 
@@ -436,11 +436,11 @@ def _clause_tail(w, m, k, clause_end):
     sub = StackMachine(w.ctx, m.stack)
     w.in_handler += 1
     try:
-        while k < clause_end and not _terminal(sub) and w.ops[k].name != "JUMP":
+        while k < clause_end and not terminal(sub) and w.ops[k].name != "JUMP":
             k = w.step(sub, k, clause_end)
     finally:
         w.in_handler -= 1
-    if len(sub.stack) != len(m.stack) and not _terminal(sub):
+    if len(sub.stack) != len(m.stack) and not terminal(sub):
         raise DecompileFailure("except clause tail leaves values on the stack")
     return sub.stmts or [ast.Pass()]
 
@@ -523,7 +523,7 @@ def _clauses(w, m, hs, he, handler):
         exits.append(exit_target)
         node = ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
         if exit_target is None and not _ends_terminal(body) and k < clause_end:
-            tails.append((_tail_signature(ops, k, clause_end), node, k, clause_end))
+            tails.append((tail_signature(ops, k, clause_end), node, k, clause_end))
         node.lineno = ops[p - 1].line
         clauses.append(node)
         if next_clause is None:
@@ -546,13 +546,13 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     unbind = ops[p].handler if name is not None and p < clause_end else None
     for _ in range(_MAX_NESTING):
         # (the body's first op may be a nested try's: the unbinding covers that)
-        if unbind is None or _name_epilogue(ops, unbind.target.index, name):
+        if unbind is None or name_epilogue(ops, unbind.target.index, name):
             break
         unbind = w.regions.parent(unbind)
     if unbind is not None and unbind.target.index > p:
         # `except E as name`: the block that unbinds name on the way out is not body.
         stop = min(stop, unbind.target.index)
-    body_end = _clause_body_end(w, p, stop, cleanup)
+    body_end = clause_body_end(w, p, stop, cleanup)
     sub = StackMachine(w.ctx, base)
     # (not the way out of a clause nested in this one: the clean-up still covers it)
     hint = next((t for t in map(w.clause_exit_at, range(p, stop))
@@ -568,14 +568,14 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     if k < clause_end and ops[k].name == "POP_EXCEPT":
         sub.step(ops[k])
         k += 1
-        if name is not None and _name_epilogue(ops, k, name):
+        if name is not None and name_epilogue(ops, k, name):
             k += 3          # before a return value's last shuffles too
         # `return value` inside the clause finishes after POP_EXCEPT, and a
         # return or break out of a loop drops the loop's iterator there.
         rest = base[:-1]
         w.in_handler += 1
         try:
-            while k < clause_end and not _terminal(sub):
+            while k < clause_end and not terminal(sub):
                 if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub):
                     break
                 if ops[k].name == "JUMP" and not w._is_loop_jump(ops[k]):
@@ -583,13 +583,13 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
                 k = w.step(sub, k, clause_end)
         finally:
             w.in_handler -= 1
-        if name is not None and _name_epilogue(ops, k, name):
+        if name is not None and name_epilogue(ops, k, name):
             k += 3
-        if not _terminal(sub) and k + 1 < clause_end and w.clause_exit_at(k) is not None \
+        if not terminal(sub) and k + 1 < clause_end and w.clause_exit_at(k) is not None \
                 and any(isinstance(v, ExcInfo) for v in rest):
             # 3.13 sends the clause on through the enclosing clause's own way out.
             exit_target = k
-        elif not _terminal(sub) and k < clause_end and ops[k].name == "JUMP":
+        elif not terminal(sub) and k < clause_end and ops[k].name == "JUMP":
             if w._is_loop_jump(ops[k]):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
                 # Up to 3.9 an explicit `continue` leaves the clause's own way
@@ -610,7 +610,7 @@ def _drops_iterator(op, m) -> bool:
     return op.name == "POP_TOP" and bool(m.stack) and isinstance(m.stack[-1], Iterator)
 
 
-def _clause_body_end(w, p, stop, cleanup) -> int:
+def clause_body_end(w, p, stop, cleanup) -> int:
     """End of the ops of a clause's body covered by its clean-up handler. A
     ``return`` in a branch (``if c: return x``) leaves the covered range early
     (``POP_EXCEPT; RETURN_VALUE``), so the range runs on over what the body's own
@@ -641,7 +641,7 @@ def clause_type_end(w, sub, p: int, he: int, test: str, what: str) -> int:
     return j
 
 
-def _tail_signature(ops, k, end):
+def tail_signature(ops, k, end):
     """The first ops of a copied tail, up to its first jump or exit."""
     j = k
     while j < end and j < k + 6:
@@ -696,11 +696,11 @@ def _loop_level(stmts):
                 yield from _loop_level(getattr(s, field, None) or [])
 
 
-def _terminal(m):
+def terminal(m):
     return m.stmts and isinstance(m.stmts[-1], _TERMINALS)
 
 
-def _name_epilogue(ops, k, name) -> bool:
+def name_epilogue(ops, k, name) -> bool:
     """``LOAD_CONST None; STORE name; DELETE name`` that ends ``except E as name``."""
     return (k + 2 < len(ops) and ops[k].name == "LOAD_CONST" and ops[k].arg is None
             and ops[k + 1].name.startswith("STORE") and ops[k + 1].arg == name
@@ -1015,7 +1015,7 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
         w.finally_copies.pop()
     # (A walk that ran past the body ended in a statement that left through the
     # exit call already: a nested with's `return`.)
-    if k == body_end and (not _terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
+    if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
             and not (k == hs and _endless(sub.stmts)):
         k = _skip_exit_call(ops, k, sub, exit_call)
         pending = len(sub.stack) > len(m.stack)

@@ -266,7 +266,7 @@ def _finish_placeholder(m: StackMachine, node) -> ast.expr:
                 raise DecompileFailure("assignment expression to a non-name")
             value = ast.NamedExpr(target=target, value=value)
         return value
-    if isinstance(node, _CodeConst):
+    if isinstance(node, CodeConst):
         return code_expr(m, node.code)
     if isinstance(node, CellRef):
         return cell_expr(node)
@@ -317,7 +317,7 @@ def _load_const(m, op):
         node._seq = next(_PUSHES)
         m.stack.append(node)
     elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
-        m.push_new(_CodeConst(value), op)
+        m.push_new(CodeConst(value), op)
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
         m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
@@ -329,7 +329,7 @@ _PLAIN_CONSTANTS = frozenset({int, str, bytes, float, complex, bool, type(None),
                               frozenset, type(Ellipsis)})
 
 
-class _CodeConst(Placeholder):
+class CodeConst(Placeholder):
     def __init__(self, code):
         super().__init__()
         self.code = code
@@ -882,7 +882,7 @@ def _call_ex(m, op):
 @handles("MAKE_FUNCTION")
 def _make_function(m, op):
     code = m.pop()
-    if not isinstance(code, _CodeConst):
+    if not isinstance(code, CodeConst):
         raise DecompileFailure("MAKE_FUNCTION without a code constant")
     flags = op.arg or 0
     closure = m.pop_value() if flags & 8 else None
@@ -913,7 +913,7 @@ def store(m: StackMachine, target: ast.expr, op) -> None:
             _fill_slot(m, value, target, op)
             return
         if isinstance(value, ImportFromValue):
-            _store_import_from(m, value, target, op)
+            store_import_from(m, value, target, op)
             return
         if isinstance(value, Entered):
             m.last_target = target
@@ -980,9 +980,9 @@ def _assignment(m, targets, value, op):
             and isinstance(value, _DEFINING):
         # (only a placeholder or a call (a decorator's) can make another statement)
         target = targets[0]
-        if isinstance(value, InPlace) and _same(value.target, target):
+        if isinstance(value, InPlace) and same_target(value.target, target):
             return ast.AugAssign(target=target, op=value.op, value=value.value)
-        special = _definition(m, target, value)
+        special = definition(m, target, value)
         if special is not None:
             return special
     node = ast.Assign(targets, m.value(value))
@@ -994,7 +994,7 @@ def _assignment(m, targets, value, op):
 _DEFINING = (Placeholder, ast.Call)
 
 
-def _definition(m, target, value):
+def definition(m, target, value):
     if not isinstance(target, ast.Name):
         return None
     if isinstance(value, ImportValue):
@@ -1051,7 +1051,7 @@ class _ForTarget(Placeholder):      # (no subclasses: tested by type)
         self.target = None
 
 
-def _same(a, b) -> bool:
+def same_target(a, b) -> bool:
     """``a`` (a loaded value) and the target ``b`` name the same thing: their
     dumps agree once ``b`` loads. (Names and attributes of them compared
     directly: the dumps of copies cost more than the rest of an augmented
@@ -1061,7 +1061,7 @@ def _same(a, b) -> bool:
         if kind is ast.Name and type(a.id) is str and type(b.id) is str:
             return a.id == b.id
         if kind is ast.Attribute and type(a.attr) is str and type(b.attr) is str:
-            return a.attr == b.attr and _same(a.value, b.value)
+            return a.attr == b.attr and same_target(a.value, b.value)
     return ast.dump(a, annotate_fields=False) == ast.dump(
         _as_load(b), annotate_fields=False)
 
@@ -1248,7 +1248,7 @@ def _import_from_statement(module: ImportValue):
     return ast.ImportFrom(module=module.name or None, names=module.aliases, level=module.level)
 
 
-def _store_import_from(m, value: ImportFromValue, target, op) -> None:
+def store_import_from(m, value: ImportFromValue, target, op) -> None:
     """``IMPORT_FROM x; STORE y``: one more name of a from-import, or the end of
     ``import a.b.c as d`` (IMPORT_FROM b; IMPORT_FROM c; STORE d)."""
     if not isinstance(target, ast.Name):

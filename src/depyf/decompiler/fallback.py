@@ -106,7 +106,7 @@ from ..bytecode.decode import decode
 from ..bytecode.normalize import PASSES, _PASS_FUNCS, remove_ops, to_ops
 from ..bytecode.versions import get_table
 from .astcompat import child_nodes
-from .expressions import Context, DecompileFailure, StackMachine, _CodeConst, _definition, _same
+from .expressions import Context, DecompileFailure, StackMachine, CodeConst, definition, same_target
 from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder)
 
@@ -612,7 +612,7 @@ class Translator:
             return ("null",)
         if isinstance(item, BuildClass):
             return ("buildclass",)
-        if isinstance(item, _CodeConst) or (isinstance(item, FunctionValue)
+        if isinstance(item, CodeConst) or (isinstance(item, FunctionValue)
                                             and not item.code.flags & CO_NEWLOCALS):
             # a code constant, or a class body waiting for __build_class__ (by
             # code object, so a loop that makes one each time settles)
@@ -641,7 +641,7 @@ class Translator:
 
     def is_pure(self, item) -> bool:
         """Evaluating ``item`` later, or twice, gives the same value and no effects."""
-        if isinstance(item, (Mark, Null, BuildClass, _CodeConst, ast.Constant, CellName)):
+        if isinstance(item, (Mark, Null, BuildClass, CodeConst, ast.Constant, CellName)):
             return True
         if isinstance(item, FunctionValue):
             return not item.code.flags & CO_NEWLOCALS
@@ -969,7 +969,7 @@ class NodeBuilder:
             raise DecompileFailure("stack underflow at offset %d" % self.op.offset)
 
     def is_static(self, item) -> bool:
-        return isinstance(item, (Mark, Null, BuildClass, _CodeConst)) or (
+        return isinstance(item, (Mark, Null, BuildClass, CodeConst)) or (
             isinstance(item, FunctionValue) and not item.code.flags & CO_NEWLOCALS)
 
     def is_settled(self, k: int, item) -> bool:
@@ -1504,9 +1504,9 @@ def _store_without_statement(b, op, name: str, value) -> bool:
                       body=[ast.Delete(targets=[ast.Name(id=name, ctx=ast.Del())])], orelse=[]))
         return True
     if isinstance(value, ImportFromValue) and not getattr(value.module, "fallback_name", None):
-        from .expressions import _store_import_from
+        from .expressions import store_import_from
         try:
-            _store_import_from(b.m, value, ast.Name(id=name, ctx=ast.Store()), op)
+            store_import_from(b.m, value, ast.Name(id=name, ctx=ast.Store()), op)
         except DecompileFailure:
             return False
         for stmt in b.m.stmts:
@@ -1517,11 +1517,11 @@ def _store_without_statement(b, op, name: str, value) -> bool:
 
 
 def _assignment(b, target, value, name) -> Optional[ast.stmt]:
-    if isinstance(value, InPlace) and _same(value.target, target):
+    if isinstance(value, InPlace) and same_target(value.target, target):
         return ast.AugAssign(target=target, op=value.op, value=value.value)
     if name is not None and isinstance(value, (FunctionValue, ClassValue, ImportValue, ast.Call)):
         try:
-            stmt = _definition(b.m, target, value)
+            stmt = definition(b.m, target, value)
         except DecompileFailure:
             stmt = None
             if isinstance(value, FunctionValue) and value.code.name == name:

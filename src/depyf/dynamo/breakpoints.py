@@ -56,8 +56,8 @@ _debugging = [0]
 
 
 def _known() -> List["Breakpoints"]:
-    from .hooks import _active
-    return _finished + [s.breakpoints for s in list(_active)]
+    from .hooks import active_sessions
+    return _finished + [s.breakpoints for s in list(active_sessions)]
 
 
 def apply_all() -> None:

@@ -81,8 +81,8 @@ def _listing(known) -> str:
 
 
 def _dumping() -> bool:
-    from .hooks import _active
-    return bool(_active)
+    from .hooks import active_sessions
+    return bool(active_sessions)
 
 
 class _NewCompiles:

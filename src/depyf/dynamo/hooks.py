@@ -44,7 +44,7 @@ from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
 
-_active: List["Session"] = []
+active_sessions: List["Session"] = []
 _PLACEHOLDER = "__depyf_function__"
 
 
@@ -718,9 +718,9 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code: bool = True, log_bytecode: b
             session.stop()
         yield None
         return
-    _active.append(session)
+    active_sessions.append(session)
     try:
         yield session
     finally:
-        _active.remove(session)
+        active_sessions.remove(session)
         session.stop()

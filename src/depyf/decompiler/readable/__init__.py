@@ -114,11 +114,21 @@ def make_readable(fn: ast.FunctionDef, hints: Readable) -> ast.FunctionDef:
     """Rewrite ``fn``'s body in place into its readable form; returns ``fn``."""
     facts = Facts(fn, frozenset(hints.keep or ()), hints.callees)
     census = facts.census
+    # A pass that found nothing to do finds nothing again until another pass
+    # changes the body: ``edits`` counts the runs that changed it, ``clean``
+    # holds each pass's count when it last found nothing.
+    edits, clean = 0, {}
     for _ in range(MAX_ROUNDS):
         changed = False
         for step, works_on in PASSES:
+            if clean.get(step) == edits:
+                continue
             if works_on is None or any(census[kind] for kind in works_on):
-                changed = step(facts) or changed
+                if step(facts):
+                    edits += 1
+                    changed = True
+                    continue
+            clean[step] = edits
         if not changed:
             break
     name_values(facts)

@@ -142,6 +142,8 @@ class Facts:
         constant_kind = ast.Constant
         while todo:
             node = todo.pop()
+            if node is None:        # (a dict display's ``**`` entry)
+                continue
             kind = type(node)
             census[kind] += 1
             if kind is name_kind:
@@ -170,24 +172,22 @@ class Facts:
                     self._note_nested(node)
                 todo.extend(own_children(node))
                 continue
-            fields = fields_of.get(kind)
-            if fields is None:
-                fields = fields_of[kind] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
+            fields = fields_of.get(kind) or node_fields(kind)
             for field in fields:
                 value = getattr(node, field, None)
                 if value is None:
                     continue
                 if type(value) is list:
                     if nodes is None:
-                        todo.extend([item for item in value if isinstance(item, ast.AST)])
+                        todo += value
                         continue
                     for i, item in enumerate(value):
-                        if isinstance(item, ast.AST):
+                        if item is not None:
                             if id(item) in nodes:
                                 item = value[i] = clone(item)
                             nodes.add(id(item))
                             todo.append(item)
-                elif isinstance(value, ast.AST):
+                else:
                     if nodes is not None:
                         if id(value) in nodes:
                             value = clone(value)
@@ -472,23 +472,39 @@ class Facts:
 
 
 _SCOPE_KINDS = frozenset(SCOPES)
-#: fields that never hold a node worth a visit: contexts, operators
-_LEAF_FIELDS = frozenset(["ctx", "op", "ops"])
+#: fields that never hold a node worth a visit: contexts, operators, and those
+#: holding strings, numbers or flags
+_LEAF_FIELDS = frozenset(["ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module",
+                          "level", "conversion", "type_comment", "kind", "is_async", "simple",
+                          "kwd_attrs", "rest", "tag"])
+#: the same for one class (a constant's value, the names of ``global``)
+_LEAF_FIELDS_OF = {ast.Constant: {"value"}, ast.Global: {"names"}, ast.Nonlocal: {"names"}}
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
-def _children(node: ast.AST) -> List[ast.AST]:
-    fields = _FIELDS.get(type(node))
+def node_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of AST class ``kind`` that may hold nodes: each holds a
+    node, None, or a list of nodes (a dict display's keys: None too).
+
+    >>> node_fields(ast.Attribute), node_fields(ast.Call)
+    (('value',), ('func', 'args', 'keywords'))
+    """
+    fields = _FIELDS.get(kind)
     if fields is None:
-        fields = _FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
+        leaves = _LEAF_FIELDS | _LEAF_FIELDS_OF.get(kind, set())
+        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in leaves)
+    return fields
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
     out = []
-    for name in fields:
+    for name in _FIELDS.get(type(node)) or node_fields(type(node)):
         value = getattr(node, name, None)
         if value is None:
             continue
         if type(value) is list:
-            out.extend([item for item in value if isinstance(item, ast.AST)])
-        elif isinstance(value, ast.AST):
+            out += [item for item in value if item is not None]
+        else:
             out.append(value)
     return out
 

@@ -499,3 +499,22 @@ def test_real_decompiler_recompiles_cases(version):
     corpus = run_corpus(version, case_files(version))
     bad = [r.format() for r in corpus.results if not r.compiles or r.crash]
     assert not bad, bad
+
+
+def test_corpus_code_stands_alone(tmp_path):
+    """A copy of the package with no ``shared/`` folder anywhere around it
+    finds the yardstick list (it is the package's own data)."""
+    import shutil
+    import subprocess
+    import sys
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "depyf")
+    alone = tmp_path / "clone" / "src"
+    shutil.copytree(src, alone / "depyf", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("DEPYF_CORPUS_LIST", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(alone)
+    out = subprocess.run(
+        [sys.executable, "-c", "from depyf.verify.corpus import read_corpus_list, corpus_list_path\n"
+         "print(len(read_corpus_list()), corpus_list_path())"],
+        cwd=str(tmp_path), env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "65" and out[1].startswith(str(alone))
+    assert not any(p.name == "shared" for p in tmp_path.rglob("*"))

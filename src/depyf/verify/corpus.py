@@ -1,7 +1,7 @@
 """The round-trip corpora: the stdlib yardstick list, more stdlib, construct cases.
 
-* :func:`stdlib_modules` resolves the 65 entries of the shared
-  ``corpus/stdlib-modules.txt`` against one interpreter's own ``lib/python3.X``
+* :func:`stdlib_modules` resolves the 65 entries of the yardstick list
+  (``data/stdlib-modules.txt`` of this package) against one interpreter's own ``lib/python3.X``
   (each version is measured on its own copy of the standard library).
 * :func:`more_stdlib_modules` adds further pure-Python modules of that
   interpreter, in a fixed order, so the corpus can grow past the yardstick.
@@ -27,8 +27,8 @@ from depyf.verify.interpreters import Version, format_version, parse_version
 #: The repository root (``src/depyf/verify`` -> three folders up).
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-#: Names the shared list by, relative to a ``shared/`` folder.
-CORPUS_LIST_NAME = os.path.join("corpus", "stdlib-modules.txt")
+#: The yardstick list, package data of depyf.verify.
+CORPUS_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "stdlib-modules.txt")
 
 CASES_DIR = os.path.join(REPO_ROOT, "tests", "cases")
 
@@ -41,23 +41,20 @@ _MIN_VERSION = re.compile(r"#\s*min-version:\s*(\d+\.\d+)")
 
 
 def corpus_list_path() -> str:
-    """Where the yardstick list is: ``$DEPYF_CORPUS_LIST``, else ``shared/`` in
-    the repository or beside it.
+    """Where the yardstick list is: ``$DEPYF_CORPUS_LIST`` (another list to
+    measure by), else the one this package carries.
 
     Example::
 
-        >>> corpus_list_path().endswith("stdlib-modules.txt")   # doctest: +SKIP
-        True
+        >>> os.path.basename(corpus_list_path())
+        'stdlib-modules.txt'
     """
     env = os.environ.get("DEPYF_CORPUS_LIST")
     if env:
+        if not os.path.isfile(env):
+            raise FileNotFoundError("$DEPYF_CORPUS_LIST names %s, which is not a file" % env)
         return env
-    for base in (REPO_ROOT, os.path.dirname(REPO_ROOT)):
-        path = os.path.join(base, "shared", CORPUS_LIST_NAME)
-        if os.path.isfile(path):
-            return path
-    raise FileNotFoundError("no shared/%s beside %s; set $DEPYF_CORPUS_LIST"
-                            % (CORPUS_LIST_NAME, REPO_ROOT))
+    return CORPUS_LIST
 
 
 def read_corpus_list(path: Optional[str] = None) -> List[Tuple[str, ...]]:

@@ -2,8 +2,8 @@
 
 For each version (default: every pyenv-installed 3.8-3.13) each module is
 compiled by that interpreter, decompiled by depyf on this host, recompiled by
-the interpreter and compared code object by code object (DESIGN.md,
-"Measuring the decompiler"). Prints one table row per version, then the most
+the interpreter and compared code object by code object (docs/design.md,
+"Measuring"). Prints one table row per version, then the most
 frequent failure kinds with an example each.
 
 ``--identity`` feeds the original source back as the "decompiled" text: a

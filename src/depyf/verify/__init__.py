@@ -10,7 +10,7 @@ Example::
 
     $ PYTHONPATH=src python tools/check_reader.py --versions 3.9,3.12 --limit 200
 
-The strict round trip (DESIGN.md, "Measuring the decompiler"):
+The strict round trip (docs/design.md, "Measuring"):
 :mod:`depyf.verify.compare_code` is a standalone script the target
 interpreter runs to compile sources and compare their code objects by the
 strict rule; :mod:`depyf.verify.roundtrip` drives it (one long-running

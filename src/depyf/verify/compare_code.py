@@ -35,7 +35,7 @@ depth-first order::
 A null or non-compiling candidate gives ``compiles: false`` and every object
 not equal. ``ok: false`` only when the original itself does not compile.
 
-The strict rule (see DESIGN.md, "Measuring the decompiler"): code objects are
+The strict rule (see docs/design.md, "Measuring"): code objects are
 matched by the path of (name, k-th sibling with that name) from the module;
 two are *equal* when argument counts, kind flags and the canonical
 instruction lists (:func:`canonical_instructions`) are the same; *deep* when

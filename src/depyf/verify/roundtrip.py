@@ -7,7 +7,7 @@ For a target version, :class:`TargetSession` keeps one long-running
     source --(target compile + marshal)--> CodeRecord --(decompile, host)-->
     candidate source --(target compiles both, compares code objects)--> ModuleResult
 
-The comparison rule is DESIGN.md's strict one, implemented (and documented) in
+The comparison rule is the strict one of docs/design.md, implemented (and documented) in
 :mod:`depyf.verify.compare_code`. The host never uses its own ``marshal``: the
 module's code comes back as bytes and is read with
 :func:`depyf.bytecode.unmarshal` for the target's version.
@@ -56,7 +56,7 @@ IDENTITY = _Identity()
 class _Unparse:
     """Stand-in decompiler: the target's ``ast.unparse`` of the original (3.9+).
 
-    A calibration: DESIGN.md quotes 98.9-99.8% deep-equal on 3.10-3.12.
+    A calibration: an unparse of the true source gives 98.9-99.8% deep-equal on 3.10-3.12.
     """
 
     def __repr__(self) -> str:

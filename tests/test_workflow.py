@@ -81,8 +81,8 @@ def _autorun_installed():
 
 
 @pytest.mark.skipif(not _autorun_installed(),
-                    reason="depyf_autorun.pth is not in site-packages (an editable install; "
-                           "scripts/test.sh makes a regular one)")
+                    reason="depyf_autorun.pth is not in site-packages (depyf is imported from "
+                           "a source tree, not installed: scripts/test.sh installs it)")
 def test_dump_dir_variable_without_depyf_in_the_command(tmp_path):
     (tmp_path / "train.py").write_text(SCRIPT)
     res = run([sys.executable, "train.py", "3"], tmp_path, {"DEPYF_DUMP_DIR": str(tmp_path / "d")})

@@ -2,7 +2,8 @@
 (or ``torchrun ...``) dumps what torch.compile did into ``DIR``, as
 ``depyf run`` does.
 
-A regular install of depyf puts ``depyf_autorun.pth`` into site-packages; the
+An install of depyf, regular or editable (``pip install -e .``: setup.py adds
+the file to setuptools' editable wheel), puts ``depyf_autorun.pth`` into site-packages; the
 interpreter runs its single line at start-up, which costs one environment
 lookup when ``DEPYF_DUMP_DIR`` is unset and imports this module only when it
 is set. Nothing imports torch early: :func:`activate` waits for the program's

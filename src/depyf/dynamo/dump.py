@@ -4,7 +4,8 @@ Layout of ``prepare_debug(dir)`` (``<fn>`` is a function's stable name: its
 qualname with ``.<locals>.`` as ``__`` and other non-identifier characters as
 ``_``; a Dynamo resume function's name ends in ``_offset_<n>``, the bytecode
 offset where it resumes; ``<k>`` counts the compiles of one function, 0 first;
-``<graph>`` is ``__compiled_fn_<n>``, torch's name without its random part)::
+``<graph>`` is ``__compiled_fn_<n>``, the n-th graph the session met: torch's own
+number depends on what else the process compiled)::
 
     full_code_for_<fn>.py              guards.PRELUDE, then per entry its guards as
                                        def __guard_<k>_for_<fn>(L, G), its transformed

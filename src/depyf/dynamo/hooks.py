@@ -43,6 +43,7 @@ from .artifacts import Event, TraceCapture, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
+from .untraced import keep_dynamo_out
 
 active_sessions: List["Session"] = []
 _PLACEHOLDER = "__depyf_function__"
@@ -106,6 +107,7 @@ class Session:
         self._pending: Dict[str, List[Event]] = {}          # events before their compile's hook
         self._last_graph: Dict[str, str] = {}               # compile id -> stable graph name
         self._graph_seen: Dict[str, int] = {}
+        self._graph_numbers: Dict[str, int] = {}           # graph key -> n-th graph met
         self._kind_count: Dict[tuple, int] = {}
         self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
         self._shapes: Dict[bytes, tuple] = {}               # shape -> (new_code, name, text, problem)
@@ -147,6 +149,9 @@ class Session:
             self._metrics = get_compilation_metrics
         except ImportError:
             missing.append("torch._dynamo.utils.get_compilation_metrics (no compile times)")
+        if not keep_dynamo_out():
+            missing.append("torch._dynamo.trace_rules.add (Dynamo may compile depyf's own "
+                           "wrappers when it meets them)")
         # depyf.debug(): the code that runs names the dumped files (breakpoints.py)
         self._guarded("breakpoints", self.breakpoints.install)
         if missing:
@@ -277,9 +282,17 @@ class Session:
     def _graph_requests(self, fn_key: str, index: int, new_code: types.CodeType):
         """Name requests for the graphs of cache entry ``index``: the j-th graph
         it calls (in torch's counter order) is known by (function, entry, j)
-        and would like torch's name without the random part."""
-        return [("graph", "%s:%d:%d" % (fn_key, index, j), plain)
-                for j, (real, plain) in enumerate(_graph_callables(new_code))]
+        and would like to be ``__compiled_fn_<n>``, the n-th graph this session
+        met. (torch's own number counts every graph Dynamo made in the process,
+        of code nobody dumps too, and differs between runs with Inductor's
+        cache cold and warm.)"""
+        numbers = self._graph_numbers
+        requests = []
+        for j in range(len(_graph_callables(new_code))):
+            key = "%s:%d:%d" % (fn_key, index, j)
+            n = numbers.setdefault(key, len(numbers) + 1)
+            requests.append(("graph", key, "__compiled_fn_%d" % n))
+        return requests
 
     def _stable_graph_names(self, fn: Function, new_code: types.CodeType) -> Dict[str, str]:
         """torch's name -> stable name of the graphs ``new_code`` calls."""

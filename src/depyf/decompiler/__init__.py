@@ -3,4 +3,11 @@
 ``decompile(obj)`` takes a function, method, lambda, code object, CodeRecord
 or .pyc path and returns Python source. See ``docs/design.md`` for the
 pipeline: normalise (bytecode package) -> walk and structure -> ast -> render.
+
+Also importable from here, where the published depyf has them:
+``Decompiler``, ``DecompilationError`` and ``decompile``.
 """
+from .api import DecompilationError, decompile
+from .compat import Decompiler
+
+__all__ = ["DecompilationError", "Decompiler", "decompile"]

@@ -23,13 +23,19 @@ class DecompilationError(Exception):
 
 def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) -> str:
     """Python source for ``obj``: a function, method, lambda, code object,
-    :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file.
+    :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file, or any
+    callable the published depyf takes, as the function whose code it runs:
+    a ``functools.partial``'s ``func``, an ``lru_cache`` or other
+    ``__wrapped__`` wrapper's wrapped function, a callable instance's
+    ``__call__`` (:func:`~depyf.bytecode.code_owner`). Anything else (a
+    class, a builtin) is a ``TypeError`` that names it.
 
     ``layout`` is ``"lines"`` (each statement on the line the bytecode
-    records) or ``"compact"``. A function whose free variables need
-    enclosing scopes (a closure, a method using ``super()``) comes inside
-    rebuilt ones so that it recompiles to the same code; ``enclose=False``
-    gives the bare ``def`` for callers that supply those scopes themselves.
+    records) or ``"compact"``. A function comes as a top-level ``def``,
+    unless its free variables need enclosing scopes (a closure, a method
+    using ``super()``): then it comes inside rebuilt ones so that it
+    recompiles to the same code; ``enclose=False`` gives the bare ``def``
+    for callers that supply those scopes themselves.
 
     ``readable`` (True, or a :class:`~depyf.decompiler.readable.Readable`
     with what is known of the names) rewrites a function's body from the

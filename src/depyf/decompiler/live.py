@@ -3,12 +3,14 @@ object needs around it to recompile to the same bytecode.
 
 A code object alone does not know its defaults, keyword defaults or
 annotations (MAKE_FUNCTION supplied them from the enclosing code); a live
-function does, so ``decompile(f)`` shows them. And a ``def`` whose body uses
-free variables (a closure's ``nonlocal``, a method's ``super()``) only
-compiles to the same code inside the scopes that provide them; its qualified
-name tells which: ``make.<locals>.step`` sits in a function ``make``,
-``K.m`` in a class ``K``. Those scopes are rebuilt around it, with each free
-variable bound (to the cell's value where it is a plain literal).
+function does, so ``decompile(f)`` shows them. A ``def`` without free
+variables compiles to the same code anywhere, and comes as a top-level one.
+But a ``def`` whose body uses free variables (a closure's ``nonlocal``, a
+method's ``super()``) only compiles to the same code inside the scopes that
+provide them; its qualified name tells which: ``make.<locals>.step`` sits
+in a function ``make``, ``K.m`` in a class ``K``. Those scopes are rebuilt
+around it, with each free variable bound (to the cell's value where it is a
+plain literal).
 
 Example::
 

@@ -224,6 +224,21 @@ def test_indentation_leaves_the_inside_of_a_string_over_several_lines_alone():
     assert reindent(source, 2) == 'def f():\n  x = """a\n    b"""\n  return x\n'
 
 
+def documented(a):
+    """First line.
+
+        indented more
+    back
+    """
+    return a
+
+
+@pytest.mark.parametrize("width", [2, 8])
+def test_indentation_keeps_a_docstring_over_several_lines(width):
+    source = depyf.Decompiler(documented).decompile(indentation=width)
+    assert run_decompiled(source, "documented").__doc__ == documented.__doc__
+
+
 def test_temp_prefix_is_accepted_and_changes_nothing():
     plain = depyf.Decompiler(nested_blocks).decompile()
     assert depyf.Decompiler(nested_blocks).decompile(temp_prefix="__tmp_") == plain
@@ -297,13 +312,10 @@ def test_collect_all_code_objects_lists_parents_before_children_in_constant_orde
                 return lambda: 1
             def h():
                 pass
-        k = [x for x in ()]
+        k = lambda: 2
     """), "<s>", "exec")
     names = [c.co_name for c in collect_all_code_objects(module)]
-    expected = ["<module>", "f", "g", "<lambda>", "h"]
-    if sys.version_info < (3, 12):          # 3.12 inlines the list comprehension
-        expected.append("<listcomp>")
-    assert names == expected
+    assert names == ["<module>", "f", "g", "<lambda>", "h", "<lambda>"]
     assert collect_all_code_objects(add.__code__) == [add.__code__]
     with pytest.raises(TypeError, match="code object"):
         collect_all_code_objects(add)

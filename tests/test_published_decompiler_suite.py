@@ -177,7 +177,6 @@ def test_a_global_store_has_the_same_side_effect():
         global HITS
         HITS = HITS + by
         return HITS
-    global HITS
     start = HITS
     with decompiled_in_place(bump):
         assert bump(5) == start + 5

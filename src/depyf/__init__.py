@@ -9,10 +9,11 @@ Example::
     _lambda = lambda x: x + 1
 """
 from .decompiler.api import DecompilationError, decompile
+from .decompiler.compat import Decompiler
 
 __version__ = "0.1.0"
 
-__all__ = ["DecompilationError", "__version__", "debug", "decompile", "install",
+__all__ = ["DecompilationError", "Decompiler", "__version__", "debug", "decompile", "install",
            "prepare_debug", "uninstall"]
 
 # The torch layer loads on first use, so that importing depyf never imports torch.

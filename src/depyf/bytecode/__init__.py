@@ -16,12 +16,13 @@ from .decode import Bytecode, Instruction, as_record, decode
 from .errors import (BadMagicError, BytecodeError, DecodeError, MarshalError,
                      TruncatedError, UnsupportedVersionError)
 from .exceptions import ExceptionEntry
+from .owner import code_owner
 from .pyc import PycFile, parse_pyc, read_pyc, unmarshal
 from .versions import SUPPORTED, get_table, version_from_magic
 
 __all__ = [
     "BadMagicError", "Bytecode", "BytecodeError", "CodeRecord", "DecodeError",
     "ExceptionEntry", "Instruction", "MarshalError", "PycFile", "SUPPORTED",
-    "TruncatedError", "UnsupportedVersionError", "as_record", "decode", "from_live",
+    "TruncatedError", "UnsupportedVersionError", "as_record", "code_owner", "decode", "from_live",
     "get_table", "parse_pyc", "read_pyc", "unmarshal", "version_from_magic",
 ]

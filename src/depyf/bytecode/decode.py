@@ -28,6 +28,7 @@ from .errors import BytecodeError, DecodeError
 from .exceptions import ExceptionEntry, parse_exception_table
 from .ir import Op
 from .linetable import line_table, live_lines, positions_table
+from .owner import code_owner
 from .versions import VersionTable, get_table
 
 
@@ -169,17 +170,23 @@ def _decoded(obj, as_ops: bool) -> Bytecode:
 
 
 def as_record(obj) -> CodeRecord:
-    """Accept a CodeRecord, code object, function, method, or anything with ``__code__``."""
+    """The record of a CodeRecord, code object, function, method, or of the
+    code any other callable runs (``functools.partial``, ``lru_cache`` and
+    other ``__wrapped__`` wrappers, an instance's ``__call__``: see
+    :func:`~depyf.bytecode.owner.code_owner`); ``TypeError`` naming ``obj``
+    otherwise.
+
+    >>> as_record(lambda: 1).name
+    '<lambda>'
+    """
     if isinstance(obj, CodeRecord):
         return obj
     if isinstance(obj, types.CodeType):
         return from_live(obj)
-    inner = getattr(obj, "__func__", obj)
-    code = getattr(inner, "__code__", None)
-    if isinstance(code, types.CodeType):
-        return from_live(code)
-    raise TypeError("cannot decode %r: not a code object, function or CodeRecord"
-                    % type(obj).__name__)
+    owner = code_owner(obj)
+    if isinstance(owner, CodeRecord):
+        return owner
+    return from_live(owner if isinstance(owner, types.CodeType) else owner.__code__)
 
 
 def _lines(code: CodeRecord, table: VersionTable, n: int) -> list:

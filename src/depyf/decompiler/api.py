@@ -6,10 +6,11 @@ import contextlib
 import gc
 import os
 import threading
+import types
 from dataclasses import dataclass, field
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
-from ..bytecode import BytecodeError, CodeRecord, as_record, read_pyc
+from ..bytecode import BytecodeError, CodeRecord, as_record, code_owner, read_pyc
 from .constants import definitions_text, holds_odd_constants, name_constants
 from .expressions import DecompileFailure
 from .fallback import fallback_body
@@ -22,13 +23,19 @@ class DecompilationError(Exception):
 
 def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) -> str:
     """Python source for ``obj``: a function, method, lambda, code object,
-    :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file.
+    :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file, or any
+    callable the published depyf takes, as the function whose code it runs:
+    a ``functools.partial``'s ``func``, an ``lru_cache`` or other
+    ``__wrapped__`` wrapper's wrapped function, a callable instance's
+    ``__call__`` (:func:`~depyf.bytecode.code_owner`). Anything else (a
+    class, a builtin) is a ``TypeError`` that names it.
 
     ``layout`` is ``"lines"`` (each statement on the line the bytecode
-    records) or ``"compact"``. A function whose free variables need
-    enclosing scopes (a closure, a method using ``super()``) comes inside
-    rebuilt ones so that it recompiles to the same code; ``enclose=False``
-    gives the bare ``def`` for callers that supply those scopes themselves.
+    records) or ``"compact"``. A function comes as a top-level ``def``,
+    unless its free variables need enclosing scopes (a closure, a method
+    using ``super()``): then it comes inside rebuilt ones so that it
+    recompiles to the same code; ``enclose=False`` gives the bare ``def``
+    for callers that supply those scopes themselves.
 
     ``readable`` (True, or a :class:`~depyf.decompiler.readable.Readable`
     with what is known of the names) rewrites a function's body from the
@@ -65,23 +72,24 @@ class Decompiled:
 
 
 def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=False,
-                     define_constants: bool = False) -> Decompiled:
+                     define_constants: bool = False, name: Optional[str] = None) -> Decompiled:
     """Like :func:`decompile`, with counts of fallbacks and stubs.
     ``define_constants`` names the constants no literal writes and gives their
-    definitions apart (``definitions``), for the caller to place.
+    definitions apart (``definitions``), for the caller to place. ``name``
+    renames a function's ``def`` (a lambda's becomes a ``def`` of that name).
 
     >>> r = decompile_report(lambda x: x + 1)        # doctest: +SKIP
     >>> r.code_objects, r.fallbacks
     (1, [])
     """
     try:
-        record, kind = _record_of(obj)
+        record, kind, live = _record_of(obj)
     except BytecodeError as e:
         raise DecompilationError(str(e)) from e
     log = _FailureLog()
     with rare_gc():
         try:
-            tree = decompile_tree(record, kind, log, live=obj, enclose=enclose)
+            tree = decompile_tree(record, kind, log, live=live, enclose=enclose, name=name)
         except BytecodeError as e:
             raise DecompilationError(str(e)) from e
         if readable and kind == "function" and not (log.fallbacks or log.stubs):
@@ -145,10 +153,11 @@ def readable_form(tree: ast.Module, record: CodeRecord, readable) -> None:
 
 
 def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None,
-                   enclose: bool = True) -> ast.Module:
+                   enclose: bool = True, name: Optional[str] = None) -> ast.Module:
     """The module ``ast`` for a module record, or for a function's record a
     ``def`` (a lambda: ``_lambda = lambda ...``) inside the scopes it needs;
-    ``live`` is the function object, if any, for defaults and cells."""
+    ``live`` is the function object, if any, for defaults and cells; ``name``
+    what to call the ``def`` (then a lambda is written as a ``def`` too)."""
     decompiler = CodeDecompiler(record, "module" if kind == "module" else "function",
                                 on_failure=on_failure or _unstructured)
     if kind == "module":
@@ -156,26 +165,32 @@ def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None,
     else:
         from .live import enclosing_scopes, function_value
         value = function_value(record, live)
-        if record.name == "<lambda>":
+        if record.name == "<lambda>" and name is None:
             node = ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
                               value=decompiler.lambda_expr(value))
         else:
             node = decompiler.function_def(value, [])
+            if name is not None:
+                node.name = name
         body = enclosing_scopes(record, live, node) if enclose else [node]
     return ast.Module(body=body, type_ignores=[])
 
 
 def _record_of(obj):
+    """``(record, kind, live)``: the record to decompile, ``"module"`` or
+    ``"function"``, and the function object it came from (None for a code
+    object, record or file), for its defaults and cells."""
     if isinstance(obj, (str, os.PathLike)):
         pyc = read_pyc(obj)
-        return pyc.code, "module"
-    if isinstance(obj, type):
-        raise TypeError("depyf.decompile takes a function, method, lambda, code object or .pyc "
-                        "path, not the class %r (its body's code is gone once the class exists; "
-                        "decompile its methods one by one)" % obj.__qualname__)
-    record = as_record(obj)
+        return pyc.code, "module", None
+    try:
+        owner = code_owner(obj)
+    except TypeError as e:
+        raise TypeError("depyf.decompile: %s, or the path of a .pyc file" % e) from None
+    record = as_record(owner)
     kind = "module" if record.name == "<module>" else "function"
-    return record, kind
+    live = owner if isinstance(owner, types.FunctionType) else None
+    return record, kind, live
 
 
 class _FailureLog:

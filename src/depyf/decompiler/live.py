@@ -3,12 +3,14 @@ object needs around it to recompile to the same bytecode.
 
 A code object alone does not know its defaults, keyword defaults or
 annotations (MAKE_FUNCTION supplied them from the enclosing code); a live
-function does, so ``decompile(f)`` shows them. And a ``def`` whose body uses
-free variables (a closure's ``nonlocal``, a method's ``super()``) only
-compiles to the same code inside the scopes that provide them; its qualified
-name tells which: ``make.<locals>.step`` sits in a function ``make``,
-``K.m`` in a class ``K``. Those scopes are rebuilt around it, with each free
-variable bound (to the cell's value where it is a plain literal).
+function does, so ``decompile(f)`` shows them. A ``def`` without free
+variables compiles to the same code anywhere, and comes as a top-level one.
+But a ``def`` whose body uses free variables (a closure's ``nonlocal``, a
+method's ``super()``) only compiles to the same code inside the scopes that
+provide them; its qualified name tells which: ``make.<locals>.step`` sits
+in a function ``make``, ``K.m`` in a class ``K``. Those scopes are rebuilt
+around it, with each free variable bound (to the cell's value where it is a
+plain literal).
 
 Example::
 
@@ -98,7 +100,23 @@ def _is_literal(value) -> bool:
 
 def enclosing_scopes(record, obj, node: ast.stmt) -> List[ast.stmt]:
     """``node`` (the def of ``record``) inside the classes and functions its
-    qualified name and free variables need; ``[node]`` when it needs none."""
+    qualified name and free variables need; ``[node]`` when it needs none.
+
+    Only free variables need them: a nested function or a method that uses
+    none compiles to the same code as a top-level ``def``, and the caller can
+    run the source and find the function by its name. (Its qualified name, the
+    one thing such a scope would restore, is no part of the bytecode.)
+
+    >>> def outer():
+    ...     def f(x):
+    ...         return x
+    ...     return f
+    >>> print(decompile(outer(), layout="compact"))     # doctest: +SKIP
+    def f(x):
+        return x
+    """
+    if not record.freevars:
+        return [node]
     func = getattr(obj, "__func__", obj)
     # A live function knows its qualified name even where its code does not (before 3.11).
     qualname = getattr(func, "__qualname__", None) if isinstance(func, types.FunctionType) else None

@@ -3,9 +3,10 @@
 ``python tests/dynamo_debug_program.py DUMP BACKEND[,BACKEND] [--pdb] [--both-branches]``
 compiles a function per backend under ``depyf.prepare_debug(DUMP)`` (``toy``
 with "eager", ``toy_aot`` with "aot_eager", ``small`` with "inductor"); with
-``--pdb`` it then calls them again under ``depyf.debug()`` after
-``pdb.set_trace()``, so that commands fed on stdin can set breakpoints in the
-dumped files, and prints whether both calls gave the same results.
+``--pdb`` it then calls them again under ``depyf.debug()``, which pauses in
+pdb on the first line of its block, so that commands fed on stdin can set
+breakpoints in the dumped files, and prints whether both calls gave the same
+results.
 ``--both-branches`` calls ``toy`` a second time with ``-b``: the other side of
 its data-dependent branch.
 """
@@ -53,8 +54,6 @@ def main(dump, backends, stop, both_branches=False):
         first = [f(*args) for f, args in calls]
     if stop:
         with depyf.debug():
-            import pdb
-            pdb.set_trace()
             second = [f(*args) for f, args in calls]
         print("SAME RESULT:", all(torch.equal(x, y) for x, y in zip(first, second)))
 

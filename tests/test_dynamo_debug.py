@@ -29,6 +29,7 @@ def _env():
     env = dict(os.environ)
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONWARNINGS"] = "ignore"
+    env.pop("PYTHONBREAKPOINT", None)       # debug() pauses in pdb, which reads the commands
     return env
 
 
@@ -373,7 +374,7 @@ FAILING = textwrap.dedent('''
         with depyf.prepare_debug(__import__("sys").argv[1]):
             f = torch.compile(toy, backend="eager")
             results = [f(a, b) for _ in range(3)]
-        with depyf.debug():             # graphs are pointed at their files here
+        with depyf.debug(pause=False):  # graphs are pointed at their files here
             results.append(f(a, b))
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list
     entry = _debug_get_cache_entry_list(toy.__code__)[0]
@@ -419,11 +420,11 @@ INSIDE = textwrap.dedent('''
     a = torch.arange(4.0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with depyf.prepare_debug(sys.argv[1]), depyf.debug():
+        with depyf.prepare_debug(sys.argv[1]), depyf.debug(pause=False):
             sys.settrace(tracer)             # compiled and run inside debug(): stops at once
             torch.compile(f, backend="eager")(a)
             sys.settrace(None)
-        with depyf.debug():                  # no dump open: a new compile is only reported
+        with depyf.debug(pause=False):       # no dump open: a new compile is only reported
             torch.compile(g, backend="eager")(a)
     print("HITS", sorted(hits))
     for w in caught:

@@ -5,41 +5,54 @@
 graph modules' ``forward`` and Inductor's ``call()``. So a breakpoint set in
 one of those files, with pdb or an IDE, is hit whenever that code runs again.
 ``debug()`` marks the part of the program to step through: it says which
-files can take breakpoints, can wait while you set them, and warns when
-Dynamo compiles something new there that no dump shows.
+files can take breakpoints, pauses in the debugger (on the first line of the
+``with`` body, see :mod:`.pause`) while you set them, and warns when Dynamo
+compiles something new there that no dump shows.
 
 Example::
 
     with depyf.prepare_debug("./dump"):
         compiled(x)
     with depyf.debug():
-        breakpoint()       # (Pdb) b ./dump/__transformed_code_0_for_f.py:12
-        compiled(x)
+        compiled(x)        # (Pdb) stops here: b ./dump/__transformed_code_0_for_f.py:9, then c
 """
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 import warnings
-from typing import List
+from typing import List, Optional
+
+from .pause import caller_frame, stop_in
 
 _SHOWN = 12      # files listed by name before "and N more"
+# Frames between the user's ``with`` and the pause: this generator and contextlib's __enter__.
+_OWN_MODULES = (__name__, "contextlib")
 
 
 @contextlib.contextmanager
-def debug(pause: bool = False):
-    """Run the block so that breakpoints in the files ``prepare_debug`` dumped are hit.
+def debug(*, pause: bool = True):
+    """Pause in the debugger, then run the block so that breakpoints in what ``prepare_debug`` dumped are hit.
 
-    With ``pause=True`` it waits for Enter first, to let you set breakpoints in
-    an IDE. Code Dynamo compiles anew inside the block (a recompile) is only
-    dumped, and so only stoppable, inside a ``prepare_debug`` block.
+    On entry it lists the files that take breakpoints and starts the debugger
+    through Python's breakpoint hook: pdb stops on the first line of the
+    block, where ``b <file>:<line>`` sets a breakpoint in a dumped file and
+    ``c`` runs on to it; ``PYTHONBREAKPOINT`` is honoured (an IDE's debugger
+    or ipdb takes over; ``PYTHONBREAKPOINT=0`` does not pause). There is no
+    pause when nothing was dumped, nor with ``pause=False`` (for scripts,
+    and for breakpoints set beforehand). Code Dynamo compiles anew inside
+    the block (a recompile) is only dumped, and so only stoppable, inside a
+    ``prepare_debug`` block.
 
     with depyf.prepare_debug("./dump"):
         compiled(x)
-    with depyf.debug():
+    with depyf.debug():             # pauses; depyf.debug(pause=False) does not
         compiled(x)
     """
+    if not isinstance(pause, bool):
+        raise TypeError("depyf.debug(pause=...) takes True or False, not %r" % (pause,))
     try:
         import torch  # noqa: F401
     except ImportError as e:
@@ -56,16 +69,46 @@ def debug(pause: bool = False):
     else:
         sys.stderr.write(_listing(known))
         sys.stderr.flush()
-    if pause:
-        input("depyf.debug(): set your breakpoints, then press Enter to go on ")
     watch = _NewCompiles() if not _dumping() else None
     _debugging[0] += 1
     try:
+        if pause and known:
+            # Last before the yield: pdb is stepping once this returns (see pause.stop_in).
+            stop_in(caller_frame(inspect.currentframe(), _OWN_MODULES), _instructions(known))
         yield
     finally:
         _debugging[0] -= 1
         if watch is not None:
             watch.close()
+
+
+def _instructions(known) -> str:
+    """What to do at the pause, with a breakpoint command that works as shown."""
+    example = _example(known)
+    where = "b %s:%d" % example if example else "b <file>:<line>"
+    return ("depyf.debug(): paused in the debugger before the block runs. Set breakpoints in the files "
+            "above, e.g.\n    %s\nthen continue with c (in an IDE: set them in the editor, then resume). "
+            "depyf.debug(pause=False) does not pause.\n" % where)
+
+
+def _example(known) -> Optional[tuple]:
+    """(file, line of its first statement): a frame's transformed code first, then a
+    resume function's, then any other dumped file."""
+    files = sorted(f for _, fs in known for f in fs)
+    files.sort(key=lambda f: (not os.path.basename(f).startswith("__transformed_code_"), "_resume_in_" in f))
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        inside = False
+        for number, line in enumerate(lines, 1):
+            text = line.strip()
+            if inside and text and not text.startswith("#"):
+                return path, number
+            inside = inside or (text.startswith("def ") and text.endswith(":"))
+    return None
 
 
 def _listing(known) -> str:

@@ -52,7 +52,7 @@ OUTPUT_CODE = "output_code"
 _finished: List["Breakpoints"] = []
 _KEEP = 8
 # Open debug() blocks: compiles inside one point their graphs at once.
-_debugging = [0]
+debugging = [0]
 
 
 def _known() -> List["Breakpoints"]:
@@ -174,7 +174,7 @@ class Breakpoints:
         new = retarget(new_code, dumped, path, entry.graphs)
         entry.new_code = new    # what the cache entry will hold (the dump finds entries by it)
         self.retargeted.append(path)
-        if _debugging[0]:
+        if debugging[0]:
             self.apply()        # this compile's graphs, noted just before
         return new
 

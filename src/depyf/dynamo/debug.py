@@ -57,7 +57,7 @@ def debug(*, pause: bool = True):
         import torch  # noqa: F401
     except ImportError as e:
         raise ImportError("depyf.debug needs torch (pip install torch)") from e
-    from .breakpoints import _debugging, apply_all, dumps
+    from .breakpoints import debugging, apply_all, dumps
     from .hooks import DepyfWarning
 
     apply_all()
@@ -70,14 +70,14 @@ def debug(*, pause: bool = True):
         sys.stderr.write(_listing(known))
         sys.stderr.flush()
     watch = _NewCompiles() if not _dumping() else None
-    _debugging[0] += 1
+    debugging[0] += 1
     try:
         if pause and known:
             # Last before the yield: pdb is stepping once this returns (see pause.stop_in).
             stop_in(caller_frame(inspect.currentframe(), _OWN_MODULES), _instructions(known))
         yield
     finally:
-        _debugging[0] -= 1
+        debugging[0] -= 1
         if watch is not None:
             watch.close()
 

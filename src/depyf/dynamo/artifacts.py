@@ -33,6 +33,11 @@ GRAPH_EVENTS = {
 # Not kept: compilation_metrics. Dynamo's compile times come from the figures
 # torch keeps of its last compiles (hooks.Session._take_compile_times); the
 # trace's copy of them costs a dataclass copy and a JSON dump each.
+#: Dynamo's record of a finished guard tree (its payload prints the tree): the
+#: moment a compile's guards exist, before the cache entry holds them
+GUARDS_READY = "dynamo_cpp_guards_str"
+#: the kind of the event sent then, its metadata holding the guard manager
+GUARDS = "guards"
 # ``artifact`` events (told apart by metadata name) worth keeping.
 ARTIFACTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
@@ -133,7 +138,7 @@ class TraceFilter:
             # Someone else reads the whole trace: torch builds it all anyway, and
             # their records keep naming torch's caller, not this filter.
             others = [h for h in internal.trace_log.handlers
-                      if h not in cls._users and not _undecided(h)]
+                      if h not in cls._users and not _undecided(h) and not _test_capture(h)]
             if len(cls._users) == 1 and not others:
                 cls._look_at_new_modules()
                 original = _unfiltered(internal.trace_structured)
@@ -182,6 +187,13 @@ def _undecided(handler) -> bool:
             and getattr(handler, "stream", True) is None and getattr(handler, "root_dir", True) is None)
 
 
+def _test_capture(handler) -> bool:
+    """pytest's log capture, which it puts on every logger a test touches:
+    it reads no trace (torch's records have an empty message), and a test
+    should see what a program run outside pytest does."""
+    return type(handler).__module__.startswith("_pytest.")
+
+
 def _unfiltered(fn):
     return fn.__wrapped__ if getattr(fn, "_depyf_filter", False) else fn
 
@@ -190,8 +202,18 @@ def _make_filter(original, users: List[logging.Handler]):
     from torch._logging._internal import trace_log
 
     def trace_structured(name, metadata_fn=dict, **kwargs):
-        if not users or any(h not in users for h in trace_log.handlers):
+        if not users or any(h not in users and not _test_capture(h) for h in trace_log.handlers):
             return original(name, metadata_fn, **kwargs)
+        if name == GUARDS_READY:
+            # Nobody reads the tree's text (printing it costs more than rendering it):
+            # the sessions take the tree itself, to write the guards at once.
+            manager = guard_manager_of(kwargs.get("payload_fn"))
+            if manager is not None:
+                event = Event(kind=GUARDS, compile_id=current_compile_id(), attempt=0,
+                              payload="", metadata={"manager": manager})
+                for handler in list(users):
+                    handler.take(event)
+            return None
         kind = kept_kind(name, metadata_fn)
         if kind is None:
             return None
@@ -202,6 +224,30 @@ def _make_filter(original, users: List[logging.Handler]):
     trace_structured.__wrapped__ = original
     trace_structured.__doc__ = original.__doc__
     return trace_structured
+
+
+def guard_manager_of(payload_fn):
+    """The guard manager whose text ``payload_fn`` (of a :data:`GUARDS_READY`
+    record) prints, or None. Dynamo's is a lambda over its
+    ``CheckFunctionManager`` (``f"{self.guard_manager}..."``): the manager
+    is that object's ``guard_manager``, whichever cell holds it.
+    """
+    for cell in getattr(payload_fn, "__closure__", None) or ():
+        try:
+            held = cell.cell_contents
+        except ValueError:      # a cell not filled yet
+            continue
+        manager = getattr(held, "guard_manager", None)
+        if manager is not None and hasattr(manager, "root"):
+            return manager
+    return None
+
+
+def current_compile_id() -> Optional[str]:
+    """The id of the compile in progress as "frame/compile", or None outside one."""
+    import torch._guards
+    cid = torch._guards.CompileContext.current_compile_id()
+    return "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
 
 
 def _user_part_only(payload_fn):
@@ -238,6 +284,13 @@ class TraceCapture(logging.Handler):
             if event is not None:
                 self.sink(event)
         except Exception:       # never let a log call fail inside torch
+            pass
+
+    def take(self, event: Event) -> None:
+        """An event the filter made without a log record (:data:`GUARDS`)."""
+        try:
+            self.sink(event)
+        except Exception:
             pass
 
     def install(self, filtered: bool = True) -> None:

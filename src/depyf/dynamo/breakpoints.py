@@ -158,6 +158,8 @@ class Breakpoints:
             return None
 
     def _transformed(self, code: types.CodeType, new_code: types.CodeType) -> Optional[types.CodeType]:
+        if self.session is None:        # the session ended during this compile
+            return None
         fn = self.session.functions.get(id(code))
         if fn is None or fn.code is not code:
             return None

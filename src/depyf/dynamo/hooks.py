@@ -27,6 +27,7 @@ Example::
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import linecache
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import fullcode
-from .artifacts import Event, TraceCapture, user_part
+from .artifacts import GUARDS, Event, TraceCapture, current_compile_id, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
@@ -107,7 +108,13 @@ class Session:
         self._pending: Dict[str, List[Event]] = {}          # events before their compile's hook
         self._last_graph: Dict[str, str] = {}               # compile id -> stable graph name
         self._graph_seen: Dict[str, int] = {}
-        self._graph_numbers: Dict[str, int] = {}           # graph key -> n-th graph met
+        # A session after another one into the same folder in this process (a
+        # backend entering prepare_debug at each compile) goes on with its numbers
+        # and with the functions whose compiles are still cached (see _function).
+        before = _last_sessions.get(self.dir.path)
+        self._graph_numbers: Dict[str, int] = before._graph_numbers if before else {}   # key -> n-th graph
+        self._before: Dict[int, Function] = before.functions if before else {}
+        _last_sessions[self.dir.path] = self
         self._kind_count: Dict[tuple, int] = {}
         self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
         self._shapes: Dict[bytes, tuple] = {}               # shape -> (new_code, name, text, problem)
@@ -122,10 +129,14 @@ class Session:
         self._metrics = None            # torch's list of its last compiles' figures
         self._metrics_read: Dict[int, object] = {}      # id -> figures already read (kept: ids stay theirs)
         self._started = time.time()
+        self._joined: Optional[str] = None  # the compile in progress at the start
+        self._lingering = False             # stopped, waiting for the joined compile
+        self._finished = False
 
     # -- lifetime -------------------------------------------------------------
     def start(self) -> None:
         import torch
+        remove_stale_hooks()
         missing = []
         try:
             from torch._dynamo.convert_frame import register_bytecode_hook
@@ -149,6 +160,9 @@ class Session:
             self._metrics = get_compilation_metrics
         except ImportError:
             missing.append("torch._dynamo.utils.get_compilation_metrics (no compile times)")
+        # Entered inside a backend (vLLM's pattern): Dynamo is compiling a frame
+        # already, whose transformed code and guards come after the block ends.
+        self._joined = current_compile_id()
         if not keep_dynamo_out():
             missing.append("torch._dynamo.trace_rules.add (Dynamo may compile depyf's own "
                            "wrappers when it meets them)")
@@ -159,8 +173,36 @@ class Session:
                           % (torch.__version__, "; ".join(missing)), DepyfWarning, stacklevel=3)
 
     def stop(self) -> None:
-        if self._handle is not None:
+        """End the session; entered during a compile whose code has not come
+        yet, it goes on listening until that compile's guards are written
+        (or the next compile, or the process's exit)."""
+        with self._lock:
+            if self._joined is not None and not self._joined_done() and not self._lingering:
+                self._lingering = True
+                atexit.register(self._finish)
+                return
+        self._finish()
+
+    def _joined_done(self) -> bool:
+        entry = self._by_cid.get(self._joined)
+        return entry is not None and (entry.guard is not None or entry.guard_problem is not None)
+
+    def _finish(self, in_hook: bool = False) -> None:
+        """Stop listening and write what is left. ``in_hook``: called from the
+        bytecode hook, while Dynamo goes through its hooks: the hook is taken
+        out later (a change to them then would fail Dynamo's compile), and
+        does nothing meanwhile."""
+        with self._lock:
+            if self._finished:
+                return
+            self._finished = True
+        if self._lingering:
+            atexit.unregister(self._finish)
+        if self._handle is not None and not in_hook:
             self._handle.remove()
+            self._handle = None
+        elif self._handle is not None:
+            _stale_hooks.append(self._handle)
             self._handle = None
         if self._capture is not None:
             self._capture.uninstall()
@@ -198,15 +240,18 @@ class Session:
 
     # -- bytecode hook ------------------------------------------------------------
     def _bytecode_hook(self, code: types.CodeType, new_code: types.CodeType):
+        if self._finished:
+            return None         # (left registered: see _finish)
         self._guarded(_qualname(code), self._record, code, new_code)
         # Dynamo's own code, naming the dumped file (None: unchanged)
         return self._guarded(_qualname(code), self.breakpoints.transformed, code, new_code)
 
     def _record(self, code: types.CodeType, new_code: types.CodeType) -> None:
-        import torch
         with self._lock:
-            cid = torch._guards.CompileContext.current_compile_id()
-            cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
+            cid = current_compile_id()
+            if self._lingering and cid != self._joined:
+                self._finish(in_hook=True)      # (the joined compile's guards never came)
+                return
             fn = self._function(code, new_code)
             entry = Entry(index=len(fn.entries), compile_id=cid or "?", new_code=new_code)
             entry.graphs = self._stable_graph_names(fn, new_code)
@@ -257,6 +302,13 @@ class Session:
         under one lock of the dump directory) on its first compile."""
         fn = self.functions.get(id(code))
         if fn is not None and fn.code is code:
+            return fn
+        fn = self._before.get(id(code))
+        if fn is not None and fn.code is code and _still_cached(fn):
+            # Compiled under an earlier session into this folder, and Dynamo still
+            # runs those compiles: this one is the next entry of the same function.
+            self.functions[id(code)] = fn
+            fn.dirty = True
             return fn
         qualname = _qualname(code)
         offset = _resume_offset(code)
@@ -352,12 +404,23 @@ class Session:
 
     # -- structured trace ---------------------------------------------------------
     def _on_event(self, event: Event) -> None:
+        if _stale_hooks:
+            remove_stale_hooks()
         self._guarded("the %s of compile %s" % (event.kind, event.compile_id), self._event, event)
 
     def _event(self, event: Event) -> None:
         with self._lock:
             cid = event.compile_id
             entry = self._by_cid.get(cid) if cid is not None else None
+            if event.kind == GUARDS:
+                if entry is not None and entry.guard is None and entry.guard_problem is None:
+                    # The compile is done: its files are written now, so that a
+                    # process that never reaches the block's end loses none of them.
+                    entry.guard_manager = event.metadata["manager"]
+                    self._write_function(self._fn_of_cid[cid])
+                if self._lingering and cid == self._joined:
+                    self._finish()
+                return
             if entry is not None:       # a late event: a backward compiled at first backward()
                 self._place(self._fn_of_cid[cid], entry, event)
                 return
@@ -620,6 +683,31 @@ class Session:
                                    as_python(event.payload, "%s of compile %s" % (event.kind, cid)))
         if notes:
             self.dir.write("unattributed_compile_log.txt", "\n\n".join(notes) + "\n")
+
+
+#: the latest session of each dump folder in this process
+_last_sessions: Dict[str, "Session"] = {}
+
+
+def _still_cached(fn: Function) -> bool:
+    """Dynamo's cache for ``fn.code`` still holds one of ``fn``'s entries (no
+    reset since: a reset starts the function's entries again from 0)."""
+    try:
+        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+        live = {id(e.code) for e in _debug_get_cache_entry_list(fn.code)}
+    except Exception:
+        return False
+    return any(id(e.new_code) in live for e in fn.entries)
+
+
+#: bytecode-hook handles of sessions that ended inside the hook, to remove
+#: once Dynamo is done going through its hooks
+_stale_hooks: list = []
+
+
+def remove_stale_hooks() -> None:
+    while _stale_hooks:
+        _stale_hooks.pop().remove()
 
 
 def _graph_callables(new_code: types.CodeType) -> List[tuple]:

@@ -75,6 +75,18 @@ def dumps() -> List[Tuple[str, List[str]]]:
     return [(path, sorted(files)) for path, files in seen.items()]
 
 
+def _outside_dynamo(fn):
+    """``fn`` wrapped so that Dynamo never compiles it nor what it calls.
+
+    depyf's wrappers on torch's methods can run inside a compiled frame (at a
+    ``backward()`` in compiled code AOTAutograd recompiles the backward
+    graph), where Dynamo would take them for user code and compile them, as
+    it does not skip depyf's files.
+    """
+    import torch
+    return torch.compiler.disable(fn, recursive=True)
+
+
 class Breakpoints:
     """What one ``prepare_debug`` session points at its files; ``session``
     gives the dump directory, the recorded functions and the set of names
@@ -113,6 +125,7 @@ class Breakpoints:
 
         for name, wrapper, original in (("print_readable", print_readable, printed),
                                         ("recompile", recompile, recompiled)):
+            wrapper = _outside_dynamo(wrapper)
             wrapper.__wrapped__ = original
             wrapper.__doc__ = original.__doc__
             self._originals[name] = (wrapper, original)

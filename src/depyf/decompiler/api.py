@@ -41,9 +41,10 @@ def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) 
     with what is known of the names) rewrites a function's body from the
     faithful form, every instruction shown, into the few lines a person
     would write, under the contract of :mod:`depyf.decompiler.readable`:
-    for code no source produced (Dynamo's transformed code). Its constants
-    that no literal writes (``torch.device('cpu')``) are names, defined above
-    the function (:mod:`depyf.decompiler.constants`).
+    for code no source produced (Dynamo's transformed code). In either form,
+    constants that no literal writes (``torch.device('cpu')``, a class) are
+    names, defined above the function by an expression that gives them back
+    (:mod:`depyf.decompiler.constants`).
 
     >>> def f(x):
     ...     return x + 1
@@ -51,7 +52,7 @@ def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) 
     def f(x):
         return x + 1
     """
-    report = decompile_report(obj, layout, enclose, readable, define_constants=bool(readable))
+    report = decompile_report(obj, layout, enclose, readable, define_constants=True)
     return definitions_text(report.definitions) + report.source
 
 

@@ -52,6 +52,9 @@ def definition(value) -> Optional[str]:
     >>> definition(fractions.Fraction(1, 3))
     "__import__('fractions').Fraction(1, 3)"
     """
+    by_path = _import_path(value)
+    if by_path is not None:
+        return by_path
     cls = type(value)
     module, qualname = getattr(cls, "__module__", None), getattr(cls, "__qualname__", "")
     if not isinstance(module, str) or "<" in qualname:
@@ -68,6 +71,33 @@ def definition(value) -> Optional[str]:
     except Exception:       # any failure: the constant stays as it was
         return None
     return text if same else None
+
+
+def _import_path(value) -> Optional[str]:
+    """A class, function or module named by where it is imported from, when
+    that path leads to this very object (``torch.nn.Module``, not a copy).
+
+    >>> import collections
+    >>> _import_path(collections.OrderedDict), _import_path(collections)
+    ("__import__('collections').OrderedDict", "__import__('collections')")
+    """
+    if isinstance(value, type(enum)):
+        name = getattr(value, "__name__", None)
+        text = _importer(name) if isinstance(name, str) else None
+    elif isinstance(value, type) or callable(value) and hasattr(value, "__qualname__"):
+        module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+        if not (isinstance(module, str) and isinstance(qualname, str)) or "<" in qualname:
+            return None
+        text = "%s.%s" % (_importer(module), qualname)
+    else:
+        return None
+    if text is None:
+        return None
+    try:
+        found = eval(text, {"__builtins__": {"__import__": __import__}})      # noqa: S307 (built here)
+    except Exception:       # not importable from there
+        return None
+    return text if found is value else None
 
 
 def _from_repr(value, module: str, qualname: str) -> Optional[str]:

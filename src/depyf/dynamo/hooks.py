@@ -88,7 +88,8 @@ class Function:
     entries: List[Entry] = field(default_factory=list)
     graph_breaks: List[str] = field(default_factory=list)
     recompiles: List[str] = field(default_factory=list)
-    dirty: bool = True
+    dirty: bool = True              # its full code and meta files are behind
+    times_changed: bool = False     # its meta file is behind on compile times
 
 
 class Session:
@@ -523,7 +524,7 @@ class Session:
             if (isinstance(seconds, (int, float)) and (getattr(m, "start_time", None) or 0) >= self._started
                     and getattr(m, "co_name", None) == fn.code.co_name):
                 entry.compile_seconds = float(seconds)
-                fn.dirty = True
+                fn.times_changed = True     # (only the meta file shows them)
 
     def _source(self, code: types.CodeType, name: str):
         """Decompiled ``code`` as ``def name``: each code object is decompiled
@@ -552,14 +553,20 @@ class Session:
             for fn in list(self.functions.values()):
                 if fn.dirty:
                     self._guarded(_qualname(fn.code), self._write_function, fn)
+                elif fn.times_changed:
+                    self._guarded(_qualname(fn.code), self._write_meta, fn)
             if final:
                 self._write_leftovers()
 
     def _write_function(self, fn: Function) -> None:
         self._read_guards(fn)
         self.dir.write("full_code_for_%s.py" % fn.name, self._full_code(fn))
-        self.dir.write("__meta_for_%s.json" % fn.name, self._meta(fn))
+        self._write_meta(fn)
         fn.dirty = any(e.guard is None and e.guard_problem is None for e in fn.entries)
+
+    def _write_meta(self, fn: Function) -> None:
+        self.dir.write("__meta_for_%s.json" % fn.name, self._meta(fn))
+        fn.times_changed = False
 
     def _read_guards(self, fn: Function, render: bool = True) -> None:
         """Take hold of the guard managers of ``fn``'s entries (they exist once

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
@@ -38,6 +39,11 @@ GRAPH_EVENTS = {
 GUARDS_READY = "dynamo_cpp_guards_str"
 #: the kind of the event sent then, its metadata holding the guard manager
 GUARDS = "guards"
+#: Dynamo's record of a frame compile starting, and the kind of the event sent
+#: then (its metadata holding the wall-clock time): with GUARDS, a compile's time
+#: is known as it finishes (torch's own figure comes after the compile)
+COMPILE_START = "dynamo_start"
+STARTED = "compile_started"
 # ``artifact`` events (told apart by metadata name) worth keeping.
 ARTIFACTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
@@ -204,6 +210,12 @@ def _make_filter(original, users: List[logging.Handler]):
     def trace_structured(name, metadata_fn=dict, **kwargs):
         if not users or any(h not in users and not _test_capture(h) for h in trace_log.handlers):
             return original(name, metadata_fn, **kwargs)
+        if name == COMPILE_START:
+            event = Event(kind=STARTED, compile_id=current_compile_id(), attempt=0,
+                          payload="", metadata={"time": time.time()})
+            for handler in list(users):
+                handler.take(event)
+            return None
         if name == GUARDS_READY:
             # Nobody reads the tree's text (printing it costs more than rendering it):
             # the sessions take the tree itself, to write the guards at once.

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from . import fullcode
-from .artifacts import GUARDS, Event, TraceCapture, current_compile_id, user_part
+from .artifacts import GUARDS, STARTED, Event, TraceCapture, current_compile_id, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
@@ -72,7 +72,7 @@ class Entry:
     guard_manager: object = None        # Dynamo's, held from the next compile until rendered
     resume: Dict[str, types.CodeType] = field(default_factory=dict)   # global name -> code
     globals_used: List[str] = field(default_factory=list)
-    compile_seconds: Optional[float] = None                   # Dynamo's whole-frame compile time
+    compile_seconds: Optional[float] = None                   # the frame compile's wall time (to its guards, or torch's figure)
 
     def names(self, fn: str) -> Dict[str, str]:
         return {"guard": "__guard_%d_for_%s" % (self.index, fn),
@@ -130,6 +130,7 @@ class Session:
         self._metrics = None            # torch's list of its last compiles' figures
         self._metrics_read: Dict[int, object] = {}      # id -> figures already read (kept: ids stay theirs)
         self._started = time.time()
+        self._compile_started: Dict[str, float] = {}   # compile id -> when it started
         self._joined: Optional[str] = None  # the compile in progress at the start
         self._lingering = False             # stopped, waiting for the joined compile
         self._finished = False
@@ -413,8 +414,15 @@ class Session:
         with self._lock:
             cid = event.compile_id
             entry = self._by_cid.get(cid) if cid is not None else None
+            if event.kind == STARTED:
+                self._compile_started.setdefault(cid, event.metadata["time"])
+                return
             if event.kind == GUARDS:
                 if entry is not None and entry.guard is None and entry.guard_problem is None:
+                    started = self._compile_started.pop(cid, None)
+                    if started is not None and entry.compile_seconds is None:
+                        # (torch's own figure, read later, would need the meta file again)
+                        entry.compile_seconds = time.time() - started
                     # The compile is done: its files are written now, so that a
                     # process that never reaches the block's end loses none of them.
                     entry.guard_manager = event.metadata["manager"]

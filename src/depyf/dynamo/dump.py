@@ -10,10 +10,11 @@ number depends on what else the process compiled)::
     full_code_for_<fn>.py              guards.PRELUDE, then per entry its guards as
                                        def __guard_<k>_for_<fn>(L, G), its transformed
                                        code and resume functions; __original_<fn>, and
-                                       <fn>() dispatching between them (at exit)
+                                       <fn>() dispatching between them (as each
+                                       compile finishes)
     __transformed_code_<k>_for_<fn>.py def __transformed_code_<k>_for_<fn> (at the compile)
     __meta_for_<fn>.json               names, files, compile ids, graph-break and
-                                       recompile reasons, for reports (at exit)
+                                       recompile reasons, for reports (likewise)
     <graph>.dynamo_graph.py            Dynamo's FX graph
     <graph>.aot_joint_graph.py / .aot_forward_graph.py / .aot_backward_graph.py
     <graph>.aot_inference_graph.py     (no autograd)

@@ -9,12 +9,20 @@ Two hooks do the recording while the context is open:
   Dynamo, AOTAutograd and Inductor, graph-break and recompile reasons, each
   with its compile id, which ties it to the code the bytecode hook saw.
 
-A cache entry (and so its guards) exists only after the bytecode hook returns:
-guards are read at the next compile (before an eviction or a reset can take
-the entry) and at exit, when ``full_code_for_<fn>.py`` (which holds them)
-and ``__meta_for_<fn>.json`` are written. Graph files are written as torch
-reports them (a backward graph Inductor compiles at the first ``backward()``
-comes late).
+A compile's guards exist only after the bytecode hook returns. Dynamo's
+record of the finished guard tree (which the trace filter takes without
+printing the tree) is the moment the compile is done: its guards are rendered
+then and ``full_code_for_<fn>.py`` and ``__meta_for_<fn>.json`` written, so
+that a process that never leaves the block (a crash, ``os._exit``, a server's
+``__enter__()`` at start-up) keeps every compile's files. Where that record
+does not reach depyf (another reader of the whole trace, an older torch),
+guards are taken from the cache entry at the next compile and at exit. Graph
+files are written as torch reports them (a backward graph Inductor compiles at
+the first ``backward()`` comes late).
+
+Entered inside a backend (``with prepare_debug(d): return compile_fx(gm, x)``,
+as vLLM does), the session joins the compile in progress: it keeps listening
+after the block until that compile's code and guards have come.
 
 Nothing here may break the user's program: every failure becomes one warning
 naming the function, and Dynamo goes on with its own code.
@@ -274,9 +282,9 @@ class Session:
                 self._fn_of_cid[cid] = fn
                 for event in self._pending.pop(cid, []):
                     self._place(fn, entry, event)
-            # The entries of earlier compiles exist by now: hold their guard managers
-            # before an eviction or reset can take them. Guards are rendered and
-            # files written when the context exits.
+            # The entries of earlier compiles exist by now: where their guards did not
+            # come as they were built, hold their guard managers before an eviction
+            # or reset can take them (rendered when the context exits).
             self._take_compile_times()
             for other in self.functions.values():
                 if other.dirty:

@@ -140,3 +140,48 @@ def test_graph_break_record_skips_torchs_own_traceback():
         trace_log.removeHandler(other)
     assert formatted == [1]
     assert "torch's frames" in seen[-1].payload
+
+
+def _events_of_a_compile(other_listener: bool):
+    from torch._logging._internal import trace_log
+    import re
+    seen = []
+    capture = TraceCapture(seen.append)
+    other = logging.Handler()
+    other.emit = lambda record: None
+    with only_torch_listens():
+        if other_listener:
+            trace_log.addHandler(other)
+        capture.install()
+        try:
+            torch._dynamo.reset()
+
+            def f(x):
+                x = x.sin()
+                print("a graph break")
+                return x.cos() + 1
+            torch.compile(f, backend="aot_eager")(torch.randn(4))
+        finally:
+            capture.uninstall()
+            trace_log.removeHandler(other)
+    torch._dynamo.reset()
+    # (torch's graph counter goes on from run to run)
+    from depyf.dynamo.artifacts import user_part
+    # (a graph break's record is built without Dynamo's traceback while depyf
+    # alone listens: what the dump keeps of it is compared)
+    def same_text(text):
+        # (the two calls below stand on their own lines: their carets differ)
+        return re.sub(r"\d+", "N", re.sub(r"(?m)^[ ~^]*\^[ ~^]*$", "", text))
+    return [(e.kind, e.compile_id, e.attempt,
+             same_text(user_part(e.payload) if e.kind == "graph_break" else e.payload),
+             sorted(e.metadata))
+            for e in seen if e.kind not in ("guards", "compile_started")]
+
+
+@pytest.mark.torch
+def test_events_made_without_torchs_record_are_those_of_the_record():
+    # (one line for both: the graph break's report quotes the caller's line)
+    direct, recorded = [_events_of_a_compile(other_listener) for other_listener in (False, True)]
+    assert [e[0] for e in direct] == [e[0] for e in recorded]
+    assert "dynamo_graph" in [e[0] for e in direct] and "graph_break" in [e[0] for e in direct]
+    assert direct == recorded

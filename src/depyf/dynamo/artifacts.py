@@ -14,6 +14,7 @@ Example::
 """
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import threading
@@ -231,11 +232,47 @@ def _make_filter(original, users: List[logging.Handler]):
             return None
         if kind == "graph_break" and "payload_fn" in kwargs:
             kwargs["payload_fn"] = _user_part_only(kwargs["payload_fn"])
+        if kind != UNKNOWN:
+            try:
+                event = direct_event(kind, metadata_fn, kwargs)
+            except Exception:       # torch meets its own error, as it would have
+                event = None
+            if event is not None:
+                for handler in list(users):
+                    handler.take(event)
+                return None
         return original(name, metadata_fn, **kwargs)
     trace_structured._depyf_filter = True
     trace_structured.__wrapped__ = original
     trace_structured.__doc__ = original.__doc__
     return trace_structured
+
+
+def direct_event(kind: str, metadata_fn, kwargs: dict) -> Event:
+    """The :class:`Event` :func:`event_of` would make of the record torch
+    builds from a ``trace_structured`` call, made without the record: only
+    depyf listens, and the record's JSON, digest and log call cost more
+    than the payload is worth to nobody else. The compile id and attempt are
+    torch's (the trace id of the compile in progress, else the call's
+    ``compile_id``), a payload that is no string is laid out as torch lays it.
+    """
+    import torch._guards
+    meta = metadata_fn()
+    trace_id = torch._guards.CompileContext.current_trace_id()
+    cid = trace_id.compile_id if trace_id is not None else kwargs.get("compile_id")
+    if kwargs.get("suppress_context"):
+        cid = trace_id = None
+    frame, compile_ = getattr(cid, "frame_id", None), getattr(cid, "frame_compile_id", None)
+    payload_fn = kwargs.get("payload_fn")
+    payload = payload_fn() if payload_fn is not None else None
+    if payload is not None and not isinstance(payload, str):
+        if isinstance(payload, list):
+            payload = "[\n" + ",\n".join(json.dumps(item) for item in payload) + "\n]"
+        else:
+            payload = json.dumps(payload, indent=0, default=lambda o: list(o) if isinstance(o, set) else str(o))
+    return Event(kind=kind, compile_id=None if frame is None or compile_ is None else "%s/%s" % (frame, compile_),
+                 attempt=int(getattr(trace_id, "attempt", 0) or 0) if trace_id is not None else 0,
+                 payload=payload or "", metadata=meta if isinstance(meta, dict) else {})
 
 
 def guard_manager_of(payload_fn):

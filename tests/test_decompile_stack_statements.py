@@ -134,6 +134,18 @@ def test_values_waiting_across_an_if_statement():
     structured(asm.code(template, ["then", "else", 10, 20]), [(1, True), (2, False)])
 
 
+def test_values_left_below_the_returned_value():
+    # torch 2.9's resume functions return with the frame values' lists still on
+    # the stack below the result (later torch pops them first): the frame drops
+    # them, and note(a), evaluated before the result, still comes first
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0))
+    asm.op("BUILD_LIST", 0).op("BUILD_LIST", 1)
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 1))
+    asm.op("RETURN_VALUE")
+    structured(asm.code(template, []), [(1, 2), ("x", "y")])
+
+
 def test_value_used_twice_waits_across_a_statement_that_does_nothing():
     # note(a) + 1 is copied (one value, used twice) and both copies wait while
     # `[]` runs as a statement: the tuple returned holds it twice, noted once

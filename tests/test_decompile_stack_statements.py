@@ -226,6 +226,70 @@ def test_cell_used_as_a_value():
     structured(code, [(3, lambda cells: cells[0].cell_contents * 2)])
 
 
+def _functions_closing_over_x():
+    x = None
+
+    def passed_on():
+        return x
+
+    def passed_on_with_default(d=None):
+        return x
+    return passed_on.__code__, passed_on_with_default.__code__
+
+
+def _closure_passed_on(inner, defaults=None):
+    """A function of code ``inner``, made with cell_template's cell of x and
+    handed to b at once (torch 2.9 makes a resume function with the frame's
+    cells so); its default pushed by ``defaults(asm)``."""
+    asm = Assembler()
+    cell = len(cell_template.__code__.co_varnames)
+    asm.items.insert(0, ("MAKE_CELL", cell))
+    asm.op("LOAD_FAST", 0).op("STORE_DEREF", cell)
+    asm.op("PUSH_NULL").op("LOAD_FAST", 1)
+    if defaults:
+        defaults(asm)
+    asm.op("LOAD_CLOSURE", cell).op("BUILD_TUPLE", 1).op("LOAD_CONST", 0)
+    asm.op("MAKE_FUNCTION", 8 | (1 if defaults else 0))
+    if HOST == (3, 11):
+        asm.op("PRECALL", 1)
+    asm.op("CALL", 1).op("RETURN_VALUE")
+    # (made there, as Dynamo's code names its resume functions)
+    code = asm.code(cell_template, [inner.replace(co_qualname="cell_template.<locals>." + inner.co_name)])
+    # MAKE_CELL must come before RESUME
+    raw = bytearray(code.co_code)
+    raw[0:2], raw[2:4] = raw[2:4], raw[0:2]
+    return code.replace(co_code=bytes(raw))
+
+
+_MADE = [(3, lambda f: f() * 2), ("x", lambda f: (f.__name__, f.__qualname__))]
+_CELLS_ONLY = pytest.mark.skipif(not (3, 11) <= HOST < (3, 13),
+                                 reason="MAKE_CELL/MAKE_FUNCTION as 3.11-3.12 write them")
+
+
+@_CELLS_ONLY
+def test_function_with_cells_used_as_a_value():
+    source = structured(_closure_passed_on(_functions_closing_over_x()[0]), _MADE)
+    assert "def passed_on():" in source and "return b(passed_on)" in source, source
+
+
+@_CELLS_ONLY
+def test_function_used_as_a_value_whose_name_the_code_has():
+    # cell_template binds `inner` itself: a def of that name would rebind it
+    inner = next(c for c in cell_template.__code__.co_consts if isinstance(c, types.CodeType))
+    source = compare_code(_closure_passed_on(inner), _MADE)
+    assert FALLBACK in source, source
+
+
+@_CELLS_ONLY
+def test_function_with_computed_defaults_used_as_a_value():
+    # note(a) runs where MAKE_FUNCTION's default was evaluated, before b is
+    # called: a def would run it where the def stands
+    def default(asm):
+        asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("BUILD_TUPLE", 1)
+    source = compare_code(_closure_passed_on(_functions_closing_over_x()[1], default), _MADE)
+    assert FALLBACK in source, source
+
+
 def test_branches_sharing_a_long_tail_after_statements(monkeypatch):
     # Dynamo's two calls of a resume function: a value waits while `if b:`
     # picks a branch; each runs a statement, then the same long tail returns.

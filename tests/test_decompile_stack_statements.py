@@ -77,6 +77,38 @@ def test_function_loaded_before_bookkeeping_statements():
     assert "stack_0" not in source or source.index("stack_0") < source.index("bookkeeping")
 
 
+def _bookkeeping_in_a_branch(other_value=None):
+    """torch 2.15's code around a graph call: the graph function waits on the
+    stack while ``if a: note(a)`` runs, each branch pushing None (``other_value``:
+    the else branch's constant) that the join pops; then the call."""
+    asm = Assembler()
+    if (3, 11) <= HOST < (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", 2)
+    if HOST >= (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", 0).jump_if("FALSE", "else")
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("POP_TOP")
+    asm.op("LOAD_CONST", 0).jump("join")
+    asm.label("else").op("LOAD_CONST", 0 if other_value is None else 1)
+    asm.label("join").op("NOP").op("POP_TOP")
+    asm.op("LOAD_FAST", 1)
+    if HOST == (3, 11):
+        asm.op("PRECALL", 1)
+    asm.op("CALL" if HOST >= (3, 11) else "CALL_FUNCTION", 1).op("RETURN_VALUE")
+    return asm.code(template, [None, other_value])
+
+
+def test_constants_each_branch_pushes_for_the_join_to_pop():
+    source = structured(_bookkeeping_in_a_branch(), [(1, 2), (0, "y"), ("x", "y")])
+    assert "if a:" in source, source
+
+
+def test_different_constants_the_join_pops():
+    # (the value the join pops is one or the other: still nothing to keep)
+    structured(_bookkeeping_in_a_branch(7), [(1, 2), (0, "y")])
+
+
 def test_walrus_on_the_stack_across_a_statement():
     # COPY + STORE of a waiting value (Dynamo's `tmp_1 = f` kept for the call later)
     asm = Assembler()

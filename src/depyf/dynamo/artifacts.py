@@ -20,6 +20,8 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
+from .torch_compat import TRACE_ARTIFACTS
+
 # Event name -> the kind a dump file is named after.
 GRAPH_EVENTS = {
     "dynamo_output_graph": "dynamo_graph",
@@ -33,12 +35,9 @@ GRAPH_EVENTS = {
 # Not kept: compilation_metrics. Dynamo's compile times come from the figures
 # torch keeps of its last compiles (hooks.Session._take_compile_times); the
 # trace's copy of them costs a dataclass copy and a JSON dump each.
-# ``artifact`` events (told apart by metadata name) worth keeping.
-ARTIFACTS = {
-    "inductor_post_grad_graph": "inductor_post_grad_graph",
-    "dynamo_graph_break_reason": "graph_break",
-    "recompile_reasons": "recompile",
-}
+# ``artifact`` events (told apart by metadata name) worth keeping, under every
+# name a torch release gives them.
+ARTIFACTS = TRACE_ARTIFACTS
 
 
 @dataclass

@@ -37,6 +37,9 @@ make_venv() {
 # TORCH_VERSION) in DIR, unless DIR has it already; never an unpinned torch,
 # which would pull whatever build is newest
 TORCH_VERSION=2.13.0
+# The other releases scripts/test.sh runs the torch tests on (README's table
+# lists what works on each tested one)
+OTHER_TORCH_VERSIONS="2.14.1"
 install_torch() {
     local dir="$1" version="${2:-$TORCH_VERSION}"
     if "$dir/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$version')" 2>/dev/null; then

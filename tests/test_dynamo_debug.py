@@ -305,6 +305,26 @@ def test_alignment_keeps_each_branch_to_its_own_lines():
     assert matched_lines(live, dumped, 10) == [11, 11, 12, 12, 12, 12, 13, 13]
 
 
+def test_alignment_of_branches_after_an_if_whose_live_code_jumps_over_an_else():
+    """torch 2.15's code ends each side of ``if profiling: ...`` with a constant
+    the join pops (a jump over the other side's); the dumped ``if`` has no else
+    and so no jump. The runs still pair up once such jumps end none of them."""
+    sys.path.insert(0, SRC)
+    from depyf.dynamo.linemap import matched_lines
+
+    def spans(keys_and_lines):
+        return [(2 * i, 2 * i + 2, key, line) for i, (key, line) in enumerate(keys_and_lines)]
+    x, ret, branch, none = ("BUILD_LIST", 0), "RETURN_VALUE", "POP_JUMP_IF_FALSE", ("LOAD_CONST", "None")
+    enter = ("LOAD_ATTR", "enter")
+    live = spans((k, None) for k in [
+        ("LOAD_FAST", "p"), branch, enter, "CALL", none, "JUMP_FORWARD", none, "POP_TOP",
+        ("LOAD_FAST", "g"), branch, x, x, x, ret, x, ret])
+    dumped = spans([(("LOAD_FAST", "p"), 11), (branch, 11), (enter, 12), ("CALL", 12), ("POP_TOP", 12),
+                    (("LOAD_FAST", "g"), 13), (branch, 13), (x, 14), (ret, 14),
+                    (x, 15), (x, 15), (x, 15), (ret, 15)])
+    assert matched_lines(live, dumped, 10) == [11, 11, 12, 12, 12, 12, 12, 12, 13, 13, 14, 14, 14, 14, 15, 15]
+
+
 def test_constants_without_source_are_keyed_by_type_not_repr():
     """Dynamo's code can load the module's globals as a constant: printing it
     for the alignment key cost milliseconds per load (the repr of every global)."""

@@ -11,9 +11,10 @@ one shape of torch:
 * :data:`TRACE_ARTIFACTS`: the structured-trace artifact names depyf keeps,
   under each name torch has given them.
 * :func:`cache_entries`, :func:`compile_id_text`, :func:`recorded_global_state`,
-  :func:`nan_guards_keep_their_value`: where a cache entry keeps its compile id
-  and guards, where the guards keep the global state they compare, and what a
-  NaN guard compares.
+  :func:`nan_guards_keep_their_value`, :func:`aot_eager_interprets_graphs`:
+  where a cache entry keeps its compile id and guards, where the guards keep
+  the global state they compare, what a NaN guard compares, and whether an
+  AOT graph's code runs at all.
 
 (The prelude of dumped guard functions reads torch itself at run time: its
 cuBLAS readers take either shape of torch's answer.)
@@ -226,3 +227,20 @@ def nan_guards_keep_their_value() -> bool:
     builder = getattr(guards.GuardManager, "add_float_is_nan_guard", None)
     # (pybind's signature line names each argument: the value comes first, as arg0)
     return "arg2" in (getattr(builder, "__doc__", None) or "").split("\n", 1)[0]
+
+
+def aot_eager_interprets_graphs() -> bool:
+    """Whether torch's ``aot_eager`` backend runs AOTAutograd's graphs with
+    torch.fx.Interpreter, node by node (torch 2.9), rather than their code
+    (2.13+): no line of such a graph's file then runs, so no breakpoint there
+    is hit.
+
+    >>> aot_eager_interprets_graphs()                # doctest: +SKIP
+    False
+    """
+    try:
+        from torch._dynamo.backends.debugging import boxed_nop
+    except ImportError:
+        return False
+    inner = [c for c in boxed_nop.__code__.co_consts if hasattr(c, "co_names")]
+    return any("Interpreter" in c.co_names for c in inner)

@@ -103,7 +103,13 @@ def function_expr(m, value: FunctionValue) -> ast.expr:
     when only the def's place differs from MAKE_FUNCTION's: its defaults and
     annotations are constants and its closure holds the cells of the names it
     closes over, and no name of the code is its name; else DecompileFailure (no
-    source makes it in an expression)."""
+    source makes it in an expression). E.g. torch 2.9's ``f(*[...])`` of a
+    resume function it makes with the frame's cells becomes::
+
+        def torch_dynamo_resume_in_outer_at_12(...):
+            ...
+        return torch_dynamo_resume_in_outer_at_12(*[...])
+    """
     from .expressions import DecompileFailure
     from .spill import spills_of
     code = value.code

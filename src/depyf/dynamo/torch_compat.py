@@ -129,7 +129,11 @@ def warn_missing(who: str, names: Iterable[str], category=UserWarning, loses: Op
 def bytecode_log():
     """Dynamo's ``bytecode`` artifact logger (the one TORCH_LOGS=+bytecode
     switches on): a module global of convert_frame where torch keeps one, else
-    torch's own for that module and artifact (the same logger)."""
+    torch's own for that module and artifact (the same logger).
+
+    >>> bytecode_log().name                           # doctest: +SKIP
+    'torch._dynamo.convert_frame.__bytecode'
+    """
     import torch._dynamo.convert_frame as convert_frame
     found = getattr(convert_frame, "bytecode_log", None)
     if found is None:
@@ -139,21 +143,33 @@ def bytecode_log():
 
 
 def release(version: str) -> tuple:
-    """(major, minor) of a torch version string."""
+    """(major, minor) of a torch version string.
+
+    >>> release("2.14.1+cu130")
+    (2, 14)
+    """
     m = re.match(r"(\d+)\.(\d+)", version)
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
 def current_compile_id() -> Optional[str]:
     """The compile under way as ``"frame/compile"`` (str(CompileId) without a
-    restart's attempt), or None outside one."""
+    restart's attempt), or None outside one.
+
+    >>> current_compile_id()                          # doctest: +SKIP
+    '0/1'
+    """
     context = feature("compile_context")
     cid = context.current_compile_id() if context is not None else None
     return compile_id_text(cid)
 
 
 def compile_id_text(cid) -> Optional[str]:
-    """``"frame/compile"`` of a CompileId (None: None)."""
+    """``"frame/compile"`` of a CompileId (None: None).
+
+    >>> compile_id_text(None) is None
+    True
+    """
     if cid is None:
         return None
     return "%s/%s" % (cid.frame_id, cid.frame_compile_id)
@@ -162,7 +178,11 @@ def compile_id_text(cid) -> Optional[str]:
 def cache_entries(code) -> list:
     """(compile id text or None, guard manager, code Dynamo made) of each cache
     entry of ``code``, newest first; an older torch's cache entry has no
-    compile id (None: told apart by their code)."""
+    compile id (None: told apart by their code).
+
+    >>> cache_entries(f.__code__)                     # doctest: +SKIP
+    [('0/0', <GuardManagerWrapper ...>, <code object f ...>)]
+    """
     entries = feature("cache_entries")
     if entries is None:
         return []
@@ -171,7 +191,11 @@ def cache_entries(code) -> list:
 
 def resume_functions_made(code) -> dict:
     """{key: resume code} Dynamo made of ``code``; a key's first item is the
-    offset the resume function resumes at ({} where torch keeps none)."""
+    offset the resume function resumes at ({} where torch keeps none).
+
+    >>> resume_functions_made(f.__code__)             # doctest: +SKIP
+    {(102, ...): <code object torch_dynamo_resume_in_f_at_5 ...>}
+    """
     cache = feature("resume_cache")
     try:
         return dict(cache.cache.get(code) or {}) if cache is not None else {}
@@ -180,7 +204,11 @@ def resume_functions_made(code) -> dict:
 
 
 def all_resume_functions_made() -> list:
-    """[(key, resume code)] of every code object's resume functions."""
+    """[(key, resume code)] of every code object's resume functions.
+
+    >>> all_resume_functions_made()                   # doctest: +SKIP
+    [((102, ...), <code object torch_dynamo_resume_in_f_at_5 ...>)]
+    """
     cache = feature("resume_cache")
     try:
         tables = list(cache.cache.values.values()) if cache is not None else []

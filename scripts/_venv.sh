@@ -33,16 +33,20 @@ make_venv() {
         "$dir/bin/python" -m pip install -q --disable-pip-version-check ".[$extras]" || return 1
 }
 
-# install_torch DIR -> the pinned torch in DIR (a CPU wheel pip finds on local
-# disk; never an unpinned torch, which would pull a multi-GB CUDA build)
+# install_torch DIR [VERSION] -> torch==VERSION (default: the pinned
+# TORCH_VERSION) in DIR, unless DIR has it already; never an unpinned torch,
+# which would pull whatever build is newest
 TORCH_VERSION=2.13.0
+# The other releases scripts/test.sh runs the torch tests on (README's table
+# lists what works on each tested one)
+OTHER_TORCH_VERSIONS="2.14.1"
 install_torch() {
-    local dir="$1"
-    if "$dir/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+    local dir="$1" version="${2:-$TORCH_VERSION}"
+    if "$dir/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$version')" 2>/dev/null; then
         return 0
     fi
-    "$dir/bin/python" -m pip install -q --disable-pip-version-check "torch==$TORCH_VERSION" || {
-        echo "cannot install torch==$TORCH_VERSION into $dir" >&2
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check "torch==$version" || {
+        echo "cannot install torch==$version into $dir" >&2
         return 1
     }
 }

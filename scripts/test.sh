@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: creates .venv (Python 3.11) with
 # depyf, its test dependencies and torch 2.13.0, runs every test (the torch
-# ones included), then runs the suite again
-# under each other supported host interpreter (3.10, 3.12, 3.13) that pyenv has.
+# ones included), runs the torch tests again on torch 2.14.1 (in
+# .venv-torch-2.14.1), then runs the non-torch suite again under each other
+# supported host interpreter (3.10, 3.12, 3.13) that pyenv has.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/_venv.sh
@@ -24,6 +25,11 @@ make_venv .venv "$main_py" test
 install_torch .venv || exit 1
 echo "== host $(.venv/bin/python -V), torch $(.venv/bin/python -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 .venv/bin/python -m pytest -q "$@"
+
+# The torch tests again on each other torch release CI covers (scripts/test_torch.sh).
+for t in $OTHER_TORCH_VERSIONS; do
+    bash scripts/test_torch.sh "$t" "$@"
+done
 
 for v in 3.10 3.12 3.13; do
     py=$(find_python "$v")

@@ -77,6 +77,38 @@ def test_function_loaded_before_bookkeeping_statements():
     assert "stack_0" not in source or source.index("stack_0") < source.index("bookkeeping")
 
 
+def _bookkeeping_in_a_branch(other_value=None):
+    """torch 2.15's code around a graph call: the graph function waits on the
+    stack while ``if a: note(a)`` runs, each branch pushing None (``other_value``:
+    the else branch's constant) that the join pops; then the call."""
+    asm = Assembler()
+    if (3, 11) <= HOST < (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", 2)
+    if HOST >= (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", 0).jump_if("FALSE", "else")
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("POP_TOP")
+    asm.op("LOAD_CONST", 0).jump("join")
+    asm.label("else").op("LOAD_CONST", 0 if other_value is None else 1)
+    asm.label("join").op("NOP").op("POP_TOP")
+    asm.op("LOAD_FAST", 1)
+    if HOST == (3, 11):
+        asm.op("PRECALL", 1)
+    asm.op("CALL" if HOST >= (3, 11) else "CALL_FUNCTION", 1).op("RETURN_VALUE")
+    return asm.code(template, [None, other_value])
+
+
+def test_constants_each_branch_pushes_for_the_join_to_pop():
+    source = structured(_bookkeeping_in_a_branch(), [(1, 2), (0, "y"), ("x", "y")])
+    assert "if a:" in source, source
+
+
+def test_different_constants_the_join_pops():
+    # (the value the join pops is one or the other: still nothing to keep)
+    structured(_bookkeeping_in_a_branch(7), [(1, 2), (0, "y")])
+
+
 def test_walrus_on_the_stack_across_a_statement():
     # COPY + STORE of a waiting value (Dynamo's `tmp_1 = f` kept for the call later)
     asm = Assembler()
@@ -132,6 +164,18 @@ def test_values_waiting_across_an_if_statement():
     asm.call(2, 1, lambda s: s.op("LOAD_CONST", 1)).op("POP_TOP")
     asm.op("LOAD_CONST", 3).binary("+").op("RETURN_VALUE")
     structured(asm.code(template, ["then", "else", 10, 20]), [(1, True), (2, False)])
+
+
+def test_values_left_below_the_returned_value():
+    # torch 2.9's resume functions return with the frame values' lists still on
+    # the stack below the result (later torch pops them first): the frame drops
+    # them, and note(a), evaluated before the result, still comes first
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0))
+    asm.op("BUILD_LIST", 0).op("BUILD_LIST", 1)
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 1))
+    asm.op("RETURN_VALUE")
+    structured(asm.code(template, []), [(1, 2), ("x", "y")])
 
 
 def test_value_used_twice_waits_across_a_statement_that_does_nothing():
@@ -212,6 +256,70 @@ def test_cell_used_as_a_value():
     raw[0:2], raw[2:4] = raw[2:4], raw[0:2]
     code = code.replace(co_code=bytes(raw))
     structured(code, [(3, lambda cells: cells[0].cell_contents * 2)])
+
+
+def _functions_closing_over_x():
+    x = None
+
+    def passed_on():
+        return x
+
+    def passed_on_with_default(d=None):
+        return x
+    return passed_on.__code__, passed_on_with_default.__code__
+
+
+def _closure_passed_on(inner, defaults=None):
+    """A function of code ``inner``, made with cell_template's cell of x and
+    handed to b at once (torch 2.9 makes a resume function with the frame's
+    cells so); its default pushed by ``defaults(asm)``."""
+    asm = Assembler()
+    cell = len(cell_template.__code__.co_varnames)
+    asm.items.insert(0, ("MAKE_CELL", cell))
+    asm.op("LOAD_FAST", 0).op("STORE_DEREF", cell)
+    asm.op("PUSH_NULL").op("LOAD_FAST", 1)
+    if defaults:
+        defaults(asm)
+    asm.op("LOAD_CLOSURE", cell).op("BUILD_TUPLE", 1).op("LOAD_CONST", 0)
+    asm.op("MAKE_FUNCTION", 8 | (1 if defaults else 0))
+    if HOST == (3, 11):
+        asm.op("PRECALL", 1)
+    asm.op("CALL", 1).op("RETURN_VALUE")
+    # (made there, as Dynamo's code names its resume functions)
+    code = asm.code(cell_template, [inner.replace(co_qualname="cell_template.<locals>." + inner.co_name)])
+    # MAKE_CELL must come before RESUME
+    raw = bytearray(code.co_code)
+    raw[0:2], raw[2:4] = raw[2:4], raw[0:2]
+    return code.replace(co_code=bytes(raw))
+
+
+_MADE = [(3, lambda f: f() * 2), ("x", lambda f: (f.__name__, f.__qualname__))]
+_CELLS_ONLY = pytest.mark.skipif(not (3, 11) <= HOST < (3, 13),
+                                 reason="MAKE_CELL/MAKE_FUNCTION as 3.11-3.12 write them")
+
+
+@_CELLS_ONLY
+def test_function_with_cells_used_as_a_value():
+    source = structured(_closure_passed_on(_functions_closing_over_x()[0]), _MADE)
+    assert "def passed_on():" in source and "return b(passed_on)" in source, source
+
+
+@_CELLS_ONLY
+def test_function_used_as_a_value_whose_name_the_code_has():
+    # cell_template binds `inner` itself: a def of that name would rebind it
+    inner = next(c for c in cell_template.__code__.co_consts if isinstance(c, types.CodeType))
+    source = compare_code(_closure_passed_on(inner), _MADE)
+    assert FALLBACK in source, source
+
+
+@_CELLS_ONLY
+def test_function_with_computed_defaults_used_as_a_value():
+    # note(a) runs where MAKE_FUNCTION's default was evaluated, before b is
+    # called: a def would run it where the def stands
+    def default(asm):
+        asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("BUILD_TUPLE", 1)
+    source = compare_code(_closure_passed_on(_functions_closing_over_x()[1], default), _MADE)
+    assert FALLBACK in source, source
 
 
 def test_branches_sharing_a_long_tail_after_statements(monkeypatch):

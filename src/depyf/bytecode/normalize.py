@@ -640,6 +640,40 @@ def chained_comparisons(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def popped_branch_constants(func: Function, table: VersionTable) -> None:
+    """Generated code (torch 2.15's Dynamo) ends each branch of a statement by
+    pushing a constant that the join pops at once; no source writes that, and
+    the pair does nothing, so it goes::
+
+        ...; LOAD_CONST c; JUMP L; M: ...; LOAD_CONST d; L: POP_TOP
+        -> ...; JUMP L; M: ...; L:
+
+    Only when every way into the POP_TOP pushed a constant just before: the
+    fall-through and each (unconditional, not itself jumped to) JUMP to it.
+    """
+    ops = func.ops
+    candidates = [i for i in range(1, len(ops)) if ops[i].name == "POP_TOP"
+                  and ops[i - 1].name == "LOAD_CONST"]
+    if not candidates:          # (source never pops a constant it loaded: most code)
+        return
+    func.reindex()
+    into: Dict[int, List[Op]] = {}      # index -> the ops that jump there
+    handled = set()                     # indices a handler starts at
+    for op in ops:
+        if op.target is not None:
+            into.setdefault(op.target.index, []).append(op)
+        if op.handler is not None:
+            handled.add(op.handler.target.index)
+    doomed = []
+    for i in candidates:
+        jumps = into.get(i, [])
+        if i in handled or any(j.name != "JUMP" or j.index in into or j.index in handled
+                               or ops[j.index - 1].name != "LOAD_CONST" for j in jumps):
+            continue
+        doomed += [ops[i], ops[i - 1]] + [ops[j.index - 1] for j in jumps]
+    remove_ops(func, doomed)
+
+
 def copied_returns(func: Function, table: VersionTable) -> None:
     """3.12+ fuses every ``return <constant>`` statement into RETURN_CONST; a
     ``LOAD_CONST c; RETURN_VALUE`` left unfused is a branch of an expression whose
@@ -1255,7 +1289,7 @@ _PASS_FUNCS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits)
+        merge_copied_tails, unthread_with_exits, popped_branch_constants)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1320,6 +1354,8 @@ _LINK_COPIES = frozenset({"COPY", "DUP_TOP"}) | _BLOCK_SETUPS | _FINALLY_38
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 #: 3.10 on: the compiler copies small exit blocks
 _COPIED_EXITS = ["merge_copied_exits"]
+#: 3.10 on: Dynamo's idioms no compiler writes (its code is decompiled on those)
+_GENERATED = ["popped_branch_constants"]
 
 #: Which passes each version needs, in order.
 PASSES = {
@@ -1333,24 +1369,24 @@ PASSES = {
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_with_exits",
         "copied_loop_returns", "doubled_returns"],
-    (3, 10): _COMMON + [
+    (3, 10): _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
         "merge_copied_tails"] + _COPIED_EXITS,
-    (3, 11): _COMMON + [
+    (3, 11): _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "drop_generator_prologue", "fold_kwnames",
         "send_loops", "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
         "doubled_returns"] + _COPIED_EXITS,
-    (3, 12): ["copied_returns"] + _COMMON + [
+    (3, 12): ["copied_returns"] + _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "method_loads", "drop_generator_prologue",
         "intrinsics", "class_deref", "fold_kwnames", "drop_end_for", "short_circuit_jumps",
         "send_loops", "async_for_loops", "drop_generator_wrapper",
         "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
         "doubled_returns"] + _COPIED_EXITS,
-    (3, 13): ["copied_returns"] + _COMMON + [
+    (3, 13): ["copied_returns"] + _COMMON + _GENERATED + [
         "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
         "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",

@@ -25,7 +25,7 @@ from .values import (AST_KINDS, DEAD, BuildClass, ChainLink, ClassValue, Convert
                      Entered, ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue,
                      InPlace, Iterator, Null, PendingNamed, Placeholder, SavedLocal,
                      TypeAliasValue, TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
-from .objects import CellRef, cell_expr, code_expr, module_globals_expr
+from .objects import CellRef, cell_expr, code_expr, function_expr, module_globals_expr
 from .spill import continues_multi, drops_out, is_waiting_value, spill
 
 
@@ -249,6 +249,8 @@ def _finish_arguments(m: StackMachine, node: ast.Call) -> None:
 
 def _finish_placeholder(m: StackMachine, node) -> ast.expr:
     if isinstance(node, FunctionValue):
+        if node.code.name != "<lambda>":
+            return function_expr(m, node)
         return m.ctx.nested(node, "lambda")
     if isinstance(node, Converted):
         raise DecompileFailure("dangling f-string conversion")

@@ -144,7 +144,9 @@ SEMANTIC_PASSES = frozenset({
     "short_circuit_jumps", "intrinsics", "class_deref", "drop_generator_wrapper",
     "drop_async_gen_wrap",
     # these only label RETURN_VALUEs for the structurer
-    "explicit_returns", "copied_returns", "copied_loop_returns"})
+    "explicit_returns", "copied_returns", "copied_loop_returns",
+    # a constant pushed and popped at once: nothing happens either way
+    "popped_branch_constants"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

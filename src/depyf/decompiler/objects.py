@@ -17,7 +17,10 @@ an expression that gives an equivalent object:
           return inner.__code__
 
 * a cell of variable ``x``: ``(lambda: x).__closure__[0]``;
-* a module's globals dict: ``__import__('sys').modules['m'].__dict__``.
+* a module's globals dict: ``__import__('sys').modules['m'].__dict__``;
+* a function (not a lambda) passed on as it is made, like the resume function
+  with the frame's cells that torch 2.9 makes and calls at once: a ``def`` of
+  it just before the current statement, and its name.
 """
 from __future__ import annotations
 
@@ -93,6 +96,62 @@ def code_expr(m, code) -> ast.expr:
     # whatever waits on the stack, so it needs no spilling.
     m.stmts.append(node)
     return ast.Call(func=ast.Name(id=helper, ctx=ast.Load()), args=[], keywords=[])
+
+
+def function_expr(m, value: FunctionValue) -> ast.expr:
+    """The name of a ``def`` of ``value``, put just before the current statement,
+    when only the def's place differs from MAKE_FUNCTION's: its defaults and
+    annotations are constants and its closure holds the cells of the names it
+    closes over, and no name of the code is its name; else DecompileFailure (no
+    source makes it in an expression). E.g. torch 2.9's ``f(*[...])`` of a
+    resume function it makes with the frame's cells becomes::
+
+        def torch_dynamo_resume_in_outer_at_12(...):
+            ...
+        return torch_dynamo_resume_in_outer_at_12(*[...])
+    """
+    from .expressions import DecompileFailure
+    from .spill import spills_of
+    code = value.code
+    spills = spills_of(m.ctx)
+    if not code.name.isidentifier() or code.name in spills.taken:
+        # (a def under another name would give the function that name)
+        raise DecompileFailure("function %s used as a value" % code.name)
+    if not all(_constant(part) for part in (value.defaults, value.kwdefaults, value.annotations)):
+        raise DecompileFailure("function %s used as a value, with computed defaults" % code.name)
+    if _closure_names(value.closure) != [v for v in code.freevars]:
+        raise DecompileFailure("function %s used as a value, with other cells" % code.name)
+    node = m.ctx.nested(value, ("def", []))
+    spills.taken.add(code.name)
+    node.lineno = m.start_line
+    # A def with constant defaults runs no code and binds a fresh name: it
+    # commutes with whatever waits on the stack (as code_expr's helper does).
+    m.stmts.append(node)
+    return ast.Name(id=node.name, ctx=ast.Load())
+
+
+def _constant(node) -> bool:
+    """Whether ``node`` (None: absent) evaluates constants only."""
+    return node is None or all(isinstance(n, (ast.Constant, ast.Tuple, ast.List, ast.Dict,
+                                              ast.expr_context)) for n in ast.walk(node))
+
+
+def _closure_names(closure) -> list:
+    """The variables whose cells a closure tuple of :func:`cell_expr` items
+    holds ([] for none; None when an item is something else)."""
+    if closure is None:
+        return []
+    if not isinstance(closure, ast.Tuple):
+        return None
+    names = []
+    for item in closure.elts:
+        fn = item.value.value if isinstance(item, ast.Subscript) and isinstance(
+            item.value, ast.Attribute) and item.value.attr == "__closure__" else None
+        if not (isinstance(fn, ast.Lambda) and isinstance(fn.body, ast.Name)
+                and isinstance(item.slice, ast.Constant) and item.slice.value == 0):
+            return None
+        names.append(fn.body.id)
+    return names
 
 
 def _no_args() -> ast.arguments:

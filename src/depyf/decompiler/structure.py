@@ -359,8 +359,7 @@ class Walker:
     def body(self) -> List[ast.stmt]:
         m = StackMachine(self.ctx)
         self.run(m, 0, self.n)
-        if m.stack:
-            raise DecompileFailure("values left on the stack at the end")
+        _check_stack_kept(m, None, "values left on the stack at the end")
         return m.stmts
 
     def block(self, lo: int, hi: int, stack=None) -> List[ast.stmt]:

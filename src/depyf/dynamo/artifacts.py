@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
+from .torch_compat import TRACE_ARTIFACTS, compile_id_text, current_compile_id
+
 # Event name -> the kind a dump file is named after.
 GRAPH_EVENTS = {
     "dynamo_output_graph": "dynamo_graph",
@@ -45,12 +47,9 @@ GUARDS = "guards"
 #: is known as it finishes (torch's own figure comes after the compile)
 COMPILE_START = "dynamo_start"
 STARTED = "compile_started"
-# ``artifact`` events (told apart by metadata name) worth keeping.
-ARTIFACTS = {
-    "inductor_post_grad_graph": "inductor_post_grad_graph",
-    "dynamo_graph_break_reason": "graph_break",
-    "recompile_reasons": "recompile",
-}
+# ``artifact`` events (told apart by metadata name) worth keeping, under every
+# name a torch release gives them.
+ARTIFACTS = TRACE_ARTIFACTS
 
 
 @dataclass
@@ -262,7 +261,6 @@ def direct_event(kind: str, metadata_fn, kwargs: dict) -> Event:
     cid = trace_id.compile_id if trace_id is not None else kwargs.get("compile_id")
     if kwargs.get("suppress_context"):
         cid = trace_id = None
-    frame, compile_ = getattr(cid, "frame_id", None), getattr(cid, "frame_compile_id", None)
     payload_fn = kwargs.get("payload_fn")
     payload = payload_fn() if payload_fn is not None else None
     if payload is not None and not isinstance(payload, str):
@@ -270,7 +268,7 @@ def direct_event(kind: str, metadata_fn, kwargs: dict) -> Event:
             payload = "[\n" + ",\n".join(json.dumps(item) for item in payload) + "\n]"
         else:
             payload = json.dumps(payload, indent=0, default=lambda o: list(o) if isinstance(o, set) else str(o))
-    return Event(kind=kind, compile_id=None if frame is None or compile_ is None else "%s/%s" % (frame, compile_),
+    return Event(kind=kind, compile_id=compile_id_text(cid),
                  attempt=int(getattr(trace_id, "attempt", 0) or 0) if trace_id is not None else 0,
                  payload=payload or "", metadata=meta if isinstance(meta, dict) else {})
 
@@ -290,13 +288,6 @@ def guard_manager_of(payload_fn):
         if manager is not None and hasattr(manager, "root"):
             return manager
     return None
-
-
-def current_compile_id() -> Optional[str]:
-    """The id of the compile in progress as "frame/compile", or None outside one."""
-    import torch._guards
-    cid = torch._guards.CompileContext.current_compile_id()
-    return "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
 
 
 def _user_part_only(payload_fn):

@@ -134,11 +134,10 @@ class _NewCompiles:
     def __init__(self):
         self.handle = None
         self.seen: List[str] = []
-        try:
-            from torch._dynamo.convert_frame import register_bytecode_hook
-            self.handle = register_bytecode_hook(self._hook)
-        except Exception:       # older torch: no warning, nothing else changes
-            self.handle = None
+        from .torch_compat import feature
+        register = feature("bytecode_hook")
+        # (without the hook, as on an older torch: no warning, nothing else changes)
+        self.handle = register(self._hook) if register is not None else None
 
     def _hook(self, code, new_code):
         try:

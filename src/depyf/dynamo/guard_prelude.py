@@ -233,8 +233,13 @@ def autocast_state_matches(expected_devices, expected_cache_enabled):
     return cache_enabled == expected_cache_enabled
 
 
-def cublas_reduction_option(allow_reduced_precision, allow_splitk):
-    """cuBLAS reduced-precision reduction setting as the number torch stores (0, 1 or 2)."""
+def cublas_reduction_option(setting):
+    """A cuBLAS reduced-precision reduction setting as torch's GLOBAL_STATE records
+    it: torch 2.9 reads and records a flag; later ones read (allow reduced
+    precision, allow split-k) and record 0, 1 or 2."""
+    if isinstance(setting, bool):
+        return setting
+    allow_reduced_precision, allow_splitk = setting
     if allow_reduced_precision:
         return 0
     return 1 if allow_splitk else 2
@@ -244,12 +249,16 @@ def cuda_matmul_allows_tf32():
     return torch._C._get_fp32_precision_getter("cuda", "matmul") == "tf32"
 
 
+def cuda_matmul_precision():
+    return torch._C._get_fp32_precision_getter("cuda", "matmul")
+
+
 def cublas_fp16_reduction():
-    return cublas_reduction_option(*torch._C._get_cublas_allow_fp16_reduced_precision_reduction())
+    return cublas_reduction_option(torch._C._get_cublas_allow_fp16_reduced_precision_reduction())
 
 
 def cublas_bf16_reduction():
-    return cublas_reduction_option(*torch._C._get_cublas_allow_bf16_reduced_precision_reduction())
+    return cublas_reduction_option(torch._C._get_cublas_allow_bf16_reduced_precision_reduction())
 
 
 def global_state():
@@ -263,6 +272,7 @@ def global_state():
         "allow_tf32": cuda_matmul_allows_tf32(),
         "allow_fp16_reduce": cublas_fp16_reduction(),
         "allow_bf16_reduce": cublas_bf16_reduction(),
+        "cuda_matmul_precision": cuda_matmul_precision(),
         "num_threads": torch.get_num_threads(),
         "default_dtype": torch.get_default_dtype(),
     }

@@ -827,36 +827,57 @@ def _tensor_arguments(tail, cls, text):
 _TENSOR_TAILS = Memo()
 
 
-_GLOBAL_STATE = re.compile(r"^___check_global_state\(\) against (\{.*\})$")
+# GLOBAL_STATE's settings: the key torch records each under -> the reader whose
+# value equals the recorded one. Releases record other sets (2.15 adds
+# cuda_matmul_precision; 2.9 records cuBLAS reductions as flags, which the
+# prelude's readers give there): a guard is read by the keys it has.
+GLOBAL_STATE_READERS = {
+    "grad_mode": "torch.is_grad_enabled()",
+    "torch_function": "torch._C._is_torch_function_enabled()",
+    "torch_function_all_disabled": "torch._C._is_torch_function_all_disabled()",
+    "deterministic_algorithms": "torch.are_deterministic_algorithms_enabled()",
+    "deterministic_algorithms_warn_only": "torch.is_deterministic_algorithms_warn_only_enabled()",
+    "num_threads": "torch.get_num_threads()",
+    "allow_tf32": "cuda_matmul_allows_tf32()",
+    "allow_fp16_reduce": "cublas_fp16_reduction()",
+    "allow_bf16_reduce": "cublas_bf16_reduction()",
+}
+# cuda_matmul_precision's numbers (ATen's Float32Precision) -> the name torch's
+# fp32 precision getter gives
+FP32_PRECISIONS = {0: "none", 1: "ieee", 2: "tf32", 3: "bf16"}
 
 
 @functools.lru_cache(maxsize=64)
-def global_state_checks(text):
-    """GLOBAL_STATE's recorded state as Python expressions, one per setting (a tuple:
-    every cache entry has this guard, mostly with the same text, so it is cached)."""
-    match = _GLOBAL_STATE.match(text)
-    if not match:
-        raise CannotTranslate(f"unexpected GLOBAL_STATE text: {text}")
-    state = json.loads(match.group(1))
-    checks = []
-    plain = [
-        ("grad_mode", "torch.is_grad_enabled()"),
-        ("torch_function", "torch._C._is_torch_function_enabled()"),
-        ("torch_function_all_disabled", "torch._C._is_torch_function_all_disabled()"),
-        ("deterministic_algorithms", "torch.are_deterministic_algorithms_enabled()"),
-        ("deterministic_algorithms_warn_only", "torch.is_deterministic_algorithms_warn_only_enabled()"),
-        ("num_threads", "torch.get_num_threads()"),
-    ]
-    for key, reader in plain:
-        checks.append(equals_expr(reader, state.pop(key)))
-    checks.append(equals_expr("cuda_matmul_allows_tf32()", state.pop("allow_tf32")))
-    checks.append(f"cublas_fp16_reduction() == {state.pop('allow_fp16_reduce')!r}")
-    checks.append(f"cublas_bf16_reduction() == {state.pop('allow_bf16_reduce')!r}")
-    dtype = SCALAR_TYPES.get(state.pop("default_dtype"))
-    if dtype is None:
-        raise CannotTranslate(f"unknown default dtype in {text}")
-    checks.append(f"torch.get_default_dtype() == {dtype}")
-    autocast = state.pop("autocast_state")
+def global_state_checks(recorded):
+    """GLOBAL_STATE's recorded state (its JSON, torch_compat.recorded_global_state)
+    as Python expressions, one per setting (a tuple: every cache entry has this
+    guard, mostly with the same state, so it is cached).
+
+    >>> global_state_checks('{"grad_mode": true, "num_threads": 2}')
+    ('torch.is_grad_enabled()', 'torch.get_num_threads() == 2')
+    """
+    state = json.loads(recorded)
+    checks = [equals_expr(reader, state.pop(key)) for key, reader in GLOBAL_STATE_READERS.items()
+              if key in state]
+    if "cuda_matmul_precision" in state:
+        name = FP32_PRECISIONS.get(state.pop("cuda_matmul_precision"))
+        if name is None:
+            raise CannotTranslate(f"unknown cuda matmul precision in {recorded}")
+        checks.append(f"cuda_matmul_precision() == {name!r}")
+    if "default_dtype" in state:
+        dtype = SCALAR_TYPES.get(state.pop("default_dtype"))
+        if dtype is None:
+            raise CannotTranslate(f"unknown default dtype in {recorded}")
+        checks.append(f"torch.get_default_dtype() == {dtype}")
+    if "autocast_state" in state:
+        checks.append(_autocast_check(state.pop("autocast_state"), recorded))
+    if state:
+        raise CannotTranslate(f"unknown global state {sorted(state)}")
+    return tuple(checks)
+
+
+
+def _autocast_check(autocast, recorded):
     devices = {}
     for device, enabled, number in zip(AUTOCAST_DEVICES, autocast["enabled"], autocast["dtype"]):
         if enabled:
@@ -865,13 +886,9 @@ def global_state_checks(text):
                 raise CannotTranslate(f"unknown autocast dtype {number}")
             devices[device] = f"(True, {name})"
     if len(autocast["enabled"]) != len(AUTOCAST_DEVICES):
-        raise CannotTranslate(f"unexpected autocast devices in {text}")
+        raise CannotTranslate(f"unexpected autocast devices in {recorded}")
     expected = "{" + ", ".join(f"{d!r}: {v}" for d, v in devices.items()) + "}"
-    checks.append(f"autocast_state_matches({expected}, {autocast['cached_enabled']!r})")
-    if state:
-        raise CannotTranslate(f"unknown global state {sorted(state)}")
-    return tuple(checks)
-
+    return f"autocast_state_matches({expected}, {autocast['cached_enabled']!r})"
 
 
 def clear_caches():

@@ -25,6 +25,8 @@ import string
 
 from torch._C._dynamo import guards as _cguards
 
+from .torch_compat import nan_guards_keep_their_value, recorded_global_state
+
 from .guard_text import (
     ID_TAIL,
     PRELUDE,
@@ -76,6 +78,7 @@ TRANSLATED_KINDS = frozenset(
         "FLOAT_IS_NAN", "COMPLEX_IS_NAN", "TENSOR_MATCH", "DIMENSION_DYNAMIC_MARKING_GUARD",
         "DISPATCH_KEY_SET_MATCH", "FAKE_SCRIPT_TYPE_MATCH", "NO_TENSOR_ALIASING",
         "OBJECT_ALIASING", "SYMBOLIC_SHAPE_GUARD", "STORAGE_OVERLAPPING", "LAMBDA_GUARD",
+        "DYNAMIC_INDICES",
     }
 )
 
@@ -426,9 +429,11 @@ class _Renderer:
         return [_Check("DUAL_LEVEL_MATCH", f"type({current}) is int and {current} == {level}")]
 
     def _leaf_FLOAT_IS_NAN(self, parts, node, leaf):
+        _any_nan("FLOAT_IS_NAN")
         return [_Check("FLOAT_IS_NAN", f"type({node.expr}) is float and math.isnan({node.expr})")]
 
     def _leaf_COMPLEX_IS_NAN(self, parts, node, leaf):
+        _any_nan("COMPLEX_IS_NAN")
         e = node.expr
         return [_Check("COMPLEX_IS_NAN", f"type({e}) is complex and (math.isnan({e}.real) or math.isnan({e}.imag))")]
 
@@ -447,7 +452,14 @@ class _Renderer:
         return [_Check("TENSOR_MATCH", tensor_match(parts[0], node))]
 
     def _leaf_GLOBAL_STATE(self, parts, node, leaf):
-        return [_Check("GLOBAL_STATE", expr) for expr in global_state_checks(parts[0])]
+        recorded = recorded_global_state(parts[0], self.wrapper)
+        if recorded is None:
+            raise CannotTranslate(f"unexpected GLOBAL_STATE text: {parts[0]}")
+        return [_Check("GLOBAL_STATE", expr) for expr in global_state_checks(recorded)]
+
+    def _leaf_DYNAMIC_INDICES(self, parts, node, leaf):
+        # (torch 2.9) `(x._dynamo_dynamic_indices.issubset({0})) if hasattr(x, ...) else True`
+        return self._same(parts, node, "DYNAMIC_INDICES")
 
     def _leaf_TORCH_FUNCTION_MODE_STACK(self, parts, node, leaf):
         types = _initial_mode_stack(self.wrapper)
@@ -524,13 +536,14 @@ _PYTHON_CLOSURE = re.compile(r"^(___check_metadata_|__dtensor_spec_|___check_opa
 
 # Leaf guards whose Python follows from their text and the guarded value's source and
 # expression alone (not from its type, the wrapper or other managers); _Check objects
-# are never changed, so renders share them.
+# are never changed, so renders share them. (Not GLOBAL_STATE: torch 2.9's text
+# leaves the state to the wrapper; global_state_checks caches by state.)
 _TEXT_ONLY_KINDS = frozenset(
     {
         "ID_MATCH", "TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH", "NOT_NONE", "LENGTH_CHECK", "DICT_LENGTH",
         "DICT_CONTAINS", "SET_CONTAINS", "MAPPING_KEYS_MATCH", "DICT_VERSION", "NO_HASATTR",
-        "DEFAULT_DEVICE", "GLOBAL_STATE", "DUAL_LEVEL_MATCH", "FLOAT_IS_NAN", "COMPLEX_IS_NAN",
-        "DIMENSION_DYNAMIC_MARKING_GUARD", "DISPATCH_KEY_SET_MATCH", "LAMBDA_GUARD",
+        "DEFAULT_DEVICE", "DUAL_LEVEL_MATCH", "FLOAT_IS_NAN", "COMPLEX_IS_NAN",
+        "DIMENSION_DYNAMIC_MARKING_GUARD", "DISPATCH_KEY_SET_MATCH", "LAMBDA_GUARD", "DYNAMIC_INDICES",
     }
 )
 # And leaf guards whose Python follows from that and the guarded value's class, when the
@@ -654,6 +667,14 @@ def _initial_mode_stack(wrapper):
     if code is None or "types" not in code.co_freevars:
         raise CannotTranslate("the mode stack Dynamo saw is not available")
     return list(check.__closure__[code.co_freevars.index("types")].cell_contents)
+
+
+def _any_nan(kind):
+    """A NaN guard that passes any NaN is written as such; one that compares the
+    NaN's bits with a value torch keeps in C++ only cannot be."""
+    if nan_guards_keep_their_value():
+        raise CannotTranslate(f"{kind} compares the NaN's bits with the value it recorded, which only "
+                              "torch's C++ guard holds")
 
 
 def _emit(lines, indent, checks):

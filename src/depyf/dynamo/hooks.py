@@ -47,8 +47,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import fullcode
-from .artifacts import GUARDS, STARTED, Event, TraceCapture, current_compile_id, user_part
+from . import fullcode, torch_compat
+from .artifacts import GUARDS, STARTED, Event, TraceCapture, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
@@ -145,42 +145,29 @@ class Session:
 
     # -- lifetime -------------------------------------------------------------
     def start(self) -> None:
-        import torch
         remove_stale_hooks()
-        missing = []
-        try:
-            from torch._dynamo.convert_frame import register_bytecode_hook
-            self._handle = register_bytecode_hook(self._bytecode_hook)
-        except (ImportError, AttributeError):
-            self._handle_missing = True
-            missing.append("torch._dynamo.convert_frame.register_bytecode_hook "
-                           "(no transformed code, guards or full_code files)")
-        try:
-            self._capture = TraceCapture(self._on_event)
-            self._capture.install()
-        except (ImportError, AttributeError):
-            self._capture = None
-            missing.append("torch._logging structured trace (no graphs, graph-break or recompile reasons)")
-        try:
-            from torch._dynamo.eval_frame import _debug_get_cache_entry_list  # noqa: F401
-        except ImportError:
-            missing.append("torch._dynamo.eval_frame._debug_get_cache_entry_list (no guards)")
-        try:
-            from torch._dynamo.utils import get_compilation_metrics
-            self._metrics = get_compilation_metrics
-        except ImportError:
-            missing.append("torch._dynamo.utils.get_compilation_metrics (no compile times)")
+        # What this torch lacks is named once (torch_compat); the rest is dumped.
+        lacking = torch_compat.missing(["bytecode_hook", "structured_trace", "cache_entries",
+                                        "compile_metrics", "skip_dirs"])
+        register = torch_compat.feature("bytecode_hook")
+        self._handle_missing = register is None
+        if register is not None:
+            self._handle = register(self._bytecode_hook)
+        if "structured_trace" not in lacking:
+            try:
+                self._capture = TraceCapture(self._on_event)
+                self._capture.install()
+            except (ImportError, AttributeError):      # a trace of another shape
+                self._capture = None
+                lacking.append("structured_trace")
+        self._metrics = torch_compat.feature("compile_metrics")
         # Entered inside a backend (vLLM's pattern): Dynamo is compiling a frame
         # already, whose transformed code and guards come after the block ends.
-        self._joined = current_compile_id()
-        if not keep_dynamo_out():
-            missing.append("torch._dynamo.trace_rules.add (Dynamo may compile depyf's own "
-                           "wrappers when it meets them)")
+        self._joined = torch_compat.current_compile_id()
+        keep_dynamo_out()
         # depyf.debug(): the code that runs names the dumped files (breakpoints.py)
         self._guarded("breakpoints", self.breakpoints.install)
-        if missing:
-            warnings.warn("depyf: torch %s lacks %s; the rest of the dump is written."
-                          % (torch.__version__, "; ".join(missing)), DepyfWarning, stacklevel=3)
+        torch_compat.warn_missing("prepare_debug", lacking, DepyfWarning, stacklevel=4)
 
     def stop(self) -> None:
         """End the session; entered during a compile whose code has not come
@@ -258,7 +245,7 @@ class Session:
 
     def _record(self, code: types.CodeType, new_code: types.CodeType) -> None:
         with self._lock:
-            cid = current_compile_id()
+            cid = torch_compat.current_compile_id()
             if self._lingering and cid != self._joined:
                 self._finish(in_hook=True)      # (the joined compile's guards never came)
                 return
@@ -365,11 +352,7 @@ class Session:
         """Resume functions the transformed code calls, by their global name.
         ``__resume_at_<offset>_<n>`` resumes ``code`` at bytecode offset
         ``<offset>``; Dynamo keeps each one keyed by (offset, ...)."""
-        try:
-            from torch._dynamo.resume_execution import ContinueExecutionCache
-            made = ContinueExecutionCache.cache.get(code) or {}
-        except Exception:
-            return {}
+        made = torch_compat.resume_functions_made(code)
         found = {}
         for name in new_code.co_names:
             m = fullcode.RESUME.match(name)
@@ -596,14 +579,11 @@ class Session:
         todo = {e.compile_id: e for e in fn.entries
                 if e.guard is None and e.guard_problem is None and e.guard_manager is None}
         if todo:
-            from torch._dynamo.eval_frame import _debug_get_cache_entry_list
             by_code = {id(e.new_code): e for e in todo.values()}
-            for cache_entry in _debug_get_cache_entry_list(fn.code):
-                cid = getattr(cache_entry, "compile_id", None)     # torch < 2.6 has none
-                cid = "%s/%s" % (cid.frame_id, cid.frame_compile_id) if cid is not None else None
-                entry = todo.get(cid) or by_code.get(id(cache_entry.code))
+            for cid, guard_manager, new_code in torch_compat.cache_entries(fn.code):
+                entry = todo.get(cid) or by_code.get(id(new_code))
                 if entry is not None:
-                    entry.guard_manager = cache_entry.guard_manager
+                    entry.guard_manager = guard_manager
         if render:
             from .guards import render_guards
             for entry in fn.entries:
@@ -716,8 +696,7 @@ def _still_cached(fn: Function) -> bool:
     """Dynamo's cache for ``fn.code`` still holds one of ``fn``'s entries (no
     reset since: a reset starts the function's entries again from 0)."""
     try:
-        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
-        live = {id(e.code) for e in _debug_get_cache_entry_list(fn.code)}
+        live = {id(code) for _, _, code in torch_compat.cache_entries(fn.code)}
     except Exception:
         return False
     return any(id(e.new_code) in live for e in fn.entries)
@@ -787,14 +766,9 @@ def _resume_offset(code: types.CodeType) -> Optional[int]:
     """The offset in its parent where a Dynamo resume function resumes, or None."""
     if not code.co_name.startswith(RESUME_PREFIX):
         return None
-    try:
-        from torch._dynamo.resume_execution import ContinueExecutionCache
-        for made in list(ContinueExecutionCache.cache.values.values()):
-            for key, resume in list(made.items()):
-                if resume is code and key and isinstance(key[0], int):
-                    return key[0]
-    except Exception:
-        pass
+    for key, resume in torch_compat.all_resume_functions_made():
+        if resume is code and key and isinstance(key[0], int):
+            return key[0]
     return None
 
 

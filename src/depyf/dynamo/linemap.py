@@ -202,6 +202,11 @@ def matched_lines(live: Sequence[Span], dumped: Sequence[Span], first: int) -> L
     first matched one: a run of the one branch cannot borrow the lines of
     the other, which share most of their instructions."""
     live_runs, dumped_runs = _runs(live), _runs(dumped)
+    if [k for k, _, _ in live_runs] != [k for k, _, _ in dumped_runs]:
+        # Generated code can jump where the text has none (torch 2.15 ends each
+        # side of an `if` with a constant the join pops, a jump over the
+        # other's): runs may pair up once no jump ends one.
+        live_runs, dumped_runs = _runs(live, jumps=False), _runs(dumped, jumps=False)
     if len(live_runs) > 1 and [k for k, _, _ in live_runs] == [k for k, _, _ in dumped_runs]:
         out: List[int] = []
         previous = first
@@ -254,15 +259,15 @@ def _end_of(key) -> Optional[str]:
     return end
 
 
-def _runs(spans_: Sequence[Span]) -> List[Tuple[str, int, int]]:
+def _runs(spans_: Sequence[Span], jumps: bool = True) -> List[Tuple[str, int, int]]:
     """(how it ends, start, end) of each straight run: the instructions up to
-    and including a branch, jump, return or raise."""
+    and including a branch, jump (unless not ``jumps``), return or raise."""
     runs, start = [], 0
     ends = _END_OF
     for i, span in enumerate(spans_):
         key = span[2]
         end = ends[key] if key in ends else _end_of(key)
-        if end is not None:
+        if end is not None and (jumps or end != "jump"):
             runs.append((end, start, i + 1))
             start = i + 1
     if start < len(spans_):

@@ -21,12 +21,11 @@ from __future__ import annotations
 import keyword
 import logging
 import threading
-import warnings
+
+from . import torch_compat
 
 _lock = threading.Lock()
 _handle = None
-_told = False           # the missing hook API is reported once per process
-_HOOK_API = "torch._dynamo.convert_frame.register_bytecode_hook"
 
 
 def install() -> None:
@@ -37,26 +36,21 @@ def install() -> None:
     torch._logging.set_logs(bytecode=True)
     depyf.install()
     """
-    global _handle, _told
+    global _handle
     try:
-        import torch
+        import torch  # noqa: F401
     except ImportError as e:
         raise ImportError("depyf.install needs torch (pip install torch)") from e
     with _lock:
         if _handle is not None:
             return
-        try:
-            from torch._dynamo.convert_frame import register_bytecode_hook
-        except (ImportError, AttributeError):
+        register = torch_compat.feature("bytecode_hook")
+        if register is None:
             from .hooks import DepyfWarning
-            if _told:
-                return
-            _told = True
-            warnings.warn("depyf.install(): torch %s lacks %s, so the bytecode log stays without "
-                          "decompiled source; everything else works" % (torch.__version__, _HOOK_API),
-                          DepyfWarning, stacklevel=2)
+            torch_compat.warn_missing("install()", ["bytecode_hook"], DepyfWarning, loses=(
+                "the bytecode log stays without decompiled source; everything else works"))
             return
-        _handle = register_bytecode_hook(_log_sources)
+        _handle = register(_log_sources)
 
 
 def uninstall() -> None:
@@ -71,19 +65,10 @@ def uninstall() -> None:
             _handle = None
 
 
-def _bytecode_logger():
-    import torch._dynamo.convert_frame as convert_frame
-    found = getattr(convert_frame, "bytecode_log", None)
-    if found is None:
-        import torch._logging
-        found = torch._logging.getArtifactLogger(convert_frame.__name__, "bytecode")
-    return found
-
-
 def _log_sources(code, new_code):
     """The bytecode hook: log, never replace (returns None)."""
     try:
-        log = _bytecode_logger()
+        log = torch_compat.bytecode_log()
         if log.isEnabledFor(logging.DEBUG):
             log.debug(_record("DECOMPILED ORIGINAL SOURCE", code, code, _name(code)))
             log.debug(_record("DECOMPILED MODIFIED SOURCE", code, new_code, _transformed_name(code),

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 
+from .torch_compat import feature
+
 _done = []
 
 
@@ -26,10 +28,8 @@ def keep_dynamo_out() -> bool:
     False where this torch has no way to be told (``trace_rules.add``)."""
     if _done:
         return _done[0]
-    try:
-        from torch._dynamo import trace_rules
-        add = trace_rules.add
-    except (ImportError, AttributeError):
+    add = feature("skip_dirs")
+    if add is None:
         _done.append(False)
         return False
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/test_torch.sh VERSION [PYTEST ARGS]: the torch tests (-m torch)
+# against torch==VERSION, in their own .venv-torch-VERSION (Python 3.11,
+# depyf and its test dependencies). A venv that has that torch already is
+# reused as it is; only depyf is installed again.
+#
+#   bash scripts/test_torch.sh 2.14.1
+#   bash scripts/test_torch.sh 2.9.1 -x -k guards
+set -euo pipefail
+version="${1:?usage: scripts/test_torch.sh VERSION [PYTEST ARGS]}"
+shift
+cd "$(dirname "$0")/.."
+. scripts/_venv.sh
+
+py=$(find_python 3.11)
+if [ -z "$py" ]; then
+    echo "Python 3.11 not found under $(pyenv_root)/versions; using python3" >&2
+    py=$(command -v python3)
+fi
+dir=".venv-torch-$version"
+start=$SECONDS
+make_venv "$dir" "$py" test
+install_torch "$dir" "$version" || exit 1
+echo "== torch $("$dir/bin/python" -c 'import torch; print(torch.__version__)') on $("$dir/bin/python" -V)" \
+     "(set up in $((SECONDS - start)) s)"
+"$dir/bin/python" -m pytest -q -p no:cacheprovider -m torch "$@"

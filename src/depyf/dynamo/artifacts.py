@@ -211,20 +211,16 @@ def _make_filter(original, users: List[logging.Handler]):
         if not users or any(h not in users and not _test_capture(h) for h in trace_log.handlers):
             return original(name, metadata_fn, **kwargs)
         if name == COMPILE_START:
-            event = Event(kind=STARTED, compile_id=current_compile_id(), attempt=0,
-                          payload="", metadata={"time": time.time()})
-            for handler in list(users):
-                handler.take(event)
+            _give(users, Event(kind=STARTED, compile_id=current_compile_id(), attempt=0,
+                               payload="", metadata={"time": time.time()}))
             return None
         if name == GUARDS_READY:
             # Nobody reads the tree's text (printing it costs more than rendering it):
             # the sessions take the tree itself, to write the guards at once.
             manager = guard_manager_of(kwargs.get("payload_fn"))
             if manager is not None:
-                event = Event(kind=GUARDS, compile_id=current_compile_id(), attempt=0,
-                              payload="", metadata={"manager": manager})
-                for handler in list(users):
-                    handler.take(event)
+                _give(users, Event(kind=GUARDS, compile_id=current_compile_id(), attempt=0,
+                                   payload="", metadata={"manager": manager}))
             return None
         kind = kept_kind(name, metadata_fn)
         if kind is None:
@@ -237,14 +233,18 @@ def _make_filter(original, users: List[logging.Handler]):
             except Exception:       # torch meets its own error, as it would have
                 event = None
             if event is not None:
-                for handler in list(users):
-                    handler.take(event)
+                _give(users, event)
                 return None
         return original(name, metadata_fn, **kwargs)
     trace_structured._depyf_filter = True
     trace_structured.__wrapped__ = original
     trace_structured.__doc__ = original.__doc__
     return trace_structured
+
+
+def _give(users: List[logging.Handler], event: Event) -> None:
+    for handler in list(users):
+        handler.take(event)
 
 
 def direct_event(kind: str, metadata_fn, kwargs: dict) -> Event:

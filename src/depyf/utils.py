@@ -22,14 +22,11 @@ import types
 from typing import List, Optional
 
 from .bytecode import as_record, code_owner
+from .bytecode.code import parameters
 from .decompiler.compat import Decompiler, check_function_name
 
 __all__ = ["collect_all_code_objects", "decompile_ensure", "get_code_owner",
            "get_function_signature", "safe_create_directory"]
-
-# Code flags (the inspect module's CO_VARARGS, CO_VARKEYWORDS), the same on every version.
-_CO_VARARGS = 0x04
-_CO_VARKEYWORDS = 0x08
 
 #: The body of the stub :func:`decompile_ensure` gives for code it cannot read.
 FAILED_BODY = "    'Failed to decompile.'\n"
@@ -64,22 +61,10 @@ def get_function_signature(code_obj, overwite_fn_name: Optional[str] = None) -> 
     'def f(a, /, b, *args, c, **kw):\\n'
     """
     record = as_record(code_obj)
-    names = [_identifier(n) for n in record.varnames]
-    positional, kwonly = record.argcount, record.kwonlyargcount
-    params = names[:positional]
-    if record.posonlyargcount:
-        params.insert(record.posonlyargcount, "/")
-    after = positional + kwonly     # *args and **kw follow the named parameters in varnames
-    if record.flags & _CO_VARARGS:
-        params.append("*" + names[after])
-        after += 1
-    elif kwonly:
-        params.append("*")
-    params.extend(names[positional:positional + kwonly])
-    if record.flags & _CO_VARKEYWORDS:
-        params.append("**" + names[after])
+    found = parameters([_identifier(n) for n in record.varnames], record.argcount,
+                       record.posonlyargcount, record.kwonlyargcount, record.flags)
     name = overwite_fn_name if overwite_fn_name is not None else _identifier(record.name)
-    return "def %s(%s):\n" % (name, ", ".join(params))
+    return "def %s(%s):\n" % (name, found.text())
 
 
 def _identifier(name: str) -> str:

@@ -19,6 +19,9 @@ import types
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
+# Code flags of a signature (the inspect module's), the same on every version.
+CO_VARARGS = 0x04
+CO_VARKEYWORDS = 0x08
 # 3.11+ co_localspluskinds bits (Include/internal/pycore_code.h).
 CO_FAST_HIDDEN = 0x10
 CO_FAST_LOCAL = 0x20
@@ -82,6 +85,52 @@ class CodeRecord:
             rec = stack.pop()
             yield rec
             stack.extend(reversed(list(rec.iter_code_consts())))
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """A code object's parameters by kind, in ``def`` order."""
+    posonly: Tuple[str, ...]
+    regular: Tuple[str, ...]
+    vararg: Optional[str]
+    kwonly: Tuple[str, ...]
+    kwarg: Optional[str]
+
+    def text(self) -> str:
+        """The parameter list of a ``def`` (no defaults, no annotations).
+
+        >>> parameters(("a", "b", "d", "c", "e"), 2, 1, 1, CO_VARARGS | CO_VARKEYWORDS).text()
+        'a, /, b, *c, d, **e'
+        """
+        out = list(self.posonly) + (["/"] if self.posonly else []) + list(self.regular)
+        if self.vararg is not None:
+            out.append("*" + self.vararg)
+        elif self.kwonly:
+            out.append("*")
+        out += self.kwonly
+        if self.kwarg is not None:
+            out.append("**" + self.kwarg)
+        return ", ".join(out)
+
+
+def parameters(varnames, argcount: int, posonlyargcount: int, kwonlyargcount: int,
+               flags: int) -> Parameters:
+    """The parameters among ``varnames`` (the first local names): the named
+    positional ones, the keyword-only ones, then ``*args`` and ``**kw``.
+
+    >>> parameters(("x", "rest", "tmp"), 1, 0, 0, CO_VARARGS)
+    Parameters(posonly=(), regular=('x',), vararg='rest', kwonly=(), kwarg=None)
+    """
+    names = tuple(varnames)
+    at = argcount + kwonlyargcount
+    vararg = kwarg = None
+    if flags & CO_VARARGS:
+        vararg = names[at]
+        at += 1
+    if flags & CO_VARKEYWORDS:
+        kwarg = names[at]
+    return Parameters(posonly=names[:posonlyargcount], regular=names[posonlyargcount:argcount],
+                      vararg=vararg, kwonly=names[argcount:argcount + kwonlyargcount], kwarg=kwarg)
 
 
 def split_localsplus(names, kinds):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
+from ..bytecode.code import parameters
 from ..bytecode.normalize import normalize
 from .expressions import Context, DecompileFailure, annotation_expr
 from .structure import Walker
@@ -22,8 +23,6 @@ from .values import ClassValue, FunctionValue, TypeAliasValue, TypeParamValue
 _RECOVERABLE = (DecompileFailure, IndexError, KeyError, AttributeError, TypeError, ValueError,
                 AssertionError, RecursionError)
 
-CO_VARARGS = 0x04
-CO_VARKEYWORDS = 0x08
 CO_GENERATOR = 0x20
 CO_COROUTINE = 0x80
 CO_ASYNC_GENERATOR = 0x200
@@ -263,28 +262,17 @@ def _raising_expression(message: str) -> ast.expr:
 
 def arguments(value: FunctionValue) -> ast.arguments:
     code = value.code
-    names = list(code.varnames)
-    npos = code.argcount
-    posonly = names[:code.posonlyargcount]
-    regular = names[code.posonlyargcount:npos]
-    kwonly = names[npos:npos + code.kwonlyargcount]
-    rest = npos + code.kwonlyargcount
-    vararg = kwarg = None
-    if code.flags & CO_VARARGS:
-        vararg = _arg(names[rest], value)
-        rest += 1
-    if code.flags & CO_VARKEYWORDS:
-        kwarg = _arg(names[rest], value)
-    defaults = _sequence(value.defaults)
+    found = parameters(code.varnames, code.argcount, code.posonlyargcount, code.kwonlyargcount,
+                       code.flags)
     kw_defaults_map = _mapping(value.kwdefaults)
     return ast.arguments(
-        posonlyargs=[_arg(n, value) for n in posonly],
-        args=[_arg(n, value) for n in regular],
-        vararg=vararg,
-        kwonlyargs=[_arg(n, value) for n in kwonly],
-        kw_defaults=[kw_defaults_map.get(n) for n in kwonly],
-        kwarg=kwarg,
-        defaults=defaults,
+        posonlyargs=[_arg(n, value) for n in found.posonly],
+        args=[_arg(n, value) for n in found.regular],
+        vararg=_arg(found.vararg, value) if found.vararg is not None else None,
+        kwonlyargs=[_arg(n, value) for n in found.kwonly],
+        kw_defaults=[kw_defaults_map.get(n) for n in found.kwonly],
+        kwarg=_arg(found.kwarg, value) if found.kwarg is not None else None,
+        defaults=_sequence(value.defaults),
     )
 
 

@@ -13,6 +13,8 @@ import re
 import types
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from ..bytecode.code import parameters
+
 FAILURE_STUB = "depyf could not decompile"
 
 _IMPORT_GLOBAL = re.compile(r"^__import_(\w+)$")
@@ -205,34 +207,15 @@ def signature(code: types.CodeType) -> Tuple[str, str]:
     >>> signature((lambda a, /, b, *c, d, **e: 0).__code__)
     ('a, /, b, *c, d, **e', 'a, b, *c, d=d, **e')
     """
-    names = code.co_varnames
-    npos, nposonly, nkw = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
-    params: List[str] = []
-    call: List[str] = []
-    for i, name in enumerate(names[:npos]):
-        params.append(name)
-        call.append(name)
-        if nposonly and i == nposonly - 1:
-            params.append("/")
-    at = npos + nkw
-    varargs = varkw = None
-    if code.co_flags & 0x04:
-        varargs = names[at]
-        at += 1
-    if code.co_flags & 0x08:
-        varkw = names[at]
-    if varargs:
-        params.append("*" + varargs)
-        call.append("*" + varargs)
-    elif nkw:
-        params.append("*")
-    for name in names[npos:npos + nkw]:
-        params.append(name)
-        call.append("%s=%s" % (name, name))
-    if varkw:
-        params.append("**" + varkw)
-        call.append("**" + varkw)
-    return ", ".join(params), ", ".join(call)
+    found = parameters(code.co_varnames, code.co_argcount, code.co_posonlyargcount,
+                       code.co_kwonlyargcount, code.co_flags)
+    call = list(found.posonly + found.regular)
+    if found.vararg is not None:
+        call.append("*" + found.vararg)
+    call += ["%s=%s" % (name, name) for name in found.kwonly]
+    if found.kwarg is not None:
+        call.append("**" + found.kwarg)
+    return found.text(), ", ".join(call)
 
 
 def comment(text: str, prefix: str = "# ") -> str:

@@ -149,8 +149,8 @@ def test_importing_depyf_does_not_import_torch():
 def test_a_torch_that_compiles_elsewhere_is_a_clear_error(monkeypatch):
     """The instance is told by the frame Dynamo compiles, read from its compile
     function up the stack; a torch that moved it gets an error naming that."""
-    import depyf.optimization
-    monkeypatch.setattr(depyf.optimization, "_COMPILE_FUNCTION", ("_no_such_compile", "convert_frame.py"))
+    from depyf.dynamo import torch_compat
+    monkeypatch.setattr(torch_compat, "COMPILE_FUNCTION", ("_no_such_compile", "convert_frame.py"))
     torch._dynamo.reset()
     wrapper = Dispatcher(AddOrDouble())
     with pytest.raises(Exception, match=r"cannot find the frame Dynamo is compiling \(no _no_such_compile\(\) "

@@ -31,23 +31,14 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import weakref
 from abc import abstractmethod
 from types import CodeType
-from typing import Callable, Iterator, List, Optional
+from typing import Callable, Iterator, List
 
 import torch
 
-_HOOK_API = "torch._dynamo.convert_frame.register_bytecode_hook"
-
-# Where Dynamo's compile step keeps the frame it is compiling: the function
-# (its name and file) on the call stack of a bytecode hook, and the locals
-# naming that frame (a frame object) or its locals (a dict), first found wins.
-_COMPILE_FUNCTION = ("_compile", "convert_frame.py")
-_FRAME_LOCALS = (("frame", "frame"), ("locals", "dict"))
-
+from .dynamo import torch_compat
 
 class TorchCompileWrapperWithCustomDispatcher:
     """A torch.compile'd ``forward`` whose compiled versions can be called directly.
@@ -112,12 +103,13 @@ class TorchCompileWrapperWithCustomDispatcher:
         """
         if old_code is not self.original_code_object:
             return None
-        compiled_locals = _locals_being_compiled(old_code)
+        compiled_locals = torch_compat.locals_being_compiled(old_code)
         if compiled_locals is None:
             raise RuntimeError(
                 "TorchCompileWrapperWithCustomDispatcher: cannot find the frame Dynamo is compiling "
                 "(no %s() of %s on the stack of its bytecode hook in torch %s), so cannot tell which "
-                "instance %s belongs to" % (_COMPILE_FUNCTION + (torch.__version__, old_code.co_name)))
+                "instance %s belongs to"
+                % (torch_compat.COMPILE_FUNCTION + (torch.__version__, old_code.co_name)))
         if compiled_locals.get(_self_name(old_code)) is self:
             self.compiled_codes.append(new_code)
         return None
@@ -158,39 +150,13 @@ class _WeakHook:
 
 
 def _bytecode_hook_registrar():
-    try:
-        from torch._dynamo.convert_frame import register_bytecode_hook
-    except (ImportError, AttributeError):
+    register = torch_compat.feature("bytecode_hook")
+    if register is None:
         raise RuntimeError("TorchCompileWrapperWithCustomDispatcher needs %s, which torch %s lacks"
-                           % (_HOOK_API, torch.__version__)) from None
-    return register_bytecode_hook
+                           % (torch_compat.FEATURES["bytecode_hook"].where, torch.__version__))
+    return register
 
 
 def _self_name(code: CodeType) -> str:
     # forward's first argument, whatever it is called
     return code.co_varnames[0] if code.co_argcount else "self"
-
-
-def _locals_being_compiled(code: CodeType) -> Optional[dict]:
-    """The locals of the frame of ``code`` Dynamo is compiling, read from its
-    compile function up the stack; None when that function is not found."""
-    name, file_name = _COMPILE_FUNCTION
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_name == name and os.path.basename(frame.f_code.co_filename) == file_name:
-            return _frame_locals(frame.f_locals, code)
-        frame = frame.f_back
-    return None
-
-
-def _frame_locals(compile_locals: dict, code: CodeType) -> Optional[dict]:
-    for local, kind in _FRAME_LOCALS:
-        held = compile_locals.get(local)
-        if held is None:
-            continue
-        if kind == "frame":
-            if getattr(held, "f_code", None) is code:
-                return held.f_locals
-        elif isinstance(held, dict):
-            return held
-    return None

@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import re
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
@@ -218,6 +220,40 @@ def all_resume_functions_made() -> list:
         return [item for made in tables for item in list(made.items())]
     except Exception:
         return []
+
+
+# Where Dynamo's compile step keeps the frame it is compiling: the function
+# (its name and file) on the call stack of a bytecode hook, and the locals
+# naming that frame (a frame object) or its locals (a dict), first found wins.
+COMPILE_FUNCTION = ("_compile", "convert_frame.py")
+FRAME_LOCALS = (("frame", "frame"), ("locals", "dict"))
+
+
+def locals_being_compiled(code) -> Optional[dict]:
+    """The locals of the frame of ``code`` Dynamo is compiling, read from its
+    compile function (:data:`COMPILE_FUNCTION`) up the stack of a bytecode
+    hook; None when that function is not found.
+
+    >>> locals_being_compiled(f.__code__)["self"]     # doctest: +SKIP
+    <__main__.Model object at ...>
+    """
+    name, file_name = COMPILE_FUNCTION
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == name and os.path.basename(frame.f_code.co_filename) == file_name:
+            compile_locals = frame.f_locals
+            for local, kind in FRAME_LOCALS:
+                held = compile_locals.get(local)
+                if held is None:
+                    continue
+                if kind == "frame":
+                    if getattr(held, "f_code", None) is code:
+                        return held.f_locals
+                elif isinstance(held, dict):
+                    return held
+            return None
+        frame = frame.f_back
+    return None
 
 
 _STATE_IN_TEXT = re.compile(r"^___check_global_state\(\) against (\{.*\})$")

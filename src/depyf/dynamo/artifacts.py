@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-from .torch_compat import TRACE_ARTIFACTS, compile_id_text, current_compile_id
+from .torch_compat import TRACE_ARTIFACTS, compile_id_text, current_compile_id, feature
 
 # Event name -> the kind a dump file is named after.
 GRAPH_EVENTS = {
@@ -34,9 +34,10 @@ GRAPH_EVENTS = {
     "inductor_post_grad_graph": "inductor_post_grad_graph",
     "inductor_output_code": "inductor_output_code",
 }
-# Not kept: compilation_metrics. Dynamo's compile times come from the figures
-# torch keeps of its last compiles (hooks.Session._take_compile_times); the
-# trace's copy of them costs a dataclass copy and a JSON dump each.
+# Not kept: compilation_metrics. A compile's time runs from its COMPILE_START
+# record to its GUARDS_READY one, else comes from the figures torch keeps of
+# its last compiles (hooks.Session._take_compile_times); the trace's copy of
+# them costs a dataclass copy and a JSON dump each.
 #: Dynamo's record of a finished guard tree (its payload prints the tree): the
 #: moment a compile's guards exist, before the cache entry holds them
 GUARDS_READY = "dynamo_cpp_guards_str"
@@ -255,9 +256,9 @@ def direct_event(kind: str, metadata_fn, kwargs: dict) -> Event:
     torch's (the trace id of the compile in progress, else the call's
     ``compile_id``), a payload that is no string is laid out as torch lays it.
     """
-    import torch._guards
     meta = metadata_fn()
-    trace_id = torch._guards.CompileContext.current_trace_id()
+    context = feature("compile_context")
+    trace_id = context.current_trace_id() if context is not None else None
     cid = trace_id.compile_id if trace_id is not None else kwargs.get("compile_id")
     if kwargs.get("suppress_context"):
         cid = trace_id = None
@@ -327,7 +328,7 @@ class TraceCapture(logging.Handler):
             pass
 
     def take(self, event: Event) -> None:
-        """An event the filter made without a log record (:data:`GUARDS`)."""
+        """An event the filter made without a log record (while depyf alone listens)."""
         try:
             self.sink(event)
         except Exception:

@@ -409,8 +409,8 @@ class Session:
                 self._compile_started.setdefault(cid, event.metadata["time"])
                 return
             if event.kind == GUARDS:
+                started = self._compile_started.pop(cid, None)
                 if entry is not None and entry.guard is None and entry.guard_problem is None:
-                    started = self._compile_started.pop(cid, None)
                     if started is not None and entry.compile_seconds is None:
                         # (torch's own figure, read later, would need the meta file again)
                         entry.compile_seconds = time.time() - started

@@ -4,7 +4,9 @@ object needs around it to recompile to the same bytecode.
 A code object alone does not know its defaults, keyword defaults or
 annotations (MAKE_FUNCTION supplied them from the enclosing code); a live
 function does, so ``decompile(f)`` shows them. A ``def`` without free
-variables compiles to the same code anywhere, and comes as a top-level one.
+variables comes as a top-level one: it compiles to the same code anywhere,
+but for the qualified names of functions nested in it up to 3.10 (there a
+constant of the code that makes them).
 But a ``def`` whose body uses free variables (a closure's ``nonlocal``, a
 method's ``super()``) only compiles to the same code inside the scopes that
 provide them; its qualified name tells which: ``make.<locals>.step`` sits
@@ -105,7 +107,8 @@ def enclosing_scopes(record, obj, node: ast.stmt) -> List[ast.stmt]:
     Only free variables need them: a nested function or a method that uses
     none compiles to the same code as a top-level ``def``, and the caller can
     run the source and find the function by its name. (Its qualified name, the
-    one thing such a scope would restore, is no part of the bytecode.)
+    one thing such a scope would restore, is no part of its own bytecode; up to
+    3.10 the functions and comprehensions nested in it name it in theirs.)
 
     >>> def outer():
     ...     def f(x):

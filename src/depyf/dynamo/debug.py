@@ -18,6 +18,7 @@ Example::
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import os
@@ -99,15 +100,12 @@ def _example(known) -> Optional[tuple]:
     for path in files:
         try:
             with open(path, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        except OSError:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
             continue
-        inside = False
-        for number, line in enumerate(lines, 1):
-            text = line.strip()
-            if inside and text and not text.startswith("#"):
-                return path, number
-            inside = inside or (text.startswith("def ") and text.endswith(":"))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return path, node.body[0].lineno
     return None
 
 

@@ -327,7 +327,7 @@ def test_branches_sharing_a_long_tail_after_statements(monkeypatch):
     # picks a branch; each runs a statement, then the same long tail returns.
     # Neither branch is the value of a conditional expression, which a
     # few tries show: the statement stops every shorter tail too.
-    from depyf.decompiler import structure
+    from depyf.decompiler.structure import walker as structure
     tries = []
     original = structure.Walker._value_before_tail
 

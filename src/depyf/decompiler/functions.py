@@ -13,8 +13,8 @@ from typing import List, Optional
 from ..bytecode.code import parameters
 from ..bytecode.normalize import normalize
 from .expressions import Context, DecompileFailure, annotation_expr
-from .structure import Walker
-from .comprehensions import build_comprehension
+from .structure.walker import Walker
+from .structure.comprehensions import build_comprehension
 from .objects import unbound_cells
 from .dropped import check_names_kept
 from .astcompat import ParamSpec, TypeAlias, TypeVar, TypeVarTuple, make, with_type_params

@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .expressions import DecompileFailure
+from ..expressions import DecompileFailure
 
 
 @dataclass

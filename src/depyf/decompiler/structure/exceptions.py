@@ -26,10 +26,10 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
-from .astcompat import TryStar
+from ..astcompat import TryStar
 from .except_star import clauses as except_star_clauses, is_except_star
-from .expressions import DecompileFailure, StackMachine
-from .values import CaughtException, Entered, ExcInfo, Iterator, WithExit
+from ..expressions import DecompileFailure, StackMachine
+from ..values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
 #: ops control never falls through (one after another in the code is no flow)
 NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})

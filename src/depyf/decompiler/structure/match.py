@@ -36,8 +36,8 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
-from .expressions import DecompileFailure, StackMachine
-from .values import Placeholder
+from ..expressions import DecompileFailure, StackMachine
+from ..values import Placeholder
 
 _CONDITIONAL = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
                           "POP_JUMP_IF_NOT_NONE"})

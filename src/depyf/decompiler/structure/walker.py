@@ -15,15 +15,15 @@ import bisect
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .conditions import Segment, folds_a_not, longest_chain, negate, parse_chain
-from .expressions import DecompileFailure, StackMachine, _ForTarget
-from .spill import spill_before_branches
+from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_chain
+from ..expressions import DecompileFailure, StackMachine, _ForTarget
+from ..spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
 from .exceptions import (NO_FALLTHROUGH, Regions, copied_at, finally_end, flow_from, names,
                          try_statement, with_exit_at, with_statement)
 from .match import match_statement
-from .values import ChainLink, Iterator, WithExit
+from ..values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
 

@@ -19,15 +19,15 @@ builds what is left to raise (normalised shape, see
 Clause bodies cannot ``return``, ``break`` or ``continue`` (a SyntaxError), so
 every clause leaves by the one way out after PREP_RERAISE_STAR. The try body,
 ``else`` and the join with the code after the statement are the plain try
-statement's (:func:`depyf.decompiler.exceptions.try_statement` calls
+statement's (:func:`depyf.decompiler.structure.exceptions.try_statement` calls
 :func:`is_except_star` and hands :func:`clauses` to its except-clause walk).
 """
 from __future__ import annotations
 
 import ast
 
-from .expressions import DecompileFailure, StackMachine
-from .values import CaughtException, ExcInfo, Null
+from ..expressions import DecompileFailure, StackMachine
+from ..values import CaughtException, ExcInfo, Null
 
 _PROLOGUE = [("BUILD_LIST", 0), ("COPY", 2)]
 _EPILOGUE = ["LIST_APPEND", "PREP_RERAISE_STAR", "COPY", "POP_JUMP_IF_NOT_NONE",

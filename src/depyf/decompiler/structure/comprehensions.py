@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 
-from .conditions import negate
-from .expressions import ComprehensionAppend, DecompileFailure
+from .conditionals import negate
+from ..expressions import ComprehensionAppend, DecompileFailure
 
 
 def build_comprehension(name: str, body, iterable) -> ast.expr:

@@ -1,0 +1,15 @@
+"""Structuring: turning regions of a code object's control flow into statements.
+
+One module per construct family:
+
+- :mod:`.walker` walks a code object's normalised ops and dispatches each
+  region to its family (statements, conditionals and loops live here for now);
+- :mod:`.conditionals` reads chains of conditional jumps as ``and``/``or``/``not``;
+- :mod:`.comprehensions` rebuilds comprehensions from their loops;
+- :mod:`.exceptions` rebuilds ``try``/``except``/``finally`` and ``with``;
+- :mod:`.except_star` the ``except*`` clauses of 3.11+;
+- :mod:`.match` the ``match`` statement.
+
+Nothing here asks which CPython made the code: version idioms are rewritten
+into one IR by :mod:`depyf.bytecode.normalize` before structuring starts.
+"""

@@ -111,7 +111,7 @@ def test_rewrite_each_follows_renames_and_replacements():
     # new name; each replacement meets the later rewrites too; what aimed at a
     # dropped op aims at the next op kept
     from depyf.bytecode.ir import Function, Op
-    from depyf.bytecode.normalize import rewrite_each
+    from depyf.bytecode.edits import rewrite_each
 
     def rename(op, table):
         op.name = "B"
@@ -212,7 +212,7 @@ def test_ops_decoded_directly_match_instructions():
             for item in items:
                 yield (lambda: item)()
 
-    from depyf.bytecode.normalize import remove_ops
+    from depyf.bytecode.edits import remove_ops
     from depyf.bytecode.versions import SILENT_OPS
     for fn in (f, g):
         plain = to_ops(decode(fn))
@@ -329,7 +329,7 @@ def test_skipped_passes_would_change_nothing(version):
     # (NEEDS); running every pass must give the same ops, on every construct.
     import os
     from depyf.bytecode.decode import decode_ops
-    from depyf.bytecode.normalize import NEEDS, PASSES, _PASS_FUNCS, normalize, to_ops
+    from depyf.bytecode.normalize import NEEDS, PASS_FUNCTIONS, PASSES, normalize, to_ops
     from depyf.verify.corpus import min_version
     from depyf.verify.interpreters import find_interpreter
     from depyf.verify.roundtrip import TargetSession
@@ -342,7 +342,7 @@ def test_skipped_passes_would_change_nothing(version):
         bc = decode_ops(code)
         func = to_ops(bc)
         for name in PASSES[bc.table.version]:
-            _PASS_FUNCS[name](func, bc.table)
+            PASS_FUNCTIONS[name](func, bc.table)
         func.reindex()
         return func
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
+from .edits import remove_ops, replace_ops
 from .errors import DecodeError
 from .ir import Function, Handler, Op
 
@@ -86,7 +87,6 @@ def block_stack_handlers(func: Function, table) -> None:
                 op.arg = 0
         elif name == "LOAD_CONST" and op.arg is None:
             _rewrite_with_exit(ops, i)
-    from .normalize import remove_ops
     remove_ops(func, doomed)
 
 
@@ -186,7 +186,6 @@ def _rewrite_prologues(func: Function, entries: List[Op], kinds) -> List[Op]:
     """Handler starts get PUSH_EXC_INFO; except clauses get 3.11's type test.
     (Each a change to its own handler's code: all made in one rebuild of the ops.)
     Returns the ops the clauses no longer need, for the caller to remove."""
-    from .normalize import replace_ops
     done = set()
     replacements = {}
     clauses = []
@@ -287,7 +286,6 @@ def exc_info_shuffles(func: Function, table) -> None:
 
     (3.10's match statements use ROT_FOUR for their own values: left alone.)
     """
-    from .normalize import remove_ops
     ops = func.ops
     doomed = []
     for i, op in enumerate(ops):

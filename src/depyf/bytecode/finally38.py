@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from .edits import remove_ops
 from .ir import Function, Op
 
 
@@ -61,7 +62,6 @@ def finally_to_py39(func: Function, table) -> None:
 
 
 def _rewrite(func: Function) -> None:
-    from .normalize import remove_ops
     ops = func.ops
     doomed: List[Op] = []
     appended: List[Op] = []

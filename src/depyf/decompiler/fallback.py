@@ -103,7 +103,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from ..bytecode.decode import decode
-from ..bytecode.normalize import PASSES, _PASS_FUNCS, remove_ops, to_ops
+from ..bytecode.edits import remove_ops
+from ..bytecode.normalize import PASS_FUNCTIONS, PASSES, to_ops
 from ..bytecode.versions import get_table
 from .astcompat import child_nodes
 from .expressions import Context, DecompileFailure, StackMachine, CodeConst, definition, same_target
@@ -206,7 +207,7 @@ def prepare_ops(code):
     func = to_ops(bc)
     for name in PASSES[bc.table.version]:
         if name in SEMANTIC_PASSES:
-            _PASS_FUNCS[name](func, bc.table)
+            PASS_FUNCTIONS[name](func, bc.table)
     func.reindex()
     fuse_suspensions(func)
     func.reindex()

@@ -2112,12 +2112,13 @@ def test_augmented_target_comparison_agrees_with_dumps(loaded, target):
     """The direct comparison of name and attribute targets says what comparing
     the dumps (the target's with every context a load) says."""
     import ast
-    from depyf.decompiler.expressions import _as_load, same_target
+    from depyf.decompiler.expressions import same_target
     value = ast.parse(loaded, mode="eval").body
+    # (parsed as an expression, the target has every context a load)
+    as_load = ast.parse(target, mode="eval").body
     store = ast.parse(target, mode="eval").body
     store.ctx = ast.Store()
-    expected = ast.dump(value, annotate_fields=False) == \
-        ast.dump(_as_load(store), annotate_fields=False)
+    expected = ast.dump(value, annotate_fields=False) == ast.dump(as_load, annotate_fields=False)
     assert same_target(value, store) == expected
 
 
@@ -2126,7 +2127,7 @@ def test_lost_statements_go_to_the_fallback():
     then goes to the fallback); the full body passes."""
     from depyf.bytecode.normalize import normalize
     from depyf.decompiler.dropped import check_names_kept
-    from depyf.decompiler.expressions import DecompileFailure
+    from depyf.decompiler.failure import DecompileFailure
 
     def f(x):
         x.y()

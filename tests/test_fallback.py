@@ -26,7 +26,7 @@ import pytest
 import depyf
 from depyf.bytecode import as_record
 from depyf.bytecode.normalize import PASSES
-from depyf.decompiler.expressions import DecompileFailure
+from depyf.decompiler.failure import DecompileFailure
 from depyf.decompiler.fallback import SEMANTIC_PASSES, STRUCTURAL_PASSES, fallback_body
 from depyf.decompiler.functions import CodeDecompiler
 from depyf.verify.interpreters import find_interpreter

@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, code_owner, read_pyc
 from .constants import definitions_text, holds_odd_constants, name_constants
-from .expressions import DecompileFailure
+from .failure import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
 

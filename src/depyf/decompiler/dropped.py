@@ -15,7 +15,7 @@ import ast
 from typing import Iterable
 
 from .astcompat import ParamSpec, TypeVar, TypeVarTuple
-from .expressions import DecompileFailure
+from .failure import DecompileFailure
 
 #: nested scopes: their bodies are other code objects, checked on their own
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -18,19 +18,16 @@ Example::
 from __future__ import annotations
 
 import ast
-import itertools
 from typing import Callable, Dict, List, Optional
 
 from .values import (AST_KINDS, DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated,
                      Entered, ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue,
                      InPlace, Iterator, Null, PendingNamed, Placeholder, SavedLocal,
                      TypeAliasValue, TypeParamValue, UnpackSlot, UnpackTarget, resolve_dead_slots)
+from .evaluation_order import PUSH_TIMES
+from .failure import DecompileFailure
 from .objects import CellRef, cell_expr, code_expr, function_expr, module_globals_expr
 from .spill import continues_multi, drops_out, is_waiting_value, spill
-
-
-class DecompileFailure(Exception):
-    """This construct has no structured form here; the caller falls back."""
 
 
 class Context:
@@ -67,8 +64,6 @@ class Context:
 
 
 HANDLERS: Dict[str, Callable] = {}
-
-_PUSHES = itertools.count()
 
 
 def handles(*names):
@@ -154,7 +149,7 @@ class StackMachine:
         if op is not None and getattr(node, "lineno", None) is None:
             node.lineno = op.line
         if getattr(node, "_seq", None) is None:
-            node._seq = next(_PUSHES)      # evaluation order, for tuple assignments
+            node._seq = next(PUSH_TIMES)      # evaluation order, for tuple assignments
         self.stack.append(node)
 
     def push_new(self, node: ast.expr, op=None) -> None:
@@ -162,7 +157,7 @@ class StackMachine:
         the loads and operators that make most values skip its checks."""
         if op is not None:
             node.lineno = op.line
-        node._seq = next(_PUSHES)
+        node._seq = next(PUSH_TIMES)
         self.stack.append(node)
 
     def pop(self) -> ast.expr:
@@ -316,7 +311,7 @@ def _load_const(m, op):
         # (most constants: one test, and push_new inlined)
         node = ast.Constant(value)
         node.lineno = op.line
-        node._seq = next(_PUSHES)
+        node._seq = next(PUSH_TIMES)
         m.stack.append(node)
     elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
         m.push_new(CodeConst(value), op)
@@ -359,7 +354,7 @@ def _load_name(m, op):
         return
     node = ast.Name(op.arg, _LOAD)      # (push_new inlined: the commonest op)
     node.lineno = op.line
-    node._seq = next(_PUSHES)
+    node._seq = next(PUSH_TIMES)
     m.stack.append(node)
 
 
@@ -942,7 +937,7 @@ def _assign_value(m, target, value, op) -> None:
     if m.multi or (len(targets) == 1 and len(m.stack) > m.base and _values_pending(m)):
         if not m.multi:
             m.multi_values = list(m.stack[m.base:])
-        m.multi.append((target, value, next(_PUSHES), op))
+        m.multi.append((target, value, next(PUSH_TIMES), op))
         if not _values_pending(m):
             # Values in the order they were evaluated; each pairs with its target.
             pairs = sorted(m.multi, key=lambda p: getattr(p[1], "_seq", 0))
@@ -1037,7 +1032,7 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     if isinstance(value, Entered):
         m.last_target = tuple_target      # `with cm as (a, b):`
         return
-    if isinstance(value, _ForTarget):
+    if isinstance(value, ForTarget):
         value.target = tuple_target
         if m.stack and m.stack[-1] is value:
             m.pop()          # it stayed on the stack while the target filled
@@ -1045,7 +1040,7 @@ def _fill_slot(m, slot: UnpackSlot, target, op):
     _assign_value(m, tuple_target, value, op)
 
 
-class _ForTarget(Placeholder):      # (no subclasses: tested by type)
+class ForTarget(Placeholder):      # (no subclasses: tested by type)
     """The item FOR_ITER produced; the stores that follow fill ``target``."""
 
     def __init__(self):
@@ -1087,7 +1082,7 @@ def _store_ctx(node):
 
 @handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
 def _store_name(m, op):
-    if m.stack and type(m.stack[-1]) is _ForTarget and m.stack[-1].target is None:
+    if m.stack and type(m.stack[-1]) is ForTarget and m.stack[-1].target is None:
         m.pop().target = ast.Name(op.arg, _STORE)
         return
     store(m, ast.Name(op.arg, _STORE), op)
@@ -1097,7 +1092,7 @@ def _store_name(m, op):
 def _store_attr(m, op):
     obj = m.pop_value()
     target = ast.Attribute(value=obj, attr=op.arg, ctx=ast.Store())
-    if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
+    if m.stack and isinstance(m.stack[-1], ForTarget) and m.stack[-1].target is None:
         m.pop().target = target
         return
     store(m, target, op)
@@ -1110,7 +1105,7 @@ def _store_subscr(m, op):
     if _annotation_store(m, obj, index, op):
         return
     target = ast.Subscript(value=obj, slice=index, ctx=ast.Store())
-    if m.stack and isinstance(m.stack[-1], _ForTarget) and m.stack[-1].target is None:
+    if m.stack and isinstance(m.stack[-1], ForTarget) and m.stack[-1].target is None:
         m.pop().target = target
         return
     store(m, target, op)
@@ -1176,7 +1171,7 @@ def _unpack_ex(m, op):
 
 def _push_unpack(m, value, n, star, op):
     parent = value if isinstance(value, UnpackSlot) else None
-    if isinstance(value, _ForTarget):
+    if isinstance(value, ForTarget):
         owner = UnpackTarget(value, [None] * n, star, None, op.line)
         m.push(value)    # stays until its target is complete
     else:

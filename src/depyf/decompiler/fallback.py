@@ -107,7 +107,8 @@ from ..bytecode.edits import remove_ops
 from ..bytecode.normalize import PASS_FUNCTIONS, PASSES, to_ops
 from ..bytecode.versions import get_table
 from .astcompat import child_nodes
-from .expressions import Context, DecompileFailure, StackMachine, CodeConst, definition, same_target
+from .expressions import Context, StackMachine, CodeConst, definition, same_target
+from .failure import DecompileFailure
 from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder)
 

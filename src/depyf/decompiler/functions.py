@@ -12,7 +12,8 @@ from typing import List, Optional
 
 from ..bytecode.code import parameters
 from ..bytecode.normalize import normalize
-from .expressions import Context, DecompileFailure, annotation_expr
+from .expressions import Context, annotation_expr
+from .failure import DecompileFailure
 from .structure.walker import Walker
 from .structure.comprehensions import build_comprehension
 from .objects import unbound_cells

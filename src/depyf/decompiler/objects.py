@@ -28,6 +28,8 @@ import ast
 import sys
 
 from .astcompat import bound_name, child_nodes, with_type_params
+from .failure import DecompileFailure
+from .spill import spills_of
 from .values import FunctionValue, Placeholder
 
 
@@ -63,8 +65,6 @@ def module_globals_expr(value: dict):
 def code_expr(m, code) -> ast.expr:
     """A call of a helper, defined just before the current statement, that
     returns a code object equivalent to ``code``."""
-    from .expressions import DecompileFailure
-    from .spill import spills_of
     name = code.name
     if name == "<lambda>":
         fn = m.ctx.nested(FunctionValue(code), "lambda")
@@ -110,8 +110,6 @@ def function_expr(m, value: FunctionValue) -> ast.expr:
             ...
         return torch_dynamo_resume_in_outer_at_12(*[...])
     """
-    from .expressions import DecompileFailure
-    from .spill import spills_of
     code = value.code
     spills = spills_of(m.ctx)
     if not code.name.isidentifier() or code.name in spills.taken:

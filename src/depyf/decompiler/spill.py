@@ -34,6 +34,7 @@ import itertools
 import operator
 from typing import Dict, List, Optional, Tuple
 
+from .evaluation_order import PUSH_TIMES
 from .values import AST_KINDS, PendingNamed, Placeholder
 
 #: expression nodes whose evaluation runs no user code (no call, no dunder method)
@@ -555,7 +556,7 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     if _undisturbed(m, stmt, trees):
         return []
     if time is None:
-        time = next(expressions._PUSHES)
+        time = next(PUSH_TIMES)
     plan = _Plan(m.ctx, stmt, trees, time)
     while True:
         new = plan.choose_round()
@@ -594,7 +595,7 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
         if isinstance(node, PendingNamed):
             targets += node.targets
             value = node.value
-        assign = ast.Assign(targets=targets, value=expressions.finish(m, value))
+        assign = ast.Assign(targets=targets, value=m.value(value))
         assign.lineno = getattr(node, "lineno", None) or line
         out.append(assign)
     return out
@@ -729,6 +730,3 @@ def drops_out(stmt) -> bool:
     (and spilled) elsewhere, which evaluates nothing."""
     return isinstance(stmt, ast.Expr) and getattr(stmt.value, "_spill_temp", False)
 
-
-# (last: expressions imports this module; its names are read when spilling)
-from . import expressions  # noqa: E402

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 
 from .conditionals import negate
-from ..expressions import ComprehensionAppend, DecompileFailure
+from ..expressions import ComprehensionAppend
+from ..failure import DecompileFailure
 
 
 def build_comprehension(name: str, body, iterable) -> ast.expr:

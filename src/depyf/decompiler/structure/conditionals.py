@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ..expressions import DecompileFailure
+from ..failure import DecompileFailure
 
 
 @dataclass

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import ast
 
-from ..expressions import DecompileFailure, StackMachine
+from ..expressions import StackMachine
+from ..failure import DecompileFailure
 from ..values import CaughtException, ExcInfo, Null
 
 _PROLOGUE = [("BUILD_LIST", 0), ("COPY", 2)]

@@ -28,7 +28,8 @@ from typing import List, Optional
 
 from ..astcompat import TryStar
 from .except_star import clauses as except_star_clauses, is_except_star
-from ..expressions import DecompileFailure, StackMachine
+from ..expressions import StackMachine
+from ..failure import DecompileFailure
 from ..values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
 #: ops control never falls through (one after another in the code is no flow)

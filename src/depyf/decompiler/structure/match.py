@@ -36,7 +36,8 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
-from ..expressions import DecompileFailure, StackMachine
+from ..expressions import StackMachine
+from ..failure import DecompileFailure
 from ..values import Placeholder
 
 _CONDITIONAL = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",

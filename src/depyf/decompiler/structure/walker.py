@@ -5,7 +5,7 @@
 recognises the construct from jump targets (a loop header is the target of a
 backward jump; an ``if`` is a chain of conditional jumps to one label) and
 recurses into the sub-ranges. Anything it cannot place raises
-:class:`~depyf.decompiler.expressions.DecompileFailure`, and the caller falls
+:class:`~depyf.decompiler.failure.DecompileFailure`, and the caller falls
 back to the unstructured form for that code object.
 """
 from __future__ import annotations
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_chain
-from ..expressions import DecompileFailure, StackMachine, _ForTarget
+from ..expressions import StackMachine, ForTarget
+from ..failure import DecompileFailure
 from ..spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
@@ -1315,7 +1316,7 @@ class Walker:
             self.ctx = self.ctx.with_kind("comprehension")
         try:
             body_m = StackMachine(self.ctx, m.stack + [iterator])
-            item = _ForTarget()
+            item = ForTarget()
             body_m.push(item)
             j = i + 1
             while item.target is None:

@@ -8,7 +8,9 @@ One module per construct family:
 - :mod:`.comprehensions` rebuilds comprehensions from their loops;
 - :mod:`.exceptions` rebuilds ``try``/``except``/``finally`` and ``with``;
 - :mod:`.except_star` the ``except*`` clauses of 3.11+;
-- :mod:`.match` the ``match`` statement.
+- :mod:`.clauses` what both kinds of except clause read alike;
+- :mod:`.match` the ``match`` statement;
+- :mod:`.signatures` runs of ops compared by name, how copied code is recognised.
 
 Nothing here asks which CPython made the code: version idioms are rewritten
 into one IR by :mod:`depyf.bytecode.normalize` before structuring starts.

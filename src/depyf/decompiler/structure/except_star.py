@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import ast
 
+from .clauses import clause_body_end, clause_type_end, name_epilogue, terminal
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
+from .signatures import tail_signature
 from ..values import CaughtException, ExcInfo, Null
 
 _PROLOGUE = [("BUILD_LIST", 0), ("COPY", 2)]
@@ -73,7 +75,6 @@ def clauses(w, m: StackMachine, hs: int, he: int, handler):
             # The statement ends the loop body: the way out starts the next iteration.
             return nodes, [None], []
         return nodes, [ops[q].target.index], []
-    from .exceptions import tail_signature
     return nodes, [None], [(tail_signature(ops, q, w.n), None, q, w.n)]
 
 
@@ -81,7 +82,6 @@ def _clause(w, p, he, base, outer):
     """One clause from its type test at ``p``; returns (node, start of the next)."""
     ops = w.ops
     sub = StackMachine(w.ctx, base)
-    from .exceptions import clause_type_end
     j = clause_type_end(w, sub, p, he, "CHECK_EG_MATCH", "except*")
     if j + 3 >= he or [o.name for o in ops[j + 1:j + 3]] != ["COPY", "POP_JUMP_IF_NONE"]:
         raise DecompileFailure("except* clause without its match test")
@@ -104,7 +104,6 @@ def _clause(w, p, he, base, outer):
 
 def _clause_body(w, p, stop, base, outer, name):
     """Statements of a clause body starting at ``p`` (its code ends before ``stop``)."""
-    from .exceptions import clause_body_end, name_epilogue, terminal
     ops = w.ops
     guard = _clause_handler(w, p, stop, outer)
     if guard is not None and p < guard.target.index < stop:

@@ -27,13 +27,12 @@ import ast
 from typing import List, Optional
 
 from ..astcompat import TryStar
+from .clauses import TERMINALS, clause_body_end, clause_type_end, name_epilogue, terminal
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
+from .signatures import NO_FALLTHROUGH, names, tail_signature
 from ..values import CaughtException, Entered, ExcInfo, Iterator, WithExit
-
-#: ops control never falls through (one after another in the code is no flow)
-NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
 
 class Regions:
@@ -60,10 +59,6 @@ class Regions:
     def cleanup_of(self, handler):
         """The clean-up handler covering a handler's code (COPY 3; POP_EXCEPT; RERAISE 1)."""
         return self.ops[handler.target.index].handler
-
-
-def names(ops, lo, hi):
-    return [(o.name, o.arg if o.target is None else None) for o in ops[lo:hi]]
 
 
 # -- try statements ------------------------------------------------------------------
@@ -611,51 +606,6 @@ def _drops_iterator(op, m) -> bool:
     return op.name == "POP_TOP" and bool(m.stack) and isinstance(m.stack[-1], Iterator)
 
 
-def clause_body_end(w, p, stop, cleanup) -> int:
-    """End of the ops of a clause's body covered by its clean-up handler. A
-    ``return`` in a branch (``if c: return x``) leaves the covered range early
-    (``POP_EXCEPT; RETURN_VALUE``), so the range runs on over what the body's own
-    forward jumps still land beyond."""
-    ops = w.ops
-    end = p
-    while True:
-        while end < stop and w.regions.covered(ops[end], cleanup):
-            end += 1
-        beyond = [o.target.index for o in ops[p:end]
-                  if o.target is not None and end < o.target.index < stop]
-        if not beyond:
-            return end
-        end = max(beyond)
-
-
-def clause_type_end(w, sub, p: int, he: int, test: str, what: str) -> int:
-    """Step the ops of an except clause's type expression, from ``p``, on ``sub``
-    up to its ``test`` op (CHECK_EXC_MATCH, CHECK_EG_MATCH); where that op is
-    (``he`` if it is missing). The type is then ``sub``'s top."""
-    ops = w.ops
-    j = p
-    while j < he and ops[j].name != test:
-        if ops[j].target is not None:
-            raise DecompileFailure("jump inside an %s type" % what)
-        sub.step(ops[j])
-        j += 1
-    return j
-
-
-def tail_signature(ops, k, end):
-    """The first ops of a copied tail, up to its first jump or exit."""
-    j = k
-    while j < end and j < k + 6:
-        j += 1
-        if ops[j - 1].name in NO_FALLTHROUGH \
-                or ops[j - 1].target is not None:
-            break
-    return names(ops, k, j)
-
-
-_TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
-
-
 def _ends_terminal(body) -> bool:
     """``body`` never falls off its end (``if c: return x`` / ``else: raise`` too).
 
@@ -675,7 +625,7 @@ def _ends_terminal(body) -> bool:
         inner = last.body[-1]
         return isinstance(inner, (ast.Return, ast.Break, ast.Continue)) \
             or (isinstance(inner, (ast.With, ast.AsyncWith)) and _ends_terminal(last.body))
-    return isinstance(last, _TERMINALS)
+    return isinstance(last, TERMINALS)
 
 
 def _endless(body) -> bool:
@@ -695,17 +645,6 @@ def _loop_level(stmts):
         if not isinstance(s, (ast.While, ast.For, ast.AsyncFor)):
             for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                 yield from _loop_level(getattr(s, field, None) or [])
-
-
-def terminal(m):
-    return m.stmts and isinstance(m.stmts[-1], _TERMINALS)
-
-
-def name_epilogue(ops, k, name) -> bool:
-    """``LOAD_CONST None; STORE name; DELETE name`` that ends ``except E as name``."""
-    return (k + 2 < len(ops) and ops[k].name == "LOAD_CONST" and ops[k].arg is None
-            and ops[k + 1].name.startswith("STORE") and ops[k + 1].arg == name
-            and ops[k + 2].name.startswith("DELETE") and ops[k + 2].arg == name)
 
 
 # -- finally -----------------------------------------------------------------------------

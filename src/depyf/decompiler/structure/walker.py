@@ -21,9 +21,10 @@ from ..failure import DecompileFailure
 from ..spill import spill_before_branches
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
-from .exceptions import (NO_FALLTHROUGH, Regions, copied_at, finally_end, flow_from, names,
-                         try_statement, with_exit_at, with_statement)
+from .exceptions import (Regions, copied_at, finally_end, flow_from, try_statement, with_exit_at,
+                         with_statement)
 from .match import match_statement
+from .signatures import NO_FALLTHROUGH, names
 from ..values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}

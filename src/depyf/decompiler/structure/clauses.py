@@ -1,0 +1,64 @@
+"""The parts of an except clause that plain handlers (:mod:`.exceptions`) and
+``except*`` handlers (:mod:`.except_star`) read alike: where its type
+expression and its body end, the unbinding of its name, and whether its
+statements end in a way out.
+
+Example::
+
+    >>> from depyf.bytecode.ir import Op
+    >>> ops = [Op("LOAD_CONST", None), Op("STORE_FAST", "e"), Op("DELETE_FAST", "e")]
+    >>> name_epilogue(ops, 0, "e")
+    True
+"""
+from __future__ import annotations
+
+import ast
+
+from ..failure import DecompileFailure
+
+#: statements control never leaves by their end
+TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def clause_body_end(w, p, stop, cleanup) -> int:
+    """End of the ops of a clause's body covered by its clean-up handler. A
+    ``return`` in a branch (``if c: return x``) leaves the covered range early
+    (``POP_EXCEPT; RETURN_VALUE``), so the range runs on over what the body's own
+    forward jumps still land beyond."""
+    ops = w.ops
+    end = p
+    while True:
+        while end < stop and w.regions.covered(ops[end], cleanup):
+            end += 1
+        beyond = [o.target.index for o in ops[p:end]
+                  if o.target is not None and end < o.target.index < stop]
+        if not beyond:
+            return end
+        end = max(beyond)
+
+
+def clause_type_end(w, sub, p: int, he: int, test: str, what: str) -> int:
+    """Step the ops of an except clause's type expression, from ``p``, on ``sub``
+    up to its ``test`` op (CHECK_EXC_MATCH, CHECK_EG_MATCH); where that op is
+    (``he`` if it is missing). The type is then ``sub``'s top."""
+    ops = w.ops
+    j = p
+    while j < he and ops[j].name != test:
+        if ops[j].target is not None:
+            raise DecompileFailure("jump inside an %s type" % what)
+        sub.step(ops[j])
+        j += 1
+    return j
+
+
+def terminal(m):
+    """The last statement the machine ``m`` emitted is a way out (a return,
+    raise, break or continue)."""
+    return m.stmts and isinstance(m.stmts[-1], TERMINALS)
+
+
+def name_epilogue(ops, k, name) -> bool:
+    """``LOAD_CONST None; STORE name; DELETE name`` that ends ``except E as name``."""
+    return (k + 2 < len(ops) and ops[k].name == "LOAD_CONST" and ops[k].arg is None
+            and ops[k + 1].name.startswith("STORE") and ops[k + 1].arg == name
+            and ops[k + 2].name.startswith("DELETE") and ops[k + 2].arg == name)

@@ -1,0 +1,34 @@
+"""Runs of ops compared by their names: how the structuring modules recognise
+code the compiler copied (a ``finally`` body, the code after a ``try``, an
+``__exit__`` call) and where control stops falling through.
+
+Example::
+
+    >>> from depyf.bytecode.ir import Op
+    >>> ops = [Op("LOAD_FAST", "x"), Op("RETURN_VALUE"), Op("LOAD_CONST", None)]
+    >>> names(ops, 0, 2)
+    [('LOAD_FAST', 'x'), ('RETURN_VALUE', None)]
+    >>> tail_signature(ops, 0, 3)
+    [('LOAD_FAST', 'x'), ('RETURN_VALUE', None)]
+"""
+from __future__ import annotations
+
+#: ops control never falls through (one after another in the code is no flow)
+NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
+
+def names(ops, lo, hi):
+    """The name and argument of each of ``ops[lo:hi]`` (a jump's argument left
+    out: the copies of one jump aim at different ops)."""
+    return [(o.name, o.arg if o.target is None else None) for o in ops[lo:hi]]
+
+
+def tail_signature(ops, k, end):
+    """The first ops of a copied tail, up to its first jump or exit."""
+    j = k
+    while j < end and j < k + 6:
+        j += 1
+        if ops[j - 1].name in NO_FALLTHROUGH \
+                or ops[j - 1].target is not None:
+            break
+    return names(ops, k, j)

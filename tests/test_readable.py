@@ -23,7 +23,8 @@ import pytest
 import depyf
 from depyf.decompiler.readable import Readable, make_readable
 from depyf.decompiler.readable.effects import CODE, PURE, QUIET, Evaluation, commute, kind_of
-from depyf.decompiler.readable.scope import Scope, free_names
+from depyf.decompiler.readable.facts import scope_of
+from depyf.decompiler.readable.scope import free_names
 from test_decompile_stack_statements import juggled_lists
 from test_fallback import HOST, Assembler, template
 
@@ -152,14 +153,14 @@ def test_kinds_of_steps():
             v = args[0]
             graph_out_0 = h()
     """)).body[0]
-    steps = Evaluation(Scope.of(fn))
+    steps = Evaluation(scope_of(fn))
     kinds = [kind_of(steps.expression(stmt.value)) for stmt in fn.body[:-1]]
     assert kinds == [PURE, PURE, QUIET, CODE, PURE]
 
 
 def test_commute_rules():
     fn = ast.parse("def f(a):\n    g\n    a\n    h()\n    a = 1").body[0]
-    steps = Evaluation(Scope.of(fn, keep={"a"}))
+    steps = Evaluation(scope_of(fn, keep={"a"}))
     quiet, pure, code, store = (steps.statement(s) for s in fn.body)
     assert commute(quiet, pure) and commute(code, pure) and commute(quiet, quiet)
     assert not commute(quiet, code) and not commute(code, code)

@@ -27,9 +27,9 @@ evaluated in between; into a branch only when pure.
 Example::
 
     >>> import ast
-    >>> from depyf.decompiler.readable.scope import Scope
+    >>> from depyf.decompiler.readable.facts import scope_of
     >>> fn = ast.parse("def f(a):\\n    t = g.x\\n    h(a)\\n    return t").body[0]
-    >>> steps = Evaluation(Scope.of(fn))
+    >>> steps = Evaluation(scope_of(fn))
     >>> value, call = steps.expression(fn.body[0].value), steps.statement(fn.body[1])
     >>> [KIND_NAMES[s.kind] for s in value], commute(value, call)
     (['quiet', 'code'], False)

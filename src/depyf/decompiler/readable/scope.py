@@ -9,8 +9,9 @@ stores to it stay where they are and it keeps its name.
 Example::
 
     >>> import ast
+    >>> from depyf.decompiler.readable.facts import scope_of
     >>> fn = ast.parse("def f(a):\\n    t = a\\n    u = g(t)\\n    return u").body[0]
-    >>> facts = Scope.of(fn, keep={"u"})
+    >>> facts = scope_of(fn, keep={"u"})
     >>> sorted(facts.temporaries), facts.loads["t"], facts.kind_of("g")
     (['t'], 1, 'global')
 """
@@ -58,11 +59,6 @@ class Scope:
         self.cells = (declared_nonlocal | (bound & nested)) - declared_global
         self.plain_locals = bound - declared_global - self.cells
         self.temporaries = {n for n in self.plain_locals - self.params if n not in keep}
-
-    @classmethod
-    def of(cls, fn: ast.FunctionDef, keep: Collection[str] = ()) -> "Scope":
-        from .facts import Facts
-        return Facts(fn, frozenset(keep), {}).scope
 
     def kind_of(self, name: str) -> str:
         """'local' (a plain local: only this frame's stores change it), 'cell',

@@ -42,6 +42,8 @@ import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
 from .linemap import child, find_code, retarget
+from .sessions import active_sessions
+from .warning import DepyfWarning
 
 # Graph files whose module runs a ``forward`` worth stepping through.
 FX_KINDS = ("dynamo_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph")
@@ -56,7 +58,6 @@ debugging = [0]
 
 
 def _known() -> List["Breakpoints"]:
-    from .hooks import active_sessions
     return _finished + [s.breakpoints for s in list(active_sessions)]
 
 
@@ -280,7 +281,6 @@ class Breakpoints:
         if who in self._warned:
             return
         self._warned.add(who)
-        from .hooks import DepyfWarning
         warnings.warn("depyf: breakpoints in the dumped files of %s will not be hit: %s: %s "
                       "(it runs the code torch made, unchanged)" % (who, type(error).__name__, error),
                       DepyfWarning, stacklevel=2)

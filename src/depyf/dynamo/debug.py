@@ -27,6 +27,8 @@ import warnings
 from typing import List, Optional
 
 from .pause import caller_frame, stop_in
+from .sessions import active_sessions
+from .warning import DepyfWarning
 
 _SHOWN = 12      # files listed by name before "and N more"
 # Frames between the user's ``with`` and the pause: this generator and contextlib's __enter__.
@@ -59,7 +61,6 @@ def debug(*, pause: bool = True):
     except ImportError as e:
         raise ImportError("depyf.debug needs torch (pip install torch)") from e
     from .breakpoints import debugging, apply_all, dumps
-    from .hooks import DepyfWarning
 
     apply_all()
     known = dumps()
@@ -122,7 +123,6 @@ def _listing(known) -> str:
 
 
 def _dumping() -> bool:
-    from .hooks import active_sessions
     return bool(active_sessions)
 
 
@@ -140,7 +140,6 @@ class _NewCompiles:
     def _hook(self, code, new_code):
         try:
             if not self.seen and not _dumping():
-                from .hooks import DepyfWarning
                 warnings.warn("depyf.debug(): Dynamo compiled %s anew outside prepare_debug; that code is "
                               "not dumped, so breakpoints cannot stop in it"
                               % getattr(code, "co_qualname", code.co_name), DepyfWarning, stacklevel=2)

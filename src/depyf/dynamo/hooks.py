@@ -52,14 +52,11 @@ from .artifacts import GUARDS, STARTED, Event, TraceCapture, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
+from .sessions import active_sessions
 from .untraced import keep_dynamo_out
+from .warning import DepyfWarning
 
-active_sessions: List["Session"] = []
 _PLACEHOLDER = "__depyf_function__"
-
-
-class DepyfWarning(UserWarning):
-    """depyf could not do part of its work; the program itself is unaffected."""
 
 
 @dataclass

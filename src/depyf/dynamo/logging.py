@@ -23,6 +23,7 @@ import logging
 import threading
 
 from . import torch_compat
+from .warning import DepyfWarning
 
 _lock = threading.Lock()
 _handle = None
@@ -46,7 +47,6 @@ def install() -> None:
             return
         register = torch_compat.feature("bytecode_hook")
         if register is None:
-            from .hooks import DepyfWarning
             torch_compat.warn_missing("install()", ["bytecode_hook"], DepyfWarning, loses=(
                 "the bytecode log stays without decompiled source; everything else works"))
             return

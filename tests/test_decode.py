@@ -223,14 +223,14 @@ def test_ops_decoded_directly_match_instructions():
 
 def test_location_lines_match_positions():
     # the decoder's lines of a 3.11+ location table are the positions' lines
-    from depyf.bytecode.linetable import _location_lines
+    from depyf.bytecode.linetable import location_lines
     code = compile("def f(a, b):\n    x = (a +\n         b)\n    return [y for y in\n"
                    "                  range(x)]\n", "<s>", "exec").co_consts[0]
     table = getattr(code, "co_linetable", b"")
     if sys.version_info < (3, 11):
         pytest.skip("no location table before 3.11")
     want = [p[0] for p in positions_table(table, code.co_firstlineno, len(code.co_code))]
-    assert _location_lines(table, code.co_firstlineno, len(code.co_code)) == want
+    assert location_lines(table, code.co_firstlineno, len(code.co_code)) == want
     assert want[0] is not None and len(set(want) - {None}) >= 3
 
 
@@ -286,29 +286,29 @@ def test_location_lines_match_positions_on_random_tables():
     # lines written a run at a time (a line change, no location, the numbered
     # forms, a table longer or shorter than the code) are the positions' lines
     import random
-    from depyf.bytecode.linetable import _location_lines
+    from depyf.bytecode.linetable import location_lines
     rnd = random.Random(7)
     for _ in range(2000):
         table = b"".join(_random_location_entry(rnd) for _ in range(rnd.randrange(12)))
         code_len = 2 * rnd.randrange(40)
         want = [p[0] for p in positions_table(table, 3, code_len)]
-        assert _location_lines(table, 3, code_len) == want, (table, code_len)
+        assert location_lines(table, 3, code_len) == want, (table, code_len)
 
 
 def test_location_lines_cut_short():
     # an entry cut off by the end of the table is an error only when its units
     # are needed; which error says what was cut
     from depyf.bytecode.errors import TruncatedError
-    from depyf.bytecode.linetable import _location_lines
+    from depyf.bytecode.linetable import location_lines
     short, one_line, numbered = 0x80, 0xd8, 0xe8       # 1 unit each
     with pytest.raises(TruncatedError, match="inside an entry"):
-        _location_lines(bytes([short]), 1, 2)
+        location_lines(bytes([short]), 1, 2)
     with pytest.raises(TruncatedError, match="inside an entry"):
-        _location_lines(bytes([short, 0, one_line, 0]), 1, 4)
+        location_lines(bytes([short, 0, one_line, 0]), 1, 4)
     with pytest.raises(TruncatedError, match="inside a number"):
-        _location_lines(bytes([numbered]), 1, 2)
-    assert _location_lines(bytes([one_line, 0, 0, short]), 1, 2) == [2]
-    assert _location_lines(bytes([0xf8, one_line, 0, 0]), 1, 6) == [None, 2, None]
+        location_lines(bytes([numbered]), 1, 2)
+    assert location_lines(bytes([one_line, 0, 0, short]), 1, 2) == [2]
+    assert location_lines(bytes([0xf8, one_line, 0, 0]), 1, 6) == [None, 2, None]
 
 
 def test_decompile_restores_gc_threshold():

@@ -744,8 +744,8 @@ def _compare(symbol):
 
 
 def test_api_uses_the_fallback_when_structuring_fails():
-    from depyf.decompiler.api import _unstructured
-    body = _unstructured(as_record(nested_try), DecompileFailure("a reason"))
+    from depyf.decompiler.api import unstructured
+    body = unstructured(as_record(nested_try), DecompileFailure("a reason"))
     text = ast.unparse(ast.fix_missing_locations(ast.Module(body=body, type_ignores=[])))
     assert "depyf: unstructured fallback (a reason)" in text
     assert "NotImplementedError" not in text

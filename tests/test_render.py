@@ -20,7 +20,7 @@ import pytest
 from depyf.decompiler import astcompat
 from depyf.decompiler.astcompat import (ParamSpec, TryStar, TypeAlias, TypeVar, TypeVarTuple,
                                         make, with_type_params)
-from depyf.decompiler.render import _cleandoc_313, render
+from depyf.decompiler.render import cleandoc_313, render
 from depyf.verify.interpreters import find_interpreter
 
 HOST = sys.version_info[:2]
@@ -215,7 +215,7 @@ def clean_docstrings(tree):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                     and isinstance(body[0].value.value, str):
-                body[0].value.value = _cleandoc_313(body[0].value.value)
+                body[0].value.value = cleandoc_313(body[0].value.value)
     return tree
 
 
@@ -645,7 +645,7 @@ print(json.dumps(out))
 
 
 def test_docstrings_match_313_cleaning():
-    """``_cleandoc_313`` is what 3.13 compiles, and text rendered for 3.13 with
+    """``cleandoc_313`` is what 3.13 compiles, and text rendered for 3.13 with
     indented docstrings compiles back to the same docstrings."""
     raw = []
     for name_ in ("argparse.py", "inspect.py", "typing.py"):
@@ -667,8 +667,8 @@ def test_docstrings_match_313_cleaning():
 
     texts = [render(program(doc), layout="compact", target=(3, 12)) for doc in raw]
     got = run_python("3.13", DOCS_313, texts)
-    assert got == [[_cleandoc_313(d)] * 3 for d in raw]
-    cleaned = [_cleandoc_313(d) for d in raw]
+    assert got == [[cleandoc_313(d)] * 3 for d in raw]
+    cleaned = [cleandoc_313(d) for d in raw]
     texts = [render(program(doc), layout="compact", target=(3, 13)) for doc in cleaned]
     assert sum('\n    ' in t.split('"""')[1] for t in texts) > 20  # indented ones
     assert run_python("3.13", DOCS_313, texts) == [[d] * 3 for d in cleaned]

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-from depyf.decompiler.api import _unstructured  # noqa: E402
+from depyf.decompiler.api import unstructured  # noqa: E402
 from depyf.decompiler.functions import CodeDecompiler  # noqa: E402
 from depyf.verify.corpus import case_files, corpus_modules  # noqa: E402
 from depyf.verify.interpreters import KNOWN_VERSIONS, installed_versions, parse_version  # noqa: E402
@@ -36,7 +36,7 @@ def reasons_for(session, path, counts, examples):
         key = re.sub(r"offset \d+", "offset N", str(failure))
         counts[key] += 1
         examples.setdefault(key, []).append("%s:%s" % (os.path.basename(path), code.qualname))
-        return _unstructured(code, failure)
+        return unstructured(code, failure)
 
     try:
         CodeDecompiler(record, "module", on_failure=on_failure).statements()

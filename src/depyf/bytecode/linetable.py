@@ -30,7 +30,7 @@ Position = Tuple[Optional[int], Optional[int], Optional[int], Optional[int]]
 def line_table(data: bytes, fmt: str, firstlineno: int, code_len: int) -> List[Optional[int]]:
     """Line number (or None) of every code unit of a code object."""
     if fmt == "locations":
-        return _location_lines(data, firstlineno, code_len)
+        return location_lines(data, firstlineno, code_len)
     units = code_len // 2
     lines: List[Optional[int]] = []
     line = firstlineno
@@ -135,11 +135,11 @@ def positions_table(data: bytes, firstlineno: int, code_len: int) -> List[Positi
 _NO_POSITION: Position = (None, None, None, None)
 
 
-def _location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Optional[int]]:
+def location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Optional[int]]:
     """The lines of :func:`positions_table`, without building the positions (the
     decoder needs only lines; it reads the same entries, with the same checks).
 
-    >>> _location_lines(bytes([0xd8, 0, 0, 0x81, 0, 0xf8]), 5, 8)   # line+1 (1 unit), 2 units, none
+    >>> location_lines(bytes([0xd8, 0, 0, 0x81, 0, 0xf8]), 5, 8)   # line+1 (1 unit), 2 units, none
     [6, 6, 6, None]
     """
     units = code_len // 2

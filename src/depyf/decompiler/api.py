@@ -160,7 +160,7 @@ def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None,
     ``live`` is the function object, if any, for defaults and cells; ``name``
     what to call the ``def`` (then a lambda is written as a ``def`` too)."""
     decompiler = CodeDecompiler(record, "module" if kind == "module" else "function",
-                                on_failure=on_failure or _unstructured)
+                                on_failure=on_failure or unstructured)
     if kind == "module":
         body = decompiler.statements()
     else:
@@ -202,7 +202,7 @@ class _FailureLog:
         self.stubs: List[Tuple[str, str]] = []
 
     def __call__(self, code, failure):
-        body = _unstructured(code, failure, on_failure=self)
+        body = unstructured(code, failure, on_failure=self)
         name = code.qualname or code.name
         if _is_stub(body):
             self.stubs.append((name, str(failure)))
@@ -217,12 +217,18 @@ def _is_stub(body) -> bool:
             and str(body[0].value.value).startswith("depyf: "))
 
 
-def _unstructured(code, failure, on_failure=None):
+def unstructured(code, failure, on_failure=None):
     """Bytecode the structured decompiler cannot shape (``failure`` says why): the
     fallback's dispatch-loop Python, which behaves like the bytecode. Should even
-    that be impossible, a body that raises and says why."""
+    that be impossible, a body that raises and says why.
+
+    >>> from depyf.bytecode import as_record
+    >>> body = unstructured(as_record(lambda x: x + 1), DecompileFailure("why"))
+    >>> type(body[-1]).__name__
+    'Return'
+    """
     try:
-        return fallback_body(code, failure, on_failure=on_failure or _unstructured)
+        return fallback_body(code, failure, on_failure=on_failure or unstructured)
     except Exception as e:      # even a fallback bug only costs this code object
         reason = "%s; fallback: %s" % (failure, e if isinstance(e, DecompileFailure)
                                        else "%s: %s" % (type(e).__name__, e))

@@ -268,8 +268,12 @@ def _complex_text(value: complex) -> Tuple[str, int]:
     return text, ATOM
 
 
-def _cleandoc_313(doc: str) -> str:
-    """What CPython 3.13's compiler makes of a docstring (``_PyCompile_CleanDoc``)."""
+def cleandoc_313(doc: str) -> str:
+    """What CPython 3.13's compiler makes of a docstring (``_PyCompile_CleanDoc``).
+
+    >>> cleandoc_313("  First.\\n    more\\n      deeper")
+    'First.\\nmore\\n  deeper'
+    """
     doc = doc.expandtabs()
     lines = doc.split("\n")
     margins = [len(l) - len(l.lstrip(" ")) for l in lines[1:] if l.lstrip(" ")]
@@ -575,7 +579,7 @@ class _Renderer:
             lines = value.split("\n")
             indented = "\n".join(lines[:1] + [indent + l if l.strip(" ") else l
                                               for l in lines[1:]])
-            if indent and _cleandoc_313(indented) == value:
+            if indent and cleandoc_313(indented) == value:
                 value = indented
         self._w(prefix + '"""' + _quote_body(value, '"""', keep_newlines=multi) + '"""')
 

@@ -236,7 +236,7 @@ def test_linemap_retarget_keeps_code_and_moves_lines(tmp_path, version):
 
 def test_alignment_blocks_match_and_keep_order():
     import random
-    from depyf.dynamo.linemap import _matching_blocks
+    from depyf.dynamo.linemap import matching_blocks
     rng = random.Random(5)
     for _ in range(300):
         a = [rng.choice("abcdef") for _ in range(rng.randrange(0, 30))]
@@ -247,7 +247,7 @@ def test_alignment_blocks_match_and_keep_order():
                 del b[min(at, len(b) - 1)]
             else:
                 b.insert(at, rng.choice("abcxyz"))
-        blocks = _matching_blocks(a, b)
+        blocks = matching_blocks(a, b)
         last_i = last_j = 0
         for i, j, n in blocks:
             assert n > 0 and i >= last_i and j >= last_j

@@ -170,11 +170,11 @@ def test_text_that_does_not_compile_is_kept_as_comments(monkeypatch):
 
 
 def test_each_rank_writes_its_own_directory(monkeypatch, tmp_path):
-    from depyf.dynamo.hooks import _rank_dir
+    from depyf.dynamo.hooks import rank_dir
     monkeypatch.delenv("RANK", raising=False)
-    assert _rank_dir(str(tmp_path)) == str(tmp_path)
+    assert rank_dir(str(tmp_path)) == str(tmp_path)
     monkeypatch.setenv("RANK", "3")
-    assert _rank_dir(str(tmp_path)) == os.path.join(str(tmp_path), "rank_3")
+    assert rank_dir(str(tmp_path)) == os.path.join(str(tmp_path), "rank_3")
 
 
 def test_cell_variables_stay_cells():
@@ -200,10 +200,10 @@ def test_cell_variables_stay_cells_without_a_docstring(body):
 
 def test_meta_json_is_json_with_a_line_per_entry():
     import json
-    from depyf.dynamo.hooks import _readable_json
+    from depyf.dynamo.hooks import readable_json
     data = {"function": "f", "graph_breaks": ["x\ny"], "recompiles": [],
             "entries": [{"index": 0, "graphs": {"a": "b"}}, {"index": 1, "problem": None}]}
-    text = _readable_json(data)
+    text = readable_json(data)
     assert json.loads(text) == data
     assert text.count("\n") == len(data) + len(data["entries"]) + 3
 

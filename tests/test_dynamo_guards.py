@@ -709,7 +709,7 @@ def test_untranslatable_guard_raises():
     """An unknown leaf kind must raise naming the kind, never pass."""
     from depyf.dynamo import guards
 
-    renderer = guards._Renderer(_FakeRoot())
+    renderer = guards.Renderer(_FakeRoot())
     renderer.run()
     code = guards.render_guards(_FakeRoot(), "g")
     namespace = {}
@@ -773,7 +773,7 @@ def test_leaf_guards_on_a_stand_in_read_as_on_the_value():
     from depyf.dynamo import guards
 
     rng = random.Random(3)
-    renderer = guards._Renderer(_FakeRoot())
+    renderer = guards.Renderer(_FakeRoot())
     # (a name going on past the value, a value in a string: Python that the stand-in changes)
     cases = [("LAMBDA_GUARD", "G['torch'].abs", "G['torch'].absif 1 else 2"), ("LAMBDA_GUARD", "L['or']", "' L['or'] '")]
     for _ in range(6000):
@@ -785,12 +785,12 @@ def test_leaf_guards_on_a_stand_in_read_as_on_the_value():
     for kind, value, text in cases:
         text = text.replace("V", value)
         cls = {"TENSOR_MATCH": torch.Tensor, "EQUALS_MATCH": int}.get(kind, dict)
-        node = guards._Node(_FakeManager(cls), value, value)
-        shared = guards._stand_in_parts((text,), node)
+        node = guards.Node(_FakeManager(cls), value, value)
+        shared = guards.stand_in_parts((text,), node)
         if shared is None:
             continue
         try:
-            checks = renderer._checks(kind, shared, guards._about_stand_in(node), None)
+            checks = renderer._checks(kind, shared, guards.about_stand_in(node), None)
         except Exception:  # noqa: BLE001 - then the value's own translation is used
             continue
         via = [(c.kind, c.expr, c.negated, c.line) for c in (check.about(value) for check in checks)]

@@ -147,7 +147,7 @@ def test_finish_matches_ast(expr):
                                   "~x", "f(x)  == 1", "x[1:2]", "f({'a': 1})", "(x) == 1", "x == 'é'"])
 def test_finish_quickly_declines(expr):
     """Texts the quick path leaves to ast (some not Python, where ast raises)."""
-    assert guard_text._finish_quickly(expr) is None
+    assert guard_text.finish_quickly(expr) is None
 
 
 def test_quick_finish_matches_ast_on_random_texts():
@@ -176,7 +176,7 @@ def test_quick_finish_matches_ast_on_random_texts():
                 ast.parse(text, mode="eval")
         except SyntaxError:
             continue
-        quick = guard_text._finish_quickly(text)
+        quick = guard_text.finish_quickly(text)
         if quick is None:
             continue
         answered += 1
@@ -198,7 +198,7 @@ def test_quick_finish_matches_ast_on_random_texts():
 ])
 def test_strip_comment_quick_path(part):
     quick = strip_comment(part)
-    assert quick == guard_text._strip_comment_tokens(part)
+    assert quick == guard_text.strip_comment_tokens(part)
     assert "#" not in quick or "'#'" in quick
 
 
@@ -227,7 +227,7 @@ def test_strip_comment_quick_path(part):
 ])
 def test_to_python_quick_path(text):
     """The same expression as the rewrite gives (the quick path keeps torch's spelling)."""
-    slow = ast.dump(ast.parse(guard_text._to_python(text, ()), mode="eval"))
+    slow = ast.dump(ast.parse(guard_text.to_python_by_ast(text, ()), mode="eval"))
     assert ast.dump(ast.parse(guard_text.to_python(text), mode="eval")) == slow
     assert ast.dump(ast.parse(guard_text.to_python(text, [("L['x']", "L['x']")]), mode="eval")) == slow
 
@@ -326,7 +326,7 @@ def test_rename_by_shape_matches_rename_of_text():
     ]
     for text in texts:
         guard_text.clear_caches()
-        assert guard_text._rename_quickly(text) == guard_text._rename_shape(text.strip()), text
+        assert guard_text.rename_quickly(text) == guard_text.rename_shape(text.strip()), text
 
 
 @pytest.mark.parametrize("text", [

@@ -8,7 +8,7 @@ import pytest
 
 from browser import load
 from depyf.cli import main
-from depyf.dynamo.report import _blamed_names, write_report
+from depyf.dynamo.report import blamed_names, write_report
 
 USER = '''import torch
 
@@ -46,7 +46,7 @@ def make_dump(folder, user_file, name="scale"):
 
 
 def test_blamed_names():
-    blamed = _blamed_names(["triggered by the following guard failure(s):\n"
+    blamed = blamed_names(["triggered by the following guard failure(s):\n"
                             "    - 0/0: tensor 'a' size mismatch at index 0. expected 10, actual 5\n"
                             "    - 0/1: L['n'] == 3"])
     assert blamed == {"0/0": ["L['a']"], "0/1": ["L['n']"]}
@@ -99,14 +99,14 @@ def test_report_in_browser_with_ranks(tmp_path):
 
 def test_graph_break_traceback_keeps_only_user_frames():
     import depyf
-    from depyf.dynamo.report import _user_frames
+    from depyf.dynamo.report import user_frames
     cli = os.path.join(os.path.dirname(depyf.__file__), "cli.py")
     text = ("Graph break in user code at toy.py:6\nUser code traceback:\n"
             '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
             '  File "%s", line 136, in _cmd_run\n    runpy.run_path(args.target[0])\n' % cli +
             '  File "toy.py", line 13, in <module>\n    compiled(x)\n'
             '  File "toy.py", line 6, in toy_example\n    if b.sum() < 0:\n       ^^^^^^^\n')
-    assert _user_frames(text).splitlines() == [
+    assert user_frames(text).splitlines() == [
         "Graph break in user code at toy.py:6", "User code traceback:",
         '  File "toy.py", line 13, in <module>', "    compiled(x)",
         '  File "toy.py", line 6, in toy_example', "    if b.sum() < 0:", "       ^^^^^^^"]

@@ -111,7 +111,7 @@ def strip_comment(part):
     """The code of a verbose code part, without the '# user code' comment torch appends."""
     cut = _comment_start(part)
     if cut is None:
-        return _strip_comment_tokens(part)
+        return strip_comment_tokens(part)
     code = part[:cut]
     return (_HINT.sub("", code) if "(HINT: " in code else code).rstrip()
 
@@ -138,7 +138,13 @@ _HINT = re.compile(r"\s*\(HINT: .*\)$")
 _CODE = re.compile(r"""(?:[^'"#\n\\]+|'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")*""")
 
 
-def _strip_comment_tokens(part):
+def strip_comment_tokens(part):
+    """:func:`strip_comment` read with the tokenizer: the slow path its quick one
+    must agree with (a ``#`` inside a string is no comment).
+
+    >>> strip_comment_tokens("L['x'] == '#'  # x.y")
+    "L['x'] == '#'"
+    """
     try:
         for tok in tokenize.generate_tokens(io.StringIO(part).readline):
             if tok.type == tokenize.COMMENT:
@@ -194,25 +200,29 @@ def to_python(text, replacements=()):
     """Torch's guard text as checked Python over L, G and the PRELUDE names."""
     replacements = tuple((s, e) for s, e in replacements if s != e)
     if not replacements:
-        quick = _rename_quickly(text)
+        quick = rename_quickly(text)
         if quick is not None:
             return quick        # names renamed on the text: no rewrite and unparse
     # Guard texts repeat (every tensor of every entry has the same few): cached.
-    return _to_python(text, replacements)
+    return to_python_by_ast(text, replacements)
 
 
 @functools.lru_cache(maxsize=8192)
-def _rename_quickly(text):
+def rename_quickly(text):
     """``text`` with torch's names renamed (RENAMES), when its tokens show it is one
     Python expression whose names are all known; None where the ast path must decide
-    (anything :func:`expression_names` is not sure of, an unknown name)."""
+    (anything :func:`expression_names` is not sure of, an unknown name).
+
+    >>> rename_quickly("___check_obj_id(L['x'], 5)"), rename_quickly("frobnicate(x)")
+    ("has_id(L['x'], 5)", None)
+    """
     text = text.strip()
     if "'" not in text or '"' in text:
-        return _rename_shape(text)
+        return rename_shape(text)
     # Texts differ mostly in their strings (keys, attribute names): their shape, with
     # the strings emptied, is read once and the strings put back.
     shape = _STRING_LITERAL.sub("''", text)
-    renamed = _rename_shape(shape)
+    renamed = rename_shape(shape)
     if renamed is None or renamed == shape:
         return renamed and text
     pieces = renamed.split("''")
@@ -228,7 +238,13 @@ _STRING_LITERAL = re.compile(r"'[^'\\\n\r\x00\ud800-\udfff]*'")
 
 
 @functools.lru_cache(maxsize=8192)
-def _rename_shape(text):
+def rename_shape(text):
+    """:func:`rename_quickly` on a text whose strings say nothing of its shape
+    (none, or emptied): its names renamed, or None for an unknown name.
+
+    >>> rename_shape("___check_obj_id(L[''], 5)")
+    "has_id(L[''], 5)"
+    """
     names = expression_names(text)
     if names is None:
         return None
@@ -369,7 +385,13 @@ def expression_names(text):
 
 
 @functools.lru_cache(maxsize=8192)
-def _to_python(text, replacements):
+def to_python_by_ast(text, replacements):
+    """:func:`to_python` through ``ast`` alone: the way every text can take, which
+    the quick paths must agree with.
+
+    >>> to_python_by_ast("___check_obj_id(L['x'], 5)", ())
+    "has_id(L['x'], 5)"
+    """
     tree = Rewriter(replacements).visit(parse_expr(text))
     unknown = free_names(tree) - KNOWN_NAMES
     if unknown:
@@ -616,7 +638,7 @@ def finish(expr):
     >>> finish("id(G['torch']) == 1234")
     ("id(G['torch']) == 1234", "id(G['torch']) != 1234")
     """
-    quick = _finish_quickly(expr)
+    quick = finish_quickly(expr)
     if quick is not None:
         return quick
     simple = simplify(expr)
@@ -652,9 +674,13 @@ _QUICK_PREDICATE = re.compile(r"(?:%s)(?=\()%s" % ("|".join(Simplify.PREDICATES)
 _OPPOSITE = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
 
 
-def _finish_quickly(expr):
+def finish_quickly(expr):
     """What ``finish`` gives, worked out on the text, or None where it needs ast: a
-    primary, ``not`` a primary, or one comparison between primaries and constants."""
+    primary, ``not`` a primary, or one comparison between primaries and constants.
+
+    >>> finish_quickly("x == 1"), finish_quickly("x  == 1")
+    (('x == 1', 'x != 1'), None)
+    """
     if "  " in expr:
         return None                     # ast.unparse writes single spaces
     if " and " in expr:
@@ -695,7 +721,7 @@ def _finish_conjunction(expr):
     does not finish quickly.)"""
     simple = []
     for index, part in enumerate(expr.split(" and ")):
-        finished = _finish_quickly(part)
+        finished = finish_quickly(part)
         if finished is None:
             return None
         text = finished[0]

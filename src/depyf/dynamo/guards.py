@@ -101,7 +101,7 @@ class _Check:
         self.line = f"if {self.negated}:  # {note}" if note else f"if {self.negated}:"
 
     def about(self, expr):
-        """This check, made about _STAND_IN, made about `expr` (see _stand_in_parts)."""
+        """This check, made about _STAND_IN, made about `expr` (see stand_in_parts)."""
         check = _Check.__new__(_Check)
         check.kind, check.note = self.kind, self.note
         check.expr = self.expr.replace(_STAND_IN, expr)
@@ -111,13 +111,13 @@ class _Check:
 
 
 @dataclasses.dataclass
-class _Node:
+class Node:
     """A guard manager and how to reach its value."""
 
     manager: object
     expr: str
     source: str
-    parent: "_Node | None" = None
+    parent: "Node | None" = None
     via_generic_dict: bool = False
 
 
@@ -144,7 +144,10 @@ def _untranslated(kind, reason):
     return _Check(kind, expr, finished=(expr, "not " + expr))
 
 
-class _Renderer:
+class Renderer:
+    """One walk of a guard tree into the checks of the guard function
+    (:func:`render_guards` runs it and writes the text)."""
+
     def __init__(self, guard_manager):
         self.wrapper = guard_manager if hasattr(guard_manager, "root") else None
         self.root = getattr(guard_manager, "root", guard_manager)
@@ -158,7 +161,7 @@ class _Renderer:
     # -- tree walk --
 
     def run(self):
-        root = _Node(self.root, "L", "L")
+        root = Node(self.root, "L", "L")
         for leaf in self.root.get_leaf_guards():
             self._leaf(leaf, root, self.global_checks)
         for accessor, child in zip(self.root.get_accessors(), self.root.get_child_managers()):
@@ -195,45 +198,45 @@ class _Renderer:
         pexpr, source = parent.expr, child.get_source()
         template = _SIMPLE_ACCESSORS.get(name)
         if template is not None:
-            return _Node(child, template.format(pexpr), source, parent)
+            return Node(child, template.format(pexpr), source, parent)
         if name == "GetGenericDictGuardAccessor":
-            return _Node(child, f"{pexpr}.__dict__", source, parent, via_generic_dict=True)
+            return Node(child, f"{pexpr}.__dict__", source, parent, via_generic_dict=True)
         if name == "FrameLocalsGuardAccessor":
             key = read_literal(_FRAME_LOCALS_KEY.match(text).group(1))
-            return _Node(child, f"{pexpr}[{key!r}]", source, parent)
+            return Node(child, f"{pexpr}[{key!r}]", source, parent)
         if name == "DictGetItemGuardAccessor":
-            return _Node(child, self._dict_getitem(parent, read_literal(accessor_argument(text))), source, parent)
+            return Node(child, self._dict_getitem(parent, read_literal(accessor_argument(text))), source, parent)
         if name == "GetAttrGuardAccessor":
-            return _Node(child, getattr_expr(pexpr, accessor.get_attr_name()), source, parent)
+            return Node(child, getattr_expr(pexpr, accessor.get_attr_name()), source, parent)
         if name == "GenericGetAttrGuardAccessor":
-            return _Node(child, f"object.__getattribute__({pexpr}, {accessor_argument(text)!r})", source, parent)
+            return Node(child, f"object.__getattribute__({pexpr}, {accessor_argument(text)!r})", source, parent)
         if name == "GetItemGuardAccessor":
-            return _Node(child, f"{pexpr}[{subscript_key(source, parent.source, text)!r}]", source, parent)
+            return Node(child, f"{pexpr}[{subscript_key(source, parent.source, text)!r}]", source, parent)
         if name in ("ListGetItemGuardAccessor", "TupleGetItemGuardAccessor"):
             base = list if name.startswith("List") else tuple
             index = int_arg(text)
             exact = parent.manager.get_type_of_guarded_value() is base
             expr = f"{pexpr}[{index}]" if exact else f"{base.__name__}.__getitem__({pexpr}, {index})"
-            return _Node(child, expr, source, parent)
+            return Node(child, expr, source, parent)
         if name == "SetGetItemGuardAccessor":
-            return _Node(child, f"list({pexpr})[{int_arg(text)}]", source, parent)
+            return Node(child, f"list({pexpr})[{int_arg(text)}]", source, parent)
         if name == "TupleIteratorGetItemAccessor":
-            return _Node(child, f"tuple_iterator_getitem({pexpr}, {int_arg(text)})", source, parent)
+            return Node(child, f"tuple_iterator_getitem({pexpr}, {int_arg(text)})", source, parent)
         if name == "GlobalWeakRefGuardAccessor":
-            return _Node(child, f"weakref_target({pexpr}[{accessor_argument(text)!r}])", source, parent)
+            return Node(child, f"weakref_target({pexpr}[{accessor_argument(text)!r}])", source, parent)
         if name == "TensorPropertyGuardAccessor":
             prop = _TENSOR_PROPERTY.search(text).group(1)
             if prop == "STORAGE_OFFSET":
-                return _Node(child, f"{pexpr}.storage_offset()", source, parent)
+                return Node(child, f"{pexpr}.storage_offset()", source, parent)
             method = {"SIZE": "size", "STRIDE": "stride"}.get(prop)
             if method is None:
                 raise CannotTranslate(text)
-            return _Node(child, f"{pexpr}.{method}()[{int_arg(text)}]", source, parent)
+            return Node(child, f"{pexpr}.{method}()[{int_arg(text)}]", source, parent)
         if name in ("IndexedGuardAccesor", "IndexedGuardAccessor"):
             # Feeds (index, value) to a SYMBOLIC_SHAPE_GUARD, which we write from its own text.
-            return _Node(child, pexpr, source, parent)
+            return Node(child, pexpr, source, parent)
         if name == "PythonLambdaGuardAccessor":
-            return _Node(child, to_python(source, [(parent.source, pexpr)]), source, parent)
+            return Node(child, to_python(source, [(parent.source, pexpr)]), source, parent)
         raise CannotTranslate(f"accessor {text}")
 
     def _dict_getitem(self, parent, key):
@@ -270,7 +273,7 @@ class _Renderer:
             key_manager, value_manager = pairs[index]
             key_literal = _NO_LITERAL
             if key_manager is not None:
-                key_node = _Node(key_manager, f"dict_key_at({node.expr}, {index})", key_manager.get_source(), node)
+                key_node = Node(key_manager, f"dict_key_at({node.expr}, {index})", key_manager.get_source(), node)
                 self._visit(key_node)
                 key_literal = _equals_literal(key_manager)
             if value_manager is not None:
@@ -282,7 +285,7 @@ class _Renderer:
                     )
                 else:
                     expr = f"dict_value_at({node.expr}, {index})"
-                self._visit(_Node(value_manager, expr, value_manager.get_source(), node))
+                self._visit(Node(value_manager, expr, value_manager.get_source(), node))
 
     # -- leaf guards --
 
@@ -306,14 +309,14 @@ class _Renderer:
     def _shared(self, kind, key, parts, node, leaf):
         """The checks of a leaf guard, made once for the stand-in value where the texts
         allow: the values of one program share most guard texts but for their names."""
-        shared = _stand_in_parts(parts, node)
+        shared = stand_in_parts(parts, node)
         if shared is None:
             return tuple(self._translate(kind, parts, node, leaf))
         key = key + (shared,)
         hit = _LEAF_MEMO.get(key)
         if hit is None:
             try:
-                checks = tuple(self._checks(kind, shared, _about_stand_in(node), leaf))
+                checks = tuple(self._checks(kind, shared, about_stand_in(node), leaf))
             except Exception:  # noqa: BLE001 - translated about the value itself, which the error names
                 checks = None
             if checks and any(_STAND_IN in check.note for check in checks):
@@ -521,9 +524,9 @@ class _Renderer:
         return checks
 
 
-# Each leaf guard kind's translation: _Renderer._leaf_<kind>.
+# Each leaf guard kind's translation: Renderer._leaf_<kind>.
 _LEAF_HANDLERS = {
-    name[len("_leaf_"):]: handler for name, handler in vars(_Renderer).items() if name.startswith("_leaf_")
+    name[len("_leaf_"):]: handler for name, handler in vars(Renderer).items() if name.startswith("_leaf_")
 }
 
 # The texts of accessors and leaf guards, read for every guard of every render: compiled once.
@@ -569,7 +572,7 @@ def _memo_key(kind, node):
 
 # The value a leaf guard is translated about, so that guards on many values share one
 # translation (_LEAF_MEMO): the Python of a guard about `L['x']` is that about the stand-in
-# with `L['x']` written in its place, where the texts name `L['x']` as _stand_in_parts
+# with `L['x']` written in its place, where the texts name `L['x']` as stand_in_parts
 # requires.  Guard texts never hold "$".
 _STAND_IN = "L['$']"
 # What a value's expression must be to take its place: like the stand-in, a frame local or
@@ -581,10 +584,14 @@ _PLAIN_PATH = re.compile(
 )
 
 
-def _stand_in_parts(parts, node):
+def stand_in_parts(parts, node):
     """`parts` with the guarded value's expression replaced by _STAND_IN, where each place
     it stands is a whole operand (not in a string, not part of a longer name), so that
-    reading and rewriting the text treats both alike; else None."""
+    reading and rewriting the text treats both alike; else None.
+
+    >>> stand_in_parts(("len(L['x']) == 2",), Node(None, "L['x']", "L['x']"))
+    ("len(L['$']) == 2",)
+    """
     expr = node.expr
     if node.source != expr or not _PLAIN_PATH.fullmatch(expr):
         return None
@@ -611,8 +618,13 @@ def _code(raw):
     return tuple([strip_comment(part) for part in raw])
 
 
-def _about_stand_in(node):
-    return _Node(node.manager, _STAND_IN, _STAND_IN, node.parent, node.via_generic_dict)
+def about_stand_in(node):
+    """``node`` with the stand-in value in place of its own expression.
+
+    >>> about_stand_in(Node(None, "L['x']", "L['x']")).expr
+    "L['$']"
+    """
+    return Node(node.manager, _STAND_IN, _STAND_IN, node.parent, node.via_generic_dict)
 
 
 _NO_LITERAL = object()
@@ -697,7 +709,7 @@ def render_guards(guard_manager, name):
             if not (check_tensor(L['x'], torch.Tensor, torch.float32, ...)):
                 return False
     """
-    renderer = _Renderer(guard_manager)
+    renderer = Renderer(guard_manager)
     renderer.run()
     global_checks = renderer.global_checks
     # Torch runs its epilogue (shape) guards after every other guard.

@@ -102,7 +102,7 @@ class Session:
 
     def __init__(self, path: str, clean_wild_fx_code: bool = True, log_bytecode: bool = False,
                  faithful: bool = False):
-        self.dir = DumpDir(_rank_dir(path))
+        self.dir = DumpDir(rank_dir(path))
         self.clean_wild_fx_code = clean_wild_fx_code
         self.log_bytecode = log_bytecode
         #: show Dynamo's code instruction by instruction, not in its readable form
@@ -661,7 +661,7 @@ class Session:
                 "problem": e.problem or e.guard_problem,
             } for e in fn.entries],
         }
-        return _readable_json(data)
+        return readable_json(data)
 
     def _write_leftovers(self) -> None:
         """Events no compile's bytecode claimed: graph breaks of frames Dynamo
@@ -720,11 +720,11 @@ def _graph_callables(new_code: types.CodeType) -> List[tuple]:
     return [(real, plain) for _, real, plain in sorted(found)]
 
 
-def _readable_json(data: dict) -> str:
+def readable_json(data: dict) -> str:
     """``data`` as JSON with a line per key and per entry: json's indenting
     encoder is its pure-Python one, ten times slower than the C one used here.
 
-    >>> print(_readable_json({"a": 1, "entries": [{"b": 2}, {"b": 3}]}), end="")
+    >>> print(readable_json({"a": 1, "entries": [{"b": 2}, {"b": 3}]}), end="")
     {
      "a": 1,
      "entries": [
@@ -747,10 +747,14 @@ def _qualname(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
 
-def _rank_dir(path: str) -> str:
+def rank_dir(path: str) -> str:
     """Under torchrun (or any launcher that sets RANK) each rank writes its own
     ``rank_<n>`` subdirectory: ranks compile the same functions with their own
-    shapes, which one set of names could not hold."""
+    shapes, which one set of names could not hold.
+
+    >>> rank_dir("dump")                 # one process, no RANK set   # doctest: +SKIP
+    'dump'
+    """
     from ..autorun import dump_dir_for_process
     return dump_dir_for_process(path)
 

@@ -239,7 +239,7 @@ def _aligned(live: Sequence[Span], dumped: Sequence[Span]) -> List[Optional[int]
     at_a = [i for i, key in enumerate(a) if key in common]
     at_b = [j for j, key in enumerate(b) if key in common]
     lines: List[Optional[int]] = [None] * len(live)
-    for i, j, n in _matching_blocks([a[i] for i in at_a], [b[j] for j in at_b]):
+    for i, j, n in matching_blocks([a[i] for i in at_a], [b[j] for j in at_b]):
         for t in range(n):
             lines[at_a[i + t]] = dumped[at_b[j + t]][3]
     return lines
@@ -275,10 +275,14 @@ def _runs(spans_: Sequence[Span], jumps: bool = True) -> List[Tuple[str, int, in
     return runs
 
 
-def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> List[Tuple[int, int, int]]:
+def matching_blocks(a: Sequence[str], b: Sequence[str]) -> List[Tuple[int, int, int]]:
     """difflib's matching blocks of ``a`` and ``b``, the common head and tail
     taken first: the two usually differ in a few places only, and difflib's
-    time grows with the square of what it is given."""
+    time grows with the square of what it is given.
+
+    >>> matching_blocks(["a", "b", "c", "d"], ["a", "x", "c", "d"])
+    [(0, 0, 1), (2, 2, 2)]
+    """
     n = min(len(a), len(b))
     head = 0
     while head < n and a[head] == b[head]:

@@ -197,7 +197,7 @@ class _Writer:
         parts.append(self._breaks(breaks))
         parts.append(self._recompiles(recompiles))
         user = _user_source(meta.get("filename"), meta.get("firstlineno"))
-        failed = _blamed_names(recompiles)
+        failed = blamed_names(recompiles)
         for entry in fn.entries:
             parts.append(self._entry(fn, entry, user, failed))
         _write(os.path.join(self.pages, page), _page(fn.name, "\n".join(parts), css_path="style.css"))
@@ -253,7 +253,7 @@ class _Writer:
                 line = "<p><b>%s:%s</b>%s</p>" % (
                     html.escape(where.group("file")), where.group("line"),
                     " <code>%s</code>" % html.escape(src.strip()) if src else "")
-            items.append("<li>%s<div class='reason'>%s</div></li>" % (line, html.escape(_user_frames(text))))
+            items.append("<li>%s<div class='reason'>%s</div></li>" % (line, html.escape(user_frames(text))))
         return "<h2>Graph breaks (%d)</h2><ol class='breaks'>%s</ol>" % (len(breaks), "".join(items))
 
     def _recompiles(self, recompiles: Sequence[str]) -> str:
@@ -294,9 +294,14 @@ _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line \d+')
 _DEPYF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _user_frames(text: str) -> str:
+def user_frames(text: str) -> str:
     """A traceback in torch's text without the frames of ``depyf run`` itself
-    (runpy and depyf's own files), which only push the user's frames down."""
+    (runpy and depyf's own files), which only push the user's frames down.
+
+    >>> user_frames('  File "<frozen runpy>", line 198, in _run_module_as_main\\n'
+    ...             '    main()\\n  File "user.py", line 3, in <module>\\n    f()').splitlines()
+    ['  File "user.py", line 3, in <module>', '    f()']
+    """
     out: List[str] = []
     dropping = False
     for line in text.splitlines():
@@ -311,9 +316,13 @@ def _user_frames(text: str) -> str:
     return "\n".join(out)
 
 
-def _blamed_names(recompiles: Sequence[str]) -> Dict[str, List[str]]:
+def blamed_names(recompiles: Sequence[str]) -> Dict[str, List[str]]:
     """compile id -> the names a recompile reason blames (``- 0/0: tensor 'a'
-    size mismatch`` blames ``L['a']`` of compile 0/0)."""
+    size mismatch`` blames ``L['a']`` of compile 0/0).
+
+    >>> blamed_names(["- 0/0: tensor 'a' size mismatch at index 0"])
+    {'0/0': ["L['a']"]}
+    """
     blamed: Dict[str, List[str]] = {}
     for text in recompiles:
         for line in str(text).splitlines():

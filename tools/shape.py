@@ -9,8 +9,8 @@ that only a function-level import closes is still found.
 - **private imports**: a name starting with one underscore (dunders are
   public) that one module takes from another module of the project: ``from m
   import _x``, ``m._x``, or ``getattr(m, "_x")`` / ``monkeypatch.setattr(m,
-  "_x", ...)``; checked in ``src/depyf`` and in the tests, which test public
-  names only;
+  "_x", ...)``; checked in ``src/depyf`` and in the code around it (tests,
+  tools, benchmarks, examples), which uses public names only;
 - **long functions**: the functions (methods and nested functions included,
   each counted from its ``def`` line to its last line) longer than the limit
   under one folder.
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ SRC = os.path.join(REPO, "src")
 ROOT_PACKAGE = "depyf"
 #: The packages whose modules must not import each other round a loop.
 CYCLE_PACKAGES = ("depyf.bytecode", "depyf.decompiler", "depyf.dynamo")
+#: the folders besides the source whose files may use its public names only
+OUTSIDE = ("tests", "tools", "bench", "examples")
 LONG_FOLDER = os.path.join("src", "depyf", "decompiler", "structure")
 MAX_LINES = 80
 #: Calls that reach an attribute by its name in a string.
@@ -116,7 +119,9 @@ def find_modules(src=SRC, package=ROOT_PACKAGE):
     return modules
 
 
+@functools.lru_cache(maxsize=None)
 def parse(path):
+    """The tree of the file at ``path``, read once (every check walks the same trees)."""
     with open(path, encoding="utf-8") as f:
         return ast.parse(f.read(), path)
 
@@ -203,6 +208,12 @@ def import_graph(modules):
     return sorted(edges, key=lambda e: (e.source, e.line, e.target))
 
 
+@functools.lru_cache(maxsize=None)
+def _source_graph():
+    """``import_graph`` of the source, made once for every package checked."""
+    return tuple(import_graph(find_modules()))
+
+
 def in_package(name, package):
     return name == package or name.startswith(package + ".")
 
@@ -267,7 +278,8 @@ def import_cycles(package, modules=None, edges=None):
         >>> import_cycles("depyf.bytecode")
         []
     """
-    modules = modules or find_modules()
+    if modules is None:
+        modules, edges = find_modules(), _source_graph() if edges is None else edges
     edges = import_graph(modules) if edges is None else edges
     inside = [e for e in edges if in_package(e.source, package) and in_package(e.target, package)]
     nodes = sorted(n for n in modules if in_package(n, package))
@@ -348,18 +360,26 @@ def private_uses(path, modules, name=None):
     return sorted(set(found), key=lambda u: (u.line, u.module, u.name))
 
 
-def private_imports(modules=None, tests=None):
-    """Every private name crossing modules in the source, then in the files under ``tests``."""
+def private_imports(modules=None, outside=()):
+    """Every private name crossing modules in the source, then in the files
+    under each folder of ``outside``.
+
+    Example::
+
+        >>> private_imports(outside=[os.path.join(REPO, "tools")])
+        []
+    """
     modules = modules or find_modules()
     found = []
     for module in modules.values():
         found += private_uses(module.path, modules, module.name)
-    for path in python_files(tests) if tests else ():
-        try:
-            found += private_uses(path, modules)
-        except SyntaxError:
-            # an input written for another Python (tests/cases), not a test
-            continue
+    for folder in outside:
+        for path in python_files(folder):
+            try:
+                found += private_uses(path, modules)
+            except SyntaxError:
+                # an input written for another Python (tests/cases), not code of ours
+                continue
     return found
 
 
@@ -414,8 +434,9 @@ def parse_args(argv=None):
     parser.add_argument("--package", action="append",
                         help="a package to check for cycles (repeatable; default: %s)"
                         % ", ".join(CYCLE_PACKAGES))
-    parser.add_argument("--tests", default=os.path.join(REPO, "tests"),
-                        help="also check the files under this folder for private imports")
+    parser.add_argument("--outside", action="append",
+                        help="a folder whose files may use public names only (repeatable; "
+                        "default: %s)" % ", ".join(OUTSIDE))
     parser.add_argument("--long", default=os.path.join(REPO, LONG_FOLDER),
                         help="the folder whose long functions are listed (default: %s)" % LONG_FOLDER)
     parser.add_argument("--max-lines", type=int, default=MAX_LINES)
@@ -433,7 +454,8 @@ def main(argv=None) -> int:
         print("import cycles in %s: %d" % (package, len(cycles)))
         for cycle in cycles:
             print("\n".join(format_cycle(cycle)))
-    private = private_imports(modules, args.tests)
+    outside = args.outside or [os.path.join(REPO, folder) for folder in OUTSIDE]
+    private = private_imports(modules, outside)
     problems += len(private)
     print("private names imported across modules: %d" % len(private))
     for use in private:

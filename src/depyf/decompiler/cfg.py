@@ -615,13 +615,25 @@ class Cfg:
     # -- duplicates -----------------------------------------------------------
 
     def copy_at(self, block: Block) -> Optional[Copy]:
-        """The copy of a finally body or with-statement exit that ``block`` is
-        part of, or None."""
-        return self._copy_of.get(block)
+        """The innermost copy of a finally body or with-statement exit that
+        ``block`` is part of, or None."""
+        found = self._copies_of.get(block)
+        return found[-1] if found else None
+
+    def copies_at(self, block: Block) -> List[Copy]:
+        """The copies ``block`` is part of, outermost first: a finally body's
+        copy holds the copies of what the body holds (a with's exit, a nested
+        finally body)."""
+        return list(self._copies_of.get(block, ()))
 
     @_lazy
-    def _copy_of(self) -> Dict[Block, Copy]:
-        return {b: c for d in self.duplicates for c in d.copies for b in c.blocks}
+    def _copies_of(self) -> Dict[Block, List[Copy]]:
+        out: Dict[Block, List[Copy]] = {}
+        every = [c for d in self.duplicates for c in d.copies]
+        for c in sorted(every, key=lambda c: -len(c.ops)):
+            for b in c.blocks:
+                out.setdefault(b, []).append(c)
+        return out
 
     def __repr__(self) -> str:
         return "<Cfg %s: %d blocks>" % (_code_name(self.code), len(self.blocks))
@@ -669,9 +681,10 @@ def build_cfg(obj) -> Cfg:
             h, before = handlers[i], handlers[i - 1]
             if h is None or before is None or not h.same_as(before):
                 leaders.add(i)
-        for h in handlers:
-            if h is not None and h.target not in targets:
-                targets[h.target] = h
+        present = set(handlers)
+        present.discard(None)
+        for h in present:
+            targets.setdefault(h.target, h)
         leaders.update([t.index for t in targets])
         duplicates = _find_duplicates(ops, targets)
         for d in duplicates:
@@ -682,50 +695,55 @@ def build_cfg(obj) -> Cfg:
                 leaders.update([x.index for x in _exits(ops, c.ops)])
     else:
         duplicates = []
+    if len(leaders) == 1 and not targets:
+        # Straight-line code (about half of all code objects): one block, no edge.
+        return Cfg(ops, [Block(0, ops, 0, n)], code, None, [0])
     leaders.discard(n)
     starts = sorted(leaders)
-    ends = starts[1:] + [n]
+    ends = starts[1:]
+    ends.append(n)
     blocks = [Block(k, ops[s:e], s, e) for k, (s, e) in enumerate(zip(starts, ends))]
     head = dict(zip(starts, blocks))
-    last_block = blocks[-1]
-    for b in blocks:
+    # (names the loop below reads for every block, as locals)
+    edge, branches, setups = Edge, BRANCHES, SETUPS
+    fall, jump, exception = FALL, JUMP, EXCEPTION
+    for b, nxt in zip(blocks, blocks[1:] + [None]):
         last = b.ops[-1]
         succ = b.successors
-        nxt = blocks[b.index + 1] if b is not last_block else None
         t = last.target
         name = last.name
         if t is not None:
             target = head[t.index]
             if name == "JUMP":
-                e = Edge(b, target, JUMP, last)
+                e = edge(b, target, jump, last)
                 succ.append(e)
                 target.predecessors.append(e)
             else:
-                kinds = BRANCHES.get(name)
+                kinds = branches.get(name)
                 if kinds is not None:
-                    e = Edge(b, target, kinds[0], last)
+                    e = edge(b, target, kinds[0], last)
                     succ.append(e)
                     target.predecessors.append(e)
                     if nxt is not None:
-                        e = Edge(b, nxt, kinds[1], last)
+                        e = edge(b, nxt, kinds[1], last)
                         succ.append(e)
                         nxt.predecessors.append(e)
                 else:
-                    e = Edge(b, target, EXCEPTION if name in SETUPS else JUMP, last)
+                    e = edge(b, target, exception if name in setups else jump, last)
                     succ.append(e)
                     target.predecessors.append(e)
                     if nxt is not None and name not in stops:
-                        e = Edge(b, nxt, FALL, last)
+                        e = edge(b, nxt, fall, last)
                         succ.append(e)
                         nxt.predecessors.append(e)
         elif nxt is not None and name not in stops:
-            e = Edge(b, nxt, FALL, last)
+            e = edge(b, nxt, fall, last)
             succ.append(e)
             nxt.predecessors.append(e)
         h = b.handler
         if h is not None:
             target = head[h.target.index]
-            e = Edge(b, target, EXCEPTION, None, h)
+            e = edge(b, target, exception, None, h)
             succ.append(e)
             target.predecessors.append(e)
     cfg = Cfg(ops, blocks, code, duplicates, starts)
@@ -883,16 +901,22 @@ _CLAUSE_TESTS = {"CHECK_EXC_MATCH": "except", "CHECK_EG_MATCH": "except*",
 def _find_duplicates(ops: List[Op], targets: Dict[Op, Handler]) -> List[Duplicate]:
     """The finally bodies and with exits copied onto the normal ways out of the
     regions that ``targets`` (handler entry op -> handler) start."""
-    found = []
-    chains: Dict[Handler, frozenset] = {}
+    kinds = {}
     for t in targets:
-        kind = handler_kind(ops, t.index) if t.name == "PUSH_EXC_INFO" else None
-        if kind == "finally":
-            d = _finally_copies(ops, t, chains)
-        elif kind == "with":
-            d = _with_exit_copies(ops, t, chains)
+        if t.name == "PUSH_EXC_INFO":
+            kind = handler_kind(ops, t.index)
+            if kind == "finally" or kind == "with":
+                kinds[t] = kind
+    if not kinds:
+        return []       # (most handlers: except clauses and their clean-ups)
+    chains: Dict[Handler, frozenset] = {}
+    ways = _ways_out(ops, frozenset(kinds), chains)
+    found = []
+    for t in sorted(kinds, key=_op_index):
+        if kinds[t] == "finally":
+            d = _finally_copies(ops, t, ways[t], chains)
         else:
-            continue
+            d = _with_exit_copies(ops, t, ways[t])
         if d is not None and d.copies:
             found.append(d)
     return found
@@ -915,26 +939,35 @@ def _chain_of(ops: List[Op], h: Optional[Handler], chains: Dict[Handler, frozens
     return out
 
 
-def _ways_out(ops: List[Op], target: Op, chains) -> List[Op]:
-    """The ops outside the region whose handler starts at ``target`` that control
-    goes to from inside it, exceptions aside, in layout order."""
+def _ways_out(ops: List[Op], regions: frozenset, chains) -> Dict[Op, List[Op]]:
+    """For each region (by its handler's entry op): the ops outside it that
+    control goes to from inside it, exceptions aside, in layout order."""
     n = len(ops)
-    out = {}
+    out: Dict[Op, Dict[int, Op]] = {t: {} for t in regions}
+    last = None
+    mine = frozenset()
     for op in ops:
-        if op.handler is None or target not in _chain_of(ops, op.handler, chains):
+        h = op.handler
+        if h is None:
             continue
-        nexts = []
+        if h is not last:       # (a run of ops shares its handler)
+            last = h
+            mine = _chain_of(ops, h, chains) & regions
+        if not mine:
+            continue
         if op.target is not None and op.name not in SETUPS:
-            nexts.append(op.target)
+            x = op.target
+            for t in mine.difference(_chain_of(ops, x.handler, chains)):
+                out[t][x.index] = x
         if op.name not in TERMINATORS and op.index + 1 < n:
-            nexts.append(ops[op.index + 1])
-        for x in nexts:
-            if target not in _chain_of(ops, x.handler, chains):
-                out[x.index] = x
-    return [out[k] for k in sorted(out)]
+            x = ops[op.index + 1]
+            if x.handler is not h:
+                for t in mine.difference(_chain_of(ops, x.handler, chains)):
+                    out[t][x.index] = x
+    return {t: [found[k] for k in sorted(found)] for t, found in out.items()}
 
 
-def _finally_copies(ops: List[Op], t: Op, chains) -> Optional[Duplicate]:
+def _finally_copies(ops: List[Op], t: Op, ways: List[Op], chains) -> Optional[Duplicate]:
     n = len(ops)
     if t.index + 1 >= n:
         return None
@@ -946,18 +979,17 @@ def _finally_copies(ops: List[Op], t: Op, chains) -> Optional[Duplicate]:
     d = Duplicate(None, "finally", t, [])
     original: Set[Op] = set()
     taken: Set[Op] = set()
-    for way in _ways_out(ops, t, chains):
+    for way in ways:
         got = _match_copy(ops, start, way, t, inner, chains)
         if got is None:
             continue
-        mapping, ends = got
-        copy_ops = sorted(mapping.values(), key=_op_index)
-        if not taken.isdisjoint(copy_ops):
+        mapping, copied, body = got
+        if not taken.isdisjoint(copied):
             continue        # (inside a copy found already: no copy of its own)
-        taken.update(copy_ops)
-        d.copies.append(Copy(d, copy_ops, {c: o for o, c in mapping.items()}))
-        original.update(mapping)
-        original.update(ends)
+        taken.update(copied)
+        d.copies.append(Copy(d, sorted(copied, key=_op_index),
+                             {c: o for o, c in mapping.items()}))
+        original.update(body)
     d.original_ops = sorted(original, key=_op_index)
     return d
 
@@ -976,22 +1008,27 @@ def _is_body_end(op: Op, inner: Optional[Op]) -> bool:
 def _match_copy(ops: List[Op], start: Op, at: Op, t: Op, inner: Optional[Op], chains):
     """Walk the finally body from ``start`` (the handler's copy) and the code from
     ``at`` side by side; when the two run alike up to each of the body's ends,
-    (original op -> copy op, the body's ends reached); else None.
+    (original op -> copy op, the copy's ops, the original's ops); else None.
 
     The copies differ in the ways out: where the handler's copy re-raises, the
     normal one goes on; before a ``return``/``break`` in the body the handler's
     copy drops the caught exception (``POP_TOP...; POP_EXCEPT``), which the
-    normal one never had; a jump out of the body may go anywhere in each."""
+    normal one never had; a jump out of the body may go anywhere in each; and
+    either may jump where the other runs on (its layout put the next op elsewhere)."""
     n = len(ops)
     mapping: Dict[Op, Op] = {}
-    used: Set[Op] = set()
-    ends: Set[Op] = set()
+    copied: Set[Op] = set()         # the copy's ops (its own extra jumps too)
+    original: Set[Op] = set()
     pairs = [(start, at)]
+    budget = 4 * n + 16             # (each step takes an op; a jump cycle ends here)
     while pairs:
         o, c = pairs.pop()
         while True:
+            budget -= 1
+            if budget < 0:
+                return None
             if _is_body_end(o, inner):
-                ends.add(o)
+                original.add(o)
                 break
             seen = mapping.get(o)
             if seen is not None:
@@ -999,16 +1036,25 @@ def _match_copy(ops: List[Op], start: Op, at: Op, t: Op, inner: Optional[Op], ch
                     return None
                 break
             chain = _chain_of(ops, c.handler, chains)
-            if c in used or t in chain or (inner is not None and inner in chain):
+            if c in copied or t in chain or (inner is not None and inner in chain):
                 return None         # (a copy lies outside the statement and its handler)
             if not _same(o, c):
-                skip = _exception_drop(ops, o)
-                if skip is None:
-                    return None
-                o = skip
+                if o.name == "JUMP" and _in_body(ops, o.target, inner, chains):
+                    original.add(o)
+                    o = o.target
+                elif c.name == "JUMP":
+                    copied.add(c)
+                    c = c.target
+                else:
+                    skip = _exception_drop(ops, o)
+                    if skip is None:
+                        return None
+                    original.update(ops[o.index:skip.index])
+                    o = skip
                 continue
             mapping[o] = c
-            used.add(c)
+            copied.add(c)
+            original.add(o)
             if o.target is not None:
                 if c.target is None:
                     return None
@@ -1026,7 +1072,7 @@ def _match_copy(ops: List[Op], start: Op, at: Op, t: Op, inner: Optional[Op], ch
             o, c = ops[o.index + 1], ops[c.index + 1]
     if not mapping:
         return None
-    return mapping, ends
+    return mapping, copied, original
 
 
 def _in_body(ops: List[Op], op: Op, inner: Optional[Op], chains) -> bool:
@@ -1046,11 +1092,16 @@ def _exception_drop(ops: List[Op], o: Op) -> Optional[Op]:
     return None
 
 
+#: ops whose argument two copies need not share: a return's mark (explicit,
+#: copied), a with statement's left-over set-up offset (3.8-3.10)
+_ARG_FREE = frozenset({"RETURN_VALUE", "BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+
+
 def _same(a: Op, b: Op) -> bool:
     """The same op in two copies (lines and jump targets aside)."""
     if a.name != b.name:
         return False
-    if a.target is not None or a.name == "RETURN_VALUE":
+    if a.target is not None or a.name in _ARG_FREE:
         return (b.target is None) == (a.target is None)
     x, y = a.arg, b.arg
     if x is y:
@@ -1075,9 +1126,9 @@ _EXIT_CALL = (("LOAD_CONST", None), ("LOAD_CONST", None), ("LOAD_CONST", None),
 _AWAIT = ("GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM")
 
 
-def _with_exit_copies(ops: List[Op], t: Op, chains) -> Optional[Duplicate]:
+def _with_exit_copies(ops: List[Op], t: Op, ways: List[Op]) -> Optional[Duplicate]:
     d = Duplicate(None, "with-exit", t, [])
-    for way in _ways_out(ops, t, chains):
+    for way in ways:
         end = exit_call_end(ops, way.index)
         if end is not None:
             d.copies.append(Copy(d, ops[way.index:end], {}))
@@ -1144,8 +1195,7 @@ def format_cfg(cfg: Cfg, title: Optional[str] = None) -> str:
             notes.append("unreachable")
         elif b not in cfg.reachable_normal:
             notes.append("reached by exceptions only")
-        copy = cfg.copy_at(b)
-        if copy is not None:
+        for copy in cfg.copies_at(b):
             orig = copy.original_block(b)
             notes.append("copy of %s" % copy.duplicate.kind
                          + (" B%d" % orig.index if orig is not None else ""))
@@ -1161,7 +1211,8 @@ def format_cfg(cfg: Cfg, title: Optional[str] = None) -> str:
     if cfg.loops:
         lines.append("loops:")
         for loop in cfg.loops:
-            _format_loop(loop, lines, 1)
+            if loop.parent is None:
+                _format_loop(loop, lines, 1)
     if cfg.handlers:
         lines.append("handlers:")
         for region in cfg.handlers:

@@ -28,10 +28,10 @@ Example::
     ...         x -= 1
     ...     return x
     >>> cfg = build_cfg(f)
-    >>> [loop.header is cfg.block_of(loop.header.first) for loop in cfg.loops]
-    [True]
-    >>> sorted(e.kind for e in cfg.loops[0].exits)
-    ['false']
+    >>> len(cfg.loops), sorted({e.kind for e in cfg.loops[0].exits})
+    (1, ['false'])
+    >>> cfg.dominates(cfg.entry, cfg.loops[0].header)
+    True
 
 To look at one: ``python -m depyf.decompiler.cfg FILE.pyc[:QUALNAME]`` (or a
 ``.py`` file, compiled by the running Python).
@@ -254,13 +254,13 @@ class HandlerRegion:
         cfg = self.cfg
         if self.cleanup is not None:
             return [b for b in cfg.blocks if b.handler is not None and self._owns(b)]
-        idom_ok = cfg.dominates
+        dominates = cfg.dominates
         seen = {self.entry}
         work = [self.entry]
         while work:
             b = work.pop()
             for s in b.normal_successors():
-                if s not in seen and idom_ok(self.entry, s):
+                if s not in seen and dominates(self.entry, s):
                     seen.add(s)
                     work.append(s)
         return sorted(seen, key=_index)
@@ -301,17 +301,20 @@ class Duplicate:
     statement whose handler is ``region``, written on each way out of its body
     (``original`` empty)."""
 
-    def __init__(self, cfg: "Cfg", kind: str, handler_target: Op, original_ops: List[Op]):
+    def __init__(self, cfg: Optional["Cfg"], kind: str, handler_entry: Op,
+                 original_ops: List[Op]):
         self.cfg = cfg
         self.kind = kind
-        self._target = handler_target
+        #: the first op of the handler of the statement the copies belong to
+        self.handler_entry = handler_entry
+        #: the original's ops (finally bodies), layout order
         self.original_ops = original_ops
         self.original: List[Block] = []
         self.copies: List[Copy] = []
 
     @property
     def region(self) -> "HandlerRegion":
-        return self.cfg.region_at(self.cfg.block_of(self._target))
+        return self.cfg.region_at(self.cfg.block_of(self.handler_entry))
 
     def __repr__(self) -> str:
         return "<%s duplicated %d times>" % (self.kind, len(self.copies))
@@ -493,12 +496,21 @@ class Cfg:
 
     # -- loops ----------------------------------------------------------------
 
-    @_lazy
+    @property
     def loops(self) -> List[Loop]:
         """The loop forest, outer loops before the loops inside them, then by
         where their headers are. A loop is a header and the blocks that reach an
         edge back to it without passing it; a cycle entered other than through
         one block (irreducible) is no loop here."""
+        return self._forest[0]
+
+    def loop_of(self, block: Block) -> Optional[Loop]:
+        """The innermost loop whose body holds ``block``, or None."""
+        return self._forest[1].get(block)
+
+    @_lazy
+    def _forest(self) -> Tuple[List[Loop], Dict[Block, Loop]]:
+        """(the loops, block -> its innermost loop)."""
         reach = self.reachable
         blocks = self.blocks
         dom = self._dom
@@ -514,8 +526,7 @@ class Cfg:
                     if b not in found:
                         found.append(b)
         if not latches:
-            self._innermost = {}
-            return []
+            return [], {}
         loops = []
         for header, tails in latches.items():
             body = {header}
@@ -540,21 +551,24 @@ class Cfg:
                 parent.children.append(loop)
             for b in loop.body:
                 innermost[b] = loop
-        self._innermost = innermost
         for loop in loops:
             loop.children.sort(key=lambda lp: lp.header.index)
-        return sorted(loops, key=lambda lp: (lp.depth, lp.header.index))
-
-    def loop_of(self, block: Block) -> Optional[Loop]:
-        """The innermost loop whose body holds ``block``, or None."""
-        self.loops  # noqa: B018  (worked out with the loops)
-        return self._innermost.get(block)
+        return sorted(loops, key=lambda lp: (lp.depth, lp.header.index)), innermost
 
     # -- handlers -------------------------------------------------------------
 
-    @_lazy
+    @property
     def handlers(self) -> List[HandlerRegion]:
         """Every handler, by where its entry is; each knows its place in the tree."""
+        return self._handler_tree[0]
+
+    def region_at(self, entry: Block) -> Optional[HandlerRegion]:
+        """The handler whose entry is ``entry``, or None."""
+        return self._handler_tree[1].get(entry)
+
+    @_lazy
+    def _handler_tree(self) -> Tuple[List[HandlerRegion], Dict[Block, HandlerRegion]]:
+        """(the handlers, entry block -> its handler)."""
         regions: Dict[Op, HandlerRegion] = {}
         ops = self.ops
         for b in self.blocks:
@@ -579,13 +593,8 @@ class Cfg:
             if parent is not None and p is None:
                 region.parent = parent
                 parent.children.append(region)
-        self._regions = {r.entry: r for r in regions.values()}
-        return sorted(regions.values(), key=lambda r: r.entry.index)
-
-    def region_at(self, entry: Block) -> Optional[HandlerRegion]:
-        """The handler whose entry is ``entry``, or None."""
-        self.handlers  # noqa: B018
-        return self._regions.get(entry)
+        found = sorted(regions.values(), key=lambda r: r.entry.index)
+        return found, {r.entry: r for r in found}
 
     def handler_of(self, block: Block) -> Optional[HandlerRegion]:
         """The handler that covers ``block`` directly, or None."""
@@ -648,8 +657,8 @@ def build_cfg(obj) -> Cfg:
     function, a CodeRecord).
 
     >>> cfg = build_cfg(lambda x: 1 if x else 2)
-    >>> [sorted(e.kind for e in b.successors) for b in cfg.blocks]
-    [['false', 'true'], [], []]
+    >>> cfg.entry.last.name, sorted(e.kind for e in cfg.entry.successors)
+    ('POP_JUMP_IF_FALSE', ['false', 'true'])
     """
     if isinstance(obj, Function):
         ops, code = obj.ops, obj.code
@@ -786,8 +795,9 @@ def _postorder(succ: Sequence[Sequence[int]], roots: Sequence[int]) -> List[int]
 
 
 def _reached(succ: Sequence[Sequence[int]], roots: Sequence[int], known=()) -> Set[int]:
+    """Nodes reached from ``roots`` that are not in ``known`` (the roots included)."""
     seen = set(roots)
-    work = [r for r in roots]
+    work = list(roots)
     while work:
         for s in succ[work.pop()]:
             if s not in seen and s not in known:

@@ -86,6 +86,28 @@ SOURCE = textwrap.dedent("""
     def endless():
         while True:
             x()
+
+    def nested_finally(a):
+        try:
+            try:
+                return a()
+            finally:
+                b()
+        finally:
+            c()
+
+    def with_in_finally(m):
+        try:
+            x()
+        finally:
+            with m:
+                y()
+        z()
+
+    async def async_with(m):
+        async with m:
+            await x()
+        z()
 """)
 
 
@@ -396,6 +418,46 @@ def test_return_in_finally(version):
     assert copy.original_block(returns) in dup.original
     # the body's other way on goes to the code after the statement
     assert any(b in blocks_calling(cfg, "w") for e in copy.exits for b in reached_from(e))
+
+
+def test_nested_finally_bodies_on_the_way_out_of_return(version):
+    cfg = graph(version, "nested_finally")
+    by_body = {}
+    for d in cfg.duplicates:
+        assert d.kind == "finally"
+        [name] = {op.arg for op in d.original_ops if op.name == "LOAD_GLOBAL"}
+        by_body[name] = d
+    assert sorted(by_body) == ["b", "c"]
+    inner, outer = by_body["b"], by_body["c"]
+    assert outer.region in cfg.handler_chain(inner.region.entry)
+    [b_copy], [c_copy] = inner.copies, outer.copies
+    # `return a()` runs the inner body's copy, then the outer's, then returns
+    assert c_copy.blocks[0] in b_copy.exits
+    assert any(b.first.name == "RETURN_VALUE" for b in c_copy.exits)
+    assert all(not inner.region.covers(b) and outer.region.covers(b) for b in b_copy.blocks)
+
+
+def test_a_copy_holds_the_copies_of_what_it_holds(version):
+    cfg = graph(version, "with_in_finally")
+    [fin] = [d for d in cfg.duplicates if d.kind == "finally"]
+    exits = [d for d in cfg.duplicates if d.kind == "with-exit"]
+    # the with statement is compiled twice: in the handler and on the normal way out
+    assert len(exits) == 2
+    [copy] = fin.copies
+    [inside] = [d for d in exits if set(d.copies[0].blocks) <= set(copy.blocks)]
+    block = inside.copies[0].blocks[0]
+    assert cfg.copies_at(block) == [copy, inside.copies[0]]
+    assert cfg.copy_at(block) is inside.copies[0]
+    assert cfg.copy_at(the_block_calling(cfg, "x")) is None
+
+
+def test_async_with_exit_awaits(version):
+    cfg = graph(version, "async_with")
+    [dup] = cfg.duplicates
+    [copy] = dup.copies
+    names = [op.name for op in copy.ops]
+    assert names[-4:] == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM", "POP_TOP"]
+    assert dup.region.kind == "with"
 
 
 def test_handler_kinds_from_entry_ops():

@@ -396,8 +396,23 @@ class Cfg:
         blocks = self.blocks
         if len(blocks) <= 1:
             return [0] if blocks else []
-        succ = [[e.target.index for e in b.successors] for b in blocks]
-        order = _postorder(succ, [0])
+        # (the depth-first walk of _postorder, on the blocks' own edges: no
+        # lists of numbers to build first)
+        seen = [False] * len(blocks)
+        seen[0] = True
+        order: List[int] = []
+        stack = [(blocks[0], iter(blocks[0].successors))]
+        while stack:
+            b, edges = stack[-1]
+            for e in edges:
+                t = e.target
+                if not seen[t.index]:
+                    seen[t.index] = True
+                    stack.append((t, iter(t.successors)))
+                    break
+            else:
+                stack.pop()
+                order.append(b.index)
         order.reverse()
         return order
 
@@ -1314,13 +1329,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("target", help="FILE.pyc or FILE.py, optionally :QUALNAME "
                                        "(e.g. mod.pyc:Class.method)")
     args = parser.parse_args(argv)
+    from ..bytecode.errors import BytecodeError
     path, qualname = _split_target(args.target)
     try:
         root = _load(path)
-    except (OSError, SyntaxError, ValueError) as e:
-        print("error: cannot read %s: %s" % (path, e), file=sys.stderr)
-        return 2
-    except Exception as e:      # (a BytecodeError: a damaged or unsupported .pyc)
+    except (OSError, SyntaxError, ValueError, BytecodeError) as e:
+        # (ValueError: a .py that is not text; BytecodeError: a damaged or
+        # unsupported .pyc)
         print("error: cannot read %s: %s" % (path, e), file=sys.stderr)
         return 2
     named = list(_named_codes(root))

@@ -669,7 +669,8 @@ def build_cfg(obj) -> Cfg:
     """The control-flow graph of ``obj``: a normalised
     :class:`~depyf.bytecode.ir.Function`, a list of its ops, or anything
     :func:`~depyf.bytecode.normalize.normalize` takes (a code object, a
-    function, a CodeRecord).
+    function, a CodeRecord). The ops' ``index`` must be their place in the
+    list, as normalize leaves it; a bare list's ops are numbered here.
 
     >>> cfg = build_cfg(lambda x: 1 if x else 2)
     >>> cfg.entry.last.name, sorted(e.kind for e in cfg.entry.successors)
@@ -686,7 +687,8 @@ def build_cfg(obj) -> Cfg:
     n = len(ops)
     if not n:
         return Cfg(ops, [], code)
-    if ops[0].index != 0 or ops[-1].index != n - 1:
+    if code is None or ops[0].index != 0 or ops[-1].index != n - 1:
+        # (normalize numbers a Function's ops; a bare list gets its numbers here)
         for i, op in enumerate(ops):
             op.index = i
     # (comprehensions over the ops rather than one loop with every test: most
@@ -719,10 +721,10 @@ def build_cfg(obj) -> Cfg:
                 leaders.update([x.index for x in _exits(ops, c.ops)])
     else:
         duplicates = []
-    if len(leaders) == 1 and not targets:
+    leaders.discard(n)
+    if len(leaders) == 1 and not jumps and not targets:
         # Straight-line code (about half of all code objects): one block, no edge.
         return Cfg(ops, [Block(0, ops, 0, n)], code, None, [0])
-    leaders.discard(n)
     starts = sorted(leaders)
     ends = starts[1:]
     ends.append(n)

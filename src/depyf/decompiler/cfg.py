@@ -40,8 +40,10 @@ from __future__ import annotations
 
 import bisect
 import sys
+import types
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from ..bytecode.code import CodeRecord
 from ..bytecode.ir import Function, Handler, Op
 
 #: the kinds of edge
@@ -526,7 +528,6 @@ class Cfg:
     @_lazy
     def _forest(self) -> Tuple[List[Loop], Dict[Block, Loop]]:
         """(the loops, block -> its innermost loop)."""
-        reach = self.reachable
         blocks = self.blocks
         dom = self._dom
         num = dom[1]
@@ -550,7 +551,7 @@ class Cfg:
             while work:
                 for e in work.pop().predecessors:
                     p = e.source
-                    if p not in body and p in reach:
+                    if p not in body and num[p.index] >= 0:     # (reached)
                         body.add(p)
                         work.append(p)
             members = sorted(body, key=_index)
@@ -1135,10 +1136,11 @@ def _same(a: Op, b: Op) -> bool:
         return True
     if type(x) is not type(y):
         return False
-    if hasattr(x, "co_code") or hasattr(x, "qualname"):
+    if isinstance(x, CodeRecord):
         # a def compiled into each copy: its own code object each time
-        return getattr(x, "qualname", None) == getattr(y, "qualname", None) \
-            and getattr(x, "firstlineno", None) == getattr(y, "firstlineno", None)
+        return (x.qualname, x.name, x.firstlineno) == (y.qualname, y.name, y.firstlineno)
+    if isinstance(x, types.CodeType):
+        return (x.co_name, x.co_firstlineno) == (y.co_name, y.co_firstlineno)
     try:
         return bool(x == y)
     except Exception:       # (a constant whose == is odd: not the same)

@@ -104,6 +104,18 @@ SOURCE = textwrap.dedent("""
                 y()
         z()
 
+    def try_in_loop(xs):
+        for x in xs:
+            try:
+                if x:
+                    continue
+                g(x)
+            except E:
+                break
+            finally:
+                h()
+        return 1
+
     async def async_with(m):
         async with m:
             await x()
@@ -458,6 +470,26 @@ def test_async_with_exit_awaits(version):
     names = [op.name for op in copy.ops]
     assert names[-4:] == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM", "POP_TOP"]
     assert dup.region.kind == "with"
+
+
+def test_try_in_loop(version):
+    cfg = graph(version, "try_in_loop")
+    [loop] = cfg.loops
+    clause = cfg.handler_of(the_block_calling(cfg, "g"))
+    assert clause.kind == "except"
+    # the clause breaks out: its code is no part of the body, which raises into it
+    assert clause.entry not in loop
+    assert clause.entry in {e.target for e in loop.exception_exits}
+    # the finally body runs on each way out of the try body: continue, the end
+    # of the body, and the clause's break
+    [dup] = cfg.duplicates
+    assert len(dup.copies) == 3
+    inside = [c for c in dup.copies if c.blocks[0] in loop]
+    assert len(inside) == 2
+    [breaking] = [c for c in dup.copies if c not in inside]
+    assert all(b not in cfg.reachable_normal for b in breaking.blocks)
+    returns = [b for b in cfg.blocks if b.last.name == "RETURN_VALUE"]
+    assert any(set(returns) & reached_from(e) for e in breaking.exits)
 
 
 def test_handler_kinds_from_entry_ops():

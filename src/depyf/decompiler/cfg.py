@@ -161,14 +161,18 @@ class Loop:
     """A natural loop: the ``header`` every way in passes, the ``body`` (header
     included, in layout order), the ``latches`` (blocks with an edge back to the
     header), the ``exits`` (edges from the body to outside it, exceptions
-    aside), and the loops around it (``parent``) and inside it (``children``)."""
+    aside), the ``exception_exits`` (exception edges to handlers outside the
+    body: a try around the loop, or one inside it whose handler code leaves the
+    loop, by ``break`` for instance), and the loops around it (``parent``) and
+    inside it (``children``)."""
 
     def __init__(self, header: Block, body: List[Block], latches: List[Block],
-                 exits: List[Edge]):
+                 exits: List[Edge], exception_exits: List[Edge]):
         self.header = header
         self.body = body
         self.latches = latches
         self.exits = exits
+        self.exception_exits = exception_exits
         self.parent: Optional[Loop] = None
         self.children: List[Loop] = []
         self._members = frozenset(body)
@@ -555,9 +559,10 @@ class Cfg:
                         body.add(p)
                         work.append(p)
             members = sorted(body, key=_index)
-            exits = [e for b in members for e in b.successors
-                     if e.kind != EXCEPTION and e.target not in body]
-            loops.append(Loop(header, members, sorted(tails, key=_index), exits))
+            leaving = [e for b in members for e in b.successors if e.target not in body]
+            loops.append(Loop(header, members, sorted(tails, key=_index),
+                              [e for e in leaving if e.kind != EXCEPTION],
+                              [e for e in leaving if e.kind == EXCEPTION]))
         # Two natural loops are nested or apart; the larger holds the smaller.
         innermost: Dict[Block, Loop] = {}
         for loop in sorted(loops, key=lambda lp: -len(lp.body)):
@@ -1260,10 +1265,14 @@ def format_cfg(cfg: Cfg, title: Optional[str] = None) -> str:
 
 def _format_loop(loop: Loop, lines: List[str], level: int) -> None:
     pad = "  " * level
-    lines.append("%sloop at %s: body %s; latches %s; exits %s" % (
+    text = "%sloop at %s: body %s; latches %s; exits %s" % (
         pad, _ref(loop.header), _refs(loop.body), _refs(loop.latches),
         ", ".join("%s->%s %s" % (_ref(e.source), _ref(e.target), e.kind) for e in loop.exits)
-        or "none"))
+        or "none")
+    raised = sorted({e.target for e in loop.exception_exits}, key=_index)
+    if raised:
+        text += "; raises to %s" % _refs(raised)
+    lines.append(text)
     for child in loop.children:
         _format_loop(child, lines, level + 1)
 

@@ -19,7 +19,10 @@ kept:
 Every version 3.8-3.13 comes out of normalising in one shape (3.8-3.10 block
 set-ups as 3.11-style handlers on each op), so nothing here asks which Python
 made the code. A block holds ops of one handler only: a change of handler
-starts a block, so "what protects this block" has one answer.
+starts a block, so "what protects this block" has one answer; where a copy
+starts and where control leaves it start blocks too, so a copy is whole blocks.
+Block set-ups normalising had to leave in place (3.8 code it could not
+rewrite) give exception edges without a handler, and no handler region.
 
 Example::
 
@@ -456,14 +459,16 @@ class Cfg:
         n = len(blocks)
         if n == 1:
             return [1, 1], [1, 0]       # (straight-line code: the exit follows it)
-        reach = self.reachable
+        reached = [False] * n
+        for i in self._rpo:
+            reached[i] = True
         # successors in the reversed graph = predecessors; the exit's are the exits
         back: List[List[int]] = [[] for _ in range(n + 1)]
         fore: List[List[int]] = [[] for _ in range(n + 1)]
         for b in blocks:
-            if b not in reach:
-                continue
             i = b.index
+            if not reached[i]:
+                continue
             normal = False
             for e in b.successors:
                 if e.kind != EXCEPTION:
@@ -473,17 +478,17 @@ class Cfg:
             if not normal:
                 back[n].append(i)
                 fore[i].append(n)
-        seen = _reached(back, [n])
-        if len(seen) <= len(reach):
+        order = _postorder(back, [n])
+        if len(order) <= len(self._rpo):
             # Blocks that reach no exit (an endless loop): tied to the exit,
             # the last in layout first (a loop's latch, usually).
-            for b in reversed(blocks):
-                i = b.index
-                if b in reach and i not in seen:
+            seen = set(order)
+            for i in range(n - 1, -1, -1):
+                if reached[i] and i not in seen:
                     back[n].append(i)
                     fore[i].append(n)
                     seen |= _reached(back, [i], seen)
-        order = _postorder(back, [n])
+            order = _postorder(back, [n])
         order.reverse()
         return _immediate_dominators(fore, order, n + 1)
 

@@ -702,16 +702,46 @@ def build_cfg(obj) -> Cfg:
         # (normalize numbers a Function's ops; a bare list gets its numbers here)
         for i, op in enumerate(ops):
             op.index = i
+    leaders, straight, targets = _leaders(ops)
+    if straight:
+        # Straight-line code (about half of all code objects): one block, no edge.
+        return Cfg(ops, [Block(0, ops, 0, n)], code, None, [0])
+    duplicates = _find_duplicates(ops, targets) if targets else []
+    for d in duplicates:
+        # (a copy is whole blocks: where it starts and where it is left)
+        if d.original_ops:
+            leaders.add(d.original_ops[0].index)
+        for c in d.copies:
+            leaders.add(c.ops[0].index)
+            leaders.update([x.index for x in _exits(ops, c.ops)])
+    starts = sorted(leaders)
+    ends = starts[1:]
+    ends.append(n)
+    blocks = [Block(k, ops[s:e], s, e) for k, (s, e) in enumerate(zip(starts, ends))]
+    _connect(blocks, dict(zip(starts, blocks)))
+    cfg = Cfg(ops, blocks, code, duplicates, starts)
+    for d in duplicates:
+        d.original = _blocks_of(cfg, d.original_ops)
+        for c in d.copies:
+            c.blocks = _blocks_of(cfg, c.ops)
+            c.exits = _blocks_of(cfg, _exits(ops, c.ops))
+    return cfg
+
+
+def _leaders(ops: List[Op]) -> Tuple[Set[int], bool, Dict[Op, Handler]]:
+    """(where blocks start, whether the code is one straight block, handler
+    entry op -> a handler going there)."""
+    n = len(ops)
     # (comprehensions over the ops rather than one loop with every test: most
     # ops pass each test at once, and a comprehension's step is the cheapest)
-    stops = TERMINATORS
     jumps = [op for op in ops if op.target is not None]
     leaders = {op.index + 1 for op in jumps}
     leaders.update([op.target.index for op in jumps])
+    stops = TERMINATORS
     leaders.update([op.index + 1 for op in ops if op.name in stops])
     leaders.add(0)
     handlers = [op.handler for op in ops]
-    targets: Dict[Op, Handler] = {}     # handler entry op -> a handler going there
+    targets: Dict[Op, Handler] = {}
     if any(handlers):
         # A block holds ops of one handler: a change of handler starts one.
         for i in [i for i in range(1, n) if handlers[i] is not handlers[i - 1]]:
@@ -723,26 +753,14 @@ def build_cfg(obj) -> Cfg:
         for h in present:
             targets.setdefault(h.target, h)
         leaders.update([t.index for t in targets])
-        duplicates = _find_duplicates(ops, targets)
-        for d in duplicates:
-            if d.original_ops:
-                leaders.add(d.original_ops[0].index)
-            for c in d.copies:
-                leaders.add(c.ops[0].index)
-                leaders.update([x.index for x in _exits(ops, c.ops)])
-    else:
-        duplicates = []
     leaders.discard(n)
-    if len(leaders) == 1 and not jumps and not targets:
-        # Straight-line code (about half of all code objects): one block, no edge.
-        return Cfg(ops, [Block(0, ops, 0, n)], code, None, [0])
-    starts = sorted(leaders)
-    ends = starts[1:]
-    ends.append(n)
-    blocks = [Block(k, ops[s:e], s, e) for k, (s, e) in enumerate(zip(starts, ends))]
-    head = dict(zip(starts, blocks))
-    # (names the loop below reads for every block, as locals)
-    edge, branches, setups = Edge, BRANCHES, SETUPS
+    return leaders, len(leaders) == 1 and not jumps and not targets, targets
+
+
+def _connect(blocks: List[Block], head: Dict[int, Block]) -> None:
+    """The edges between ``blocks`` (``head``: first op index -> block)."""
+    # (names the loop reads for every block, as locals)
+    edge, branches, setups, stops = Edge, BRANCHES, SETUPS, TERMINATORS
     fall, jump, exception = FALL, JUMP, EXCEPTION
     for b, nxt in zip(blocks, blocks[1:] + [None]):
         last = b.ops[-1]
@@ -783,13 +801,6 @@ def build_cfg(obj) -> Cfg:
             e = edge(b, target, exception, None, h)
             succ.append(e)
             target.predecessors.append(e)
-    cfg = Cfg(ops, blocks, code, duplicates, starts)
-    for d in duplicates:
-        d.original = _blocks_of(cfg, d.original_ops)
-        for c in d.copies:
-            c.blocks = _blocks_of(cfg, c.ops)
-            c.exits = _blocks_of(cfg, _exits(ops, c.ops))
-    return cfg
 
 
 def _blocks_of(cfg: Cfg, ops: Iterable[Op]) -> List[Block]:

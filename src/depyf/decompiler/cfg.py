@@ -349,7 +349,12 @@ class Cfg:
         return self.blocks[0] if self.blocks else None
 
     def block_of(self, op: Op) -> Block:
-        """The block holding ``op`` (an op of this code)."""
+        """The block holding ``op`` (an op of this code).
+
+        >>> cfg = build_cfg(lambda x: x or 1)
+        >>> cfg.block_of(cfg.ops[0]) is cfg.entry, cfg.op_indices([cfg.entry])
+        (True, {0, 1})
+        """
         i = op.index
         if not (0 <= i < len(self.ops) and self.ops[i] is op):
             raise ValueError("%r is not an op of this code" % (op,))
@@ -629,7 +634,17 @@ class Cfg:
 
     def handler_chain(self, block: Block) -> List[HandlerRegion]:
         """The handlers an exception raised in ``block`` meets, innermost first:
-        the one covering it, the one covering that one's entry, and so on."""
+        the one covering it, the one covering that one's entry, and so on.
+
+        >>> def f():
+        ...     try:
+        ...         g()
+        ...     except E:
+        ...         h()
+        >>> cfg = build_cfg(f)
+        >>> [region.kind for region in cfg.handler_chain(cfg.entry)]
+        ['except', 'cleanup']
+        """
         h = block.handler
         if h is None:
             return []
@@ -651,7 +666,16 @@ class Cfg:
 
     def copy_at(self, block: Block) -> Optional[Copy]:
         """The innermost copy of a finally body or with-statement exit that
-        ``block`` is part of, or None."""
+        ``block`` is part of, or None.
+
+        >>> def f(m):
+        ...     with m:
+        ...         g()
+        >>> cfg = build_cfg(f)
+        >>> [copy] = cfg.duplicates[0].copies
+        >>> [b for b in cfg.blocks if cfg.copy_at(b)] == copy.blocks
+        True
+        """
         found = self._copies_of.get(block)
         return found[-1] if found else None
 
@@ -1349,7 +1373,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     """``python -m depyf.decompiler.cfg FILE.pyc[:QUALNAME]``: print the graphs of
     the file's code objects (those named QUALNAME only). A ``.py`` file is
     compiled by the running Python first. Exit status 2 for a file that cannot
-    be read or a name that is not there."""
+    be read or a name that is not there.
+
+    >>> main(["__pycache__/mod.cpython-38.pyc:Class.method"])   # doctest: +SKIP
+    == Class.method (line 12, Python 3.8): 4 blocks, 1 loop
+    ...
+    """
     import argparse
     parser = argparse.ArgumentParser(
         prog="python -m depyf.decompiler.cfg",

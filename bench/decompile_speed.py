@@ -11,7 +11,14 @@ pass down by up to a third: the fastest pass is the least disturbed one).
 Run from the project root::
 
     PYTHONPATH=src python3 bench/decompile_speed.py [--versions 3.8,3.13] [--modules 65] [--passes 3]
-        [--others VENV_DIR ...] [--others-budget 120]
+        [--others VENV_DIR ...] [--others-budget 120] [--cfg]
+
+``--cfg`` adds two rows per version for the control-flow graph
+(:mod:`depyf.decompiler.cfg`) of every code object, from its normalised ops
+(normalising is not timed: decompiling does it anyway): building the graph,
+and building it with every analysis it offers worked out (reachability,
+dominators, post-dominators, loops, handlers and their code); their "failed"
+column gives the CPU time as a share of decompiling the same code objects.
 
 ``--others VENV_DIR`` (repeatable) adds rows for published decompilers
 installed in a separate virtual environment (never a dependency of depyf),
@@ -63,6 +70,48 @@ def measure(version: str, count: int, passes: int = 1):
     return (len(records), objects) + best
 
 
+def measure_cfg(version: str, count: int, passes: int = 1):
+    """(code objects, CPU s to build the graphs, CPU s to build them and work
+    out every analysis): the fastest of ``passes`` passes. Each module's code
+    objects are normalised (not timed) just before their graphs are built, so
+    that no more is alive at a time than decompiling the module keeps."""
+    from depyf.bytecode.normalize import normalize
+    from depyf.decompiler.cfg import build_cfg
+    records = []
+    with TargetSession(version) as target:
+        for path in corpus_modules(version, count):
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            try:
+                records.append(target.compile_module(source, path))
+            except Exception:
+                continue
+    objects = sum(1 for rec in records for _ in rec.walk())
+    best = None
+    for _ in range(max(1, passes)):
+        build = full = 0.0
+        for rec in records:
+            funcs = [normalize(code) for code in rec.walk()]
+            start = time.process_time()
+            for func in funcs:
+                build_cfg(func)
+            middle = time.process_time()
+            for func in funcs:
+                _analyse(build_cfg(func))
+            end = time.process_time()
+            build += middle - start
+            full += end - middle
+        best = (build, full) if best is None or build < best[0] else best
+    return (objects,) + best
+
+
+def _analyse(cfg) -> None:
+    """Work out everything the graph offers (each is kept once worked out)."""
+    cfg.reachable, cfg.reachable_normal, cfg.idom, cfg.ipdom, cfg.loops
+    for region in cfg.handlers:
+        region.code
+
+
 def venv_python(venv: str) -> str:
     for name in ("bin/python", "Scripts/python.exe"):
         path = os.path.join(venv, name)
@@ -102,6 +151,10 @@ def main(argv=None) -> int:
     parser.add_argument("--passes", type=int, default=3,
                         help="passes over each corpus; the fastest (by CPU time) is shown: a shared "
                              "machine slows some passes down, never speeds one up (default 3)")
+    parser.add_argument("--cfg", action="store_true",
+                        help="also time building each code object's control-flow graph, alone "
+                             "and with all its analyses (rows 'cfg: ...'; 'failed' shows the "
+                             "share of the decompile CPU time)")
     args = parser.parse_args(argv)
     versions = args.versions.split(",") if args.versions else [
         "%d.%d" % v if isinstance(v, tuple) else str(v) for v in installed_versions()]
@@ -117,6 +170,11 @@ def main(argv=None) -> int:
         modules, objects, seconds, cpu = measure(version, args.modules, args.passes)
         print(row % (version, "depyf (this tree)", modules, objects, seconds, _rate(objects, seconds),
                      cpu, _rate(objects, cpu), ""))
+        if args.cfg:
+            graphs, build, full = measure_cfg(version, args.modules, args.passes)
+            for label, took in (("cfg: build", build), ("cfg: build + analyses", full)):
+                print(row % (version, label, modules, graphs, took, _rate(graphs, took), took,
+                             _rate(graphs, took), "%.1f%% of decompile" % (100 * took / cpu)))
         for python in others.get(version, []):
             for label, r in measure_others(python, version, args.modules, args.others_budget):
                 done = "%d of %d" % (r["objects"], r["of"]) if r["objects"] < r["of"] \

@@ -216,3 +216,31 @@ def try_except_pass_then_code(f):
     except Exception:
         pass
     return 2
+
+
+def except_raises_then_try(obj, key):
+    try:
+        cache = obj.__dict__
+    except AttributeError:
+        raise TypeError("no __dict__") from None
+    value = cache.get(key)
+    if value is None:
+        value = key * 2
+        try:
+            cache[key] = value
+        except TypeError:
+            raise TypeError("read-only") from None
+    return value
+
+
+def except_raises_else_try(obj, key):
+    try:
+        cache = obj.__dict__
+    except AttributeError:
+        raise
+    else:
+        try:
+            cache[key] = 1
+        except TypeError:
+            return None
+    return cache

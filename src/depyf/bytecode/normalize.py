@@ -1031,6 +1031,18 @@ def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
     remove_ops(func, ops[-2:])
 
 
+def cold_handlers(func: Function, table: VersionTable) -> None:
+    """3.12+: handler code is laid out after all the code normal flow reaches
+    (``Function.cold_handlers``), whatever statement it belongs to. The ops are
+    unchanged; the layout of ``try: B / except E: raise / C`` is the same as
+    that of ``try: B / except E: raise / else: C``::
+
+        B; C; RETURN_VALUE; H: PUSH_EXC_INFO; ... RAISE_VARARGS      (3.12+, both)
+        B; JUMP_FORWARD C; H: PUSH_EXC_INFO; ... RAISE_VARARGS; C: ...   (3.11, no else)
+    """
+    func.cold_handlers = True
+
+
 def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
     """3.11+: ``yield x`` in an async generator wraps the value first:
     ``ASYNC_GEN_WRAP; YIELD_VALUE`` (3.12+: ``INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP``)
@@ -1289,7 +1301,7 @@ _PASS_FUNCS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits, popped_branch_constants)
+        merge_copied_tails, unthread_with_exits, popped_branch_constants, cold_handlers)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1385,12 +1397,13 @@ PASSES = {
         "send_loops", "async_for_loops", "drop_generator_wrapper",
         "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
-        "doubled_returns"] + _COPIED_EXITS,
+        "doubled_returns", "cold_handlers"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + _GENERATED + [
         "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
         "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",
         "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
         "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns",
+        "cold_handlers"] + _COPIED_EXITS,
 }

@@ -146,7 +146,9 @@ SEMANTIC_PASSES = frozenset({
     # these only label RETURN_VALUEs for the structurer
     "explicit_returns", "copied_returns", "copied_loop_returns",
     # a constant pushed and popped at once: nothing happens either way
-    "popped_branch_constants"})
+    "popped_branch_constants",
+    # changes no op, only records a layout fact
+    "cold_handlers"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

@@ -205,7 +205,14 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
-    if end is None or end >= hi:
+    # Every clause returns or raises, and the handler code is laid out last
+    # whatever the code after the body was: as the else or after the
+    # statement it gives the same code, and the walk goes on after it.
+    ends_at_body = end is None and body_end < min(hs, hi) and not inline \
+        and w.func.cold_handlers and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
+        and all(_ends_terminal(c.body) and not getattr(c.body[-1], "fall_off", False)
+                for c in clauses)
+    if (end is None or end >= hi) and not ends_at_body:
         # The try ends its loop's body: a clause falling off its end goes round.
         for clause in clauses:
             if clause.body and getattr(clause.body[-1], "fall_off", False):
@@ -227,6 +234,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         end = else_end
     if else_end is not None:
         k = end
+    elif ends_at_body:
+        k = body_end
     elif end is None and body_end < min(hs, hi):
         # Every clause returns or raises; the normal path's code before the
         # inline handler (or the end of the enclosing block) is the else.
@@ -300,6 +309,16 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None:
         m.emit(ast.Break(), after)
     return k
+
+
+def _compiled_before_handlers(w, lo, hi, hs) -> bool:
+    """Some handler of the code in ``[lo, hi)`` (a try or with statement in
+    it) is laid out before the handler at ``hs``: the compiler wrote that code
+    before this statement's clauses, so it is the statement's else. (Handler
+    code moved last keeps the order it was written in.)"""
+    ops = w.ops
+    return any(ops[k].handler is not None and ops[k].handler.target.index < hs
+               for k in range(lo, hi))
 
 
 def _break_after(w, hs, end, hi):

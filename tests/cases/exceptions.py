@@ -244,3 +244,16 @@ def except_raises_else_try(obj, key):
         except TypeError:
             return None
     return cache
+
+
+def except_returns_none_then_try(obj, find):
+    try:
+        doc = obj.__doc__
+    except AttributeError:
+        return None
+    if doc is None:
+        try:
+            doc = find(obj)
+        except TypeError:
+            return None
+    return doc

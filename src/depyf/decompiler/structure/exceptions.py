@@ -204,7 +204,14 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
-    end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
+    end = _join(w, body_end, hs, he, hi, exits, [(t[0], t[2]) for t in tails], inline)
+    for signature, clause, k, clause_end in tails:
+        if end is None or names(ops, end, end + len(signature)) != signature:
+            if clause is None:
+                raise DecompileFailure("except* way out is no copy of the code after it")
+            # Not a copy of the code after the try: the clause's own closing
+            # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
+            clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     # Every clause returns or raises, and the handler code is laid out last
     # whatever the code after the body was: as the else or after the
     # statement it gives the same code, and the walk goes on after it.
@@ -217,13 +224,6 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         for clause in clauses:
             if clause.body and getattr(clause.body[-1], "fall_off", False):
                 clause.body = clause.body[:-1] or [ast.Pass()]
-    for signature, clause, k, clause_end in tails:
-        if end is None or names(ops, end, end + len(signature)) != signature:
-            if clause is None:
-                raise DecompileFailure("except* way out is no copy of the code after it")
-            # Not a copy of the code after the try: the clause's own closing
-            # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
-            clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
     orelse: List[ast.stmt] = []
     k = body_end
     else_end = _else_by_dead_exits(w, hs, end, hi) if inline else None
@@ -479,17 +479,27 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
     start = body_end
     if inline and ops[hs - 1].name == "JUMP" and ops[hs - 1].target.index > hs:
         start = ops[hs - 1].target.index        # 3.10: the else sits after the handlers
-    for tail in tails:
+    for tail, k in tails:
         # A clause ended in a copy of the code after the try; find the original.
         for j in range(start, hi):
             if inline and j < hs <= j + len(tail):
                 break
             if names(ops, j, j + len(tail)) == tail and j in w.normal \
-                    and not _jumped_over(ops, start, j):
+                    and not _jumped_over(ops, start, j) and _copy_lines(w, k, j, len(tail)):
                 return j
     if inline:
         return he_after_handlers(w, hs, he)
     return None
+
+
+def _copy_lines(w, k, j, size) -> bool:
+    """The ops at ``k`` may be a copy of those at ``j``: a copy keeps the lines
+    of what it copies (an explicit ``return None`` of the clause's own is on a
+    line of the clause), except the compiler's closing ``return None``, which
+    has no line of its own and takes that of the code before each copy."""
+    ops = w.ops
+    implicit = w.ctx.implicit_returns
+    return ops[k].line == ops[j].line or k + size - 1 in implicit or j + size - 1 in implicit
 
 
 def _jumped_over(ops, lo, j) -> bool:

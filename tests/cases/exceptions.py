@@ -257,3 +257,17 @@ def except_returns_none_then_try(obj, find):
         except TypeError:
             return None
     return doc
+
+
+def except_return_then_if_try(server):
+    try:
+        request = server.get()
+    except OSError:
+        return
+    if server.ok(request):
+        try:
+            server.process(request)
+        except Exception:
+            server.fail(request)
+    else:
+        server.close(request)

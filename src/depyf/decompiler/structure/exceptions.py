@@ -321,6 +321,21 @@ def _compiled_before_handlers(w, lo, hi, hs) -> bool:
                for k in range(lo, hi))
 
 
+def _compiled_after_handlers(w, lo, hi, hs, he) -> bool:
+    """Some handler of the code in ``[lo, hi)`` that does not cover the try
+    statement itself (one of a try or with statement in that code) is laid out
+    after the handler code at ``hs`` (which ends at its clean-up ``he``): the
+    compiler wrote that code after this statement's clauses."""
+    ops = w.ops
+    enclosing = ops[he].handler if he < w.n else None
+    for k in range(lo, hi):
+        h = ops[k].handler
+        if h is not None and h.target.index > hs and not (
+                enclosing is not None and h.target is enclosing.target):
+            return True
+    return False
+
+
 def _break_after(w, hs, end, hi):
     """The try body's closing jump, when it goes to ``end`` (where the clauses
     go too) and that is the way out of the loop whose body the statement ends."""
@@ -486,6 +501,9 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
                 break
             if names(ops, j, j + len(tail)) == tail and j in w.normal \
                     and not _jumped_over(ops, start, j) and _copy_lines(w, k, j, len(tail)):
+                if w.func.cold_handlers and _compiled_after_handlers(w, body_end, j, hs, he):
+                    # the code up to there follows the statement, not its else
+                    break
                 return j
     if inline:
         return he_after_handlers(w, hs, he)

@@ -271,3 +271,24 @@ def except_return_then_if_try(server):
             server.fail(request)
     else:
         server.close(request)
+
+
+def else_try_then_try_after(gen, typ):
+    if typ is None:
+        try:
+            next(gen)
+        except StopIteration:
+            return False
+        else:
+            try:
+                raise RuntimeError("did not stop")
+            finally:
+                gen.close()
+    try:
+        gen.throw(typ)
+    except StopIteration:
+        return True
+    try:
+        raise RuntimeError("did not stop after throw")
+    finally:
+        gen.close()

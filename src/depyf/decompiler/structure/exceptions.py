@@ -312,17 +312,17 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
 
 
 def _compiled_before_handlers(w, lo, hi, hs) -> bool:
-    """Some handler of the code in ``[lo, hi)`` (a try or with statement in
-    it) is laid out before the handler at ``hs``: the compiler wrote that code
+    """Some handler of the normal code in ``[lo, hi)`` (a try or with statement
+    in it) is laid out before the handler at ``hs``: the compiler wrote that code
     before this statement's clauses, so it is the statement's else. (Handler
     code moved last keeps the order it was written in.)"""
-    ops = w.ops
+    ops, normal = w.ops, w.normal
     return any(ops[k].handler is not None and ops[k].handler.target.index < hs
-               for k in range(lo, hi))
+               and k in normal for k in range(lo, hi))
 
 
 def _compiled_after_handlers(w, lo, hi, hs, he) -> bool:
-    """Some handler of the code in ``[lo, hi)`` that does not cover the try
+    """Some handler of the normal code in ``[lo, hi)`` that does not cover the try
     statement itself (one of a try or with statement in that code) is laid out
     after the handler code at ``hs`` (which ends at its clean-up ``he``): the
     compiler wrote that code after this statement's clauses."""
@@ -330,7 +330,7 @@ def _compiled_after_handlers(w, lo, hi, hs, he) -> bool:
     enclosing = ops[he].handler if he < w.n else None
     for k in range(lo, hi):
         h = ops[k].handler
-        if h is not None and h.target.index > hs and not (
+        if h is not None and h.target.index > hs and k in w.normal and not (
                 enclosing is not None and h.target is enclosing.target):
             return True
     return False

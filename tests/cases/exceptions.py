@@ -292,3 +292,16 @@ def else_try_then_try_after(gen, typ):
         raise RuntimeError("did not stop after throw")
     finally:
         gen.close()
+
+
+def try_ends_if_branch_before_else(self, args):
+    if self.exit_on_error:
+        try:
+            args = self.parse(args)
+        except ValueError as err:
+            self.error(str(err))
+    else:
+        args = self.parse(args)
+    if args:
+        args.extend(1)
+    return args

@@ -281,6 +281,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             if target < end:
                 orelse += w.block(target, end, m.stack)
         else:
+            # (a join past the end of the enclosing block: the code before it
+            # there is the block's, e.g. the else of the if whose branch the
+            # statement ends)
+            stop = min(stop, hi)
             if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
                     (ops[stop - 1].target.index == end
                      or (end >= hi and _continues(w, ops[stop - 1]))):

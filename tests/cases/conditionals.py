@@ -183,3 +183,10 @@ def if_in_else_chain(a, b):
         else:
             x = 3
     return x
+
+
+def if_and_walrus(a, f):
+    if a and (b := f(a)):
+        return b
+    else:
+        return a

@@ -184,3 +184,15 @@ def while_with_else_and_continue(queue):
     else:
         return "drained"
     return "stopped"
+
+
+def while_and_walrus(stream, s):
+    while len(s) < 76 and (chunk := stream.read(76 - len(s))):
+        s += chunk
+    return s
+
+
+def while_walrus_and_more(stream, s):
+    while len(s) < 76 and (chunk := stream.read(76 - len(s))) and s:
+        s += chunk
+    return s

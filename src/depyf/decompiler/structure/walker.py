@@ -736,7 +736,7 @@ class Walker:
                 end = ends[op.name]     # (a subscript, not .get(): no call)
             except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
-            if op.target is not None or end:
+            if op.target is not None or (end and not self._walrus_store(j)):
                 return False
             j += 1
         return False

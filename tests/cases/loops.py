@@ -196,3 +196,14 @@ def while_walrus_and_more(stream, s):
     while len(s) < 76 and (chunk := stream.read(76 - len(s))) and s:
         s += chunk
     return s
+
+
+def break_ending_if_branch_before_elif(classes, unique, roots):
+    for c in classes:
+        if c.bases:
+            for parent in c.bases:
+                if unique and parent:
+                    break
+        elif c not in roots:
+            roots.append(c)
+    return roots

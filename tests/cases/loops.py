@@ -207,3 +207,16 @@ def break_ending_if_branch_before_elif(classes, unique, roots):
         elif c not in roots:
             roots.append(c)
     return roots
+
+
+def while_if_continue_then_code(value, parts):
+    while value and value[0]:
+        if value[0] == '.':
+            parts.append(1)
+            value = value[1:]
+            continue
+        elif value[0] == '\\':
+            parts.append(2)
+            continue
+        parts.append(3)
+    return parts

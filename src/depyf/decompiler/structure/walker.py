@@ -1190,7 +1190,10 @@ class Walker:
         if not self.loops:
             return False
         loop = self.loops[-1]
-        return loop.body_end == hi and op.target.index in loop.continues
+        # (A branch falling off a bottom-tested while's body goes on to the
+        # repeated test; only `continue` jumps back to the top one.)
+        return loop.body_end == hi and op.target.index in loop.continues \
+            and op.target.index != loop.top
 
     def _is_loop_jump(self, op) -> bool:
         t = op.target.index

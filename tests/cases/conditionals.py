@@ -190,3 +190,9 @@ def if_and_walrus(a, f):
         return b
     else:
         return a
+
+
+def return_after_if_return_boolop(diff):
+    if diff.days < 0:
+        return -1
+    return diff and 1 or 0

@@ -681,13 +681,23 @@ def copied_returns(func: Function, table: VersionTable) -> None:
 
         LOAD_CONST c; RETURN_VALUE        -> LOAD_CONST c; RETURN_VALUE "copied"
 
+    A RETURN_VALUE that a jump also reaches starts a block of its own, which
+    the compiler never fuses with the constant before it (``return x and 1 or 0``
+    ends ``LOAD_CONST 0; RETURN_VALUE``, the jumps landing on the return).
+
     (Run before ``split_superinstructions`` makes RETURN_CONST look the same.)
     """
     before = None       # (the op before, kept by hand: no slice, no enumerate)
+    found = []
     for op in func.ops:
         if op.name == "RETURN_VALUE" and before is not None and before.name == "LOAD_CONST":
-            op.arg = "copied"
+            found.append(op)
         before = op
+    if found:
+        targets = {id(op.target) for op in func.ops if op.target is not None}
+        for op in found:
+            if id(op) not in targets:
+                op.arg = "copied"
 
 
 def copied_loop_returns(func: Function, table: VersionTable) -> None:

@@ -305,3 +305,26 @@ def try_ends_if_branch_before_else(self, args):
     if args:
         args.extend(1)
     return args
+
+
+def except_continue_then_if(getters):
+    for getter in getters:
+        try:
+            node = getter()
+        except:
+            continue
+        if node is not None and 0 <= node < 10:
+            return node
+    return None
+
+
+def except_pass_else_if(getters):
+    for getter in getters:
+        try:
+            node = getter()
+        except:
+            pass
+        else:
+            if node is not None and 0 <= node < 10:
+                return node
+    return None

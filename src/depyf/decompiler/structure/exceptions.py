@@ -217,8 +217,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     # statement it gives the same code, and the walk goes on after it.
     ends_at_body = end is None and body_end < min(hs, hi) and not inline \
         and w.func.cold_handlers and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
-        and all(_ends_terminal(c.body) and not getattr(c.body[-1], "fall_off", False)
-                for c in clauses)
+        and all(_ends_terminal(c.body) for c in clauses) \
+        and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
+             or _goes_round(w, body_end, min(hs, hi)))
     if (end is None or end >= hi) and not ends_at_body:
         # The try ends its loop's body: a clause falling off its end goes round.
         for clause in clauses:
@@ -323,6 +324,19 @@ def _compiled_before_handlers(w, lo, hi, hs) -> bool:
     ops, normal = w.ops, w.normal
     return any(ops[k].handler is not None and ops[k].handler.target.index < hs
                and k in normal for k in range(lo, hi))
+
+
+def _goes_round(w, lo, hi) -> bool:
+    """A conditional jump in ``[lo, hi)`` goes straight on round the innermost
+    loop: that code ends the loop's body, it is not the else of a try there
+    (3.13 sends the ways out of an else to the statement's end first), so a
+    clause's jump round the loop is its own ``continue``."""
+    if not w.loops:
+        return False
+    continues = w.loops[-1].continues
+    ops = w.ops
+    return any(ops[k].target is not None and ops[k].name != "JUMP"
+               and ops[k].target.index in continues for k in range(lo, hi))
 
 
 def _compiled_after_handlers(w, lo, hi, hs, he) -> bool:

@@ -74,6 +74,9 @@ class Function:
     #: code (3.12+), so what follows a try body in layout says nothing of
     #: whether it was the statement's else (see ``normalize.cold_handlers``)
     cold_handlers: bool = False
+    #: the compiler keeps the unreached way out of a block after a jump that
+    #: leaves it (3.8/3.9; see ``normalize.dead_ways_out``)
+    dead_ways_out: bool = False
 
     def reindex(self) -> None:
         for i, op in enumerate(self.ops):

@@ -1053,6 +1053,18 @@ def cold_handlers(func: Function, table: VersionTable) -> None:
     func.cold_handlers = True
 
 
+def dead_ways_out(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 keep the unreached code after a jump that leaves a block
+    (``Function.dead_ways_out``): an except clause's ``continue`` is followed by
+    the clause's own way out, which a clause falling off its end has not. The
+    ops are unchanged::
+
+        POP_EXCEPT; JUMP_ABSOLUTE top; POP_EXCEPT; JUMP_FORWARD after   (continue)
+        POP_EXCEPT; JUMP_ABSOLUTE top                                   (pass, then else)
+    """
+    func.dead_ways_out = True
+
+
 def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
     """3.11+: ``yield x`` in an async generator wraps the value first:
     ``ASYNC_GEN_WRAP; YIELD_VALUE`` (3.12+: ``INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP``)
@@ -1311,7 +1323,8 @@ _PASS_FUNCS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits, popped_branch_constants, cold_handlers)
+        merge_copied_tails, unthread_with_exits, popped_branch_constants, cold_handlers,
+        dead_ways_out)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1385,12 +1398,12 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
-        "assertion_error_loads", "copied_loop_returns", "doubled_returns"],
+        "assertion_error_loads", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_with_exits",
-        "copied_loop_returns", "doubled_returns"],
+        "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 10): _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

@@ -147,8 +147,8 @@ SEMANTIC_PASSES = frozenset({
     "explicit_returns", "copied_returns", "copied_loop_returns",
     # a constant pushed and popped at once: nothing happens either way
     "popped_branch_constants",
-    # changes no op, only records a layout fact
-    "cold_handlers"})
+    # change no op, only record layout facts
+    "cold_handlers", "dead_ways_out"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

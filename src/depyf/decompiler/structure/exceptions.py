@@ -228,6 +228,13 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     orelse: List[ast.stmt] = []
     k = body_end
     else_end = _else_by_dead_exits(w, hs, end, hi) if inline else None
+    if else_end is None and inline and _else_by_fall_off(w, clauses, hs, end, hi):
+        # The clauses go round the loop as falling off its body would, and
+        # the code after the handlers runs to the body's end: that is the else.
+        else_end = hi
+        for clause in clauses:
+            if getattr(clause.body[-1], "fall_off", False):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     if else_end is not None:
         # Up to 3.9 the else sits after the handlers, and the clauses' own
         # (unreached) ways out show where the statement ends.
@@ -412,6 +419,24 @@ def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
                            for loop in w.loops[-1:]):
         return hi
     return None
+
+
+def _else_by_fall_off(w, clauses, hs, end, hi) -> bool:
+    """The statement ends its loop's body with an else placed after the
+    handlers at ``end``: the body jumps there over them, each clause leaves,
+    some by a jump round the loop with no dead way out after it (which an
+    explicit ``continue`` leaves where the compiler keeps dead code): its
+    falling off."""
+    ops = w.ops
+    if not w.func.dead_ways_out:
+        return False        # (then a continue leaves no sign it was written)
+    if end is None or not hs < end < hi or ops[hs - 1].name != "JUMP" \
+            or ops[hs - 1].target.index != end or not w.loops \
+            or not w._flows_to_next_iteration(w.loops[-1], hi):
+        return False
+    if not all(_ends_terminal(c.body) for c in clauses):
+        return False
+    return any(getattr(c.body[-1], "fall_off", False) for c in clauses)
 
 
 def _continues(w, jump) -> bool:

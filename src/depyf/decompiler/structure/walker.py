@@ -590,7 +590,8 @@ class Walker:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target) \
-                    or self._break_threaded(target) or self._break_leaves_clause(i):
+                    or self._break_threaded(target) or self._break_leaves_clause(i) \
+                    or (loop.exit < self.n and self._same_jump(target, loop.exit)):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -738,7 +739,7 @@ class Walker:
                 end = ends[op.name]     # (a subscript, not .get(): no call)
             except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
-            if op.target is not None or end:
+            if op.target is not None or (end and not self._walrus_store(j)):
                 return False
             j += 1
         return False
@@ -918,7 +919,8 @@ class Walker:
                 and not self._jumped_to(else_start, then_start, else_start - 1) \
                 and not self._conditional_to(last.target.index, then_start, else_start - 1) \
                 and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
-                         and last.line != self.ops[else_start - 2].line):
+                         and last.line != self.ops[else_start - 2].line
+                         and not self._line_inside(last, then_start, else_start - 1)):
             # `if c: A else: B` ending a loop body: A ends with the jump to the next
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
@@ -972,6 +974,13 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _line_inside(self, op, lo, hi) -> bool:
+        """``op``'s line is before the last line of ``[lo, hi)``: the compiler's
+        jump at the end of a statement there (a loop's way out), not a
+        ``continue`` written after that code."""
+        return op.line is not None and any(
+            o.line is not None and o.line > op.line for o in self.ops[lo:hi])
 
     def _clause_exit_copy(self, then_start, else_start, hi):
         """Where the branch ``[then_start, else_start)`` starts its own copy of the
@@ -1183,7 +1192,10 @@ class Walker:
         if not self.loops:
             return False
         loop = self.loops[-1]
-        return loop.body_end == hi and op.target.index in loop.continues
+        # (A branch falling off a bottom-tested while's body goes on to the
+        # repeated test; only `continue` jumps back to the top one.)
+        return loop.body_end == hi and op.target.index in loop.continues \
+            and op.target.index != loop.top
 
     def _is_loop_jump(self, op) -> bool:
         t = op.target.index
@@ -1404,8 +1416,15 @@ class Walker:
             op = self.ops[k]
             if op.name == "JUMP" and op.target.index > latch:
                 targets.add(op.target.index)
-        beyond = sorted(t for t in targets if t > exit_)
+        beyond = sorted(t for t in targets if t > exit_ and not self._same_jump(t, exit_))
         return beyond[0] if beyond else None
+
+    def _same_jump(self, a: int, b: int) -> bool:
+        """Both ops are jumps to one place: a ``break`` the compiler sent to
+        another jump where the loop's own exit leads (up to 3.9, through the
+        jump over an enclosing if's else) is no sign of an else clause."""
+        x, y = self.ops[a], self.ops[b]
+        return x.name == "JUMP" and y.name == "JUMP" and x.target is y.target
 
     def _else_before_outer_end(self, lo, latch, exit_):
         """A loop's ``break`` that jumps straight to the enclosing loop's next

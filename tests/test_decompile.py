@@ -1853,6 +1853,63 @@ SNIPPETS = {
                     break
             return tasks
     """,
+    # continue and break of except clauses leave through the finally body's
+    # copy (issue 19: they were read as the clause falling off its end)
+    "continue_and_break_through_finally": """
+        def f(items, log):
+            for i in items:
+                try:
+                    log.append(i)
+                except KeyError:
+                    log.append('k')
+                    continue
+                except ValueError:
+                    log.append('v')
+                    break
+                finally:
+                    log.append('fin')
+                log.append(i)
+            else:
+                log.append('else')
+            return log
+    """,
+    # a while loop's continue goes to its top test, which only handler code
+    # jumps to; its break runs the finally copy, then (3.10+) a copy of the code
+    # after the loop, which a return in the clause would load before the copy
+    "while_continue_and_break_through_finally": """
+        def f(it, log):
+            n = 0
+            while n < 10:
+                n += 1
+                try:
+                    x = next(it)
+                except KeyError as e:
+                    log.append(e)
+                    continue
+                except StopIteration:
+                    break
+                finally:
+                    x = log.pop()
+                log.append(x)
+            return x
+    """,
+    "continue_and_break_through_nested_finally": """
+        def f(items, log):
+            for i in items:
+                try:
+                    try:
+                        log.append(i)
+                    except KeyError:
+                        continue
+                    finally:
+                        log.append('in')
+                except ValueError:
+                    break
+                finally:
+                    log.append('out')
+                log.append(i)
+            return log
+    """,
 }
 
 

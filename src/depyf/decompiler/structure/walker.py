@@ -412,6 +412,10 @@ class Walker:
         if self.finally_copies:
             copy = self._finally_copy_at(i)
             if copy:
+                end = self.copied_while_break(self.past_copies(i))
+                if end is not None:
+                    m.emit(ast.Break(), op)
+                    return end
                 return i + copy
         if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)
@@ -511,6 +515,28 @@ class Walker:
                     continue    # code the finally protects: the same statements, no copy
                 return len(seq)
         return 0
+
+    def past_copies(self, i: int) -> int:
+        """Past the finally-body copies (and with-exit calls) that start at ``i``:
+        the ones a way out of the statements being walked runs, innermost first."""
+        for _ in range(len(self.finally_copies)):
+            copy = self._finally_copy_at(i)
+            if not copy:
+                break
+            i += copy
+        return i
+
+    def copied_while_break(self, k: int):
+        """Where a ``break`` of the innermost while loop ends, when it leaves
+        through finally copies and then a copy of the code after the loop that
+        returns starts at ``k`` (3.10+ copies that code into the break): a
+        ``return`` there would have loaded its value before the copies. None
+        otherwise (a constant loads after them either way)."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.iterator or k + 1 >= self.n \
+                or (self.ops[k].name == "LOAD_CONST" and self.ops[k + 1].name == "RETURN_VALUE"):
+            return None
+        return self._copy_at(k, loop.break_target if loop.break_target is not None else loop.exit)
 
     def run_guarded(self, m, lo, hi, handler, handler_code=False):
         """Walk ``[lo, hi)`` as the region of ``handler`` (its ops are no new try);
@@ -1345,7 +1371,19 @@ class Walker:
             # there): what follows the loop's exit is its else clause.
             orelse = self.block(exit_, hi, m.stack)
             lo, stop = loop.moved_exit
-            after = self.block(lo, stop, m.stack)
+            # (a break in an except clause holds that code among the handler's)
+            in_handler = lo not in self.normal
+            self.in_handler += in_handler
+            try:
+                after = self.block(lo, stop, m.stack)
+            finally:
+                self.in_handler -= in_handler
+            tail = len(orelse) - len(after)
+            if after and tail >= 0 and [ast.dump(s) for s in orelse[tail:]] \
+                    == [ast.dump(s) for s in after]:
+                # the else clause runs on into that code: its copy there is no
+                # statement of the else
+                orelse = orelse[:tail]
             end = hi
         kind = ast.AsyncFor if header.arg == "async" else ast.For
         node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
@@ -1504,6 +1542,11 @@ class Walker:
             # The condition read at the top takes in more than the loop's test
             # (an `if c: continue` before the loop jumps where it exits).
             return None
+        if top is None:
+            # Only handler code may jump back to the top test (a `continue` in an
+            # except clause, which is no back edge): the test's ops repeat the
+            # bottom one's, up to its jump.
+            top = body_start - 1 - (test_end - bottom_start)
         loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
                     body_end=bottom_start, top=top)
         loop.break_target = self._break_target(body_start, latch, exit_)

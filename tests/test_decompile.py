@@ -1893,6 +1893,15 @@ SNIPPETS = {
                 log.append(x)
             return x
     """,
+    # 3.13 cancels the two nots of `not not b`, leaving its conversion to bool
+    # (issue 19: read as `b`)
+    "not_not_values": """
+        def f(a, b):
+            x = not not a
+            if not not b:
+                x = not not (a < b), not not not a, a and not not b
+            return not a, not not b, x
+    """,
     "continue_and_break_through_nested_finally": """
         def f(items, log):
             for i in items:

@@ -146,7 +146,9 @@ SEMANTIC_PASSES = frozenset({
     # these only label RETURN_VALUEs for the structurer
     "explicit_returns", "copied_returns", "copied_loop_returns",
     # a constant pushed and popped at once: nothing happens either way
-    "popped_branch_constants"})
+    "popped_branch_constants",
+    # a value's bool() spelt as two nots; a jump's own truth test dropped
+    "bool_conversions"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

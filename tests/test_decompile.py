@@ -1893,6 +1893,21 @@ SNIPPETS = {
                 log.append(x)
             return x
     """,
+    # up to 3.9 the else of a try ending an if branch sits after the handlers
+    # and jumps past the other branch (issue 19: read into the else)
+    "try_else_ending_an_if_branch": """
+        def f(checking, available, log):
+            if checking:
+                try:
+                    if not available:
+                        raise KeyError()
+                except KeyError:
+                    pass
+                else:
+                    log.append('import')
+            else:
+                log.append('lazy')
+    """,
     # 3.13 cancels the two nots of `not not b`, leaving its conversion to bool
     # (issue 19: read as `b`)
     "not_not_values": """

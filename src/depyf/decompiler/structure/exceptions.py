@@ -270,7 +270,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             # unless it was threaded through a `break` at the join)
             orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
             if target < end:
-                orelse += w.block(target, end, m.stack)
+                # (up to where the enclosing block ends: an if branch the try
+                # ends jumps past the other branch to the join)
+                orelse += w.block(target, min(end, hi), m.stack)
         else:
             if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
                     (ops[stop - 1].target.index == end

@@ -1908,6 +1908,37 @@ SNIPPETS = {
             else:
                 log.append('lazy')
     """,
+    # a module's (or class body's) last statement: its ways out are copies of the
+    # compiler's closing return, which no module may hold (issue 19: the lazy
+    # `__init__.py` of transformers held `return None` on 3.11; a loop's break
+    # was dropped with its copy on 3.10+)
+    "lazy_import_module": """
+        from typing import TYPE_CHECKING
+        class C:
+            n = 0
+            while n < 5:
+                n += 1
+                if n == 3:
+                    break
+                print(n)
+        class D:
+            for x in range(5):
+                if x == 2:
+                    break
+            else:
+                x = -1
+        if TYPE_CHECKING:
+            try:
+                if not is_torch_available():
+                    raise OptionalDependencyNotAvailable()
+            except OptionalDependencyNotAvailable:
+                pass
+            else:
+                from .modeling import A, B
+        else:
+            import sys
+            sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure)
+    """,
     # 3.13 cancels the two nots of `not not b`, leaving its conversion to bool
     # (issue 19: read as `b`)
     "not_not_values": """

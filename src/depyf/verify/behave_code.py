@@ -165,14 +165,18 @@ def run_check(namespace, check):
             "printed": printed.getvalue()[:_TEXT_LIMIT], "args": text((args, kwargs))}
 
 
-def _module_summary(namespace):
-    """Public names of an executed module with their values (classes and
-    functions by kind and name)."""
+def _module_summary(namespace, depth=0):
+    """Public names of an executed module with their values: functions and
+    modules by kind and name, classes by name and (one level down) their own
+    names the same way."""
     shown = {}
     for name, value in namespace.items():
         if name.startswith("__") and name != "__all__":
             continue
-        if isinstance(value, (types.FunctionType, type, types.ModuleType)):
+        if isinstance(value, type) and depth == 0:
+            shown[name] = "class %s %s" % (value.__qualname__,
+                                            text(_module_summary(vars(value), depth + 1)))
+        elif isinstance(value, (types.FunctionType, type, types.ModuleType)):
             shown[name] = "%s %s" % (type(value).__name__,
                                       getattr(value, "__qualname__", value.__name__))
         else:

@@ -1495,6 +1495,11 @@ class Walker:
                 test = ast.Constant(value=True)
                 body_start = i
                 exit_ = self._loop_exit(i, body_end)
+                if exit_ < self.n and exit_ not in self.normal and exit_ in self.reachable \
+                        and self._left_by_clause_breaks(i, latch, exit_):
+                    # Only breaks in except clauses leave `while True`: the code
+                    # they go to is normal flow all the same.
+                    self.normal = self.normal | flow_from(self, exit_, self.n)
             loop = Loop(header=i, exit=exit_, body_end=body_end)
             loop.break_target = self._break_target(i, body_end, exit_)
             self.loops.append(loop)
@@ -1620,6 +1625,13 @@ class Walker:
         after = self.ops[latch + 1] if latch + 1 < self.n else None
         return target < latch and after is not None and after.name == "JUMP" \
             and after.target.index == target and self._is_current_header(target)
+
+    def _left_by_clause_breaks(self, i, latch, exit_) -> bool:
+        """The loop ``[i, latch]`` jumps to ``exit_`` only from handler code, by
+        unconditional jumps: breaks, which leave a clause only so (a conditional
+        jump there is a branch of the clause's own code)."""
+        jumps = [o for o in self.ops[i:latch] if o.target is not None and o.target.index == exit_]
+        return bool(jumps) and all(o.name == "JUMP" and o.index not in self.normal for o in jumps)
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)

@@ -1,7 +1,8 @@
 """try/except/finally and with statements inside loops, left by continue,
 break and return from every part, nested functions, exception chaining
-(issue 19: the code after a ``while True`` left only by an except clause's
-break was dropped, 3.8, 3.9 and 3.11)."""
+(issue 19: a continue in a clause nested in an except clause lost through the
+finally copy, 3.8 and 3.13; the code after a ``while True`` left only by an
+except clause's break was dropped, 3.8, 3.9 and 3.11)."""
 
 
 class CM:
@@ -196,6 +197,7 @@ ON_LISTS = (
     'break_in_finally_body',
     'clause_continue_or_raise_from',
     'nested_function_with_finally',
+    'continue_from_nested_clause_through_finally',
     'nested_loops_in_try_finally',
     'while_true_left_by_clause_break',
 )

@@ -517,13 +517,18 @@ class Walker:
         return 0
 
     def past_copies(self, i: int) -> int:
-        """Past the finally-body copies (and with-exit calls) that start at ``i``:
-        the ones a way out of the statements being walked runs, innermost first."""
-        for _ in range(len(self.finally_copies)):
+        """Past what a way out of the statements being walked runs from ``i`` on,
+        innermost first: the copies of the enclosing finally bodies (and with-exit
+        calls), and, between them, the ends of enclosing except clauses
+        (``POP_EXCEPT; [name = None; del name]``)."""
+        for _ in range(2 * len(self.finally_copies) + 1):
             copy = self._finally_copy_at(i)
-            if not copy:
+            if copy:
+                i += copy
+            elif self.in_handler and i < self.n and self.ops[i].name == "POP_EXCEPT":
+                i += 4 if self._unbinds_after_pop_except(i + 1) else 1
+            else:
                 break
-            i += copy
         return i
 
     def copied_while_break(self, k: int):

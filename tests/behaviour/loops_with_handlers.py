@@ -2,7 +2,10 @@
 break and return from every part, nested functions, exception chaining
 (issue 19: a continue in a clause nested in an except clause lost through the
 finally copy, 3.8 and 3.13; the code after a ``while True`` left only by an
-except clause's break was dropped, 3.8, 3.9 and 3.11)."""
+except clause's break was dropped, 3.8, 3.9 and 3.11; a ``while True`` whose
+body never loops lost its break through a finally, and 3.10+ read a break
+through a finally into a copy of the code after the loop as a return, whose
+value loaded before the finally ran)."""
 
 
 class CM:
@@ -190,6 +193,38 @@ def while_true_left_by_clause_break(xs):
     return n
 
 
+def while_true_that_never_loops(a):
+    # (every way through the body leaves: no jump back, no loop in the bytecode)
+    while True:
+        try:
+            x = 1
+            if a:
+                break
+        finally:
+            x = 2
+        return -1
+    return x
+
+
+def while_true_left_by_breaks_through_finally(stop, limit):
+    state = [0]
+    if limit is not None:
+        while True:
+            try:
+                state[0] += 1
+                if state[0] in stop:
+                    break
+                if state[0] > limit:
+                    break
+            finally:
+                # (rebinds what the code after the loop returns)
+                state = [state[0] * 10]
+            TRACE.append(state[0])
+    else:
+        state = None
+    return state
+
+
 ON_LISTS = (
     'with_in_loop_continue_break',
     'nested_with_swallowing_return_break',
@@ -206,3 +241,5 @@ for name in ON_LISTS:
     for xs in ([0, 1, 2, 3], [1, 0, 4, 2], [2, 2], [], [4], [1, 1, 0], [0, 5, 0], [3]):
         CHECKS.append((name, (list(xs),)))
 CHECKS += [('return_overridden_by_finally', (x,)) for x in range(4)]
+CHECKS += [('while_true_that_never_loops', (a,)) for a in (0, 1)]
+CHECKS += [('while_true_left_by_breaks_through_finally', (stop, None)) for stop in ((), (2,))]

@@ -412,10 +412,18 @@ class Walker:
         if self.finally_copies:
             copy = self._finally_copy_at(i)
             if copy:
-                end = self.copied_while_break(self.past_copies(i))
+                way_on = self.past_copies(i)
+                end = self.copied_while_break(way_on)
                 if end is not None:
                     m.emit(ast.Break(), op)
                     return end
+                if way_on < self.n and ((self.ops[way_on].name == "JUMP"
+                                         and not self._is_loop_jump(self.ops[way_on]))
+                                        or self._moved_exit(way_on - 1) is not None):
+                    # A way out through the finally copy goes on where no
+                    # statement leads (a loop's break whose loop left no trace:
+                    # `while True:` whose body always leaves): no source form.
+                    raise DecompileFailure("a finally copy leads nowhere a statement goes")
                 return i + copy
         if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)

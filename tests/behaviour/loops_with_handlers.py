@@ -242,4 +242,5 @@ for name in ON_LISTS:
         CHECKS.append((name, (list(xs),)))
 CHECKS += [('return_overridden_by_finally', (x,)) for x in range(4)]
 CHECKS += [('while_true_that_never_loops', (a,)) for a in (0, 1)]
-CHECKS += [('while_true_left_by_breaks_through_finally', (stop, None)) for stop in ((), (2,))]
+CHECKS += [('while_true_left_by_breaks_through_finally', (stop, limit))
+           for stop in ((), (2,)) for limit in (None, 0, 3)]

@@ -966,6 +966,15 @@ class Walker:
             # clause's way out: the rest of the block is the else.
             then_end = copy_start
             else_end = hi
+        elif last is not None and last.name == "JUMP" \
+                and then_start <= last.target.index < else_start and not self._is_loop_jump(last) \
+                and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
+                and all(o.name == "JUMP" for o in self.ops[then_start:else_start]
+                        if o.target is not None and o.target.index == join):
+            # The branch ends in a loop only breaks leave (`while True`, no test
+            # or FOR_ITER going there): no jump over the else follows it, and
+            # the breaks land where the if joins.
+            else_end = join
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self._is_loop_jump(last):
             else_end = min(last.target.index, hi)

@@ -2,7 +2,9 @@
 tools/fuzz_roundtrip.py), each a small program shrunk by hand or by
 depyf.verify.minimize and round-tripped on the host: compiled, decompiled,
 recompiled and compared code object by code object (the strict rule of
-depyf.verify.host_trip).
+depyf.verify.host_trip). The last few (``tp_``, and the lambda crash) were
+shrunk from failures of the third-party corpus (tools/roundtrip.py
+--corpus thirdparty) that reproduce on the host.
 
 A case lists the host versions where depyf gets it wrong today; there it is
 a strict xfail whose reason is a guess at the cause, so a fix makes it
@@ -550,6 +552,58 @@ else:
          '3.10 3.11 3.12 3.13',
          'the else block of `if ...: pass` is written after the if, unconditionally (x = 1 '
          'always runs)'),
+    Case('augassign_list_call_lambda', 'inner += [x(lambda s: x)]\n',
+         '3.10 3.11 3.12 3.13',
+         'an augmented assignment of a list display holding a call with a lambda argument '
+         'crashes the renderer (TypeError: cannot render FunctionValue node); found in '
+         'hypothesis.strategies._internal.core by the third-party corpus'),
+    Case('tp_nested_if_pass_in_def', """\
+def f(a, b):
+    if a:
+        a.x = 1
+        if b:
+            pass
+""",
+         '3.10 3.11',
+         'an if ending in a nested `if b: pass` at the end of a function gets an `else: '
+         'return` the source has not (from torch.optim.adam, Adam.__init__)'),
+    Case('tp_if_try_except_else_in_loop', """\
+for n in a:
+    if b:
+        try:
+            del c
+        except Exception:
+            pass
+    else:
+        d
+""",
+         '3.10 3.11',
+         'the else of an if whose body is a try/except, in a loop, is written after the if, '
+         'unconditionally (from torch.nn.modules.module, _load_from_state_dict)'),
+    Case('tp_and_walrus_else', """\
+if a and (b := c) is not None and d:
+    pass
+else:
+    e = a
+f
+""",
+         '3.10 3.11 3.12 3.13',
+         'an and-chain with a walrus test is split into nested ifs and the else goes with the '
+         'outer one only (from torch.serialization, _save)'),
+    Case('tp_nested_if_continue_outer_else', """\
+for i in a:
+    if b:
+        if c:
+            pass
+        else:
+            continue
+    else:
+        d += 1
+    e = 1
+""",
+         '3.10 3.11 3.12 3.13',
+         'the outer else of an if whose body is an if/else ending in continue is written after'
+         ' the if, unconditionally (from sympy.simplify.simplify, nc_simplify)'),
 ]
 
 

@@ -29,7 +29,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-from depyf.verify.corpus import case_files, corpus_modules, thirdparty_corpus  # noqa: E402
+from depyf.verify.corpus import (case_files, corpus_modules, thirdparty_corpus,  # noqa: E402
+                                 thirdparty_modules)
 from depyf.verify.interpreters import (KNOWN_VERSIONS, find_interpreter,  # noqa: E402
                                        format_version, installed_versions, parse_version)
 from depyf.verify.roundtrip import (IDENTITY, UNPARSE, format_table,  # noqa: E402
@@ -74,8 +75,10 @@ def chosen_versions(text):
     return versions
 
 
-def format_failures(corpus, limit, examples):
-    """The top ``limit`` failure kinds of one version, with examples."""
+def format_failures(corpus, limit, examples, names=None):
+    """The top ``limit`` failure kinds of one version, with examples; ``names``
+    maps a file path to the name shown for it (a third-party module's
+    import name, not where this machine keeps it)."""
     kinds = corpus.failure_kinds()
     if not kinds or limit <= 0:
         return ""
@@ -83,6 +86,9 @@ def format_failures(corpus, limit, examples):
     for kind, count, texts in kinds[:limit]:
         lines.append("  %5d  %s" % (count, kind))
         for text in texts[:examples]:
+            path = text.split(":", 1)[0]
+            if names and path in names:
+                text = names[path] + text[len(path):]
             lines.append("         e.g. %s" % _shorten(text, 240))
     return "\n".join(lines)
 
@@ -92,6 +98,10 @@ def _shorten(text, size):
     return text if len(text) <= size else text[:size - 3] + "..."
 
 
+#: Third-party file path -> import name, for the failure examples.
+NAMES = {}
+
+
 def corpus_paths(corpus, version, modules):
     """``(paths, skipped)`` of one corpus for one version; ``skipped`` holds
     the third-party entries left out there (corpus.Resolved, with a reason)."""
@@ -99,6 +109,7 @@ def corpus_paths(corpus, version, modules):
         return case_files(version), []
     if corpus == "thirdparty":
         paths, skipped = thirdparty_corpus(version)
+        NAMES.update((r.path, r.name) for r in thirdparty_modules())
         return paths[:modules] if modules is not None else paths, skipped
     return corpus_modules(version, modules), []
 
@@ -138,7 +149,7 @@ def main(argv=None) -> int:
         print()
         print(text)
     for corpus in results:
-        text = format_failures(corpus, args.show_failures, args.examples)
+        text = format_failures(corpus, args.show_failures, args.examples, NAMES)
         if text:
             print()
             print(text)

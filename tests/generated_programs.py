@@ -213,7 +213,8 @@ def statement(draw, depth: int, indent: str, in_loop: bool, in_def: bool) -> lis
             statements(draw, depth - 1, indent + "    ", False, True)
     # class
     base = draw(st.sampled_from(["", "(a)", "(a, metaclass=b)"]))
-    return [indent + "class C%s:" % base] + statements(draw, depth - 1, indent + "    ", False, False)
+    head = [indent + "class C%s:" % base]
+    return head + statements(draw, depth - 1, indent + "    ", False, False)
 
 
 @st.composite

@@ -9,8 +9,8 @@ CI draws the same programs every time; tools/fuzz_roundtrip.py runs longer.
 
 A program that fails with a kind an open regression case of
 tests/test_generated_regressions.py shows on this host is tolerated: that
-bug is known and has its case. Any other failure fails the test, shrunk by
-Hypothesis: minimize it further (depyf.verify.minimize) and add it there.
+bug is known and has its case. Any other failure fails the test with the
+program shrunk by depyf.verify.minimize: add it there as a case.
 """
 from __future__ import annotations
 

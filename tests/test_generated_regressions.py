@@ -489,6 +489,17 @@ def f():
          '3.10 3.11 3.12 3.13',
          'a comprehension as the last operand of an or-chain with a constant operand in an if '
          'test: wrong jumps, or a fallback on 3.12+'),
+    Case('comp_target_starred_index', 'x = (0 for a[(b, *d, 1)] in e)\n',
+         '3.10 3.11 3.12 3.13',
+         'a comprehension whose target is a subscript by a tuple with a starred item before a '
+         'constant (built with LIST_EXTEND, LIST_TO_TUPLE) is not taken for one loop: fallback'),
+    Case('if_or_pass', """\
+if y or x:
+    pass
+""",
+         '3.10 3.11 3.12 3.13',
+         '`if y or x: pass` is written `if not y and x: pass`, the same behaviour but another '
+         'jump layout'),
     Case('empty_list_for_target', """\
 for [] in a:
     pass

@@ -61,7 +61,8 @@ def fake_packages(tmp_path, monkeypatch):
 
 
 def test_modules_are_found_without_importing_them(fake_packages):
-    assert module_source("depyf_fake_pkg.plain").endswith(os.path.join("depyf_fake_pkg", "plain.py"))
+    plain = module_source("depyf_fake_pkg.plain")
+    assert plain.endswith(os.path.join("depyf_fake_pkg", "plain.py"))
     assert module_source("depyf_fake_pkg.sub").endswith(os.path.join("sub", "__init__.py"))
     assert module_source("depyf_fake_pkg.nothing") is None
     assert "depyf_fake_pkg" not in sys.modules

@@ -20,9 +20,17 @@ further stdlib modules and the construct cases in ``tests/cases``::
 
     $ PYTHONPATH=src python tools/roundtrip.py --versions 3.8,3.13 --jobs 2
     $ PYTHONPATH=src python tools/roundtrip.py --identity     # harness self-test: 100%
+    $ PYTHONPATH=src python tools/roundtrip.py --corpus thirdparty
 
 The behaviour check: :mod:`depyf.verify.behaviour` sends a case module's
 decompilation back to the target, where :mod:`depyf.verify.behave_code` (a
 standalone module ``compare_code.py`` loads) runs it beside the original on the
 checks the case lists and compares results, exceptions and side effects.
+
+The generated corpus runs on the host alone: :mod:`depyf.verify.host_trip`
+is the same trip in process (the host compiles, depyf decompiles, the host
+recompiles, compare_code's functions compare), and
+:mod:`depyf.verify.minimize` shrinks a failing program::
+
+    $ PYTHONPATH=src python tools/fuzz_roundtrip.py --examples 2000
 """

@@ -7,6 +7,10 @@
   interpreter, in a fixed order, so the corpus can grow past the yardstick.
 * :func:`case_files` lists ``tests/cases/*.py`` that a version can compile
   (by their ``# min-version: 3.X`` first line).
+* :func:`thirdparty_modules` resolves the third-party list
+  (``data/thirdparty-modules.txt``, import names) in the interpreter running
+  the tool, and :func:`thirdparty_corpus` keeps those a target version can
+  compile: one source per module, compiled by every version.
 
 Example::
 
@@ -18,9 +22,10 @@ Example::
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from depyf.verify.interpreters import Version, format_version, parse_version
 
@@ -31,6 +36,10 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.p
 CORPUS_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "stdlib-modules.txt")
 
 CASES_DIR = os.path.join(REPO_ROOT, "tests", "cases")
+
+#: The third-party list, package data of depyf.verify.
+THIRDPARTY_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                               "thirdparty-modules.txt")
 
 #: Folders never taken into the extra stdlib corpus: tests and their data
 #: (lib2to3's grammar test data is Python 2), third-party code, IDLE.
@@ -209,3 +218,121 @@ def case_files(version=None, cases_dir: str = CASES_DIR) -> List[str]:
         return paths
     version = parse_version(version)
     return [p for p in paths if min_version(p) <= version]
+
+
+# --------------------------------------------------------------------------
+# Third-party modules
+
+
+class Resolved(NamedTuple):
+    """One entry of the third-party list: the import name chosen and its
+    source file, or ``path`` None and the ``reason`` it is skipped."""
+    name: str
+    path: Optional[str]
+    reason: Optional[str] = None
+
+
+def module_source(name: str) -> Optional[str]:
+    """The .py file that ``import name`` would load here, found without
+    importing anything (importing torch takes seconds and runs its code);
+    None if there is none.
+
+    Only the top-level package is looked up by importlib (which imports
+    nothing for a top-level name); submodules are files under its folders.
+
+    Example::
+
+        >>> module_source("json.decoder").endswith("decoder.py")
+        True
+        >>> module_source("json.no_such_module") is None
+        True
+    """
+    top, _, rest = name.partition(".")
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if not rest:
+        origin = spec.origin or ""
+        return origin if origin.endswith(".py") and os.path.isfile(origin) else None
+    parts = rest.split(".")
+    for folder in spec.submodule_search_locations or ():
+        base = os.path.join(folder, *parts)
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def package_installed(name: str) -> bool:
+    """Whether the top-level package of ``name`` is importable here.
+
+    Example::
+
+        >>> package_installed("json.decoder"), package_installed("no_such_pkg.x")
+        (True, False)
+    """
+    try:
+        return importlib.util.find_spec(name.partition(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def thirdparty_modules(list_path: Optional[str] = None) -> List[Resolved]:
+    """Every entry of the third-party list, resolved in this interpreter.
+
+    An entry whose package is not installed is skipped with that reason; an
+    entry whose package is installed but has none of the alternatives raises
+    FileNotFoundError (the list has gone stale for that release).
+
+    Example::
+
+        >>> [r.name for r in thirdparty_modules()][:2]          # doctest: +SKIP
+        ['torch._tensor', 'torch.functional']
+    """
+    out = []
+    for alternatives in read_corpus_list(list_path or THIRDPARTY_LIST):
+        for name in alternatives:
+            path = module_source(name)
+            if path is not None:
+                out.append(Resolved(name, path))
+                break
+        else:
+            if any(package_installed(name) for name in alternatives):
+                raise FileNotFoundError("no module %s in the installed package"
+                                        % " | ".join(alternatives))
+            out.append(Resolved(alternatives[0], None, "package %s not installed"
+                                % alternatives[0].partition(".")[0]))
+    return out
+
+
+def thirdparty_corpus(version, list_path: Optional[str] = None) -> Tuple[List[str], List[Resolved]]:
+    """``(paths, skipped)`` for ``version``: the listed modules found here
+    that the target compiles, and those skipped (package absent, or the
+    target rejects the syntax: a module written for 3.10+ on 3.8).
+
+    Example::
+
+        >>> paths, skipped = thirdparty_corpus("3.8")          # doctest: +SKIP
+        >>> len(paths), skipped[0].reason                        # doctest: +SKIP
+        (52, 'Python 3.8 rejects it: SyntaxError: invalid syntax (..., line 1203)')
+    """
+    from depyf.verify.roundtrip import get_session, read_source
+    session = get_session(version)
+    paths, skipped = [], []
+    for entry in thirdparty_modules(list_path):
+        if entry.path is None:
+            skipped.append(entry)
+            continue
+        try:
+            error = session.check(read_source(entry.path), entry.path)
+        except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+            error = "unreadable: %s" % exc
+        if error is None:
+            paths.append(entry.path)
+        else:
+            skipped.append(entry._replace(reason="Python %s rejects it: %s"
+                                          % (format_version(version), error)))
+    return paths, skipped

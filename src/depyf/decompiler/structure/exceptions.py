@@ -27,6 +27,7 @@ import ast
 from typing import List, Optional
 
 from ..astcompat import TryStar
+from ..cfg import EXCEPTION
 from .clauses import TERMINALS, clause_body_end, clause_type_end, name_epilogue, terminal
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
@@ -144,19 +145,22 @@ def _outermost_pending(w, handler):
 
 def flow_from(w, i, hi):
     """Ops in ``[i, hi]`` control reaches from ``i`` without exceptions (``hi``: the
-    code after the statement's block)."""
-    seen = set()
-    work = [i]
+    code after the statement's block), on the graph: a block that runs past
+    ``hi`` counts up to it, and its way on is not followed."""
+    cfg = w.cfg
+    first = cfg.block_of(w.ops[i])
+    seen = set(range(i, min(first.end, hi + 1)))
+    work = [first] if first.end - 1 <= hi else []
+    done = {first}
     while work:
-        k = work.pop()
-        while i <= k <= hi and k < w.n and k not in seen:
-            seen.add(k)
-            op = w.ops[k]
-            if op.target is not None:
-                work.append(op.target.index)
-            if op.name in NO_FALLTHROUGH:
-                break
-            k += 1
+        for e in work.pop().successors:
+            b = e.target
+            if e.kind == EXCEPTION or b in done or not i <= b.start <= hi:
+                continue
+            done.add(b)
+            seen.update(range(b.start, min(b.end, hi + 1)))
+            if b.end - 1 <= hi:
+                work.append(b)
     return seen
 
 

@@ -19,6 +19,7 @@ from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_cha
 from ..expressions import StackMachine, ForTarget
 from ..failure import DecompileFailure
 from ..spill import spill_before_branches
+from ..cfg import build_cfg
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
 from .exceptions import (Regions, copied_at, finally_end, flow_from, try_statement, with_exit_at,
@@ -150,14 +151,17 @@ class Walker:
                 any_handler = True
                 if op.handler.target.name == "PUSH_EXC_INFO":
                     any_try = True
+        #: the control-flow graph, built once for the code object
+        self.cfg = cfg = build_cfg(func)
+        # (a Function's straight-line code is one block: every op reached)
+        self.reachable = cfg.op_indices(cfg.reachable)
         if not any_handler:
-            # No exception handling: every reached op is normal code (the
-            # handler-aware walks below would find the same sets, slowly).
-            self.normal = self.reachable = self._reachable_flow()
+            # No exception handling: every reached op is normal code.
+            self.normal = self.reachable
         else:
-            self.reachable = self._reachable()
             # Only except clauses (not clean-up handlers) hold code to leave out.
-            self.normal = self._outside_handlers() if any_try else self._reachable_flow()
+            self.normal = self._outside_handlers() if any_try \
+                else cfg.op_indices(cfg.reachable_normal)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in backward:
@@ -218,54 +222,6 @@ class Walker:
             return True
         cleanup = self.ops[h.target.index].handler
         return cleanup is not None and op.index >= cleanup.target.index
-
-    def _reachable(self):
-        """Ops control flow reaches from the entry, through handlers too."""
-        seen = set()
-        ops, n = self.ops, self.n
-        work = [0] if ops else []
-        add, push, stops = seen.add, work.append, NO_FALLTHROUGH    # (once per op of every code)
-        while work:
-            i = work.pop()
-            last = None     # a run of ops shares its handler: pushed once
-            while i < n and i not in seen:
-                add(i)
-                op = ops[i]
-                if op.target is not None:
-                    push(op.target.index)
-                h = op.handler
-                if h is not last:
-                    last = h
-                    if h is not None:
-                        push(h.target.index)
-                if op.name in stops:
-                    break
-                i += 1
-        return seen
-
-    def _reachable_flow(self):
-        """Ops control flow reaches from the entry, handlers aside, a straight
-        stretch of ops at a time: most ops neither jump nor end the flow, and a
-        stretch goes into the set in one piece."""
-        seen = set()
-        ops, n, breaks = self.ops, self.n, self._breaks
-        work = [0] if ops else []
-        stops = NO_FALLTHROUGH
-        last = len(breaks)
-        while work:
-            i = work.pop()
-            k = bisect.bisect_left(breaks, i)
-            while i < n and i not in seen:
-                end = breaks[k] if k < last else n - 1
-                seen.update(range(i, end + 1))
-                op = ops[end]
-                if op.target is not None:
-                    work.append(op.target.index)
-                if op.name in stops:
-                    break
-                i = end + 1
-                k += 1      # (the next stretch ends at the next break)
-        return seen
 
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,

@@ -29,6 +29,8 @@ from typing import List, Optional
 from ..astcompat import TryStar
 from ..cfg import EXCEPTION
 from .clauses import TERMINALS, clause_body_end, clause_type_end, name_epilogue, terminal
+from .frames import (BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, GuardFrame,
+                     WithFrame)
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
@@ -95,7 +97,7 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
         # body's closing RERAISE), it goes over them.
         # (when the statement ends at its handler (its body leaves), the handler
         # code reaches no code after it there)
-        w.handler_code_ends[hs] = _handler_code_end(w, hs, k if k != hs else None)
+        w.frames.resume[hs] = _handler_code_end(w, hs, k if k != hs else None)
     if i in saved and k < hi and k not in saved and k in w.reachable \
             and any(o.target is ops[k] for o in ops[hs:]):
         # Only the handlers reach the code after the statement (its body always
@@ -115,7 +117,7 @@ def _handler_code_end(w, hs, join) -> int:
             continue
         seen.add(k)
         op = w.ops[k]
-        if op.handler is not None and not w._active(op.handler):
+        if op.handler is not None and not w.frames.is_active(op.handler):
             work.append(op.handler.target.index)
         if op.target is not None and op.target.index > hs:
             work.append(op.target.index)
@@ -137,7 +139,7 @@ def _outermost_pending(w, handler):
     for _ in range(64):
         cleanup = w.regions.cleanup_of(h)
         outer = w.regions.parent(cleanup) if cleanup is not None else None
-        if outer is None or w._handled(outer):
+        if outer is None or w.handled(outer):
             break
         found = h = outer
     return found
@@ -233,7 +235,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         stop = min(hs, hi)
         k = he_after_handlers(w, hs, he) if stop == hs else stop
         if ops[stop - 1].name == "JUMP" and _continues(w, ops[stop - 1]) \
-                and w.loops[-1].body_end in (hi, k):
+                and w.frames.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
         orelse = w.block(body_end, stop, m.stack)
         if len(orelse) == 1 and getattr(orelse[0], "implicit", False):
@@ -246,11 +248,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         if leave == hs:
             # Each branch of the else leaves through a copy of its own (or raises):
             # falling off it would go where the clauses go.
-            w.block_exit[hs] = end
-        try:
+            with w.frames.push(BranchFrame(hs, end)):
+                orelse = w.block(body_end, leave, m.stack)
+        else:
             orelse = w.block(body_end, leave, m.stack) if leave > body_end else []
-        finally:
-            w.block_exit.pop(hs, None)
         # (at the handler, its clauses lead nowhere after it)
         k = _handler_code_end(w, hs, None) if leave == hs else leave
     elif end is not None:
@@ -263,8 +264,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             # 3.9/3.10 jump over the handlers to an else placed after them (not
             # a branch of the else going to the join, with more of it after).
             target = ops[jump].target.index
-            breaks = end < target and w.loops and target in (w.loops[-1].exit,
-                                                              w.loops[-1].break_target) \
+            breaks = end < target and w.frames.loops and target in (w.frames.loops[-1].exit,
+                                                              w.frames.loops[-1].break_target) \
                 and not (ops[end].name == "JUMP" and ops[end].target.index == target)
             # (a jump past the join to its loop's way out is the else's `break`,
             # unless it was threaded through a `break` at the join)
@@ -305,9 +306,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
 def _break_after(w, hs, end, hi):
     """The try body's closing jump, when it goes to ``end`` (where the clauses
     go too) and that is the way out of the loop whose body the statement ends."""
-    if end is None or end < hi or not w.loops or hs < 1:
+    if end is None or end < hi or not w.frames.loops or hs < 1:
         return None
-    loop = w.loops[-1]
+    loop = w.frames.loops[-1]
     jump = w.ops[hs - 1]
     if end not in (loop.exit, loop.break_target) or jump.name != "JUMP" \
             or jump.target.index != end:
@@ -322,12 +323,13 @@ def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:
     before the handler, or at the handler when the path's last branch raises
     (then each branch that reaches the way out has a copy). None otherwise.
     (That way out may go on round the loop the clause's try ends the body of.)"""
-    if not w.clause_exits:
+    clause = w.frames.clause
+    if clause is None:
         return None
-    exit_, depth, _ = w.clause_exits[-1]
+    exit_, depth = clause.exit, clause.loop_depth
     through = w.clause_exit_at(end) if end < w.n else None
-    if through is None or len(w.loops) != depth or \
-            (through[0] != exit_ and not w._is_loop_jump(w.ops[through[1]])):
+    if through is None or len(w.frames.loops) != depth or \
+            (through[0] != exit_ and not w.is_loop_jump(w.ops[through[1]])):
         return None
     copy = next((q for q in (hs - 2, hs - 5)
                  if q >= body_end and w.clause_exit_at(q) == (through[0], hs - 1)), None)
@@ -357,13 +359,13 @@ def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
     if end < target <= hi:
         return target
     if target < hs and any(target in loop.continues and loop.body_end == hi
-                           for loop in w.loops[-1:]):
+                           for loop in w.frames.loops[-1:]):
         return hi
     return None
 
 
 def _continues(w, jump) -> bool:
-    return any(jump.target.index in loop.continues for loop in w.loops[-1:])
+    return any(jump.target.index in loop.continues for loop in w.frames.loops[-1:])
 
 
 def _extend_inline_body(w, i, body_end, hs) -> int:
@@ -376,7 +378,7 @@ def _extend_inline_body(w, i, body_end, hs) -> int:
         changed = False
         for k in range(i, body_end):
             t = ops[k].target.index if ops[k].target is not None else -1
-            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]) \
+            if body_end < t < hs and ops[k].name != "JUMP" and not w.is_loop_jump(ops[k]) \
                     and not _top_test_exit(ops, k, t):
                 body_end = t
                 changed = True
@@ -412,13 +414,13 @@ def _try_body(w, m, i, body_end, handler):
         if _settled(sub.stack, m.stack) and not _drops_iterator(op, sub):
             break
         if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
-                or (op.name == "JUMP" and w._is_loop_jump(op))):
+                or (op.name == "JUMP" and w.is_loop_jump(op))):
             break
         w.step(sub, end, end + 1)
         end += 1
     if len(sub.stack) == len(m.stack) + 1 and not terminal(sub):
         # `return value` leaves through an enclosing finally's copy.
-        copy = w._finally_copy_at(end)
+        copy = w.finally_copy_at(end)
         if copy and end + copy < w.n and w.ops[end + copy].name == "RETURN_VALUE":
             w.step(sub, end + copy, end + copy + 1)
             end += copy + 1
@@ -434,12 +436,9 @@ def _drop_pass(body):
 def _clause_tail(w, m, k, clause_end):
     """Statements after a clause's POP_EXCEPT, up to its return/raise or jump."""
     sub = StackMachine(w.ctx, m.stack)
-    w.in_handler += 1
-    try:
+    with w.frames.push(GuardFrame(code=True)):
         while k < clause_end and not terminal(sub) and w.ops[k].name != "JUMP":
             k = w.step(sub, k, clause_end)
-    finally:
-        w.in_handler -= 1
     if len(sub.stack) != len(m.stack) and not terminal(sub):
         raise DecompileFailure("except clause tail leaves values on the stack")
     return sub.stmts or [ast.Pass()]
@@ -556,13 +555,10 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     sub = StackMachine(w.ctx, base)
     # (not the way out of a clause nested in this one: the clean-up still covers it)
     hint = next((t for t in map(w.clause_exit_at, range(p, stop))
-                 if t is not None and not w._is_loop_jump(ops[t[1]])
+                 if t is not None and not w.is_loop_jump(ops[t[1]])
                  and not (cleanup is not None and w.regions.covered(ops[t[1]], cleanup))), None)
-    w.clause_exits.append((hint and hint[0], len(w.loops), stop))
-    try:
+    with w.frames.push(ClauseFrame(hint and hint[0], len(w.frames.loops), stop)):
         k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))
-    finally:
-        w.clause_exits.pop()
     # (A loop's break may leave the clause by a copy of its exit, the only one.)
     exit_target = hint[0] if hint is not None and k >= stop else None
     if k < clause_end and ops[k].name == "POP_EXCEPT":
@@ -573,16 +569,13 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         # `return value` inside the clause finishes after POP_EXCEPT, and a
         # return or break out of a loop drops the loop's iterator there.
         rest = base[:-1]
-        w.in_handler += 1
-        try:
+        with w.frames.push(GuardFrame(code=True)):
             while k < clause_end and not terminal(sub):
                 if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub):
                     break
-                if ops[k].name == "JUMP" and not w._is_loop_jump(ops[k]):
+                if ops[k].name == "JUMP" and not w.is_loop_jump(ops[k]):
                     break
                 k = w.step(sub, k, clause_end)
-        finally:
-            w.in_handler -= 1
         if name is not None and name_epilogue(ops, k, name):
             k += 3
         if not terminal(sub) and k + 1 < clause_end and w.clause_exit_at(k) is not None \
@@ -590,7 +583,7 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
             # 3.13 sends the clause on through the enclosing clause's own way out.
             exit_target = k
         elif not terminal(sub) and k < clause_end and ops[k].name == "JUMP":
-            if w._is_loop_jump(ops[k]):
+            if w.is_loop_jump(ops[k]):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
                 # Up to 3.9 an explicit `continue` leaves the clause's own way
                 # out after it, dead; without that it may be the clause ending.
@@ -753,7 +746,8 @@ def _finally_end(op, cleanup) -> bool:
 
 def finally_end(w, op) -> bool:
     """``op`` ends the finally body being walked (on one of its paths)."""
-    return bool(w.finally_ends) and _finally_end(op, w.finally_ends[-1])
+    cleanup = w.frames.finally_cleanup
+    return cleanup is not None and _finally_end(op, cleanup)
 
 
 def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
@@ -779,24 +773,18 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     fin_lo, fin_hi = hs + 1, r
     fin_ops = FinallyOps(names(ops, fin_lo, fin_hi))
     fin_ops.handler = handler
-    w.finally_ends.append(cleanup)
-    try:
+    with w.frames.push(FinallyBodyFrame(cleanup)):
         finalbody = w.guarded_block(fin_lo, fin_hi,
                                     list(m.stack) + [ExcInfo(), CaughtException()],
                                     cleanup, handler_code=True)
-    finally:
-        w.finally_ends.pop()
     limit = hs if hs > i else hi
     body_end = _body_end(w, i, hi, handler, limit)
     body_end = _extend_to_finally_copy(w, i, body_end, fin_ops, limit)
-    w.finally_copies.append(fin_ops)
-    try:
-        sub = StackMachine(w.ctx, m.stack)
+    sub = StackMachine(w.ctx, m.stack)
+    with w.frames.push(FinallyFrame(fin_ops)):
         # (a last statement's code may run on past the covered range: a with
         # statement over its inline handler)
         k = max(body_end, w.run_guarded(sub, i, body_end, handler))
-    finally:
-        w.finally_copies.pop()
     body = sub.stmts
     k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
@@ -847,8 +835,9 @@ def _through_enclosing_finally(w, k, sub=None) -> int:
     ops = w.ops
     j = k
     exits = 0
-    for seq in reversed(w.finally_copies):
-        if isinstance(seq, FinallyOps):
+    for frame in reversed(w.frames.copies):
+        seq = frame.copy
+        if isinstance(frame, FinallyFrame):
             guard = seq.handler
             if not seq.copied_at(ops, j) \
                     or (guard is not None and w.regions.covered(ops[j], guard)):
@@ -909,7 +898,7 @@ def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
     ops = w.ops
     for k in range(i, body_end):
         t = ops[k].target.index if ops[k].target is not None else -1
-        if body_end < t < limit and not w._is_loop_jump(ops[k]) \
+        if body_end < t < limit and not w.is_loop_jump(ops[k]) \
                 and copied_at(ops, t, fin_ops):
             body_end = t
     return body_end
@@ -952,11 +941,8 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     hs = handler.target.index
     body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
     sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
-    w.finally_copies.append(exit_call)
-    try:
+    with w.frames.push(WithFrame(exit_call)):
         k = max(body_end, w.run_guarded(sub, j, body_end, handler))
-    finally:
-        w.finally_copies.pop()
     # (A walk that ran past the body ended in a statement that left through the
     # exit call already: a nested with's `return`.)
     if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
@@ -1005,7 +991,7 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
             and not getattr(sub.stmts[-1], "implicit", False):
         after = _suppressed_way_on(w, hs)
-        outer = w.finally_copies[-1] if w.finally_copies else None
+        outer = w.frames.innermost_copy
         if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
                 and copied_at(ops, after, outer):
             after = None    # the end of an enclosing with's body: its exit call
@@ -1014,7 +1000,7 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             # (its body always returns or raises): that code is normal flow all
             # the same.
             if k != hs:
-                w.loops[-1].cold_tail = after
+                w.frames.loop.cold_tail = after
             k = after
             if after not in w.normal:
                 w.normal = w.normal | flow_from(w, after, w.n)
@@ -1035,9 +1021,9 @@ def _loop_exit_before(w, k, hs) -> bool:
     """3.12+ lays the enclosing loop's exit code out between a with body that
     always leaves and its handler code (``[k, hs)``); the code after the
     statement, reached only by a swallowed exception, follows the handler code."""
-    if not w.loops or not k < hs or w.ops[hs - 1].name not in NO_FALLTHROUGH:
+    if not w.frames.loops or not k < hs or w.ops[hs - 1].name not in NO_FALLTHROUGH:
         return False
-    loop = w.loops[-1]
+    loop = w.frames.loops[-1]
     return k in (loop.exit, loop.break_target)
 
 

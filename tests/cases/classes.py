@@ -155,3 +155,15 @@ class KeywordsOnly(metaclass=type):
 
 class StarredBases(*(object,), **{}):
     pass
+
+
+class PrivateAttributes:
+    def __init__(self, root):
+        self.__root = root
+        self.__map = {}
+
+    def lookup(self, key):
+        return self.__map.get(key, self.__root)
+
+    def forget(self):
+        del self.__map

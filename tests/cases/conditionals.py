@@ -183,3 +183,16 @@ def if_in_else_chain(a, b):
         else:
             x = 3
     return x
+
+
+def if_and_walrus(a, f):
+    if a and (b := f(a)):
+        return b
+    else:
+        return a
+
+
+def return_after_if_return_boolop(diff):
+    if diff.days < 0:
+        return -1
+    return diff and 1 or 0

@@ -216,3 +216,115 @@ def try_except_pass_then_code(f):
     except Exception:
         pass
     return 2
+
+
+def except_raises_then_try(obj, key):
+    try:
+        cache = obj.__dict__
+    except AttributeError:
+        raise TypeError("no __dict__") from None
+    value = cache.get(key)
+    if value is None:
+        value = key * 2
+        try:
+            cache[key] = value
+        except TypeError:
+            raise TypeError("read-only") from None
+    return value
+
+
+def except_raises_else_try(obj, key):
+    try:
+        cache = obj.__dict__
+    except AttributeError:
+        raise
+    else:
+        try:
+            cache[key] = 1
+        except TypeError:
+            return None
+    return cache
+
+
+def except_returns_none_then_try(obj, find):
+    try:
+        doc = obj.__doc__
+    except AttributeError:
+        return None
+    if doc is None:
+        try:
+            doc = find(obj)
+        except TypeError:
+            return None
+    return doc
+
+
+def except_return_then_if_try(server):
+    try:
+        request = server.get()
+    except OSError:
+        return
+    if server.ok(request):
+        try:
+            server.process(request)
+        except Exception:
+            server.fail(request)
+    else:
+        server.close(request)
+
+
+def else_try_then_try_after(gen, typ):
+    if typ is None:
+        try:
+            next(gen)
+        except StopIteration:
+            return False
+        else:
+            try:
+                raise RuntimeError("did not stop")
+            finally:
+                gen.close()
+    try:
+        gen.throw(typ)
+    except StopIteration:
+        return True
+    try:
+        raise RuntimeError("did not stop after throw")
+    finally:
+        gen.close()
+
+
+def try_ends_if_branch_before_else(self, args):
+    if self.exit_on_error:
+        try:
+            args = self.parse(args)
+        except ValueError as err:
+            self.error(str(err))
+    else:
+        args = self.parse(args)
+    if args:
+        args.extend(1)
+    return args
+
+
+def except_continue_then_if(getters):
+    for getter in getters:
+        try:
+            node = getter()
+        except:
+            continue
+        if node is not None and 0 <= node < 10:
+            return node
+    return None
+
+
+def except_pass_else_if(getters):
+    for getter in getters:
+        try:
+            node = getter()
+        except:
+            pass
+        else:
+            if node is not None and 0 <= node < 10:
+                return node
+    return None

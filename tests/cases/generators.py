@@ -142,3 +142,14 @@ def send_protocol(gen):
             value = gen.send(value)
         except StopIteration as stop:
             return stop.value
+
+
+def while_yield_continue(paths, top):
+    while paths:
+        path = paths.pop()
+        if isinstance(path, tuple):
+            yield path
+            continue
+        print(path)
+        if top:
+            yield path

@@ -184,3 +184,39 @@ def while_with_else_and_continue(queue):
     else:
         return "drained"
     return "stopped"
+
+
+def while_and_walrus(stream, s):
+    while len(s) < 76 and (chunk := stream.read(76 - len(s))):
+        s += chunk
+    return s
+
+
+def while_walrus_and_more(stream, s):
+    while len(s) < 76 and (chunk := stream.read(76 - len(s))) and s:
+        s += chunk
+    return s
+
+
+def break_ending_if_branch_before_elif(classes, unique, roots):
+    for c in classes:
+        if c.bases:
+            for parent in c.bases:
+                if unique and parent:
+                    break
+        elif c not in roots:
+            roots.append(c)
+    return roots
+
+
+def while_if_continue_then_code(value, parts):
+    while value and value[0]:
+        if value[0] == '.':
+            parts.append(1)
+            value = value[1:]
+            continue
+        elif value[0] == '\\':
+            parts.append(2)
+            continue
+        parts.append(3)
+    return parts

@@ -70,6 +70,13 @@ class Function:
     #: the op names decoded (before the passes; None: not known). A name no
     #: pass makes is in the ops only if it is here.
     decoded_names: Optional[set] = None
+    #: the compiler moved the code only exception handlers reach after all other
+    #: code (3.12+), so what follows a try body in layout says nothing of
+    #: whether it was the statement's else (see ``normalize.cold_handlers``)
+    cold_handlers: bool = False
+    #: the compiler keeps the unreached way out of a block after a jump that
+    #: leaves it (3.8/3.9; see ``normalize.dead_ways_out``)
+    dead_ways_out: bool = False
 
     def reindex(self) -> None:
         for i, op in enumerate(self.ops):

@@ -442,13 +442,23 @@ def copied_returns(func: Function, table: VersionTable) -> None:
 
         LOAD_CONST c; RETURN_VALUE        -> LOAD_CONST c; RETURN_VALUE "copied"
 
+    A RETURN_VALUE that a jump also reaches starts a block of its own, which
+    the compiler never fuses with the constant before it (``return x and 1 or 0``
+    ends ``LOAD_CONST 0; RETURN_VALUE``, the jumps landing on the return).
+
     (Run before ``split_superinstructions`` makes RETURN_CONST look the same.)
     """
     before = None       # (the op before, kept by hand: no slice, no enumerate)
+    found = []
     for op in func.ops:
         if op.name == "RETURN_VALUE" and before is not None and before.name == "LOAD_CONST":
-            op.arg = "copied"
+            found.append(op)
         before = op
+    if found:
+        targets = {id(op.target) for op in func.ops if op.target is not None}
+        for op in found:
+            if id(op) not in targets:
+                op.arg = "copied"
 
 
 def copied_loop_returns(func: Function, table: VersionTable) -> None:
@@ -792,6 +802,30 @@ def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
     remove_ops(func, ops[-2:])
 
 
+def cold_handlers(func: Function, table: VersionTable) -> None:
+    """3.12+: handler code is laid out after all the code normal flow reaches
+    (``Function.cold_handlers``), whatever statement it belongs to. The ops are
+    unchanged; the layout of ``try: B / except E: raise / C`` is the same as
+    that of ``try: B / except E: raise / else: C``::
+
+        B; C; RETURN_VALUE; H: PUSH_EXC_INFO; ... RAISE_VARARGS      (3.12+, both)
+        B; JUMP_FORWARD C; H: PUSH_EXC_INFO; ... RAISE_VARARGS; C: ...   (3.11, no else)
+    """
+    func.cold_handlers = True
+
+
+def dead_ways_out(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 keep the unreached code after a jump that leaves a block
+    (``Function.dead_ways_out``): an except clause's ``continue`` is followed by
+    the clause's own way out, which a clause falling off its end has not. The
+    ops are unchanged::
+
+        POP_EXCEPT; JUMP_ABSOLUTE top; POP_EXCEPT; JUMP_FORWARD after   (continue)
+        POP_EXCEPT; JUMP_ABSOLUTE top                                   (pass, then else)
+    """
+    func.dead_ways_out = True
+
+
 def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
     """3.11+: ``yield x`` in an async generator wraps the value first:
     ``ASYNC_GEN_WRAP; YIELD_VALUE`` (3.12+: ``INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP``)
@@ -1052,7 +1086,8 @@ PASS_FUNCTIONS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits, popped_branch_constants)
+        merge_copied_tails, unthread_with_exits, popped_branch_constants, cold_handlers,
+        dead_ways_out)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1126,12 +1161,12 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
-        "assertion_error_loads", "copied_loop_returns", "doubled_returns"],
+        "assertion_error_loads", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_with_exits",
-        "copied_loop_returns", "doubled_returns"],
+        "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 10): _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
@@ -1148,12 +1183,13 @@ PASSES = {
         "send_loops", "async_for_loops", "drop_generator_wrapper",
         "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
-        "doubled_returns"] + _COPIED_EXITS,
+        "doubled_returns", "cold_handlers"] + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _COMMON + _GENERATED + [
         "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
         "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",
         "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
         "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
-        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns"] + _COPIED_EXITS,
+        "backward_conditional_jumps", "copied_loop_returns", "doubled_returns",
+        "cold_handlers"] + _COPIED_EXITS,
 }

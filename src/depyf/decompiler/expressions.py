@@ -58,6 +58,19 @@ class Context:
             return name
         return "_%s%s" % (owner, name)
 
+    def unmangle(self, name: str) -> str:
+        """``name`` as the source wrote it inside the class (``_C__x`` -> ``__x``),
+        which the compiler mangles back; 3.13 keeps the source's spelling of
+        ``self`` attributes in a class's ``__static_attributes__``.
+
+        >>> Context(None, None, class_name="_C").unmangle("_C__x")
+        '__x'
+        """
+        if name[:1] != "_" or not self.class_name:
+            return name
+        rest = name[len(self.class_name.lstrip("_")) + 1:]
+        return rest if rest[:2] == "__" and self.mangle(rest) == name else name
+
     @classmethod
     def for_tests(cls):
         return cls(None, lambda code, how: None, "module")
@@ -361,7 +374,7 @@ def _load_name(m, op):
 @handles("LOAD_ATTR")
 def _load_attr(m, op):
     obj = m.pop_value()
-    m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
+    m.push_new(ast.Attribute(obj, m.ctx.unmangle(op.arg), _LOAD), op)
 
 
 @handles("LOAD_SUPER_METHOD")
@@ -785,7 +798,7 @@ def _push_null(m, op):
 def _load_method(m, op):
     obj = m.pop_value()
     m.push_new(Null())
-    m.push_new(ast.Attribute(obj, op.arg, _LOAD), op)
+    m.push_new(ast.Attribute(obj, m.ctx.unmangle(op.arg), _LOAD), op)
 
 
 @handles("CALL")
@@ -1091,7 +1104,7 @@ def _store_name(m, op):
 @handles("STORE_ATTR")
 def _store_attr(m, op):
     obj = m.pop_value()
-    target = ast.Attribute(value=obj, attr=op.arg, ctx=ast.Store())
+    target = ast.Attribute(value=obj, attr=m.ctx.unmangle(op.arg), ctx=ast.Store())
     if m.stack and isinstance(m.stack[-1], ForTarget) and m.stack[-1].target is None:
         m.pop().target = target
         return
@@ -1188,7 +1201,8 @@ def _delete_name(m, op):
 @handles("DELETE_ATTR")
 def _delete_attr(m, op):
     obj = m.pop_value()
-    m.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=op.arg, ctx=ast.Del())]), op)
+    m.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=m.ctx.unmangle(op.arg),
+                                             ctx=ast.Del())]), op)
 
 
 @handles("DELETE_SUBSCR")

@@ -148,7 +148,9 @@ SEMANTIC_PASSES = frozenset({
     # these only label RETURN_VALUEs for the structurer
     "explicit_returns", "copied_returns", "copied_loop_returns",
     # a constant pushed and popped at once: nothing happens either way
-    "popped_branch_constants"})
+    "popped_branch_constants",
+    # change no op, only record layout facts
+    "cold_handlers", "dead_ways_out"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

@@ -206,12 +206,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
-    end = _join(w, body_end, hs, he, hi, exits, [t[0] for t in tails], inline)
-    if end is None or end >= hi:
-        # The try ends its loop's body: a clause falling off its end goes round.
-        for clause in clauses:
-            if clause.body and getattr(clause.body[-1], "fall_off", False):
-                clause.body = clause.body[:-1] or [ast.Pass()]
+    end = _join(w, body_end, hs, he, hi, exits, [(t[0], t[2]) for t in tails], inline)
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
             if clause is None:
@@ -219,9 +214,29 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             # Not a copy of the code after the try: the clause's own closing
             # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
+    # Every clause returns or raises, and the handler code is laid out last
+    # whatever the code after the body was: as the else or after the
+    # statement it gives the same code, and the walk goes on after it.
+    ends_at_body = end is None and body_end < min(hs, hi) and not inline \
+        and w.func.cold_handlers and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
+        and all(_ends_terminal(c.body) for c in clauses) \
+        and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
+             or _goes_round(w, body_end, min(hs, hi)))
+    if (end is None or end >= hi) and not ends_at_body:
+        # The try ends its loop's body: a clause falling off its end goes round.
+        for clause in clauses:
+            if clause.body and getattr(clause.body[-1], "fall_off", False):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     orelse: List[ast.stmt] = []
     k = body_end
     else_end = _else_by_dead_exits(w, hs, end, hi) if inline else None
+    if else_end is None and inline and _else_by_fall_off(w, clauses, hs, end, hi):
+        # The clauses go round the loop as falling off its body would, and
+        # the code after the handlers runs to the body's end: that is the else.
+        else_end = hi
+        for clause in clauses:
+            if getattr(clause.body[-1], "fall_off", False):
+                clause.body = clause.body[:-1] or [ast.Pass()]
     if else_end is not None:
         # Up to 3.9 the else sits after the handlers, and the clauses' own
         # (unreached) ways out show where the statement ends.
@@ -229,6 +244,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         end = else_end
     if else_end is not None:
         k = end
+    elif ends_at_body:
+        k = body_end
     elif end is None and body_end < min(hs, hi):
         # Every clause returns or raises; the normal path's code before the
         # inline handler (or the end of the enclosing block) is the else.
@@ -273,6 +290,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             if target < end:
                 orelse += w.block(target, end, m.stack)
         else:
+            # (a join past the end of the enclosing block: the code before it
+            # there is the block's, e.g. the else of the if whose branch the
+            # statement ends)
+            stop = min(stop, hi)
             if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
                     (ops[stop - 1].target.index == end
                      or (end >= hi and _continues(w, ops[stop - 1]))):
@@ -301,6 +322,44 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None:
         m.emit(ast.Break(), after)
     return k
+
+
+def _compiled_before_handlers(w, lo, hi, hs) -> bool:
+    """Some handler of the normal code in ``[lo, hi)`` (a try or with statement
+    in it) is laid out before the handler at ``hs``: the compiler wrote that code
+    before this statement's clauses, so it is the statement's else. (Handler
+    code moved last keeps the order it was written in.)"""
+    ops, normal = w.ops, w.normal
+    return any(ops[k].handler is not None and ops[k].handler.target.index < hs
+               and k in normal for k in range(lo, hi))
+
+
+def _goes_round(w, lo, hi) -> bool:
+    """A conditional jump in ``[lo, hi)`` goes straight on round the innermost
+    loop: that code ends the loop's body, it is not the else of a try there
+    (3.13 sends the ways out of an else to the statement's end first), so a
+    clause's jump round the loop is its own ``continue``."""
+    if not w.frames.loops:
+        return False
+    continues = w.frames.loops[-1].continues
+    ops = w.ops
+    return any(ops[k].target is not None and ops[k].name != "JUMP"
+               and ops[k].target.index in continues for k in range(lo, hi))
+
+
+def _compiled_after_handlers(w, lo, hi, hs, he) -> bool:
+    """Some handler of the normal code in ``[lo, hi)`` that does not cover the try
+    statement itself (one of a try or with statement in that code) is laid out
+    after the handler code at ``hs`` (which ends at its clean-up ``he``): the
+    compiler wrote that code after this statement's clauses."""
+    ops = w.ops
+    enclosing = ops[he].handler if he < w.n else None
+    for k in range(lo, hi):
+        h = ops[k].handler
+        if h is not None and h.target.index > hs and k in w.normal and not (
+                enclosing is not None and h.target is enclosing.target):
+            return True
+    return False
 
 
 def _break_after(w, hs, end, hi):
@@ -362,6 +421,24 @@ def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
                            for loop in w.frames.loops[-1:]):
         return hi
     return None
+
+
+def _else_by_fall_off(w, clauses, hs, end, hi) -> bool:
+    """The statement ends its loop's body with an else placed after the
+    handlers at ``end``: the body jumps there over them, each clause leaves,
+    some by a jump round the loop with no dead way out after it (which an
+    explicit ``continue`` leaves where the compiler keeps dead code): its
+    falling off."""
+    ops = w.ops
+    if not w.func.dead_ways_out:
+        return False        # (then a continue leaves no sign it was written)
+    if end is None or not hs < end < hi or ops[hs - 1].name != "JUMP" \
+            or ops[hs - 1].target.index != end or not w.frames.loops \
+            or not w.flows_to_next_iteration(w.frames.loops[-1], hi):
+        return False
+    if not all(_ends_terminal(c.body) for c in clauses):
+        return False
+    return any(getattr(c.body[-1], "fall_off", False) for c in clauses)
 
 
 def _continues(w, jump) -> bool:
@@ -459,17 +536,30 @@ def _join(w, body_end, hs, he, hi, exits, tails, inline) -> Optional[int]:
     start = body_end
     if inline and ops[hs - 1].name == "JUMP" and ops[hs - 1].target.index > hs:
         start = ops[hs - 1].target.index        # 3.10: the else sits after the handlers
-    for tail in tails:
+    for tail, k in tails:
         # A clause ended in a copy of the code after the try; find the original.
         for j in range(start, hi):
             if inline and j < hs <= j + len(tail):
                 break
             if names(ops, j, j + len(tail)) == tail and j in w.normal \
-                    and not _jumped_over(ops, start, j):
+                    and not _jumped_over(ops, start, j) and _copy_lines(w, k, j, len(tail)):
+                if w.func.cold_handlers and _compiled_after_handlers(w, body_end, j, hs, he):
+                    # the code up to there follows the statement, not its else
+                    break
                 return j
     if inline:
         return he_after_handlers(w, hs, he)
     return None
+
+
+def _copy_lines(w, k, j, size) -> bool:
+    """The ops at ``k`` may be a copy of those at ``j``: a copy keeps the lines
+    of what it copies (an explicit ``return None`` of the clause's own is on a
+    line of the clause), except the compiler's closing ``return None``, which
+    has no line of its own and takes that of the code before each copy."""
+    ops = w.ops
+    implicit = w.ctx.implicit_returns
+    return ops[k].line == ops[j].line or k + size - 1 in implicit or j + size - 1 in implicit
 
 
 def _jumped_over(ops, lo, j) -> bool:

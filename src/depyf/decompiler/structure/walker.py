@@ -498,7 +498,8 @@ class Walker:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target) \
-                    or self._break_threaded(target) or self._break_leaves_clause(i):
+                    or self._break_threaded(target) or self._break_leaves_clause(i) \
+                    or (loop.exit < self.n and self._same_jump(target, loop.exit)):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -648,7 +649,7 @@ class Walker:
                 end = ends[op.name]     # (a subscript, not .get(): no call)
             except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
-            if op.target is not None or end:
+            if op.target is not None or (end and not self._walrus_store(j)):
                 return False
             j += 1
         return False
@@ -750,7 +751,7 @@ class Walker:
             # comparison: then the source was `if not c: continue`.)
             if (else_start in loop.continues and else_start < then_start
                     or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
-                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
+                    and else_start != loop.top and self.flows_to_next_iteration(loop, hi) \
                     and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
                 # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
                 body = self.block(then_start, hi, m.stack)
@@ -773,7 +774,7 @@ class Walker:
             first = self.ops[then_start]
             if else_start == then_start + 1 and first.name == "JUMP" \
                     and first.target.index in loop.continues and else_start < hi \
-                    and self._flows_to_next_iteration(loop, hi) and folds_a_not(test):
+                    and self.flows_to_next_iteration(loop, hi) and folds_a_not(test):
                 # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
                 # jump back to the top); `if not c: continue` would fold the `not`.
                 body = self.block(else_start, hi, m.stack)
@@ -828,7 +829,8 @@ class Walker:
                 and not self._jumped_to(else_start, then_start, else_start - 1) \
                 and not self._conditional_to(last.target.index, then_start, else_start - 1) \
                 and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
-                         and last.line != self.ops[else_start - 2].line):
+                         and last.line != self.ops[else_start - 2].line
+                         and not self._line_inside(last, then_start, else_start - 1)):
             # `if c: A else: B` ending a loop body: A ends with the jump to the next
             # iteration (as `continue` would), B runs to the body's end.
             then_end = else_start - 1
@@ -881,6 +883,13 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
+    def _line_inside(self, op, lo, hi) -> bool:
+        """``op``'s line is before the last line of ``[lo, hi)``: the compiler's
+        jump at the end of a statement there (a loop's way out), not a
+        ``continue`` written after that code."""
+        return op.line is not None and any(
+            o.line is not None and o.line > op.line for o in self.ops[lo:hi])
 
     def _clause_exit_copy(self, then_start, else_start, hi):
         """Where the branch ``[then_start, else_start)`` starts its own copy of the
@@ -1082,7 +1091,7 @@ class Walker:
                     self._jumps.setdefault(id(o.target), []).append(o)
         return self._jumps
 
-    def _flows_to_next_iteration(self, loop, hi: int) -> bool:
+    def flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
         if loop.body_end == hi:
             return True
@@ -1095,7 +1104,10 @@ class Walker:
         loop = self.frames.loop
         if loop is None:
             return False
-        return loop.body_end == hi and op.target.index in loop.continues
+        # (A branch falling off a bottom-tested while's body goes on to the
+        # repeated test; only `continue` jumps back to the top one.)
+        return loop.body_end == hi and op.target.index in loop.continues \
+            and op.target.index != loop.top
 
     def is_loop_jump(self, op) -> bool:
         """The jump ``op`` continues or leaves a loop being walked."""
@@ -1319,8 +1331,15 @@ class Walker:
             op = self.ops[k]
             if op.name == "JUMP" and op.target.index > latch:
                 targets.add(op.target.index)
-        beyond = sorted(t for t in targets if t > exit_)
+        beyond = sorted(t for t in targets if t > exit_ and not self._same_jump(t, exit_))
         return beyond[0] if beyond else None
+
+    def _same_jump(self, a: int, b: int) -> bool:
+        """Both ops are jumps to one place: a ``break`` the compiler sent to
+        another jump where the loop's own exit leads (up to 3.9, through the
+        jump over an enclosing if's else) is no sign of an else clause."""
+        x, y = self.ops[a], self.ops[b]
+        return x.name == "JUMP" and y.name == "JUMP" and x.target is y.target
 
     def _else_before_outer_end(self, lo, latch, exit_):
         """A loop's ``break`` that jumps straight to the enclosing loop's next

@@ -1853,6 +1853,118 @@ SNIPPETS = {
                     break
             return tasks
     """,
+    # continue and break of except clauses leave through the finally body's
+    # copy (issue 19: they were read as the clause falling off its end)
+    "continue_and_break_through_finally": """
+        def f(items, log):
+            for i in items:
+                try:
+                    log.append(i)
+                except KeyError:
+                    log.append('k')
+                    continue
+                except ValueError:
+                    log.append('v')
+                    break
+                finally:
+                    log.append('fin')
+                log.append(i)
+            else:
+                log.append('else')
+            return log
+    """,
+    # a while loop's continue goes to its top test, which only handler code
+    # jumps to; its break runs the finally copy, then (3.10+) a copy of the code
+    # after the loop, which a return in the clause would load before the copy
+    "while_continue_and_break_through_finally": """
+        def f(it, log):
+            n = 0
+            while n < 10:
+                n += 1
+                try:
+                    x = next(it)
+                except KeyError as e:
+                    log.append(e)
+                    continue
+                except StopIteration:
+                    break
+                finally:
+                    x = log.pop()
+                log.append(x)
+            return x
+    """,
+    # up to 3.9 the else of a try ending an if branch sits after the handlers
+    # and jumps past the other branch (issue 19: read into the else)
+    "try_else_ending_an_if_branch": """
+        def f(checking, available, log):
+            if checking:
+                try:
+                    if not available:
+                        raise KeyError()
+                except KeyError:
+                    pass
+                else:
+                    log.append('import')
+            else:
+                log.append('lazy')
+    """,
+    # a module's (or class body's) last statement: its ways out are copies of the
+    # compiler's closing return, which no module may hold (issue 19: the lazy
+    # `__init__.py` of transformers held `return None` on 3.11; a loop's break
+    # was dropped with its copy on 3.10+)
+    "lazy_import_module": """
+        from typing import TYPE_CHECKING
+        class C:
+            n = 0
+            while n < 5:
+                n += 1
+                if n == 3:
+                    break
+                print(n)
+        class D:
+            for x in range(5):
+                if x == 2:
+                    break
+            else:
+                x = -1
+        if TYPE_CHECKING:
+            try:
+                if not is_torch_available():
+                    raise OptionalDependencyNotAvailable()
+            except OptionalDependencyNotAvailable:
+                pass
+            else:
+                from .modeling import A, B
+        else:
+            import sys
+            sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure)
+    """,
+    # 3.13 cancels the two nots of `not not b`, leaving its conversion to bool
+    # (issue 19: read as `b`)
+    "not_not_values": """
+        def f(a, b):
+            x = not not a
+            if not not b:
+                x = not not (a < b), not not not a, a and not not b
+            return not a, not not b, x
+    """,
+    "continue_and_break_through_nested_finally": """
+        def f(items, log):
+            for i in items:
+                try:
+                    try:
+                        log.append(i)
+                    except KeyError:
+                        continue
+                    finally:
+                        log.append('in')
+                except ValueError:
+                    break
+                finally:
+                    log.append('out')
+                log.append(i)
+            return log
+    """,
 }
 
 

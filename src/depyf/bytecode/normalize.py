@@ -25,7 +25,8 @@ Vocabulary after normalisation (differences from the 3.11 names):
 * ``RETURN_VALUE "copied"`` (3.12+) where the compiler copied an expression's
   return into one of its branches; ``RETURN_VALUE "explicit"`` (3.8, 3.9) for every
   return but the last op, which alone can be the compiler's own.
-* no NOP, RESUME, CACHE, MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, PUSH_NULL.
+* no NOP, RESUME, CACHE, MAKE_CELL, COPY_FREE_VARS, TO_BOOL, GEN_START, PUSH_NULL
+  (3.13's conversion of a value to bool is ``UNARY_NOT; UNARY_NOT``).
 
 Example::
 
@@ -239,7 +240,7 @@ def method_loads(op: Op, table: VersionTable) -> None:
 
 def drop_noise(op: Op, table: VersionTable) -> List[Op]:
     """Remove ops that carry no source meaning: ``NOP``, ``RESUME``, ``PRECALL``,
-    ``MAKE_CELL``, ``COPY_FREE_VARS``, ``TO_BOOL``, ``GEN_START`` -> (nothing)."""
+    ``MAKE_CELL``, ``COPY_FREE_VARS``, ``GEN_START`` -> (nothing)."""
     return []
 
 
@@ -326,6 +327,40 @@ def short_circuit_jumps(func: Function, table: VersionTable) -> None:
             doomed.append(a)
             resume = i + 3
     remove_ops(func, doomed)
+
+
+#: ops that test a value's truth themselves: a conversion to bool before one is theirs
+_TRUTH_USERS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "UNARY_NOT"})
+
+
+def bool_conversions(func: Function, table: VersionTable) -> None:
+    """3.13 converts to bool explicitly (``TO_BOOL``, ``COMPARE_OP``'s bool bit).
+    Before a conditional jump or a ``not`` that is the test's own conversion; a
+    value's conversion anywhere else is what is left of ``not not x`` once the
+    compiler has cancelled the two ``not`` (``bool(x)``, not ``x``)::
+
+        LOAD_FAST y; TO_BOOL; POP_JUMP_IF_FALSE L   -> LOAD_FAST y; POP_JUMP_IF_FALSE L
+        LOAD_FAST y; TO_BOOL; STORE_FAST x          -> LOAD_FAST y; UNARY_NOT; UNARY_NOT; STORE_FAST x
+        COMPARE_OP bool(<); RETURN_VALUE            -> COMPARE_OP <; UNARY_NOT; UNARY_NOT; RETURN_VALUE
+
+    (``not not not a`` is ``TO_BOOL; TO_BOOL; UNARY_NOT``: the first is a value's.)
+    """
+    ops = func.ops
+    bit = table.compare_bool_bit
+    doomed = []
+    replacements = {}
+    for i, op in enumerate(ops):
+        if op.name == "TO_BOOL":
+            if i + 1 < len(ops) and ops[i + 1].name in _TRUTH_USERS:
+                doomed.append(op)
+            else:
+                op.name = "UNARY_NOT"
+                replacements[id(op)] = [op, Op("UNARY_NOT")]
+        elif op.name == "COMPARE_OP" and bit and isinstance(op.extra, int) and op.extra & bit \
+                and not (i + 1 < len(ops) and ops[i + 1].name in _TRUTH_USERS):
+            replacements[id(op)] = [op, Op("UNARY_NOT"), Op("UNARY_NOT")]
+    remove_ops(func, doomed)
+    replace_ops(func, replacements)
 
 
 def chained_comparisons(func: Function, table: VersionTable) -> None:
@@ -1087,7 +1122,7 @@ PASS_FUNCTIONS.update({
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails, unthread_with_exits, popped_branch_constants, cold_handlers,
-        dead_ways_out)
+        dead_ways_out, bool_conversions)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1137,6 +1172,7 @@ NEEDS: Dict[str, frozenset] = {
     "copied_returns": frozenset({"RETURN_VALUE"}),
     "fold_kwnames": _CALL_OPS,
     "doubled_returns": frozenset({"RETURN_VALUE"}),
+    "bool_conversions": frozenset({"TO_BOOL", "COMPARE_OP"}),
     # (and the passes that add RERAISEs: their set-up names)
     "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE"}) | _BLOCK_SETUPS | _FINALLY_38,
     # (the jump back it looks for: no loop, no such jump)
@@ -1184,7 +1220,7 @@ PASSES = {
         "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
         "doubled_returns", "cold_handlers"] + _COPIED_EXITS,
-    (3, 13): ["copied_returns"] + _COMMON + _GENERATED + [
+    (3, 13): ["copied_returns"] + _COMMON + ["bool_conversions"] + _GENERATED + [
         "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
         "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",

@@ -17,6 +17,7 @@ from .failure import DecompileFailure
 from .structure.walker import Walker
 from .structure.comprehensions import build_comprehension
 from .objects import unbound_cells
+from .closing_returns import without_returns
 from .dropped import check_names_kept
 from .astcompat import ParamSpec, TypeAlias, TypeVar, TypeVarTuple, make, with_type_params
 from .values import ClassValue, FunctionValue, TypeAliasValue, TypeParamValue
@@ -59,18 +60,17 @@ class CodeDecompiler:
             # returns values, not nodes)
             if not walker.straight_line and self.kind != "generic":
                 check_names_kept(self.code, func.ops, walker.reachable, stmts, self.hidden)
+            if self.kind in ("module", "class"):
+                # Neither can hold a return statement: every one is the compiler's.
+                stmts = without_returns(stmts, _CLASS_EPILOGUE if self.kind == "class" else ())
         except _RECOVERABLE as e:
             # Anything unexpected in structuring one code object sends just that
             # object to the fallback; valid bytecode never makes decompile() raise.
             if self.on_failure is None:
                 raise
             return self.declarations() + self.on_failure(self.code, e) + self._kind_keepers()
-        if self.kind in ("module", "class"):
-            # Neither can hold a return statement: every one is the compiler's.
-            stmts = _without_returns(stmts)
-        elif self.kind in ("lambda", "generic"):
-            pass        # the return is the point
-        else:
+        if self.kind not in ("module", "class", "lambda", "generic"):
+            # (a lambda's and a generic's return is the point)
             if walker.copied_returns:
                 # (only a RETURN_VALUE "copied" makes a return to fold)
                 stmts = _fold_copied_returns(stmts)
@@ -424,24 +424,6 @@ _BODIES = {ast.If: ("body", "orelse"), ast.For: ("body", "orelse"),
            ast.While: ("body", "orelse"), ast.With: ("body",), ast.ExceptHandler: ("body",)}
 #: ops that may call for a global or nonlocal statement
 _DECLARING = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
-
-
-def _without_returns(stmts):
-    out = []
-    for stmt in stmts:
-        kind = type(stmt)
-        if kind in _SIMPLE_STATEMENTS or kind in _SCOPES:
-            if kind is not ast.Return:
-                out.append(stmt)    # (most statements: no body to look in)
-            continue
-        if isinstance(stmt, ast.Return):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                setattr(stmt, field, _without_returns(inner) or ([ast.Pass()] if field == "body" else []))
-        out.append(stmt)
-    return out
 
 
 def _declare(declarations, stmts):

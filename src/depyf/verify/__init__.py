@@ -20,4 +20,9 @@ further stdlib modules and the construct cases in ``tests/cases``::
 
     $ PYTHONPATH=src python tools/roundtrip.py --versions 3.8,3.13 --jobs 2
     $ PYTHONPATH=src python tools/roundtrip.py --identity     # harness self-test: 100%
+
+The behaviour check: :mod:`depyf.verify.behaviour` sends a case module's
+decompilation back to the target, where :mod:`depyf.verify.behave_code` (a
+standalone module ``compare_code.py`` loads) runs it beside the original on the
+checks the case lists and compares results, exceptions and side effects.
 """

@@ -32,6 +32,10 @@ depth-first order::
     module code object this interpreter marshalled (the body of a .pyc file),
     when there is no source to compile.
 
+``{"op": "behave", "id", "original", "candidate", "filename"}``
+    runs both sources and the checks the original lists, side by side
+    (``behave_code.py`` beside this file, :func:`behave_code.behave`).
+
 A null or non-compiling candidate gives ``compiles: false`` and every object
 not equal. ``ok: false`` only when the original itself does not compile.
 
@@ -451,7 +455,24 @@ def op_compare_marshal(req):
             "objects": compare_tables(order, orig, cand)}
 
 
-OPS = {"compile": op_compile, "compare_marshal": op_compare_marshal, "check": op_check, "unparse": op_unparse, "compare": op_compare}
+_LOADED = {}
+
+
+def op_behave(req):
+    module = _LOADED.get("behave_code")
+    if module is None:
+        # (loaded from its file: -I leaves this script's folder off sys.path)
+        import importlib.util
+        import os
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "behave_code.py")
+        spec = importlib.util.spec_from_file_location("behave_code", path)
+        module = _LOADED["behave_code"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return module.op_behave(req)
+
+
+OPS = {"compile": op_compile, "compare_marshal": op_compare_marshal, "check": op_check,
+       "unparse": op_unparse, "compare": op_compare, "behave": op_behave}
 
 
 def handle(req):

@@ -80,10 +80,11 @@ ARG_KINDS = frozenset({
 
 
 #: Ops that only keep the interpreter's books (resume after a suspension, set up
-#: cells, pre-call, cached truth tests): they mean nothing in source, and
+#: cells, pre-call): they mean nothing in source, and
 #: :func:`~depyf.bytecode.decode.decode_ops` leaves them out. (NOP stays: its line
-#: can matter.)
-SILENT_OPS = ("RESUME", "PRECALL", "MAKE_CELL", "COPY_FREE_VARS", "TO_BOOL", "GEN_START")
+#: can matter. So does 3.13's TO_BOOL, a cached truth test before a jump but
+#: ``bool(x)`` as a value: normalising tells them apart.)
+SILENT_OPS = ("RESUME", "PRECALL", "MAKE_CELL", "COPY_FREE_VARS", "GEN_START")
 
 
 @dataclass(frozen=True)

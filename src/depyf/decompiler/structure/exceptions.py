@@ -288,7 +288,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             # unless it was threaded through a `break` at the join)
             orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
             if target < end:
-                orelse += w.block(target, end, m.stack)
+                # (up to where the enclosing block ends: an if branch the try
+                # ends jumps past the other branch to the join)
+                orelse += w.block(target, min(end, hi), m.stack)
         else:
             # (a join past the end of the enclosing block: the code before it
             # there is the block's, e.g. the else of the if whose branch the
@@ -659,9 +661,11 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         # `return value` inside the clause finishes after POP_EXCEPT, and a
         # return or break out of a loop drops the loop's iterator there.
         rest = base[:-1]
+        way_out = k
         with w.frames.push(GuardFrame(code=True)):
             while k < clause_end and not terminal(sub):
-                if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub):
+                if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub) \
+                        and not _leaves_loop_through_finally(w, sub, k):
                     break
                 if ops[k].name == "JUMP" and not w.is_loop_jump(ops[k]):
                     break
@@ -677,8 +681,11 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
                 # Up to 3.9 an explicit `continue` leaves the clause's own way
                 # out after it, dead; without that it may be the clause ending.
+                # Not after copies of enclosing finally bodies: falling off the
+                # clause would run them and then the code after them.
                 sub.stmts[-1].fall_off = isinstance(sub.stmts[-1], ast.Continue) and \
-                    not (k + 1 < w.n and ops[k + 1].name == "POP_EXCEPT")
+                    not (k + 1 < w.n and ops[k + 1].name == "POP_EXCEPT") \
+                    and not _leaves_loop_through_finally(w, sub, way_out)
             else:
                 exit_target = ops[k].target.index
     return sub.stmts, exit_target, k
@@ -691,6 +698,19 @@ def _settled(stack, rest) -> bool:
 
 def _drops_iterator(op, m) -> bool:
     return op.name == "POP_TOP" and bool(m.stack) and isinstance(m.stack[-1], Iterator)
+
+
+def _leaves_loop_through_finally(w, m, k) -> bool:
+    """``continue``/``break`` of a clause inside a try/finally (or with) in the
+    loop: the clause's way out at ``k`` runs the copies of the enclosing finally
+    bodies (and ``__exit__`` calls) before its jump or the iterator's drop, so
+    those belong to the clause, not to the code after the statement."""
+    j = w.past_copies(k)
+    if j == k or j >= w.n:
+        return False
+    op = w.ops[j]
+    return (op.name == "JUMP" and w.is_loop_jump(op)) or _drops_iterator(op, m) \
+        or w.copied_while_break(j) is not None
 
 
 def _ends_terminal(body) -> bool:

@@ -334,6 +334,18 @@ class Walker:
         if frames.copies:
             copy = self.finally_copy_at(i)
             if copy:
+                way_on = self.past_copies(i)
+                end = self.copied_while_break(way_on)
+                if end is not None:
+                    m.emit(ast.Break(), op)
+                    return end
+                if way_on < self.n and ((self.ops[way_on].name == "JUMP"
+                                         and not self.is_loop_jump(self.ops[way_on]))
+                                        or self._moved_exit(way_on - 1) is not None):
+                    # A way out through the finally copy goes on where no
+                    # statement leads (a loop's break whose loop left no trace:
+                    # `while True:` whose body always leaves): no source form.
+                    raise DecompileFailure("a finally copy leads nowhere a statement goes")
                 return i + copy
         if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)
@@ -431,6 +443,33 @@ class Walker:
                     continue    # code the finally protects: the same statements, no copy
                 return len(seq)
         return 0
+
+    def past_copies(self, i: int) -> int:
+        """Past what a way out of the statements being walked runs from ``i`` on,
+        innermost first: the copies of the enclosing finally bodies (and with-exit
+        calls), and, between them, the ends of enclosing except clauses
+        (``POP_EXCEPT; [name = None; del name]``)."""
+        for _ in range(2 * len(self.frames.copies) + 1):
+            copy = self.finally_copy_at(i)
+            if copy:
+                i += copy
+            elif self.frames.handler_code and i < self.n and self.ops[i].name == "POP_EXCEPT":
+                i += 4 if self._unbinds_after_pop_except(i + 1) else 1
+            else:
+                break
+        return i
+
+    def copied_while_break(self, k: int):
+        """Where a ``break`` of the innermost while loop ends, when it leaves
+        through finally copies and then a copy of the code after the loop that
+        returns starts at ``k`` (3.10+ copies that code into the break): a
+        ``return`` there would have loaded its value before the copies. None
+        otherwise (a constant loads after them either way)."""
+        loop = self.frames.loop
+        if loop is None or loop.iterator or k + 1 >= self.n \
+                or (self.ops[k].name == "LOAD_CONST" and self.ops[k + 1].name == "RETURN_VALUE"):
+            return None
+        return self._copy_at(k, loop.break_target if loop.break_target is not None else loop.exit)
 
     def run_guarded(self, m, lo, hi, handler, handler_code=False):
         """Walk ``[lo, hi)`` as the region of ``handler`` (its ops are no new try);
@@ -841,6 +880,15 @@ class Walker:
             # clause's way out: the rest of the block is the else.
             then_end = copy_start
             else_end = hi
+        elif last is not None and last.name == "JUMP" \
+                and then_start <= last.target.index < else_start and not self.is_loop_jump(last) \
+                and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
+                and all(o.name == "JUMP" for o in self.ops[then_start:else_start]
+                        if o.target is not None and o.target.index == join):
+            # The branch ends in a loop only breaks leave (`while True`, no test
+            # or FOR_ITER going there): no jump over the else follows it, and
+            # the breaks land where the if joins.
+            else_end = join
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
                 and not self.is_loop_jump(last):
             else_end = min(last.target.index, hi)
@@ -1256,7 +1304,15 @@ class Walker:
             # there): what follows the loop's exit is its else clause.
             orelse = self.block(exit_, hi, m.stack)
             lo, stop = loop.moved_exit
-            after = self.block(lo, stop, m.stack)
+            # (a break in an except clause holds that code among the handler's)
+            with self.frames.push(GuardFrame(code=lo not in self.normal)):
+                after = self.block(lo, stop, m.stack)
+            tail = len(orelse) - len(after)
+            if after and tail >= 0 and [ast.dump(s) for s in orelse[tail:]] \
+                    == [ast.dump(s) for s in after]:
+                # the else clause runs on into that code: its copy there is no
+                # statement of the else
+                orelse = orelse[:tail]
             end = hi
         kind = ast.AsyncFor if header.arg == "async" else ast.For
         node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
@@ -1394,6 +1450,11 @@ class Walker:
                 test = ast.Constant(value=True)
                 body_start = i
                 exit_ = self._loop_exit(i, body_end)
+                if exit_ < self.n and exit_ not in self.normal and exit_ in self.reachable \
+                        and self._left_by_clause_breaks(i, latch, exit_):
+                    # Only breaks in except clauses leave `while True`: the code
+                    # they go to is normal flow all the same.
+                    self.normal = self.normal | flow_from(self, exit_, self.n)
             loop = LoopFrame(header=i, exit=exit_, body_end=body_end)
             loop.break_target = self._break_target(i, body_end, exit_)
             with self.frames.push(loop):
@@ -1438,6 +1499,11 @@ class Walker:
             # The condition read at the top takes in more than the loop's test
             # (an `if c: continue` before the loop jumps where it exits).
             return None
+        if top is None:
+            # Only handler code may jump back to the top test (a `continue` in an
+            # except clause, which is no back edge): the test's ops repeat the
+            # bottom one's, up to its jump.
+            top = body_start - 1 - (test_end - bottom_start)
         loop = LoopFrame(header=bottom_start, exit=exit_, extra_continue=body_start,
                          body_end=bottom_start, top=top)
         loop.break_target = self._break_target(body_start, latch, exit_)
@@ -1508,6 +1574,13 @@ class Walker:
         after = self.ops[latch + 1] if latch + 1 < self.n else None
         return target < latch and after is not None and after.name == "JUMP" \
             and after.target.index == target and self.frames.current_header(target)
+
+    def _left_by_clause_breaks(self, i, latch, exit_) -> bool:
+        """The loop ``[i, latch]`` jumps to ``exit_`` only from handler code, by
+        unconditional jumps: breaks, which leave a clause only so (a conditional
+        jump there is a branch of the clause's own code)."""
+        jumps = [o for o in self.ops[i:latch] if o.target is not None and o.target.index == exit_]
+        return bool(jumps) and all(o.name == "JUMP" and o.index not in self.normal for o in jumps)
 
     def _loop_exit(self, i, latch):
         targets = [self.ops[k].target.index for k in range(i, latch)

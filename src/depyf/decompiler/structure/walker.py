@@ -763,6 +763,9 @@ class Walker:
                 seg.alias = last.target
 
     def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
+        """``if test:`` whose true branch starts at ``then_start`` and false branch
+        at ``else_start``, in the block ending at ``hi``: the forms a loop's jumps
+        take first, then an if/else (or a conditional expression) in the block."""
         end = self._assert(m, test, then_start, else_start, hi, line)
         if end is not None:
             return end
@@ -772,71 +775,97 @@ class Walker:
                                       jumps=getattr(test, "chain_length", None))
             if end is not None:
                 return end
-        for loop in reversed(self.frames.loops):
-            end = self.ops[hi - 1] if hi - 2 > then_start else None
-            if else_start in loop.continues and else_start < then_start and end is not None \
-                    and end.index not in self.reachable and hi - 2 in self.reachable \
-                    and self._jumps_back(hi - 1, else_start) \
-                    and self._else_continue(hi - 1, else_start):
-                # `if test: A else: continue` ending the body (up to 3.9): the test
-                # jumps straight back, the continue after A's jump back is unreached.
-                body = self.block(then_start, hi - 2, m.stack)
-                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                          orelse=[_at(ast.Continue(), end.line)]), line))
-                return hi
-            nxt = self.ops[else_start] if else_start < self.n else None
-            # (A jump to the top test of a bottom-tested while is always `continue`.)
-            # (Not when `if c:` would need a `not` the compiler folds into the
-            # comparison: then the source was `if not c: continue`.)
-            if (else_start in loop.continues and else_start < then_start
-                    or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
-                    and else_start != loop.top and self.flows_to_next_iteration(loop, hi) \
-                    and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
-                # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
-                body = self.block(then_start, hi, m.stack)
-                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                          orelse=[]), line))
-                return hi
-            end = self.ops[hi - 1] if hi - 1 > then_start else None
-            if else_start in loop.continues and else_start < then_start and end is not None \
-                    and end.name == "JUMP" and end.target.index == else_start \
-                    and end.index not in self.reachable \
-                    and else_start != loop.top and not folds_a_not(test):
-                # `if test: A` then `continue` ending the block, unreached after a
-                # raise in A (up to 3.9): the jump past A was threaded through the
-                # continue. (`if not test: continue` keeps a jump over the continue.)
-                body = self.block(then_start, hi - 1, m.stack)
-                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                          orelse=[]), line))
-                m.stmts.append(_at(ast.Continue(), end.line))
-                return hi
-            first = self.ops[then_start]
-            if else_start == then_start + 1 and first.name == "JUMP" \
-                    and first.target.index in loop.continues and else_start < hi \
-                    and self.flows_to_next_iteration(loop, hi) and folds_a_not(test):
-                # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
-                # jump back to the top); `if not c: continue` would fold the `not`.
-                body = self.block(else_start, hi, m.stack)
-                m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
-                                          orelse=[]), line))
-                return hi
-            if else_start in loop.continues and else_start < then_start:
-                # `if not test: continue` folded into one backward jump
-                stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
-                m.stmts.append(_at(stmt, line))
-                return then_start
-            if else_start == loop.exit and else_start > hi \
-                    or else_start < then_start and self._break_threaded(else_start):
-                stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
-                m.stmts.append(_at(stmt, line))
-                return then_start
-            break
+        loop = self.frames.loop
+        if loop is not None:
+            end = self._if_ending_body(m, test, then_start, else_start, hi, line, loop)
+            if end is None:
+                end = self._if_continue_or_break(m, test, then_start, else_start, hi, line, loop)
+            if end is not None:
+                return end
         if else_start <= then_start:
             raise DecompileFailure("backward conditional jump outside a loop")
         if then_start in self.back_targets:
             end = self.inverted_while(m, test, then_start, else_start, line)
             if end is not None:
                 return end
+        else_start = self._else_start_in_block(then_start, else_start, hi)
+        if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
+            end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
+            if end is not None:
+                return end
+        then_end, else_end, last = self._branch_ends(then_start, else_start, hi)
+        return self._if_else(m, test, then_start, then_end, else_start, else_end, last, line)
+
+    def _if_ending_body(self, m, test, then_start, else_start, hi, line, loop):
+        """An if whose branch runs to the end of ``loop``'s body, the jump past it
+        going round the loop (where the walk ends, or None)."""
+        end = self.ops[hi - 1] if hi - 2 > then_start else None
+        if else_start in loop.continues and else_start < then_start and end is not None \
+                and end.index not in self.reachable and hi - 2 in self.reachable \
+                and self._jumps_back(hi - 1, else_start) \
+                and self._else_continue(hi - 1, else_start):
+            # `if test: A else: continue` ending the body (up to 3.9): the test
+            # jumps straight back, the continue after A's jump back is unreached.
+            body = self.block(then_start, hi - 2, m.stack)
+            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                      orelse=[_at(ast.Continue(), end.line)]), line))
+            return hi
+        nxt = self.ops[else_start] if else_start < self.n else None
+        # (A jump to the top test of a bottom-tested while is always `continue`.)
+        # (Not when `if c:` would need a `not` the compiler folds into the
+        # comparison: then the source was `if not c: continue`.)
+        if (else_start in loop.continues and else_start < then_start
+                or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
+                and else_start != loop.top and self.flows_to_next_iteration(loop, hi) \
+                and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
+            # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
+            body = self.block(then_start, hi, m.stack)
+            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                      orelse=[]), line))
+            return hi
+        end = self.ops[hi - 1] if hi - 1 > then_start else None
+        if else_start in loop.continues and else_start < then_start and end is not None \
+                and end.name == "JUMP" and end.target.index == else_start \
+                and end.index not in self.reachable \
+                and else_start != loop.top and not folds_a_not(test):
+            # `if test: A` then `continue` ending the block, unreached after a
+            # raise in A (up to 3.9): the jump past A was threaded through the
+            # continue. (`if not test: continue` keeps a jump over the continue.)
+            body = self.block(then_start, hi - 1, m.stack)
+            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                      orelse=[]), line))
+            m.stmts.append(_at(ast.Continue(), end.line))
+            return hi
+        first = self.ops[then_start]
+        if else_start == then_start + 1 and first.name == "JUMP" \
+                and first.target.index in loop.continues and else_start < hi \
+                and self.flows_to_next_iteration(loop, hi) and folds_a_not(test):
+            # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
+            # jump back to the top); `if not c: continue` would fold the `not`.
+            body = self.block(else_start, hi, m.stack)
+            m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
+                                      orelse=[]), line))
+            return hi
+        return None
+
+    def _if_continue_or_break(self, m, test, then_start, else_start, hi, line, loop):
+        """``if not test: continue`` / ``break`` folded into the test's jump (where
+        the walk goes on, or None)."""
+        if else_start in loop.continues and else_start < then_start:
+            # `if not test: continue` folded into one backward jump
+            stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
+            m.stmts.append(_at(stmt, line))
+            return then_start
+        if else_start == loop.exit and else_start > hi \
+                or else_start < then_start and self._break_threaded(else_start):
+            stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
+            m.stmts.append(_at(stmt, line))
+            return then_start
+        return None
+
+    def _else_start_in_block(self, then_start, else_start, hi) -> int:
+        """Where the false branch starts within the block ending at ``hi``: a jump
+        past ``hi`` that ends the block some other way ends the branch there."""
         if else_start > hi and hi - 1 > then_start and self.ops[hi - 1].name == "JUMP" \
                 and self.ops[hi - 1].target.index == else_start:
             # The block ends in the jump over an else (up to 3.9 unreached after a
@@ -856,10 +885,11 @@ class Walker:
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block at offset %d"
                                    % self.ops[then_start - 1].offset)
-        if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
-            end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
-            if end is not None:
-                return end
+        return else_start
+
+    def _branch_ends(self, then_start, else_start, hi):
+        """(where the true branch ends, where the false one ends, the true
+        branch's last op or None): the layout evidence for an else."""
         then_end = else_start
         else_end = else_start
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
@@ -916,6 +946,10 @@ class Walker:
                 # Jumps from inside the branch skip the code that follows it:
                 # that code is the else, up to where they land.
                 else_end = join
+        return then_end, else_end, last
+
+    def _if_else(self, m, test, then_start, then_end, else_start, else_end, last, line) -> int:
+        """The if/else (or conditional expression) of the branches found."""
         # A conditional expression leaves one value in each branch.
         value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
         if value is not None:
@@ -931,6 +965,7 @@ class Walker:
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
 
     def _line_inside(self, op, lo, hi) -> bool:
         """``op``'s line is before the last line of ``[lo, hi)``: the compiler's

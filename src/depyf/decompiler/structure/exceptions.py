@@ -227,6 +227,24 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         for clause in clauses:
             if clause.body and getattr(clause.body[-1], "fall_off", False):
                 clause.body = clause.body[:-1] or [ast.Pass()]
+    orelse, k, end = _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body)
+    if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
+        # The loop body's closing jump back, not an `else: continue` (the except*
+        # clauses' way out jumps back too, and nothing follows in the body).
+        orelse = []
+    after = _break_after_statement(w, body, clauses, orelse, hs, end, hi)
+    node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+    node.lineno = line
+    m.stmts.append(node)
+    if after is not None:
+        m.emit(ast.Break(), after)
+    return k
+
+
+def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
+    """(the else clause, where the walk goes on, where the statement's ways out
+    join) of a try statement whose body ends at ``body_end``."""
+    ops = w.ops
     orelse: List[ast.stmt] = []
     k = body_end
     else_end = _else_by_dead_exits(w, hs, end, hi) if inline else None
@@ -272,40 +290,51 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # (at the handler, its clauses lead nowhere after it)
         k = _handler_code_end(w, hs, None) if leave == hs else leave
     elif end is not None:
-        stop = min(end, hs) if inline else end
-        jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
-                     and ops[j].index in w.normal), None)
-        if jump is not None and ops[jump].target.index > stop and not (
-                ops[jump].target.index == end
-                and any(j in w.reachable for j in range(jump + 1, stop))):
-            # 3.9/3.10 jump over the handlers to an else placed after them (not
-            # a branch of the else going to the join, with more of it after).
-            target = ops[jump].target.index
-            breaks = end < target and w.frames.loops and target in (w.frames.loops[-1].exit,
-                                                              w.frames.loops[-1].break_target) \
-                and not (ops[end].name == "JUMP" and ops[end].target.index == target)
-            # (a jump past the join to its loop's way out is the else's `break`,
-            # unless it was threaded through a `break` at the join)
-            orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
-            if target < end:
-                # (up to where the enclosing block ends: an if branch the try
-                # ends jumps past the other branch to the join)
-                orelse += w.block(target, min(end, hi), m.stack)
-        else:
-            # (a join past the end of the enclosing block: the code before it
-            # there is the block's, e.g. the else of the if whose branch the
-            # statement ends)
-            stop = min(stop, hi)
-            if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
-                    (ops[stop - 1].target.index == end
-                     or (end >= hi and _continues(w, ops[stop - 1]))):
-                stop -= 1       # the body's way out (to the join, or on round its loop)
-            orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
+        orelse = _else_before_join(w, m, body_end, hs, hi, end, inline)
         k = end
-    if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
-        # The loop body's closing jump back, not an `else: continue` (the except*
-        # clauses' way out jumps back too, and nothing follows in the body).
-        orelse = []
+    return orelse, k, end
+
+
+def _else_before_join(w, m, body_end, hs, hi, end, inline):
+    """The else clause of a try whose ways out join at ``end``: the normal path
+    from the body's end up to the join (or to the jump that leaves for it)."""
+    ops = w.ops
+    stop = min(end, hs) if inline else end
+    jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
+                 and ops[j].index in w.normal), None)
+    if jump is not None and ops[jump].target.index > stop and not (
+            ops[jump].target.index == end
+            and any(j in w.reachable for j in range(jump + 1, stop))):
+        # 3.9/3.10 jump over the handlers to an else placed after them (not
+        # a branch of the else going to the join, with more of it after).
+        target = ops[jump].target.index
+        loop = w.frames.loop
+        breaks = end < target and loop is not None and target in (loop.exit, loop.break_target) \
+            and not (ops[end].name == "JUMP" and ops[end].target.index == target)
+        # (a jump past the join to its loop's way out is the else's `break`,
+        # unless it was threaded through a `break` at the join)
+        orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
+        if target < end:
+            # (up to where the enclosing block ends: an if branch the try
+            # ends jumps past the other branch to the join)
+            orelse += w.block(target, min(end, hi), m.stack)
+    else:
+        # (a join past the end of the enclosing block: the code before it
+        # there is the block's, e.g. the else of the if whose branch the
+        # statement ends)
+        stop = min(stop, hi)
+        if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
+                (ops[stop - 1].target.index == end
+                 or (end >= hi and _continues(w, ops[stop - 1]))):
+            stop -= 1       # the body's way out (to the join, or on round its loop)
+        orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
+    return orelse
+
+
+def _break_after_statement(w, body, clauses, orelse, hs, end, hi):
+    """The op of the ``break`` after the statement when every way out of it
+    leaves the loop (the clauses' own breaks go), None otherwise; an ``else:
+    break`` is appended to ``orelse`` when only the body's way out leaves."""
     after = _break_after(w, hs, end, hi) if not _ends_terminal(body) else None
     if after is not None and not all(isinstance(c.body[-1], ast.Break) or _ends_terminal(c.body)
                                      for c in clauses):
@@ -318,12 +347,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         for clause in clauses:
             if isinstance(clause.body[-1], ast.Break):
                 clause.body = clause.body[:-1] or [ast.Pass()]
-    node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
-    node.lineno = line
-    m.stmts.append(node)
-    if after is not None:
-        m.emit(ast.Break(), after)
-    return k
+    return after
 
 
 def _compiled_before_handlers(w, lo, hi, hs) -> bool:

@@ -1057,6 +1057,38 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
         raise DecompileFailure("with body without a handler")
     exit_call = _exit_call(w, handler, is_async)
     exit_value = WithExit(manager, exit_call)
+    target, j = _with_target(w, m, j, exit_value)
+    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler, exit_call)
+    hs = handler.target.index
+    body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
+    sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
+    with w.frames.push(WithFrame(exit_call)):
+        k = max(body_end, w.run_guarded(sub, j, body_end, handler))
+    # (A walk that ran past the body ended in a statement that left through the
+    # exit call already: a nested with's `return`.)
+    if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
+            and not (k == hs and _endless(sub.stmts)):
+        k = _past_exit_call(w, m, sub, k, hi, handler, exit_call)
+    if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
+            and not getattr(sub.stmts[-1], "implicit", False):
+        k = _swallowed_way_on(w, k, hs)
+    item = ast.withitem(context_expr=manager, optional_vars=target)
+    body = sub.stmts
+    kind = ast.AsyncWith if is_async else ast.With
+    node = kind(items=[item], body=body or [ast.Pass()])
+    # `with a, b:` is one statement with two items.
+    if len(body) == 1 and type(body[0]) is kind and getattr(body[0], "lineno", None) == line:
+        node.items += body[0].items
+        node.body = body[0].body
+    node.lineno = line
+    m.stmts.append(node)
+    return k
+
+
+def _with_target(w, m, j, exit_value):
+    """(the ``as`` target or None, where the body starts) of a with statement
+    whose entered value is pushed before ``j``."""
+    ops = w.ops
     target = None
     if ops[j].name == "POP_TOP":
         j += 1
@@ -1071,83 +1103,77 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             sub.step(ops[j])
             j += 1
         target = sub.last_target
-    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler, exit_call)
+    return target, j
+
+
+def _past_exit_call(w, m, sub, k, hi, handler, exit_call) -> int:
+    """Where the walk goes on after a with body that ends at ``k`` with its
+    exit call (and what a ``return``/``continue`` of the body runs after it)."""
+    ops = w.ops
     hs = handler.target.index
-    body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
-    sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
-    with w.frames.push(WithFrame(exit_call)):
-        k = max(body_end, w.run_guarded(sub, j, body_end, handler))
-    # (A walk that ran past the body ended in a statement that left through the
-    # exit call already: a nested with's `return`.)
-    if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
-            and not (k == hs and _endless(sub.stmts)):
-        k = _skip_exit_call(ops, k, sub, exit_call)
-        pending = len(sub.stack) > len(m.stack)
-        while pending and k < w.n:
-            # `return value` from nested withs calls each __exit__ in turn.
-            nxt = with_exit_at(w, sub, k)
-            if nxt is None:
-                break
-            k = nxt
-        if pending:
-            k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
-        while pending and k + 2 < w.n and ops[k].name == "SWAP" and ops[k].arg == 2 \
-                and ops[k + 1].name == "POP_TOP" and len(sub.stack) >= 2 \
-                and isinstance(sub.stack[-2], Iterator):
-            # ... and a loop's iterator under the value is dropped
-            del sub.stack[-2]
-            k += 2
-        if pending and k < w.n and ops[k].name == "RETURN_VALUE":
-            w.step(sub, k, k + 1)
-            k += 1
-        elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
-                and ops[k].line == ops[k - 1].line and not _copied_on_swallow(w, hs, k):
-            # `return constant` in the body loads its value after the __exit__ call,
-            # on the with statement's line (code after the statement has its own;
-            # 3.10 copies a closing `return None` after it onto the swallowing way on too).
-            w.run(sub, k, k + 2)
-            k += 2
-        elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
-                and (k + 1 == handler.target.index
-                     or (k + 1 not in w.reachable
-                         and names(ops, k + 1, k + 1 + len(exit_call)) == exit_call)):
-            # `continue` ends the body: the jump back follows the exit call (the
-            # body's own way out, up to 3.9 left unreached, is no more).
-            w.jump(sub, k, hi)
-            k += 1
-        elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
-            k = ops[k].target.index      # over the inline handler
-        elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \
-                and _rejoins(w, k + 1, ops[k].target):
-            # The jump over the inline handler, threaded to where the handler's
-            # own way out goes too (the next iteration of a loop, up to 3.9).
-            k += 1
-    if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
-            and not getattr(sub.stmts[-1], "implicit", False):
-        after = _suppressed_way_on(w, hs)
-        outer = w.frames.innermost_copy
-        if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
-                and copied_at(ops, after, outer):
-            after = None    # the end of an enclosing with's body: its exit call
-        if after is not None:
-            # Only a suppressed exception reaches the code after the statement
-            # (its body always returns or raises): that code is normal flow all
-            # the same.
-            if k != hs:
-                w.frames.loop.cold_tail = after
-            k = after
-            if after not in w.normal:
-                w.normal = w.normal | flow_from(w, after, w.n)
-    item = ast.withitem(context_expr=manager, optional_vars=target)
-    body = sub.stmts
-    kind = ast.AsyncWith if is_async else ast.With
-    node = kind(items=[item], body=body or [ast.Pass()])
-    # `with a, b:` is one statement with two items.
-    if len(body) == 1 and type(body[0]) is kind and getattr(body[0], "lineno", None) == line:
-        node.items += body[0].items
-        node.body = body[0].body
-    node.lineno = line
-    m.stmts.append(node)
+    k = _skip_exit_call(ops, k, sub, exit_call)
+    pending = len(sub.stack) > len(m.stack)
+    while pending and k < w.n:
+        # `return value` from nested withs calls each __exit__ in turn.
+        nxt = with_exit_at(w, sub, k)
+        if nxt is None:
+            break
+        k = nxt
+    if pending:
+        k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
+    while pending and k + 2 < w.n and ops[k].name == "SWAP" and ops[k].arg == 2 \
+            and ops[k + 1].name == "POP_TOP" and len(sub.stack) >= 2 \
+            and isinstance(sub.stack[-2], Iterator):
+        # ... and a loop's iterator under the value is dropped
+        del sub.stack[-2]
+        k += 2
+    if pending and k < w.n and ops[k].name == "RETURN_VALUE":
+        w.step(sub, k, k + 1)
+        k += 1
+    elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
+            and ops[k].line == ops[k - 1].line and not _copied_on_swallow(w, hs, k):
+        # `return constant` in the body loads its value after the __exit__ call,
+        # on the with statement's line (code after the statement has its own;
+        # 3.10 copies a closing `return None` after it onto the swallowing way on too).
+        w.run(sub, k, k + 2)
+        k += 2
+    elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
+            and (k + 1 == handler.target.index
+                 or (k + 1 not in w.reachable
+                     and names(ops, k + 1, k + 1 + len(exit_call)) == exit_call)):
+        # `continue` ends the body: the jump back follows the exit call (the
+        # body's own way out, up to 3.9 left unreached, is no more).
+        w.jump(sub, k, hi)
+        k += 1
+    elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
+        k = ops[k].target.index      # over the inline handler
+    elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \
+            and _rejoins(w, k + 1, ops[k].target):
+        # The jump over the inline handler, threaded to where the handler's
+        # own way out goes too (the next iteration of a loop, up to 3.9).
+        k += 1
+    return k
+
+
+def _swallowed_way_on(w, k, hs) -> int:
+    """Where the walk goes on after a with statement whose body always leaves:
+    the code a swallowed exception goes on to, when that is the code after the
+    statement."""
+    ops = w.ops
+    after = _suppressed_way_on(w, hs)
+    outer = w.frames.innermost_copy
+    if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
+            and copied_at(ops, after, outer):
+        after = None    # the end of an enclosing with's body: its exit call
+    if after is not None:
+        # Only a suppressed exception reaches the code after the statement
+        # (its body always returns or raises): that code is normal flow all
+        # the same.
+        if k != hs:
+            w.frames.loop.cold_tail = after
+        k = after
+        if after not in w.normal:
+            w.normal = w.normal | flow_from(w, after, w.n)
     return k
 
 

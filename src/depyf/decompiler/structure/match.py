@@ -516,7 +516,15 @@ class _Reader:
             stack.append(_Helper("from_end", length.slot, k.value))
         elif name == "BINARY_SUBSCR":
             self._subscr(stack)
-        elif name == "MATCH_CLASS":
+        else:
+            self._step_pattern(op, stack)
+
+    def _step_pattern(self, op, stack):
+        """The ops of class, mapping and capture patterns (:meth:`_step` does the
+        stack's shuffles, the loads and the tests of a sequence's length)."""
+        name = op.name
+        arg = op.arg
+        if name == "MATCH_CLASS":
             names = stack.pop()
             cls = stack.pop()
             slot = _slot(stack.pop())

@@ -37,10 +37,24 @@ def test_no_private_name_crosses_modules():
                                   for u in found)
 
 
-@pytest.mark.xfail(strict=True, reason="structure/ has functions over 80 lines until the structuring "
-                                       "refactor splits them (python tools/shape.py lists them)")
 def test_structure_functions_are_short():
     assert shape.long_functions() == []
+
+
+def test_no_private_walker_method_is_called_from_another_module():
+    """The constructs ask the walker (``w``, or a reader's ``self.w``) through its
+    public methods only: its private ones are its own business."""
+    import re
+    folder = os.path.join(ROOT, "src", "depyf", "decompiler", "structure")
+    found = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py") or name == "walker.py":
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if re.search(r"\b(?:self\.)?w\._[a-z]", line):
+                    found.append("%s:%d %s" % (name, number, line.strip()))
+    assert found == [], "\n".join(found)
 
 
 def _package(tmp_path, files):

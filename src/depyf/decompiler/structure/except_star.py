@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 
 from .clauses import clause_body_end, clause_type_end, name_epilogue, terminal
+from .frames import StarClauseFrame
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from .signatures import tail_signature
@@ -71,7 +72,7 @@ def clauses(w, m: StackMachine, hs: int, he: int, handler):
         raise DecompileFailure("except* handler not understood")
     q = p + len(_EPILOGUE)
     if q < w.n and ops[q].name == "JUMP":
-        if w._is_loop_jump(ops[q]) and ops[q].target.index < hs:
+        if w.is_loop_jump(ops[q]) and ops[q].target.index < hs:
             # The statement ends the loop body: the way out starts the next iteration.
             return nodes, [None], []
         return nodes, [ops[q].target.index], []
@@ -110,11 +111,8 @@ def _clause_body(w, p, stop, base, outer, name):
         stop = guard.target.index
     end = clause_body_end(w, p, stop, guard) if guard is not None else p
     sub = StackMachine(w.ctx, base)
-    w.clause_names.append(name)
-    try:
+    with w.frames.push(StarClauseFrame(name)):
         k = max(end, w.run_guarded(sub, p, end, guard or outer, handler_code=True))
-    finally:
-        w.clause_names.pop()
     if len(sub.stack) != len(base) and not terminal(sub):
         raise DecompileFailure("except* clause leaves values on the stack")
     if not terminal(sub):

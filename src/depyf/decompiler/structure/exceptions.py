@@ -27,7 +27,10 @@ import ast
 from typing import List, Optional
 
 from ..astcompat import TryStar
+from ..cfg import EXCEPTION
 from .clauses import TERMINALS, clause_body_end, clause_type_end, name_epilogue, terminal
+from .frames import (BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, GuardFrame,
+                     WithFrame)
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
@@ -94,7 +97,7 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
         # body's closing RERAISE), it goes over them.
         # (when the statement ends at its handler (its body leaves), the handler
         # code reaches no code after it there)
-        w.handler_code_ends[hs] = _handler_code_end(w, hs, k if k != hs else None)
+        w.frames.resume[hs] = _handler_code_end(w, hs, k if k != hs else None)
     if i in saved and k < hi and k not in saved and k in w.reachable \
             and any(o.target is ops[k] for o in ops[hs:]):
         # Only the handlers reach the code after the statement (its body always
@@ -114,7 +117,7 @@ def _handler_code_end(w, hs, join) -> int:
             continue
         seen.add(k)
         op = w.ops[k]
-        if op.handler is not None and not w._active(op.handler):
+        if op.handler is not None and not w.frames.is_active(op.handler):
             work.append(op.handler.target.index)
         if op.target is not None and op.target.index > hs:
             work.append(op.target.index)
@@ -136,7 +139,7 @@ def _outermost_pending(w, handler):
     for _ in range(64):
         cleanup = w.regions.cleanup_of(h)
         outer = w.regions.parent(cleanup) if cleanup is not None else None
-        if outer is None or w._handled(outer):
+        if outer is None or w.handled(outer):
             break
         found = h = outer
     return found
@@ -144,19 +147,22 @@ def _outermost_pending(w, handler):
 
 def flow_from(w, i, hi):
     """Ops in ``[i, hi]`` control reaches from ``i`` without exceptions (``hi``: the
-    code after the statement's block)."""
-    seen = set()
-    work = [i]
+    code after the statement's block), on the graph: a block that runs past
+    ``hi`` counts up to it, and its way on is not followed."""
+    cfg = w.cfg
+    first = cfg.block_of(w.ops[i])
+    seen = set(range(i, min(first.end, hi + 1)))
+    work = [first] if first.end - 1 <= hi else []
+    done = {first}
     while work:
-        k = work.pop()
-        while i <= k <= hi and k < w.n and k not in seen:
-            seen.add(k)
-            op = w.ops[k]
-            if op.target is not None:
-                work.append(op.target.index)
-            if op.name in NO_FALLTHROUGH:
-                break
-            k += 1
+        for e in work.pop().successors:
+            b = e.target
+            if e.kind == EXCEPTION or b in done or not i <= b.start <= hi:
+                continue
+            done.add(b)
+            seen.update(range(b.start, min(b.end, hi + 1)))
+            if b.end - 1 <= hi:
+                work.append(b)
     return seen
 
 
@@ -221,6 +227,24 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         for clause in clauses:
             if clause.body and getattr(clause.body[-1], "fall_off", False):
                 clause.body = clause.body[:-1] or [ast.Pass()]
+    orelse, k, end = _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body)
+    if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
+        # The loop body's closing jump back, not an `else: continue` (the except*
+        # clauses' way out jumps back too, and nothing follows in the body).
+        orelse = []
+    after = _break_after_statement(w, body, clauses, orelse, hs, end, hi)
+    node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+    node.lineno = line
+    m.stmts.append(node)
+    if after is not None:
+        m.emit(ast.Break(), after)
+    return k
+
+
+def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
+    """(the else clause, where the walk goes on, where the statement's ways out
+    join) of a try statement whose body ends at ``body_end``."""
+    ops = w.ops
     orelse: List[ast.stmt] = []
     k = body_end
     else_end = _else_by_dead_exits(w, hs, end, hi) if inline else None
@@ -246,7 +270,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         stop = min(hs, hi)
         k = he_after_handlers(w, hs, he) if stop == hs else stop
         if ops[stop - 1].name == "JUMP" and _continues(w, ops[stop - 1]) \
-                and w.loops[-1].body_end in (hi, k):
+                and w.frames.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
         orelse = w.block(body_end, stop, m.stack)
         if len(orelse) == 1 and getattr(orelse[0], "implicit", False):
@@ -259,48 +283,58 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         if leave == hs:
             # Each branch of the else leaves through a copy of its own (or raises):
             # falling off it would go where the clauses go.
-            w.block_exit[hs] = end
-        try:
+            with w.frames.push(BranchFrame(hs, end)):
+                orelse = w.block(body_end, leave, m.stack)
+        else:
             orelse = w.block(body_end, leave, m.stack) if leave > body_end else []
-        finally:
-            w.block_exit.pop(hs, None)
         # (at the handler, its clauses lead nowhere after it)
         k = _handler_code_end(w, hs, None) if leave == hs else leave
     elif end is not None:
-        stop = min(end, hs) if inline else end
-        jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
-                     and ops[j].index in w.normal), None)
-        if jump is not None and ops[jump].target.index > stop and not (
-                ops[jump].target.index == end
-                and any(j in w.reachable for j in range(jump + 1, stop))):
-            # 3.9/3.10 jump over the handlers to an else placed after them (not
-            # a branch of the else going to the join, with more of it after).
-            target = ops[jump].target.index
-            breaks = end < target and w.loops and target in (w.loops[-1].exit,
-                                                              w.loops[-1].break_target) \
-                and not (ops[end].name == "JUMP" and ops[end].target.index == target)
-            # (a jump past the join to its loop's way out is the else's `break`,
-            # unless it was threaded through a `break` at the join)
-            orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
-            if target < end:
-                # (up to where the enclosing block ends: an if branch the try
-                # ends jumps past the other branch to the join)
-                orelse += w.block(target, min(end, hi), m.stack)
-        else:
-            # (a join past the end of the enclosing block: the code before it
-            # there is the block's, e.g. the else of the if whose branch the
-            # statement ends)
-            stop = min(stop, hi)
-            if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
-                    (ops[stop - 1].target.index == end
-                     or (end >= hi and _continues(w, ops[stop - 1]))):
-                stop -= 1       # the body's way out (to the join, or on round its loop)
-            orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
+        orelse = _else_before_join(w, m, body_end, hs, hi, end, inline)
         k = end
-    if kind is TryStar and k >= hi and [type(s) for s in orelse] == [ast.Continue]:
-        # The loop body's closing jump back, not an `else: continue` (the except*
-        # clauses' way out jumps back too, and nothing follows in the body).
-        orelse = []
+    return orelse, k, end
+
+
+def _else_before_join(w, m, body_end, hs, hi, end, inline):
+    """The else clause of a try whose ways out join at ``end``: the normal path
+    from the body's end up to the join (or to the jump that leaves for it)."""
+    ops = w.ops
+    stop = min(end, hs) if inline else end
+    jump = next((j for j in range(body_end, stop) if ops[j].name == "JUMP"
+                 and ops[j].index in w.normal), None)
+    if jump is not None and ops[jump].target.index > stop and not (
+            ops[jump].target.index == end
+            and any(j in w.reachable for j in range(jump + 1, stop))):
+        # 3.9/3.10 jump over the handlers to an else placed after them (not
+        # a branch of the else going to the join, with more of it after).
+        target = ops[jump].target.index
+        loop = w.frames.loop
+        breaks = end < target and loop is not None and target in (loop.exit, loop.break_target) \
+            and not (ops[end].name == "JUMP" and ops[end].target.index == target)
+        # (a jump past the join to its loop's way out is the else's `break`,
+        # unless it was threaded through a `break` at the join)
+        orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
+        if target < end:
+            # (up to where the enclosing block ends: an if branch the try
+            # ends jumps past the other branch to the join)
+            orelse += w.block(target, min(end, hi), m.stack)
+    else:
+        # (a join past the end of the enclosing block: the code before it
+        # there is the block's, e.g. the else of the if whose branch the
+        # statement ends)
+        stop = min(stop, hi)
+        if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
+                (ops[stop - 1].target.index == end
+                 or (end >= hi and _continues(w, ops[stop - 1]))):
+            stop -= 1       # the body's way out (to the join, or on round its loop)
+        orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
+    return orelse
+
+
+def _break_after_statement(w, body, clauses, orelse, hs, end, hi):
+    """The op of the ``break`` after the statement when every way out of it
+    leaves the loop (the clauses' own breaks go), None otherwise; an ``else:
+    break`` is appended to ``orelse`` when only the body's way out leaves."""
     after = _break_after(w, hs, end, hi) if not _ends_terminal(body) else None
     if after is not None and not all(isinstance(c.body[-1], ast.Break) or _ends_terminal(c.body)
                                      for c in clauses):
@@ -313,12 +347,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         for clause in clauses:
             if isinstance(clause.body[-1], ast.Break):
                 clause.body = clause.body[:-1] or [ast.Pass()]
-    node = kind(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
-    node.lineno = line
-    m.stmts.append(node)
-    if after is not None:
-        m.emit(ast.Break(), after)
-    return k
+    return after
 
 
 def _compiled_before_handlers(w, lo, hi, hs) -> bool:
@@ -336,9 +365,9 @@ def _goes_round(w, lo, hi) -> bool:
     loop: that code ends the loop's body, it is not the else of a try there
     (3.13 sends the ways out of an else to the statement's end first), so a
     clause's jump round the loop is its own ``continue``."""
-    if not w.loops:
+    if not w.frames.loops:
         return False
-    continues = w.loops[-1].continues
+    continues = w.frames.loops[-1].continues
     ops = w.ops
     return any(ops[k].target is not None and ops[k].name != "JUMP"
                and ops[k].target.index in continues for k in range(lo, hi))
@@ -362,9 +391,9 @@ def _compiled_after_handlers(w, lo, hi, hs, he) -> bool:
 def _break_after(w, hs, end, hi):
     """The try body's closing jump, when it goes to ``end`` (where the clauses
     go too) and that is the way out of the loop whose body the statement ends."""
-    if end is None or end < hi or not w.loops or hs < 1:
+    if end is None or end < hi or not w.frames.loops or hs < 1:
         return None
-    loop = w.loops[-1]
+    loop = w.frames.loops[-1]
     jump = w.ops[hs - 1]
     if end not in (loop.exit, loop.break_target) or jump.name != "JUMP" \
             or jump.target.index != end:
@@ -379,12 +408,13 @@ def _leaves_enclosing_clause(w, body_end, hs, end) -> Optional[int]:
     before the handler, or at the handler when the path's last branch raises
     (then each branch that reaches the way out has a copy). None otherwise.
     (That way out may go on round the loop the clause's try ends the body of.)"""
-    if not w.clause_exits:
+    clause = w.frames.clause
+    if clause is None:
         return None
-    exit_, depth, _ = w.clause_exits[-1]
+    exit_, depth = clause.exit, clause.loop_depth
     through = w.clause_exit_at(end) if end < w.n else None
-    if through is None or len(w.loops) != depth or \
-            (through[0] != exit_ and not w._is_loop_jump(w.ops[through[1]])):
+    if through is None or len(w.frames.loops) != depth or \
+            (through[0] != exit_ and not w.is_loop_jump(w.ops[through[1]])):
         return None
     copy = next((q for q in (hs - 2, hs - 5)
                  if q >= body_end and w.clause_exit_at(q) == (through[0], hs - 1)), None)
@@ -414,7 +444,7 @@ def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
     if end < target <= hi:
         return target
     if target < hs and any(target in loop.continues and loop.body_end == hi
-                           for loop in w.loops[-1:]):
+                           for loop in w.frames.loops[-1:]):
         return hi
     return None
 
@@ -429,8 +459,8 @@ def _else_by_fall_off(w, clauses, hs, end, hi) -> bool:
     if not w.func.dead_ways_out:
         return False        # (then a continue leaves no sign it was written)
     if end is None or not hs < end < hi or ops[hs - 1].name != "JUMP" \
-            or ops[hs - 1].target.index != end or not w.loops \
-            or not w._flows_to_next_iteration(w.loops[-1], hi):
+            or ops[hs - 1].target.index != end or not w.frames.loops \
+            or not w.flows_to_next_iteration(w.frames.loops[-1], hi):
         return False
     if not all(_ends_terminal(c.body) for c in clauses):
         return False
@@ -438,7 +468,7 @@ def _else_by_fall_off(w, clauses, hs, end, hi) -> bool:
 
 
 def _continues(w, jump) -> bool:
-    return any(jump.target.index in loop.continues for loop in w.loops[-1:])
+    return any(jump.target.index in loop.continues for loop in w.frames.loops[-1:])
 
 
 def _extend_inline_body(w, i, body_end, hs) -> int:
@@ -451,7 +481,7 @@ def _extend_inline_body(w, i, body_end, hs) -> int:
         changed = False
         for k in range(i, body_end):
             t = ops[k].target.index if ops[k].target is not None else -1
-            if body_end < t < hs and ops[k].name != "JUMP" and not w._is_loop_jump(ops[k]) \
+            if body_end < t < hs and ops[k].name != "JUMP" and not w.is_loop_jump(ops[k]) \
                     and not _top_test_exit(ops, k, t):
                 body_end = t
                 changed = True
@@ -487,13 +517,13 @@ def _try_body(w, m, i, body_end, handler):
         if _settled(sub.stack, m.stack) and not _drops_iterator(op, sub):
             break
         if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
-                or (op.name == "JUMP" and w._is_loop_jump(op))):
+                or (op.name == "JUMP" and w.is_loop_jump(op))):
             break
         w.step(sub, end, end + 1)
         end += 1
     if len(sub.stack) == len(m.stack) + 1 and not terminal(sub):
         # `return value` leaves through an enclosing finally's copy.
-        copy = w._finally_copy_at(end)
+        copy = w.finally_copy_at(end)
         if copy and end + copy < w.n and w.ops[end + copy].name == "RETURN_VALUE":
             w.step(sub, end + copy, end + copy + 1)
             end += copy + 1
@@ -509,12 +539,9 @@ def _drop_pass(body):
 def _clause_tail(w, m, k, clause_end):
     """Statements after a clause's POP_EXCEPT, up to its return/raise or jump."""
     sub = StackMachine(w.ctx, m.stack)
-    w.in_handler += 1
-    try:
+    with w.frames.push(GuardFrame(code=True)):
         while k < clause_end and not terminal(sub) and w.ops[k].name != "JUMP":
             k = w.step(sub, k, clause_end)
-    finally:
-        w.in_handler -= 1
     if len(sub.stack) != len(m.stack) and not terminal(sub):
         raise DecompileFailure("except clause tail leaves values on the stack")
     return sub.stmts or [ast.Pass()]
@@ -644,13 +671,10 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     sub = StackMachine(w.ctx, base)
     # (not the way out of a clause nested in this one: the clean-up still covers it)
     hint = next((t for t in map(w.clause_exit_at, range(p, stop))
-                 if t is not None and not w._is_loop_jump(ops[t[1]])
+                 if t is not None and not w.is_loop_jump(ops[t[1]])
                  and not (cleanup is not None and w.regions.covered(ops[t[1]], cleanup))), None)
-    w.clause_exits.append((hint and hint[0], len(w.loops), stop))
-    try:
+    with w.frames.push(ClauseFrame(hint and hint[0], len(w.frames.loops), stop)):
         k = max(body_end, w.run_guarded(sub, p, body_end, cleanup, handler_code=True))
-    finally:
-        w.clause_exits.pop()
     # (A loop's break may leave the clause by a copy of its exit, the only one.)
     exit_target = hint[0] if hint is not None and k >= stop else None
     if k < clause_end and ops[k].name == "POP_EXCEPT":
@@ -662,17 +686,14 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         # return or break out of a loop drops the loop's iterator there.
         rest = base[:-1]
         way_out = k
-        w.in_handler += 1
-        try:
+        with w.frames.push(GuardFrame(code=True)):
             while k < clause_end and not terminal(sub):
                 if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub) \
                         and not _leaves_loop_through_finally(w, sub, k):
                     break
-                if ops[k].name == "JUMP" and not w._is_loop_jump(ops[k]):
+                if ops[k].name == "JUMP" and not w.is_loop_jump(ops[k]):
                     break
                 k = w.step(sub, k, clause_end)
-        finally:
-            w.in_handler -= 1
         if name is not None and name_epilogue(ops, k, name):
             k += 3
         if not terminal(sub) and k + 1 < clause_end and w.clause_exit_at(k) is not None \
@@ -680,7 +701,7 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
             # 3.13 sends the clause on through the enclosing clause's own way out.
             exit_target = k
         elif not terminal(sub) and k < clause_end and ops[k].name == "JUMP":
-            if w._is_loop_jump(ops[k]):
+            if w.is_loop_jump(ops[k]):
                 w.jump(sub, k, clause_end)          # continue/break out of the clause
                 # Up to 3.9 an explicit `continue` leaves the clause's own way
                 # out after it, dead; without that it may be the clause ending.
@@ -712,7 +733,7 @@ def _leaves_loop_through_finally(w, m, k) -> bool:
     if j == k or j >= w.n:
         return False
     op = w.ops[j]
-    return (op.name == "JUMP" and w._is_loop_jump(op)) or _drops_iterator(op, m) \
+    return (op.name == "JUMP" and w.is_loop_jump(op)) or _drops_iterator(op, m) \
         or w.copied_while_break(j) is not None
 
 
@@ -859,7 +880,8 @@ def _finally_end(op, cleanup) -> bool:
 
 def finally_end(w, op) -> bool:
     """``op`` ends the finally body being walked (on one of its paths)."""
-    return bool(w.finally_ends) and _finally_end(op, w.finally_ends[-1])
+    cleanup = w.frames.finally_cleanup
+    return cleanup is not None and _finally_end(op, cleanup)
 
 
 def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
@@ -885,24 +907,18 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     fin_lo, fin_hi = hs + 1, r
     fin_ops = FinallyOps(names(ops, fin_lo, fin_hi))
     fin_ops.handler = handler
-    w.finally_ends.append(cleanup)
-    try:
+    with w.frames.push(FinallyBodyFrame(cleanup)):
         finalbody = w.guarded_block(fin_lo, fin_hi,
                                     list(m.stack) + [ExcInfo(), CaughtException()],
                                     cleanup, handler_code=True)
-    finally:
-        w.finally_ends.pop()
     limit = hs if hs > i else hi
     body_end = _body_end(w, i, hi, handler, limit)
     body_end = _extend_to_finally_copy(w, i, body_end, fin_ops, limit)
-    w.finally_copies.append(fin_ops)
-    try:
-        sub = StackMachine(w.ctx, m.stack)
+    sub = StackMachine(w.ctx, m.stack)
+    with w.frames.push(FinallyFrame(fin_ops)):
         # (a last statement's code may run on past the covered range: a with
         # statement over its inline handler)
         k = max(body_end, w.run_guarded(sub, i, body_end, handler))
-    finally:
-        w.finally_copies.pop()
     body = sub.stmts
     k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
@@ -953,8 +969,9 @@ def _through_enclosing_finally(w, k, sub=None) -> int:
     ops = w.ops
     j = k
     exits = 0
-    for seq in reversed(w.finally_copies):
-        if isinstance(seq, FinallyOps):
+    for frame in reversed(w.frames.copies):
+        seq = frame.copy
+        if isinstance(frame, FinallyFrame):
             guard = seq.handler
             if not seq.copied_at(ops, j) \
                     or (guard is not None and w.regions.covered(ops[j], guard)):
@@ -1015,7 +1032,7 @@ def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
     ops = w.ops
     for k in range(i, body_end):
         t = ops[k].target.index if ops[k].target is not None else -1
-        if body_end < t < limit and not w._is_loop_jump(ops[k]) \
+        if body_end < t < limit and not w.is_loop_jump(ops[k]) \
                 and copied_at(ops, t, fin_ops):
             body_end = t
     return body_end
@@ -1040,6 +1057,38 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
         raise DecompileFailure("with body without a handler")
     exit_call = _exit_call(w, handler, is_async)
     exit_value = WithExit(manager, exit_call)
+    target, j = _with_target(w, m, j, exit_value)
+    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler, exit_call)
+    hs = handler.target.index
+    body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
+    sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
+    with w.frames.push(WithFrame(exit_call)):
+        k = max(body_end, w.run_guarded(sub, j, body_end, handler))
+    # (A walk that ran past the body ended in a statement that left through the
+    # exit call already: a nested with's `return`.)
+    if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
+            and not (k == hs and _endless(sub.stmts)):
+        k = _past_exit_call(w, m, sub, k, hi, handler, exit_call)
+    if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
+            and not getattr(sub.stmts[-1], "implicit", False):
+        k = _swallowed_way_on(w, k, hs)
+    item = ast.withitem(context_expr=manager, optional_vars=target)
+    body = sub.stmts
+    kind = ast.AsyncWith if is_async else ast.With
+    node = kind(items=[item], body=body or [ast.Pass()])
+    # `with a, b:` is one statement with two items.
+    if len(body) == 1 and type(body[0]) is kind and getattr(body[0], "lineno", None) == line:
+        node.items += body[0].items
+        node.body = body[0].body
+    node.lineno = line
+    m.stmts.append(node)
+    return k
+
+
+def _with_target(w, m, j, exit_value):
+    """(the ``as`` target or None, where the body starts) of a with statement
+    whose entered value is pushed before ``j``."""
+    ops = w.ops
     target = None
     if ops[j].name == "POP_TOP":
         j += 1
@@ -1054,86 +1103,77 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
             sub.step(ops[j])
             j += 1
         target = sub.last_target
-    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler, exit_call)
+    return target, j
+
+
+def _past_exit_call(w, m, sub, k, hi, handler, exit_call) -> int:
+    """Where the walk goes on after a with body that ends at ``k`` with its
+    exit call (and what a ``return``/``continue`` of the body runs after it)."""
+    ops = w.ops
     hs = handler.target.index
-    body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
-    sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
-    w.finally_copies.append(exit_call)
-    try:
-        k = max(body_end, w.run_guarded(sub, j, body_end, handler))
-    finally:
-        w.finally_copies.pop()
-    # (A walk that ran past the body ended in a statement that left through the
-    # exit call already: a nested with's `return`.)
-    if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
-            and not (k == hs and _endless(sub.stmts)):
-        k = _skip_exit_call(ops, k, sub, exit_call)
-        pending = len(sub.stack) > len(m.stack)
-        while pending and k < w.n:
-            # `return value` from nested withs calls each __exit__ in turn.
-            nxt = with_exit_at(w, sub, k)
-            if nxt is None:
-                break
-            k = nxt
-        if pending:
-            k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
-        while pending and k + 2 < w.n and ops[k].name == "SWAP" and ops[k].arg == 2 \
-                and ops[k + 1].name == "POP_TOP" and len(sub.stack) >= 2 \
-                and isinstance(sub.stack[-2], Iterator):
-            # ... and a loop's iterator under the value is dropped
-            del sub.stack[-2]
-            k += 2
-        if pending and k < w.n and ops[k].name == "RETURN_VALUE":
-            w.step(sub, k, k + 1)
-            k += 1
-        elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
-                and ops[k].line == ops[k - 1].line and not _copied_on_swallow(w, hs, k):
-            # `return constant` in the body loads its value after the __exit__ call,
-            # on the with statement's line (code after the statement has its own;
-            # 3.10 copies a closing `return None` after it onto the swallowing way on too).
-            w.run(sub, k, k + 2)
-            k += 2
-        elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
-                and (k + 1 == handler.target.index
-                     or (k + 1 not in w.reachable
-                         and names(ops, k + 1, k + 1 + len(exit_call)) == exit_call)):
-            # `continue` ends the body: the jump back follows the exit call (the
-            # body's own way out, up to 3.9 left unreached, is no more).
-            w.jump(sub, k, hi)
-            k += 1
-        elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
-            k = ops[k].target.index      # over the inline handler
-        elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \
-                and _rejoins(w, k + 1, ops[k].target):
-            # The jump over the inline handler, threaded to where the handler's
-            # own way out goes too (the next iteration of a loop, up to 3.9).
-            k += 1
-    if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
-            and not getattr(sub.stmts[-1], "implicit", False):
-        after = _suppressed_way_on(w, hs)
-        outer = w.finally_copies[-1] if w.finally_copies else None
-        if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
-                and copied_at(ops, after, outer):
-            after = None    # the end of an enclosing with's body: its exit call
-        if after is not None:
-            # Only a suppressed exception reaches the code after the statement
-            # (its body always returns or raises): that code is normal flow all
-            # the same.
-            if k != hs:
-                w.loops[-1].cold_tail = after
-            k = after
-            if after not in w.normal:
-                w.normal = w.normal | flow_from(w, after, w.n)
-    item = ast.withitem(context_expr=manager, optional_vars=target)
-    body = sub.stmts
-    kind = ast.AsyncWith if is_async else ast.With
-    node = kind(items=[item], body=body or [ast.Pass()])
-    # `with a, b:` is one statement with two items.
-    if len(body) == 1 and type(body[0]) is kind and getattr(body[0], "lineno", None) == line:
-        node.items += body[0].items
-        node.body = body[0].body
-    node.lineno = line
-    m.stmts.append(node)
+    k = _skip_exit_call(ops, k, sub, exit_call)
+    pending = len(sub.stack) > len(m.stack)
+    while pending and k < w.n:
+        # `return value` from nested withs calls each __exit__ in turn.
+        nxt = with_exit_at(w, sub, k)
+        if nxt is None:
+            break
+        k = nxt
+    if pending:
+        k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
+    while pending and k + 2 < w.n and ops[k].name == "SWAP" and ops[k].arg == 2 \
+            and ops[k + 1].name == "POP_TOP" and len(sub.stack) >= 2 \
+            and isinstance(sub.stack[-2], Iterator):
+        # ... and a loop's iterator under the value is dropped
+        del sub.stack[-2]
+        k += 2
+    if pending and k < w.n and ops[k].name == "RETURN_VALUE":
+        w.step(sub, k, k + 1)
+        k += 1
+    elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
+            and ops[k].line == ops[k - 1].line and not _copied_on_swallow(w, hs, k):
+        # `return constant` in the body loads its value after the __exit__ call,
+        # on the with statement's line (code after the statement has its own;
+        # 3.10 copies a closing `return None` after it onto the swallowing way on too).
+        w.run(sub, k, k + 2)
+        k += 2
+    elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
+            and (k + 1 == handler.target.index
+                 or (k + 1 not in w.reachable
+                     and names(ops, k + 1, k + 1 + len(exit_call)) == exit_call)):
+        # `continue` ends the body: the jump back follows the exit call (the
+        # body's own way out, up to 3.9 left unreached, is no more).
+        w.jump(sub, k, hi)
+        k += 1
+    elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
+        k = ops[k].target.index      # over the inline handler
+    elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \
+            and _rejoins(w, k + 1, ops[k].target):
+        # The jump over the inline handler, threaded to where the handler's
+        # own way out goes too (the next iteration of a loop, up to 3.9).
+        k += 1
+    return k
+
+
+def _swallowed_way_on(w, k, hs) -> int:
+    """Where the walk goes on after a with statement whose body always leaves:
+    the code a swallowed exception goes on to, when that is the code after the
+    statement."""
+    ops = w.ops
+    after = _suppressed_way_on(w, hs)
+    outer = w.frames.innermost_copy
+    if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
+            and copied_at(ops, after, outer):
+        after = None    # the end of an enclosing with's body: its exit call
+    if after is not None:
+        # Only a suppressed exception reaches the code after the statement
+        # (its body always returns or raises): that code is normal flow all
+        # the same.
+        if k != hs:
+            w.frames.loop.cold_tail = after
+        k = after
+        if after not in w.normal:
+            w.normal = w.normal | flow_from(w, after, w.n)
     return k
 
 
@@ -1141,9 +1181,9 @@ def _loop_exit_before(w, k, hs) -> bool:
     """3.12+ lays the enclosing loop's exit code out between a with body that
     always leaves and its handler code (``[k, hs)``); the code after the
     statement, reached only by a swallowed exception, follows the handler code."""
-    if not w.loops or not k < hs or w.ops[hs - 1].name not in NO_FALLTHROUGH:
+    if not w.frames.loops or not k < hs or w.ops[hs - 1].name not in NO_FALLTHROUGH:
         return False
-    loop = w.loops[-1]
+    loop = w.frames.loops[-1]
     return k in (loop.exit, loop.break_target)
 
 

@@ -38,6 +38,7 @@ from typing import List, Optional
 
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
+from .frames import BranchFrame
 from ..values import Placeholder
 
 _CONDITIONAL = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
@@ -173,18 +174,10 @@ class _Reader:
             if any(not getattr(s, "implicit", False) for s in rest):
                 stop = self.hi
         nodes = []
-        exits = self.w.block_exit
         for c in cases:
             # A jump from inside a body to the end of the statement ends that body.
-            saved = exits.get(c["stop"])
-            exits[c["stop"]] = end
-            try:
+            with self.w.frames.push(BranchFrame(c["stop"], end)):
                 body = self.w.block(c["body"], c["stop"], m.stack)
-            finally:
-                if saved is None:
-                    exits.pop(c["stop"], None)
-                else:
-                    exits[c["stop"]] = saved
             if c.get("continue") is not None:
                 body = [ast.Continue(lineno=c["continue"].line)]
             nodes.append(ast.match_case(pattern=c["pattern"], guard=c["guard"],
@@ -269,7 +262,7 @@ class _Reader:
         end = None
         last = ops[body_end - 1] if body_end - 1 >= body else None
         if last is not None and last.name == "JUMP" and last.target.index > body_end - 1 \
-                and not self.w._is_loop_jump(last):
+                and not self.w.is_loop_jump(last):
             end = last.target.index
             stop = body_end - 1
         pattern = _build(root)
@@ -294,7 +287,7 @@ class _Reader:
                 j += 1
             if j >= self.hi or len(sub.stack) != len(base) + 1:
                 return None
-            test, after, target, _ = self.w._read_condition(sub, j, self.hi)
+            test, after, target, _ = self.w.read_condition(sub, j, self.hi)
         except DecompileFailure:
             return None
         if fail0 is not None and target != fail0 and not self._same_exit(target, fail0):
@@ -463,7 +456,7 @@ class _Reader:
     # -- one op on the symbolic stack -----------------------------------------------------
 
     def _continues(self, op) -> bool:
-        loops = self.w.loops
+        loops = self.w.frames.loops
         return bool(loops) and op.target.index in loops[-1].continues
 
     def _branch(self, op, stack, name=None):
@@ -523,7 +516,15 @@ class _Reader:
             stack.append(_Helper("from_end", length.slot, k.value))
         elif name == "BINARY_SUBSCR":
             self._subscr(stack)
-        elif name == "MATCH_CLASS":
+        else:
+            self._step_pattern(op, stack)
+
+    def _step_pattern(self, op, stack):
+        """The ops of class, mapping and capture patterns (:meth:`_step` does the
+        stack's shuffles, the loads and the tests of a sequence's length)."""
+        name = op.name
+        arg = op.arg
+        if name == "MATCH_CLASS":
             names = stack.pop()
             cls = stack.pop()
             slot = _slot(stack.pop())

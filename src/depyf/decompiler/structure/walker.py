@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import dataclass
-from typing import List, Optional
+from typing import List
 
 from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_chain
 from ..expressions import StackMachine, ForTarget
 from ..failure import DecompileFailure
 from ..spill import spill_before_branches
+from ..cfg import build_cfg
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
 from .exceptions import (Regions, copied_at, finally_end, flow_from, try_statement, with_exit_at,
                          with_statement)
+from .frames import BranchFrame, FrameStack, GuardFrame, LoopFrame
 from .match import match_statement
 from .signatures import NO_FALLTHROUGH, names
 from ..values import ChainLink, Iterator, WithExit
@@ -74,48 +75,17 @@ def _target_of(handler):
     return handler.target if handler is not None else None
 
 
-@dataclass
-class Loop:
-    header: int          # where `continue` goes
-    exit: int            # where `break` goes
-    extra_continue: Optional[int] = None   # 3.10+ inverted while: the body start
-    top: Optional[int] = None              # 3.10+ inverted while: the top test (`continue`)
-    iterator: bool = False                 # a for loop keeps its iterator on the stack
-    break_target: Optional[int] = None     # past the else clause, when there is one
-    body_end: Optional[int] = None         # where the body's ops end (exclusive)
-    moved_exit: Optional[tuple] = None     # (lo, hi) of the code after the loop, found in a break
-    cold_tail: Optional[int] = None        # body code a with statement's swallowed exception
-                                           # reaches, laid out past the loop's exit (3.12+)
-
-    @property
-    def continues(self):
-        """Where a jump starts the next iteration."""
-        return {t for t in (self.header, self.extra_continue, self.top) if t is not None}
-
-
 class Walker:
     def __init__(self, func, ctx):
         self.func = func
         self.ops = func.ops
         self.ctx = ctx
         self.n = len(self.ops)
-        self.loops: List[Loop] = []
+        #: the constructs being walked (see :mod:`.frames`)
+        self.frames = FrameStack()
         self.regions = Regions(self.ops)
-        #: handlers whose regions are being structured (their ops are not a new try)
-        self.active = []
-        #: > 0 while walking an except clause or finally body
-        self.in_handler = 0
-        #: op-name sequences of finally bodies (and with exits) copied onto every exit
-        self.finally_copies = []
         self._jumps = None
         self._test_indices = None
-        #: clean-up handlers of the finally bodies being walked (their RERAISE ends them)
-        self.finally_ends = []
-        #: where the walk goes on from the start of a try's handler code that is
-        #: laid out inside handler code being walked (see exceptions.try_statement)
-        self.handler_code_ends = {}
-        #: names bound by the except* clauses being walked (their unbinding ends a branch)
-        self.clause_names = []
         # One look at every op for what the set-up below depends on.
         returns = []
         backward = []
@@ -150,24 +120,22 @@ class Walker:
                 any_handler = True
                 if op.handler.target.name == "PUSH_EXC_INFO":
                     any_try = True
+        #: the control-flow graph, built once for the code object
+        self.cfg = cfg = build_cfg(func)
+        # (a Function's straight-line code is one block: every op reached)
+        self.reachable = cfg.op_indices(cfg.reachable)
         if not any_handler:
-            # No exception handling: every reached op is normal code (the
-            # handler-aware walks below would find the same sets, slowly).
-            self.normal = self.reachable = self._reachable_flow()
+            # No exception handling: every reached op is normal code.
+            self.normal = self.reachable
         else:
-            self.reachable = self._reachable()
             # Only except clauses (not clean-up handlers) hold code to leave out.
-            self.normal = self._outside_handlers() if any_try else self._reachable_flow()
+            self.normal = self._outside_handlers() if any_try \
+                else cfg.op_indices(cfg.reachable_normal)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in backward:
             if op.arg != "swallowed" and not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
-        #: (target of the jump that leaves the except clause being walked, or None;
-        #: loop depth at the clause's start; the clause's end)
-        self.clause_exits = []
-        #: block end -> where control goes after it, for branches of an if/else
-        self.block_exit = {}
         self._check_handlers(setups)
         #: ops none of step()'s tests can catch while no statement form is being
         #: walked (see run): reached normal code, no handler, no loop header, no
@@ -218,54 +186,6 @@ class Walker:
             return True
         cleanup = self.ops[h.target.index].handler
         return cleanup is not None and op.index >= cleanup.target.index
-
-    def _reachable(self):
-        """Ops control flow reaches from the entry, through handlers too."""
-        seen = set()
-        ops, n = self.ops, self.n
-        work = [0] if ops else []
-        add, push, stops = seen.add, work.append, NO_FALLTHROUGH    # (once per op of every code)
-        while work:
-            i = work.pop()
-            last = None     # a run of ops shares its handler: pushed once
-            while i < n and i not in seen:
-                add(i)
-                op = ops[i]
-                if op.target is not None:
-                    push(op.target.index)
-                h = op.handler
-                if h is not last:
-                    last = h
-                    if h is not None:
-                        push(h.target.index)
-                if op.name in stops:
-                    break
-                i += 1
-        return seen
-
-    def _reachable_flow(self):
-        """Ops control flow reaches from the entry, handlers aside, a straight
-        stretch of ops at a time: most ops neither jump nor end the flow, and a
-        stretch goes into the set in one piece."""
-        seen = set()
-        ops, n, breaks = self.ops, self.n, self._breaks
-        work = [0] if ops else []
-        stops = NO_FALLTHROUGH
-        last = len(breaks)
-        while work:
-            i = work.pop()
-            k = bisect.bisect_left(breaks, i)
-            while i < n and i not in seen:
-                end = breaks[k] if k < last else n - 1
-                seen.update(range(i, end + 1))
-                op = ops[end]
-                if op.target is not None:
-                    work.append(op.target.index)
-                if op.name in stops:
-                    break
-                i = end + 1
-                k += 1      # (the next stretch ends at the next break)
-        return seen
 
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,
@@ -376,10 +296,9 @@ class Walker:
         """Walk ``[lo, hi)``; returns where the walk ended (past ``hi`` when the last
         statement's code runs on, e.g. over an inline handler)."""
         i = lo
-        ops, plain = self.ops, self.plain
+        ops, plain, frames = self.ops, self.plain, self.frames
         while i < hi:
-            if i in plain and not (self.in_handler or self.clause_names or self.finally_copies
-                                   or self.handler_code_ends):
+            if i in plain and frames.plain_runs:
                 # Most ops: straight to the stack machine (step() would find the
                 # same), a run of them at a time (the stack machine leaves the
                 # walk's state as it is).
@@ -401,18 +320,19 @@ class Walker:
 
     def step(self, m: StackMachine, i: int, hi: int) -> int:
         op = self.ops[i]
-        if i not in self.reachable or (i not in self.normal and not self.in_handler):
+        frames = self.frames
+        if i not in self.reachable or (i not in self.normal and not frames.handler_code):
             # Handler code is walked only as part of its try statement.
             return i + 1
-        if i in self.handler_code_ends:
-            return self.handler_code_ends[i]
+        if i in frames.resume:
+            return frames.resume[i]
         if self.has_with and m.stack \
                 and isinstance(m.stack[-1 if op.name != "SWAP" else -2], WithExit):
             end = with_exit_at(self, m, i)
             if end is not None:
                 return end
-        if self.finally_copies:
-            copy = self._finally_copy_at(i)
+        if frames.copies:
+            copy = self.finally_copy_at(i)
             if copy:
                 way_on = self.past_copies(i)
                 end = self.copied_while_break(way_on)
@@ -420,7 +340,7 @@ class Walker:
                     m.emit(ast.Break(), op)
                     return end
                 if way_on < self.n and ((self.ops[way_on].name == "JUMP"
-                                         and not self._is_loop_jump(self.ops[way_on]))
+                                         and not self.is_loop_jump(self.ops[way_on]))
                                         or self._moved_exit(way_on - 1) is not None):
                     # A way out through the finally copy goes on where no
                     # statement leads (a loop's break whose loop left no trace:
@@ -430,28 +350,30 @@ class Walker:
         if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)
         h = op.handler
-        is_header = i in self.back_targets and not self._is_current_header(i)
-        if h is not None and not self._handled(h) and not (is_header and self._loop_holds_try(i, h)):
+        is_header = i in self.back_targets and not frames.current_header(i)
+        if h is not None and not self.handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
         if is_header:
             return self.loop(m, i, hi)
         name = op.name
         if name not in _STEP_SPECIAL and (name != "LOAD_CONST" or not (
-                self.in_handler or self.clause_names)):
+                frames.handler_code or frames.star_clause)):
             # most ops: none of the checks below applies (steps, not step: one
             # call fewer)
             return m.steps(self.ops, i, i + 1, ())
         if name == "END" or (name == "RERAISE" and finally_end(self, op)):
-            if name == "RERAISE" and self.loops and self.loops[-1].exit != i \
-                    and finally_end(self, self.ops[self.loops[-1].exit]):
+            loop = frames.loop
+            if name == "RERAISE" and loop is not None and loop.exit != i \
+                    and finally_end(self, self.ops[loop.exit]):
                 # a copy of the end a loop in the finally body leads to: `break`
                 m.emit(ast.Break(), op)
             return i + 1
-        if self.in_handler and self._unbinds_after_pop_except(i):
+        if frames.handler_code and self._unbinds_after_pop_except(i):
             # `except E as e:` left by return/break/continue in a branch: the
             # compiler's `e = None; del e`, not the clause's own statements.
             return i + 3
-        if self.clause_names and unbinds_before_jump(self.ops, i, self.clause_names[-1]):
+        star = frames.star_clause
+        if star is not None and unbinds_before_jump(self.ops, i, star.name):
             # 3.13 copies `except* E as e:`'s closing `e = None; del e` into branches.
             return i + 3
         if name in CONDITIONAL:
@@ -505,20 +427,16 @@ class Walker:
         latch = self.ops[max(self.back_targets[i])]
         return not self.regions.covered(latch, h)
 
-    def _handled(self, h) -> bool:
+    def handled(self, h) -> bool:
+        """``h`` starts no new try: a clean-up handler, or one whose range is being walked."""
         # Only PUSH_EXC_INFO starts a try's handler; the rest are the compiler's
         # clean-ups (`except ... as name`, inlined comprehensions, generators).
-        return h.target.name != "PUSH_EXC_INFO" or self._active(h)
+        return h.target.name != "PUSH_EXC_INFO" or self.frames.is_active(h)
 
-    def _active(self, h) -> bool:
-        for a in self.active:       # (a loop, not any(): this runs for every guarded op)
-            if a is h or (a.target is h.target and a.depth == h.depth):
-                return True
-        return False
-
-    def _finally_copy_at(self, i: int) -> int:
+    def finally_copy_at(self, i: int) -> int:
         """Length of a finally-body copy (or with-exit call) starting at ``i``, else 0."""
-        for seq in reversed(self.finally_copies):
+        for frame in reversed(self.frames.copies):
+            seq = frame.copy
             if seq and copied_at(self.ops, i, seq):
                 guard = getattr(seq, "handler", None)
                 if guard is not None and self.regions.covered(self.ops[i], guard):
@@ -531,11 +449,11 @@ class Walker:
         innermost first: the copies of the enclosing finally bodies (and with-exit
         calls), and, between them, the ends of enclosing except clauses
         (``POP_EXCEPT; [name = None; del name]``)."""
-        for _ in range(2 * len(self.finally_copies) + 1):
-            copy = self._finally_copy_at(i)
+        for _ in range(2 * len(self.frames.copies) + 1):
+            copy = self.finally_copy_at(i)
             if copy:
                 i += copy
-            elif self.in_handler and i < self.n and self.ops[i].name == "POP_EXCEPT":
+            elif self.frames.handler_code and i < self.n and self.ops[i].name == "POP_EXCEPT":
                 i += 4 if self._unbinds_after_pop_except(i + 1) else 1
             else:
                 break
@@ -547,7 +465,7 @@ class Walker:
         returns starts at ``k`` (3.10+ copies that code into the break): a
         ``return`` there would have loaded its value before the copies. None
         otherwise (a constant loads after them either way)."""
-        loop = self.loops[-1] if self.loops else None
+        loop = self.frames.loop
         if loop is None or loop.iterator or k + 1 >= self.n \
                 or (self.ops[k].name == "LOAD_CONST" and self.ops[k + 1].name == "RETURN_VALUE"):
             return None
@@ -556,17 +474,10 @@ class Walker:
     def run_guarded(self, m, lo, hi, handler, handler_code=False):
         """Walk ``[lo, hi)`` as the region of ``handler`` (its ops are no new try);
         ``handler_code`` when the range is a handler's own code."""
-        pushed = [handler]
         cleanup = self.regions.cleanup_of(handler) if handler is not None else None
-        if cleanup is not None:
-            pushed.append(cleanup)
-        self.active.extend(pushed)
-        self.in_handler += handler_code
-        try:
+        guard = GuardFrame((handler,) if cleanup is None else (handler, cleanup), handler_code)
+        with self.frames.push(guard):
             return self.run(m, lo, hi)
-        finally:
-            del self.active[-len(pushed):]
-            self.in_handler -= handler_code
 
     def guarded_block(self, lo, hi, stack, handler, handler_code=False):
         m = StackMachine(self.ctx, stack)
@@ -578,7 +489,7 @@ class Walker:
         """``POP_TOP`` (the for loop's iterator) then a copy of the code after the
         loop that ends in a return: 3.12+ copies that code into a ``break``. (A
         ``return`` in the loop would drop the iterator after computing its value.)"""
-        loop = next((lp for lp in reversed(self.loops) if lp.iterator), None)
+        loop = next((lp for lp in reversed(self.frames.loops) if lp.iterator), None)
         if loop is None:
             return None
         exit_ = loop.break_target if loop.break_target is not None else loop.exit
@@ -617,14 +528,11 @@ class Walker:
             if a.name in ("RETURN_VALUE", "RAISE_VARARGS"):
                 return i + 1 + k
 
-    def _is_current_header(self, i: int) -> bool:
-        return any(i in loop.continues for loop in self.loops)
-
     # -- jumps that leave a block ---------------------------------------------------------
 
     def jump(self, m: StackMachine, i: int, hi: int) -> int:
         target = self.ops[i].target.index
-        for loop in reversed(self.loops):
+        for loop in reversed(self.frames.loops):
             if target in loop.continues:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
@@ -646,9 +554,10 @@ class Walker:
     def _break_threaded(self, target: int) -> bool:
         """A ``break`` whose jump the compiler sent on to where the loop's end leads:
         the next iteration of the enclosing loop, or past its end."""
-        if len(self.loops) < 2:
+        loops = self.frames.loops
+        if len(loops) < 2:
             return False
-        inner, outer = self.loops[-1], self.loops[-2]
+        inner, outer = loops[-1], loops[-2]
         if target not in outer.continues and target not in (outer.exit, outer.break_target):
             return False
         end = inner.break_target if inner.break_target is not None else inner.exit
@@ -672,10 +581,11 @@ class Walker:
     def _jump_leaves_clause(self, i: int):
         """The JUMP at ``i`` leaves the except clause being walked (to where the
         clause's end leads) from a loop begun inside it; the clause's end, or None."""
-        if not self.clause_exits:
+        clause = self.frames.clause
+        if clause is None:
             return None
-        exit_, depth, end = self.clause_exits[-1]
-        if exit_ is None or len(self.loops) < depth or self.ops[i].target.index != exit_:
+        exit_, depth, end = clause.exit, clause.loop_depth, clause.end
+        if exit_ is None or len(self.frames.loops) < depth or self.ops[i].target.index != exit_:
             return None
         for k in (i - 1, i - 4):
             if k >= 0 and self.clause_exit_at(k) == (exit_, i):
@@ -686,9 +596,9 @@ class Walker:
         """A ``break`` from a loop at the end of an except clause: the compiler
         copied the clause's way out (``POP_EXCEPT; JUMP``) into it."""
         return self._jump_leaves_clause(i) is not None and \
-            len(self.loops) > self.clause_exits[-1][1]
+            len(self.frames.loops) > self.frames.clause.loop_depth
 
-    def _past_loop_else(self, loop: Loop, target: int) -> bool:
+    def _past_loop_else(self, loop: LoopFrame, target: int) -> bool:
         return getattr(loop, "break_target", None) == target
 
     # -- conditions --------------------------------------------------------------------------
@@ -704,7 +614,7 @@ class Walker:
             j = start
             op = self.ops[j] if j < hi else None
             if op is not None and op.name == "JUMP" and (segments or prior) \
-                    and j < op.target.index <= hi and not self._is_loop_jump(op) \
+                    and j < op.target.index <= hi and not self.is_loop_jump(op) \
                     and self._chain_continues(list(prior) + segments, j, hi):
                 # The end of a conditional expression's body (`if (a if t else b):`).
                 segments.append(Segment(None, j, op, None))
@@ -784,10 +694,10 @@ class Walker:
         return False
 
     def conditional(self, m: StackMachine, i: int, hi: int) -> int:
-        test, after, target, line = self._read_condition(m, i, hi)
+        test, after, target, line = self.read_condition(m, i, hi)
         return self.if_statement(m, test, after, target, hi, line)
 
-    def _read_condition(self, m: StackMachine, i: int, hi: int):
+    def read_condition(self, m: StackMachine, i: int, hi: int):
         """The condition whose first jump is at ``i``: (test, where the true branch
         starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
@@ -853,6 +763,9 @@ class Walker:
                 seg.alias = last.target
 
     def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
+        """``if test:`` whose true branch starts at ``then_start`` and false branch
+        at ``else_start``, in the block ending at ``hi``: the forms a loop's jumps
+        take first, then an if/else (or a conditional expression) in the block."""
         end = self._assert(m, test, then_start, else_start, hi, line)
         if end is not None:
             return end
@@ -862,81 +775,107 @@ class Walker:
                                       jumps=getattr(test, "chain_length", None))
             if end is not None:
                 return end
-        for loop in reversed(self.loops):
-            end = self.ops[hi - 1] if hi - 2 > then_start else None
-            if else_start in loop.continues and else_start < then_start and end is not None \
-                    and end.index not in self.reachable and hi - 2 in self.reachable \
-                    and self._jumps_back(hi - 1, else_start) \
-                    and self._else_continue(hi - 1, else_start):
-                # `if test: A else: continue` ending the body (up to 3.9): the test
-                # jumps straight back, the continue after A's jump back is unreached.
-                body = self.block(then_start, hi - 2, m.stack)
-                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                          orelse=[_at(ast.Continue(), end.line)]), line))
-                return hi
-            nxt = self.ops[else_start] if else_start < self.n else None
-            # (A jump to the top test of a bottom-tested while is always `continue`.)
-            # (Not when `if c:` would need a `not` the compiler folds into the
-            # comparison: then the source was `if not c: continue`.)
-            if (else_start in loop.continues and else_start < then_start
-                    or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
-                    and else_start != loop.top and self._flows_to_next_iteration(loop, hi) \
-                    and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
-                # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
-                body = self.block(then_start, hi, m.stack)
-                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                          orelse=[]), line))
-                return hi
-            end = self.ops[hi - 1] if hi - 1 > then_start else None
-            if else_start in loop.continues and else_start < then_start and end is not None \
-                    and end.name == "JUMP" and end.target.index == else_start \
-                    and end.index not in self.reachable \
-                    and else_start != loop.top and not folds_a_not(test):
-                # `if test: A` then `continue` ending the block, unreached after a
-                # raise in A (up to 3.9): the jump past A was threaded through the
-                # continue. (`if not test: continue` keeps a jump over the continue.)
-                body = self.block(then_start, hi - 1, m.stack)
-                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                          orelse=[]), line))
-                m.stmts.append(_at(ast.Continue(), end.line))
-                return hi
-            first = self.ops[then_start]
-            if else_start == then_start + 1 and first.name == "JUMP" \
-                    and first.target.index in loop.continues and else_start < hi \
-                    and self._flows_to_next_iteration(loop, hi) and folds_a_not(test):
-                # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
-                # jump back to the top); `if not c: continue` would fold the `not`.
-                body = self.block(else_start, hi, m.stack)
-                m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
-                                          orelse=[]), line))
-                return hi
-            if else_start in loop.continues and else_start < then_start:
-                # `if not test: continue` folded into one backward jump
-                stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
-                m.stmts.append(_at(stmt, line))
-                return then_start
-            if else_start == loop.exit and else_start > hi \
-                    or else_start < then_start and self._break_threaded(else_start):
-                stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
-                m.stmts.append(_at(stmt, line))
-                return then_start
-            break
+        loop = self.frames.loop
+        if loop is not None:
+            end = self._if_ending_body(m, test, then_start, else_start, hi, line, loop)
+            if end is None:
+                end = self._if_continue_or_break(m, test, then_start, else_start, hi, line, loop)
+            if end is not None:
+                return end
         if else_start <= then_start:
             raise DecompileFailure("backward conditional jump outside a loop")
         if then_start in self.back_targets:
             end = self.inverted_while(m, test, then_start, else_start, line)
             if end is not None:
                 return end
+        else_start = self._else_start_in_block(then_start, else_start, hi)
+        if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
+            end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
+            if end is not None:
+                return end
+        then_end, else_end, last = self._branch_ends(then_start, else_start, hi)
+        return self._if_else(m, test, then_start, then_end, else_start, else_end, last, line)
+
+    def _if_ending_body(self, m, test, then_start, else_start, hi, line, loop):
+        """An if whose branch runs to the end of ``loop``'s body, the jump past it
+        going round the loop (where the walk ends, or None)."""
+        end = self.ops[hi - 1] if hi - 2 > then_start else None
+        if else_start in loop.continues and else_start < then_start and end is not None \
+                and end.index not in self.reachable and hi - 2 in self.reachable \
+                and self._jumps_back(hi - 1, else_start) \
+                and self._else_continue(hi - 1, else_start):
+            # `if test: A else: continue` ending the body (up to 3.9): the test
+            # jumps straight back, the continue after A's jump back is unreached.
+            body = self.block(then_start, hi - 2, m.stack)
+            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                      orelse=[_at(ast.Continue(), end.line)]), line))
+            return hi
+        nxt = self.ops[else_start] if else_start < self.n else None
+        # (A jump to the top test of a bottom-tested while is always `continue`.)
+        # (Not when `if c:` would need a `not` the compiler folds into the
+        # comparison: then the source was `if not c: continue`.)
+        if (else_start in loop.continues and else_start < then_start
+                or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
+                and else_start != loop.top and self.flows_to_next_iteration(loop, hi) \
+                and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
+            # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
+            body = self.block(then_start, hi, m.stack)
+            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                      orelse=[]), line))
+            return hi
+        end = self.ops[hi - 1] if hi - 1 > then_start else None
+        if else_start in loop.continues and else_start < then_start and end is not None \
+                and end.name == "JUMP" and end.target.index == else_start \
+                and end.index not in self.reachable \
+                and else_start != loop.top and not folds_a_not(test):
+            # `if test: A` then `continue` ending the block, unreached after a
+            # raise in A (up to 3.9): the jump past A was threaded through the
+            # continue. (`if not test: continue` keeps a jump over the continue.)
+            body = self.block(then_start, hi - 1, m.stack)
+            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                      orelse=[]), line))
+            m.stmts.append(_at(ast.Continue(), end.line))
+            return hi
+        first = self.ops[then_start]
+        if else_start == then_start + 1 and first.name == "JUMP" \
+                and first.target.index in loop.continues and else_start < hi \
+                and self.flows_to_next_iteration(loop, hi) and folds_a_not(test):
+            # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
+            # jump back to the top); `if not c: continue` would fold the `not`.
+            body = self.block(else_start, hi, m.stack)
+            m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
+                                      orelse=[]), line))
+            return hi
+        return None
+
+    def _if_continue_or_break(self, m, test, then_start, else_start, hi, line, loop):
+        """``if not test: continue`` / ``break`` folded into the test's jump (where
+        the walk goes on, or None)."""
+        if else_start in loop.continues and else_start < then_start:
+            # `if not test: continue` folded into one backward jump
+            stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
+            m.stmts.append(_at(stmt, line))
+            return then_start
+        if else_start == loop.exit and else_start > hi \
+                or else_start < then_start and self._break_threaded(else_start):
+            stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
+            m.stmts.append(_at(stmt, line))
+            return then_start
+        return None
+
+    def _else_start_in_block(self, then_start, else_start, hi) -> int:
+        """Where the false branch starts within the block ending at ``hi``: a jump
+        past ``hi`` that ends the block some other way ends the branch there."""
         if else_start > hi and hi - 1 > then_start and self.ops[hi - 1].name == "JUMP" \
                 and self.ops[hi - 1].target.index == else_start:
             # The block ends in the jump over an else (up to 3.9 unreached after a
             # return); a jump straight to its target ends the block the same way.
             else_start = hi - 1
-        elif else_start > hi and self.block_exit.get(hi) == else_start:
+        elif else_start > hi and self.frames.join_at(hi) == else_start:
             # A jump to where the enclosing branch rejoins: the end of this block.
             else_start = hi
         elif else_start > hi and self._is_return_none_copy(else_start) \
-                and (not self.loops or self.loops[-1].body_end != hi) \
+                and (self.frames.loop is None or self.frames.loop.body_end != hi) \
                 and (self._is_return_none_copy(hi) or
                      (hi - 2 >= then_start and self._is_return_none_copy(hi - 2))):
             # 3.10+ copies the closing `return None` onto each way out: a jump to
@@ -946,10 +885,11 @@ class Walker:
         if else_start > hi:
             raise DecompileFailure("conditional jump out of the block at offset %d"
                                    % self.ops[then_start - 1].offset)
-        if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
-            end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
-            if end is not None:
-                return end
+        return else_start
+
+    def _branch_ends(self, then_start, else_start, hi):
+        """(where the true branch ends, where the false one ends, the true
+        branch's last op or None): the layout evidence for an else."""
         then_end = else_start
         else_end = else_start
         last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
@@ -971,7 +911,7 @@ class Walker:
             then_end = copy_start
             else_end = hi
         elif last is not None and last.name == "JUMP" \
-                and then_start <= last.target.index < else_start and not self._is_loop_jump(last) \
+                and then_start <= last.target.index < else_start and not self.is_loop_jump(last) \
                 and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
                 and all(o.name == "JUMP" for o in self.ops[then_start:else_start]
                         if o.target is not None and o.target.index == join):
@@ -980,11 +920,11 @@ class Walker:
             # the breaks land where the if joins.
             else_end = join
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
-                and not self._is_loop_jump(last):
+                and not self.is_loop_jump(last):
             else_end = min(last.target.index, hi)
         elif last is not None and last.name == "JUMP" and last.target.index > else_start \
-                and self.loops and self.loops[-1].extra_continue is not None \
-                and last.target.index == self.loops[-1].header:
+                and self.frames.loop is not None and self.frames.loop.extra_continue is not None \
+                and last.target.index == self.frames.loop.header:
             # 3.10+ while loop: a forward jump to the repeated test at the bottom is
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
@@ -1006,22 +946,26 @@ class Walker:
                 # Jumps from inside the branch skip the code that follows it:
                 # that code is the else, up to where they land.
                 else_end = join
+        return then_end, else_end, last
+
+    def _if_else(self, m, test, then_start, then_end, else_start, else_end, last, line) -> int:
+        """The if/else (or conditional expression) of the branches found."""
         # A conditional expression leaves one value in each branch.
         value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
         if value is not None:
             m.push(value)
             return else_end if last is not None and last.name == "JUMP" else else_start
-        if else_end > else_start:
-            self.block_exit[then_end] = else_end
         m.stmts.extend(spill_before_branches(m, test))
-        try:
+        if else_end > else_start:
+            with self.frames.push(BranchFrame(then_end, else_end)):
+                body = self.block(then_start, then_end, m.stack)
+        else:
             body = self.block(then_start, then_end, m.stack)
-        finally:
-            self.block_exit.pop(then_end, None)
         orelse = self.block(else_start, else_end, m.stack) if else_end > else_start else []
         node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
         m.stmts.append(_at(node, line))
         return else_end
+
 
     def _line_inside(self, op, lo, hi) -> bool:
         """``op``'s line is before the last line of ``[lo, hi)``: the compiler's
@@ -1036,19 +980,22 @@ class Walker:
         del name;] JUMP after``), when falling off the block at ``hi`` leaves the
         clause too (else None): 3.13 copies that way out into each branch that
         reaches it, so a branch ending the clause no longer jumps over the next."""
-        if not self.clause_exits:
+        clause = self.frames.clause
+        if clause is None:
             return None
-        exit_, depth, stop = self.clause_exits[-1]
+        exit_, depth, stop = clause.exit, clause.loop_depth, clause.end
         jump = else_start - 1
-        if exit_ is None or len(self.loops) != depth or self.ops[jump].target.index != exit_:
+        if exit_ is None or len(self.frames.loops) != depth or self.ops[jump].target.index != exit_:
             return None
         start = next((k for k in (jump - 1, jump - 4) if k >= then_start
                       and self.clause_exit_at(k) == (exit_, jump)), None)
         if start is None:
             return None
         end = hi
-        while end in self.block_exit:
-            end = self.block_exit[end]
+        join = self.frames.join_at(end)
+        while join is not None:
+            end = join
+            join = self.frames.join_at(end)
         if end >= stop:
             return start
         leave = self.clause_exit_at(end) if end < self.n else None
@@ -1073,7 +1020,7 @@ class Walker:
             return None
         after = r + 1
         if else_start != after:
-            loop = self.loops[-1] if self.loops else None
+            loop = self.frames.loop
             nxt = self.ops[after] if after < self.n else None
             continues = loop is not None and else_start in loop.continues \
                 and (after == loop.body_end
@@ -1147,7 +1094,7 @@ class Walker:
         while j < end - t:
             op = self.ops[j]
             if op.name in CONDITIONAL:
-                cond, after, target, _ = self._read_condition(sub, j, end)
+                cond, after, target, _ = self.read_condition(sub, j, end)
                 if not (after < target < end):
                     return None
                 a = self._value_before_tail(sub.stack, after, target, tail, depth)
@@ -1172,7 +1119,7 @@ class Walker:
         the same place, within the block), if any do."""
         targets = {o.target.index for o in self.ops[lo:else_start]
                    if o.target is not None and else_start < o.target.index <= hi
-                   and not (o.name == "JUMP" and self._is_loop_jump(o))}
+                   and not (o.name == "JUMP" and self.is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
 
     def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
@@ -1227,7 +1174,7 @@ class Walker:
                     self._jumps.setdefault(id(o.target), []).append(o)
         return self._jumps
 
-    def _flows_to_next_iteration(self, loop, hi: int) -> bool:
+    def flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
         if loop.body_end == hi:
             return True
@@ -1237,18 +1184,17 @@ class Walker:
 
     def _continues_at_body_end(self, op, hi: int) -> bool:
         """``op`` jumps to the innermost loop's next iteration and ``hi`` ends its body."""
-        if not self.loops:
+        loop = self.frames.loop
+        if loop is None:
             return False
-        loop = self.loops[-1]
         # (A branch falling off a bottom-tested while's body goes on to the
         # repeated test; only `continue` jumps back to the top one.)
         return loop.body_end == hi and op.target.index in loop.continues \
             and op.target.index != loop.top
 
-    def _is_loop_jump(self, op) -> bool:
-        t = op.target.index
-        return any(t in loop.continues or t in (loop.exit, loop.break_target)
-                   for loop in self.loops)
+    def is_loop_jump(self, op) -> bool:
+        """The jump ``op`` continues or leaves a loop being walked."""
+        return self.frames.loop_jump(op.target.index)
 
     def _try_ifexp(self, m, test, then_start, then_end, else_start, else_end):
         if else_end == else_start:
@@ -1313,7 +1259,7 @@ class Walker:
     def loop(self, m: StackMachine, i: int, hi: int) -> int:
         latch = max(self.back_targets[i])
         flow = None
-        if self.in_handler and len(self.back_targets[i]) > 1:
+        if self.frames.handler_code and len(self.back_targets[i]) > 1:
             # In handler code (a finally body) a jump back from the handler code
             # of a statement in the loop (a with statement's suppressing way out)
             # counts as a jump back too; only plain flow reaches the latch.
@@ -1349,7 +1295,7 @@ class Walker:
             iterator = Iterator(m.value(iterator))
         exit_ = header.target.index
         line = header.line
-        loop = Loop(header=i, exit=exit_, iterator=True)
+        loop = LoopFrame(header=i, exit=exit_, iterator=True)
         # The body runs up to the loop's exit (a last `return` or `break` may follow
         # the last jump back), less a closing jump back to the header.
         body_end = max(latch + 1, exit_)
@@ -1370,31 +1316,17 @@ class Walker:
                 or self._else_before_clause_end(i, body_end - 1, exit_)
         loop.break_target = break_target
         inlined = self._inlined_comprehension(m, i, latch, iterator)
-        self.loops.append(loop)
         outer_ctx = self.ctx
         if inlined:
             # Appends anywhere inside (nested loops too) build the comprehension.
             self.ctx = self.ctx.with_kind("comprehension")
         try:
-            body_m = StackMachine(self.ctx, m.stack + [iterator])
-            item = ForTarget()
-            body_m.push(item)
-            j = i + 1
-            while item.target is None:
-                if j >= max(latch + 1, exit_):
-                    raise DecompileFailure("for loop without a target")
-                body_m.step(self.ops[j])
-                j += 1
-            if body_m.stmts:
-                raise DecompileFailure("statements inside a for target")
-            body_m.start_line = None
-            self.run(body_m, j, loop.body_end)
-            body = body_m.stmts
+            with self.frames.push(loop):
+                item, body = self._for_body(m, iterator, i, max(latch + 1, exit_), loop.body_end)
             if loop.cold_tail is not None:
                 # the walk after the loop (from its exit) passes that code again
-                self.handler_code_ends[loop.cold_tail] = max(latch + 1, exit_)
+                self.frames.resume[loop.cold_tail] = max(latch + 1, exit_)
         finally:
-            self.loops.pop()
             self.ctx = outer_ctx
         orelse = []
         end = exit_
@@ -1408,12 +1340,8 @@ class Walker:
             orelse = self.block(exit_, hi, m.stack)
             lo, stop = loop.moved_exit
             # (a break in an except clause holds that code among the handler's)
-            in_handler = lo not in self.normal
-            self.in_handler += in_handler
-            try:
+            with self.frames.push(GuardFrame(code=lo not in self.normal)):
                 after = self.block(lo, stop, m.stack)
-            finally:
-                self.in_handler -= in_handler
             tail = len(orelse) - len(after)
             if after and tail >= 0 and [ast.dump(s) for s in orelse[tail:]] \
                     == [ast.dump(s) for s in after]:
@@ -1432,6 +1360,24 @@ class Walker:
         m.stmts.extend(after)
         m.start_line = None
         return end
+
+    def _for_body(self, m, iterator, i, stop, body_end):
+        """(the target, the body) of the for loop at ``i``: its target's ops
+        take the item, the body's run on to ``body_end``."""
+        body_m = StackMachine(self.ctx, m.stack + [iterator])
+        item = ForTarget()
+        body_m.push(item)
+        j = i + 1
+        while item.target is None:
+            if j >= stop:
+                raise DecompileFailure("for loop without a target")
+            body_m.step(self.ops[j])
+            j += 1
+        if body_m.stmts:
+            raise DecompileFailure("statements inside a for target")
+        body_m.start_line = None
+        self.run(body_m, j, body_end)
+        return item, body_m.stmts
 
     def _jumps_back(self, k, header) -> bool:
         return self.ops[k].name == "JUMP" and self.ops[k].target.index == header
@@ -1491,9 +1437,9 @@ class Walker:
         iteration (the compiler threads it there) while code follows the loop's
         exit: that code is an else clause running to the end of the enclosing
         body, where the break counts as going."""
-        if not self.loops:
+        outer = self.frames.loop
+        if outer is None:
             return None
-        outer = self.loops[-1]
         if outer.body_end is None or not exit_ < outer.body_end:
             return None
         nxt = self.ops[exit_]
@@ -1508,9 +1454,10 @@ class Walker:
         """A loop ending an except clause whose breaks leave the clause (by copies
         of its way out) while other code follows the loop's exit: that code is an
         else clause, up to the clause's end."""
-        if not self.clause_exits or len(self.loops) != self.clause_exits[-1][1]:
+        clause = self.frames.clause
+        if clause is None or len(self.frames.loops) != clause.loop_depth:
             return None
-        exit_target, _, end = self.clause_exits[-1]
+        exit_target, end = clause.exit, clause.end
         if exit_ >= end or (self.clause_exit_at(exit_) or (None,))[0] == exit_target:
             return None
         for k in range(lo, latch + 1):
@@ -1543,13 +1490,10 @@ class Walker:
                     # Only breaks in except clauses leave `while True`: the code
                     # they go to is normal flow all the same.
                     self.normal = self.normal | flow_from(self, exit_, self.n)
-            loop = Loop(header=i, exit=exit_, body_end=body_end)
+            loop = LoopFrame(header=i, exit=exit_, body_end=body_end)
             loop.break_target = self._break_target(i, body_end, exit_)
-            self.loops.append(loop)
-            try:
+            with self.frames.push(loop):
                 body = self.block(body_start, body_end, m.stack)
-            finally:
-                self.loops.pop()
             end = exit_
             orelse = []
             if loop.break_target is not None and loop.break_target > exit_:
@@ -1595,14 +1539,11 @@ class Walker:
             # except clause, which is no back edge): the test's ops repeat the
             # bottom one's, up to its jump.
             top = body_start - 1 - (test_end - bottom_start)
-        loop = Loop(header=bottom_start, exit=exit_, extra_continue=body_start,
-                    body_end=bottom_start, top=top)
+        loop = LoopFrame(header=bottom_start, exit=exit_, extra_continue=body_start,
+                         body_end=bottom_start, top=top)
         loop.break_target = self._break_target(body_start, latch, exit_)
-        self.loops.append(loop)
-        try:
+        with self.frames.push(loop):
             body = self.block(body_start, bottom_start, m.stack)
-        finally:
-            self.loops.pop()
         end = latch + 1
         orelse = []
         if loop.break_target is not None and loop.break_target > exit_:
@@ -1667,7 +1608,7 @@ class Walker:
         op after the loop's latch (its exit) jumps too."""
         after = self.ops[latch + 1] if latch + 1 < self.n else None
         return target < latch and after is not None and after.name == "JUMP" \
-            and after.target.index == target and self._is_current_header(target)
+            and after.target.index == target and self.frames.current_header(target)
 
     def _left_by_clause_breaks(self, i, latch, exit_) -> bool:
         """The loop ``[i, latch]`` jumps to ``exit_`` only from handler code, by

@@ -588,7 +588,7 @@ for n in a:
     else:
         d
 """,
-         '3.10 3.11',
+         '',
          'the else of an if whose body is a try/except, in a loop, is written after the if, '
          'unconditionally (from torch.nn.modules.module, _load_from_state_dict)'),
     Case('tp_and_walrus_else', """\
@@ -612,7 +612,7 @@ for i in a:
         d += 1
     e = 1
 """,
-         '3.10 3.11 3.12 3.13',
+         '',
          'the outer else of an if whose body is an if/else ending in continue is written after'
          ' the if, unconditionally (from sympy.simplify.simplify, nc_simplify)'),
 ]

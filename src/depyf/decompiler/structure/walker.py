@@ -929,6 +929,12 @@ class Walker:
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
             else_end = min(last.target.index, hi)
+        elif last is not None and last.name == "JUMP" and self.is_loop_jump(last) \
+                and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
+                and not self.frames.loop_jump(join):
+            # The branch ends in a continue or break, so the jump over the else
+            # is one from inside it (an inner if's): the else ends where it lands.
+            else_end = join
         elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
                                    or (last.name == "RERAISE" and finally_end(self, last))):
             # 3.10+ copies the function's closing `return None` (a finally body's
@@ -946,7 +952,20 @@ class Walker:
                 # Jumps from inside the branch skip the code that follows it:
                 # that code is the else, up to where they land.
                 else_end = join
+            elif self._continues_from_inside(then_start, else_start, hi):
+                # The branch's jumps round the loop read as falling off its
+                # end (a try's way out, say), which here would run on into
+                # the code that follows: that code is the else.
+                else_end = hi
         return then_end, else_end, last
+
+    def _continues_from_inside(self, lo, else_start, hi) -> bool:
+        """Falling off the block ending at ``hi`` starts the innermost loop's
+        next iteration and some JUMP in ``[lo, else_start)`` goes there."""
+        loop = self.frames.loop
+        return loop is not None and self.flows_to_next_iteration(loop, hi) and any(
+            o.name == "JUMP" and o.target.index in loop.continues
+            for o in self.ops[lo:else_start])
 
     def _if_else(self, m, test, then_start, then_end, else_start, else_end, last, line) -> int:
         """The if/else (or conditional expression) of the branches found."""

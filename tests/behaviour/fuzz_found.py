@@ -1,0 +1,37 @@
+"""Programs shrunk from the generated corpus and the third-party corpus
+(tests/test_generated_regressions.py) whose decompilation compiled but ran
+differently: each a function of the same shape, run on inputs that take
+every branch."""
+
+
+def if_try_except_else_in_loop(items, b, log):
+    # The else of an if whose body is a try/except ending the loop body.
+    for n in items:
+        if b:
+            try:
+                log.append(('try', n))
+                if n:
+                    raise KeyError(n)
+            except Exception:
+                log.append(('except', n))
+        else:
+            log.append(('else', n))
+    return log
+
+
+def nested_if_continue_outer_else(items, b, c, log):
+    # The outer else of an if whose body is an if/else ending in continue.
+    for i in items:
+        if b:
+            if c:
+                log.append(('c', i))
+            else:
+                continue
+        else:
+            log.append(('else', i))
+        log.append(('after', i))
+    return log
+
+
+CHECKS = [("if_try_except_else_in_loop", (items, b, [])) for items in ([], [0, 1]) for b in (0, 1)]
+CHECKS += [("nested_if_continue_outer_else", ([0, 1], b, c, [])) for b in (0, 1) for c in (0, 1)]

@@ -165,7 +165,7 @@ with c:
     for c in a:
         break
 """,
-         '3.10 3.11',
+         '',
          'a break out of a for loop inside a with is written as pass'),
     Case('for_with_break', """\
 for c in x:

@@ -4,6 +4,18 @@ differently: each a function of the same shape, run on inputs that take
 every branch."""
 
 
+class CM:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append('enter')
+        return self
+
+    def __exit__(self, *a):
+        self.log.append(('exit', a[0].__name__ if a[0] else None))
+
+
 def if_try_except_else_in_loop(items, b, log):
     # The else of an if whose body is a try/except ending the loop body.
     for n in items:
@@ -33,5 +45,19 @@ def nested_if_continue_outer_else(items, b, c, log):
     return log
 
 
+def for_break_falls_into_exit(items, log):
+    # A break whose jump to the loop's exit, right after it, is dropped.
+    c = None
+    with CM(log):
+        for c in items:
+            break
+    log.append(c)
+    for c in items:
+        break
+    log.append(c)
+    return log
+
+
 CHECKS = [("if_try_except_else_in_loop", (items, b, [])) for items in ([], [0, 1]) for b in (0, 1)]
 CHECKS += [("nested_if_continue_outer_else", ([0, 1], b, c, [])) for b in (0, 1) for c in (0, 1)]
+CHECKS += [("for_break_falls_into_exit", (items, [])) for items in ([], [1, 2])]

@@ -493,6 +493,10 @@ class Walker:
         if loop is None:
             return None
         exit_ = loop.break_target if loop.break_target is not None else loop.exit
+        if i + 1 == exit_ and loop is self.frames.loop:
+            # The jump of a `break` to the code right after it is dropped: the
+            # iterator's POP_TOP runs on into the loop's exit.
+            return exit_
         moved = self._moved_exit(i)
         if moved is not None and loop.moved_exit in (None, moved) and loop.break_target is None \
                 and self._copy_at(i + 1, exit_) is None:
@@ -952,20 +956,24 @@ class Walker:
                 # Jumps from inside the branch skip the code that follows it:
                 # that code is the else, up to where they land.
                 else_end = join
-            elif self._continues_from_inside(then_start, else_start, hi):
-                # The branch's jumps round the loop read as falling off its
-                # end (a try's way out, say), which here would run on into
-                # the code that follows: that code is the else.
+            elif last.name == "RERAISE" and self._continues_from_inside(then_start, else_start, hi):
+                # The branch ends in a try's handler code and the try's ways out
+                # go round the loop: they read as falling off the branch, which
+                # here would run on into the code that follows, so that code is
+                # the else. (Not after a raise of the source's own: up to 3.9
+                # the jump over an else would stay behind it.)
                 else_end = hi
         return then_end, else_end, last
 
     def _continues_from_inside(self, lo, else_start, hi) -> bool:
         """Falling off the block ending at ``hi`` starts the innermost loop's
-        next iteration and some JUMP in ``[lo, else_start)`` goes there."""
+        next iteration, some JUMP in ``[lo, else_start)`` goes there and none
+        to ``else_start``."""
         loop = self.frames.loop
-        return loop is not None and self.flows_to_next_iteration(loop, hi) and any(
-            o.name == "JUMP" and o.target.index in loop.continues
-            for o in self.ops[lo:else_start])
+        return loop is not None and self.flows_to_next_iteration(loop, hi) \
+            and not self._jumped_to(else_start, lo, else_start) and any(
+                o.name == "JUMP" and o.target.index in loop.continues
+                for o in self.ops[lo:else_start])
 
     def _if_else(self, m, test, then_start, then_end, else_start, else_end, last, line) -> int:
         """The if/else (or conditional expression) of the branches found."""

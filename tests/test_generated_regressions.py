@@ -564,7 +564,7 @@ else:
          'the else block of `if ...: pass` is written after the if, unconditionally (x = 1 '
          'always runs)'),
     Case('augassign_list_call_lambda', 'inner += [x(lambda s: x)]\n',
-         '3.10 3.11 3.12 3.13',
+         '',
          'an augmented assignment of a list display holding a call with a lambda argument '
          'crashes the renderer (TypeError: cannot render FunctionValue node); found in '
          'hypothesis.strategies._internal.core by the third-party corpus'),

@@ -58,6 +58,27 @@ def for_break_falls_into_exit(items, log):
     return log
 
 
+def display_of_call_with_lambda(k):
+    # A call with a lambda argument inside a list display (crashed the renderer).
+    inner = [abs(k)]
+    inner += [apply(lambda s: s + k, 1), (apply(lambda s: s * k, 2),)]
+    return inner
+
+
+def apply(f, x):
+    return f(x)
+
+
+def at_one(f):
+    return f(1)
+
+
+# (a one-argument call looks like a decorator's, which holds its function)
+AT_MODULE = [at_one(lambda s: s + 1)]
+AT_MODULE += [at_one(lambda s: s * 2), (at_one(lambda s: -s),)]
+
+
 CHECKS = [("if_try_except_else_in_loop", (items, b, [])) for items in ([], [0, 1]) for b in (0, 1)]
 CHECKS += [("nested_if_continue_outer_else", ([0, 1], b, c, [])) for b in (0, 1) for c in (0, 1)]
 CHECKS += [("for_break_falls_into_exit", (items, [])) for items in ([], [1, 2])]
+CHECKS += [("display_of_call_with_lambda", (k,)) for k in (-1, 3)]

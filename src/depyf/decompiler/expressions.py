@@ -236,9 +236,11 @@ def finish(m: StackMachine, node) -> ast.expr:
     if isinstance(node, Placeholder):
         return _finish_placeholder(m, node)
     if isinstance(node, (ast.Tuple, ast.List)):
-        # Displays may hold a class body function until a class call claims it.
+        # Displays may hold a class body function until a class call claims it;
+        # a call among the items is no decorator's, so its arguments are final.
         node.elts = [finish(m, e) if isinstance(e, Placeholder)
-                     and not isinstance(e, TypeParamValue) else e for e in node.elts]
+                     and not isinstance(e, TypeParamValue) or type(e) is ast.Call
+                     else e for e in node.elts]
     elif isinstance(node, ast.Call):
         _finish_arguments(m, node)
     return node

@@ -615,6 +615,21 @@ for i in a:
          '',
          'the outer else of an if whose body is an if/else ending in continue is written after'
          ' the if, unconditionally (from sympy.simplify.simplify, nc_simplify)'),
+    Case('tp_if_try_except_continue_in_loop', """\
+for e in a:
+    if b:
+        try:
+            f()
+        except OSError:
+            if not g():
+                raise
+            continue
+    h()
+""",
+         '3.10 3.11 3.12 3.13',
+         'the continue ending an except clause inside an if, with code after the if in the '
+         'loop, is dropped: that code then runs after the clause too (from pathlib, '
+         '_WildcardSelector._select_from)'),
 ]
 
 

@@ -1,7 +1,8 @@
 """Loops that end an if branch or an except clause: ``while True`` left only by
 breaks (from except clauses too), loops with else clauses (issue 19: a
 ``while True`` ending an if branch, its try's handler laid out after the code,
-lost its break on 3.13)."""
+lost its break on 3.13; a loop's else clause ending an if branch took in the
+other branch, 3.8 and 3.9)."""
 
 
 class CM:
@@ -155,5 +156,8 @@ CHECKS = [(n, (a, x)) for n in ("branch_while_true", "branch_while_true_with",
                                  "branch_while_true_two_breaks", "branch_while_true_return")
           for a in (0, 1, None) for x in (0, 1, 5)]
 CHECKS += [("while_true_try_except_in_branch", (a, xs)) for a in (0, 1) for xs in ([], [0, 1], [0])]
+CHECKS += [("for_else_in_branch", (a, xs)) for a in (0, 1) for xs in ([], [0], [0, 1])]
+CHECKS += [("while_else_in_branch", (a, n)) for a in (0, 1) for n in (0, 1, 4)]
 CHECKS += [("for_else_in_loop_branch", ([[], [1, 2], [1, -1]],))]
+CHECKS += [("nested_else", (a, xs)) for a in (0, 1) for xs in ([], [1, 2], [1, 3])]
 CHECKS += [("loop_else_ending_an_except_clause", (names, {"c": 3})) for names in (["a", "c"], ["x", "b"], [])]

@@ -1413,8 +1413,8 @@ class Walker:
         end = exit_
         after = []
         if break_target is not None and break_target > exit_:
-            orelse = self.block(exit_, break_target, m.stack)
-            end = break_target
+            end = self._else_end(break_target, exit_, hi)
+            orelse = self.block(exit_, end, m.stack)
         elif loop.moved_exit is not None and not inlined:
             # The code after the loop lives only in its breaks (3.10+ moved it
             # there): what follows the loop's exit is its else clause.
@@ -1445,6 +1445,14 @@ class Walker:
         m.stmts.extend(after)
         m.start_line = None
         return end
+
+    def _else_end(self, break_target, exit_, hi) -> int:
+        """Where a loop's else clause ends: where its breaks go, but for a loop
+        ending an if branch they may go on past the other branch to where the if
+        joins (up to 3.9), and the else ends with the branch."""
+        if break_target > hi and self.block_exit.get(hi) == break_target:
+            return max(hi, exit_)
+        return break_target
 
     def _jumps_back(self, k, header) -> bool:
         return self.ops[k].name == "JUMP" and self.ops[k].target.index == header
@@ -1559,8 +1567,8 @@ class Walker:
             end = exit_
             orelse = []
             if loop.break_target is not None and loop.break_target > exit_:
-                orelse = self.block(exit_, loop.break_target, m.stack)
-                end = loop.break_target
+                end = self._else_end(loop.break_target, exit_, hi)
+                orelse = self.block(exit_, end, m.stack)
             m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
             m.start_line = None
             return max(end, latch + 1) if body_end == latch else hi

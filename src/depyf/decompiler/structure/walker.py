@@ -916,8 +916,8 @@ class Walker:
             else_end = hi
         elif last is not None and last.name == "JUMP" \
                 and then_start <= last.target.index < else_start and not self.is_loop_jump(last) \
-                and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
-                and all(o.name == "JUMP" for o in self.ops[then_start:else_start]
+                and (join := self._join_from_inside(then_start, else_start, hi, True)) is not None \
+                and all(o.name == "JUMP" for o in self._with_handler_code(then_start, else_start)
                         if o.target is not None and o.target.index == join):
             # The branch ends in a loop only breaks leave (`while True`, no test
             # or FOR_ITER going there): no jump over the else follows it, and
@@ -1141,13 +1141,40 @@ class Walker:
             return None
         return sub.value(sub.stack[-1])
 
-    def _join_from_inside(self, lo, else_start, hi):
-        """Where jumps from the branch ``[lo, else_start)`` land past its end (all
-        the same place, within the block), if any do."""
-        targets = {o.target.index for o in self.ops[lo:else_start]
+    def _join_from_inside(self, lo, else_start, hi, handlers=False):
+        """Where jumps from the branch ``[lo, else_start)`` (with ``handlers``, and
+        from the handler code of its try statements laid out elsewhere) land past
+        its end (all the same place, within the block), if any do."""
+        ops = self._with_handler_code(lo, else_start) if handlers else self.ops[lo:else_start]
+        # (handler code laid out elsewhere jumps within itself too)
+        targets = {o.target.index for o in ops
                    if o.target is not None and else_start < o.target.index <= hi
-                   and not (o.name == "JUMP" and self.is_loop_jump(o))}
+                   and not (o.name == "JUMP" and self.is_loop_jump(o))
+                   and (lo <= o.index < else_start or o.target.index in self.normal)}
         return targets.pop() if len(targets) == 1 else None
+
+    def _with_handler_code(self, lo, hi):
+        """The ops of ``[lo, hi)`` and of the handler code of the try statements
+        there that lies outside it (3.12+ lays handlers out after the code): what
+        control reaches from their handlers short of normal code."""
+        out = self.ops[lo:hi]
+        work = sorted({o.handler.target.index for o in out if o.handler is not None
+                       and not lo <= o.handler.target.index < hi})
+        seen = set()
+        while work:
+            k = work.pop()
+            if k in seen or k >= self.n or k in self.normal or lo <= k < hi:
+                continue
+            seen.add(k)
+            op = self.ops[k]
+            out.append(op)
+            if op.target is not None:
+                work.append(op.target.index)
+            if op.handler is not None:
+                work.append(op.handler.target.index)
+            if op.name not in NO_FALLTHROUGH:
+                work.append(k + 1)
+        return out
 
     def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
         """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
@@ -1359,8 +1386,8 @@ class Walker:
         end = exit_
         after = []
         if break_target is not None and break_target > exit_:
-            orelse = self.block(exit_, break_target, m.stack)
-            end = break_target
+            end = self._else_end(break_target, exit_, hi)
+            orelse = self.block(exit_, end, m.stack)
         elif loop.moved_exit is not None and not inlined:
             # The code after the loop lives only in its breaks (3.10+ moved it
             # there): what follows the loop's exit is its else clause.
@@ -1405,6 +1432,14 @@ class Walker:
         body_m.start_line = None
         self.run(body_m, j, body_end)
         return item, body_m.stmts
+
+    def _else_end(self, break_target, exit_, hi) -> int:
+        """Where a loop's else clause ends: where its breaks go, but for a loop
+        ending an if branch they may go on past the other branch to where the if
+        joins (up to 3.9), and the else ends with the branch."""
+        if break_target > hi and self.frames.join_at(hi) == break_target:
+            return max(hi, exit_)
+        return break_target
 
     def _jumps_back(self, k, header) -> bool:
         return self.ops[k].name == "JUMP" and self.ops[k].target.index == header
@@ -1524,8 +1559,8 @@ class Walker:
             end = exit_
             orelse = []
             if loop.break_target is not None and loop.break_target > exit_:
-                orelse = self.block(exit_, loop.break_target, m.stack)
-                end = loop.break_target
+                end = self._else_end(loop.break_target, exit_, hi)
+                orelse = self.block(exit_, end, m.stack)
             m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
             m.start_line = None
             return max(end, latch + 1) if body_end == latch else hi
@@ -1645,8 +1680,11 @@ class Walker:
         return bool(jumps) and all(o.name == "JUMP" and o.index not in self.normal for o in jumps)
 
     def _loop_exit(self, i, latch):
-        targets = [self.ops[k].target.index for k in range(i, latch)
-                   if self.ops[k].target is not None and self.ops[k].target.index > latch]
+        """Where `while True` at ``i`` goes on: the first place past the latch
+        its breaks (from its try statements' handlers too) jump to."""
+        targets = [o.target.index for o in self._with_handler_code(i, latch)
+                   if o.target is not None and o.target.index > latch
+                   and (o.index <= latch or o.target.index in self.normal)]
         return min(targets) if targets else latch + 1
 
 

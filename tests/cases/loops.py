@@ -220,3 +220,16 @@ def while_if_continue_then_code(value, parts):
             continue
         parts.append(3)
     return parts
+
+
+def elif_after_branch_that_breaks(bases, data_types, kind):
+    for base in bases:
+        if base is object:
+            continue
+        elif isinstance(base, kind):
+            if base.member is not object:
+                data_types.add(base.member)
+                break
+        elif '__new__' in base.__dict__:
+            data_types.add(base)
+    return data_types

@@ -956,6 +956,11 @@ class Walker:
                 # Jumps from inside the branch skip the code that follows it:
                 # that code is the else, up to where they land.
                 else_end = join
+            elif self.loops and self._flows_to_next_iteration(self.loops[-1], hi) \
+                    and self._conditional_to_next_iteration(then_start, else_start):
+                # ... or go round the loop, as falling off the body does: the
+                # code after the branch, up to the body's end, is the else.
+                else_end = hi
         # A conditional expression leaves one value in each branch.
         value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
         if value is not None:
@@ -1125,6 +1130,12 @@ class Walker:
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
 
+    def _conditional_to_next_iteration(self, lo: int, hi: int) -> bool:
+        """A conditional jump in ``[lo, hi)`` goes round the innermost loop."""
+        continues = self.loops[-1].continues
+        return any(o.name in CONDITIONAL and o.target.index in continues
+                   for o in self.ops[lo:hi])
+
     def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
         """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
         from inside a branch that ends in a jump there was threaded through that
@@ -1179,6 +1190,8 @@ class Walker:
 
     def _flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
+        while hi in self.block_exit and hi != loop.body_end:
+            hi = self.block_exit[hi]        # (the end of an if's branch: on past the else)
         if loop.body_end == hi:
             return True
         nxt = self.ops[hi] if hi < self.n else None

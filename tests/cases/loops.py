@@ -233,3 +233,30 @@ def elif_after_branch_that_breaks(bases, data_types, kind):
         elif '__new__' in base.__dict__:
             data_types.add(base)
     return data_types
+
+
+def elif_chain_with_inner_if_ending_loop(args, parameters):
+    for t in args:
+        if isinstance(t, type):
+            pass
+        elif isinstance(t, tuple):
+            print(t)
+        elif hasattr(t, '__typing_subst__'):
+            if t not in parameters:
+                parameters.append(t)
+        else:
+            print(t, parameters)
+    return parameters
+
+
+def while_one_around_while(self, tag, literator):
+    while 1:
+        while self.get_response():
+            if self.tagged_commands[tag]:
+                return tag
+        if literator:
+            literal = literator(self.continuation_response)
+        self.send(literal)
+        if not literator:
+            break
+    return tag

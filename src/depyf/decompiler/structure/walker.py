@@ -915,7 +915,8 @@ class Walker:
         if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
                 and self._continues_at_body_end(last, hi) \
                 and not self._jumped_to(else_start, then_start, else_start - 1) \
-                and not self._conditional_to(last.target.index, then_start, else_start - 1) \
+                and not (self._conditional_to(last.target.index, then_start, else_start - 1)
+                         and not self._plain_for_latch(last, else_start - 2)) \
                 and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
                          and last.line != self.ops[else_start - 2].line
                          and not self._line_inside(last, then_start, else_start - 1)):
@@ -1129,6 +1130,14 @@ class Walker:
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
+
+    def _plain_for_latch(self, jump, k: int) -> bool:
+        """``jump`` goes back to a for loop's FOR_ITER on the line of the op
+        ``k`` before it: the compiler's jump at the end of a branch, where a
+        ``continue`` would have a line of its own (a conditional jump there
+        from inside the branch is then no sign of a continue either)."""
+        return self.ops[jump.target.index].name == "FOR_ITER" and jump.line is not None \
+            and jump.line == self.ops[k].line
 
     def _conditional_to_next_iteration(self, lo: int, hi: int) -> bool:
         """A conditional jump in ``[lo, hi)`` goes round the innermost loop."""

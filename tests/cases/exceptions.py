@@ -328,3 +328,16 @@ def except_pass_else_if(getters):
             if node is not None and 0 <= node < 10:
                 return node
     return None
+
+
+def if_branch_ends_try_before_with(filename, check):
+    result = False
+    try:
+        if hasattr(filename, "read"):
+            result = check(fp=filename)
+        else:
+            with open(filename, "rb") as fp:
+                result = check(fp)
+    except OSError:
+        pass
+    return result

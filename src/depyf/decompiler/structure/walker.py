@@ -940,6 +940,14 @@ class Walker:
             # the jump over an else at the end of the body (`continue` goes to the top).
             then_end = else_start - 1
             else_end = min(last.target.index, hi)
+        elif last is not None and last.name == "RETURN_VALUE" \
+                and (size := self._copied_exit(then_start, else_start, hi)):
+            # 3.10+ copies a small closing block (`return result` after the
+            # try statement whose body the if ends) onto the branches that
+            # reach it: the branch falls off into the original, and what
+            # follows it, up to the block's end, is the else.
+            then_end = else_start - size
+            else_end = hi
         elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
                                    or (last.name == "RERAISE" and finally_end(self, last))):
             # 3.10+ copies the function's closing `return None` (a finally body's
@@ -1130,6 +1138,31 @@ class Walker:
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
         return targets.pop() if len(targets) == 1 else None
+
+    def _copied_exit(self, lo: int, k: int, hi: int) -> int:
+        """The size of the copy that ends ``[lo, k)``, after a statement there, of
+        the code where falling off the block ending at ``hi`` leads, when that
+        code ends in a return with no jump before it (a copy keeps the ops and
+        the lines); else 0."""
+        dest = hi
+        while dest in self.block_exit:
+            dest = self.block_exit[dest]
+        end = dest
+        ops = self.ops
+        while end < self.n and end - dest < 8 and ops[end].target is None \
+                and ops[end].name not in NO_FALLTHROUGH:
+            end += 1
+        if end >= self.n or ops[end].name != "RETURN_VALUE" or dest == k:
+            return 0
+        size = end + 1 - dest
+        start = k - size
+        before = ops[start - 1].name if start > lo else ""
+        if not (before == "POP_TOP" or before.startswith(("STORE", "DELETE"))):
+            return 0        # (the copy starts no statement: a with's exit after a return value)
+        if any(a.name != b.name or a.arg != b.arg or a.line != b.line or a.target is not None
+               for a, b in zip(ops[start:k], ops[dest:end + 1])):
+            return 0
+        return size
 
     def _plain_for_latch(self, jump, k: int) -> bool:
         """``jump`` goes back to a for loop's FOR_ITER on the line of the op

@@ -341,3 +341,16 @@ def if_branch_ends_try_before_with(filename, check):
     except OSError:
         pass
     return result
+
+
+def if_else_ending_except_clause(self, msgid1, msgid2, n):
+    try:
+        tmsg = self.catalog[(msgid1, self.plural(n))]
+    except KeyError:
+        if self.fallback:
+            return self.fallback.ngettext(msgid1, msgid2, n)
+        if n == 1:
+            tmsg = msgid1
+        else:
+            tmsg = msgid2
+    return tmsg

@@ -1159,7 +1159,9 @@ class Walker:
         before = ops[start - 1].name if start > lo else ""
         if not (before == "POP_TOP" or before.startswith(("STORE", "DELETE"))):
             return 0        # (the copy starts no statement: a with's exit after a return value)
-        if any(a.name != b.name or a.arg != b.arg or a.line != b.line or a.target is not None
+        # (A clause's POP_EXCEPT on its way out takes the line of the code before.)
+        if any(a.name != b.name or a.arg != b.arg or a.target is not None
+               or (a.line != b.line and a.name != "POP_EXCEPT")
                for a, b in zip(ops[start:k], ops[dest:end + 1])):
             return 0
         return size

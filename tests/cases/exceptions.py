@@ -354,3 +354,28 @@ def if_else_ending_except_clause(self, msgid1, msgid2, n):
         else:
             tmsg = msgid2
     return tmsg
+
+
+def retry_loop_else_break(loop, source):
+    i = 0
+    while True:
+        try:
+            tasks = list(source)
+        except RuntimeError:
+            i += 1
+            if i >= 1000:
+                raise
+        else:
+            break
+    return {t for t in tasks if t is not loop}
+
+
+def except_continue_then_comprehension(items, f):
+    for item in items:
+        try:
+            f(item)
+        except ValueError:
+            continue
+        parts = [p for p in item if p]
+        print(parts)
+    return items

@@ -1546,6 +1546,9 @@ class Walker:
                 orelse = self.block(exit_, loop.break_target, m.stack)
                 end = loop.break_target
             m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+            if loop.moved_exit is not None:
+                # (the code after the loop, which its break falls into in the body)
+                m.stmts.extend(self.block(*loop.moved_exit, m.stack))
             m.start_line = None
             return max(end, latch + 1) if body_end == latch else hi
         raise DecompileFailure("loop shape not recognised")

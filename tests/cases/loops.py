@@ -260,3 +260,9 @@ def while_one_around_while(self, tag, literator):
         if not literator:
             break
     return tag
+
+
+def while_and_with_or_inside(a, b, post):
+    while a[:post or None] and b[:post or None] and a[post - 1] == b[post - 1]:
+        post -= 1
+    return post

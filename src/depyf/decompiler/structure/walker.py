@@ -50,6 +50,8 @@ _TERMINAL_KINDS = frozenset(_TERMINAL)
 #: prefixes of the op names that end a condition operand, and the answer per name
 _SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
 _ENDS_SEGMENT = {}
+#: the jumps of an and/or whose value is kept (not a condition's)
+_VALUE_BOOLOPS = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
 _MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
@@ -671,6 +673,13 @@ class Walker:
                 continue
             while j < hi and self.ops[j].name not in CONDITIONAL:
                 op = self.ops[j]
+                if op.name in _VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
+                    # An and/or inside the operand (`a[:n or None] and b`).
+                    try:
+                        j = self.value_boolop(sub, j, hi)
+                    except DecompileFailure:
+                        return segments, start
+                    continue
                 if op.target is not None or op.name in _NOT_OPERAND \
                         or (j != seg_start and j in self.back_targets):
                     break
@@ -737,7 +746,9 @@ class Walker:
                 end = ends[op.name]     # (a subscript, not .get(): no call)
             except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
-            if op.target is not None or (end and not self._walrus_store(j)):
+            if (op.target is not None and not (op.name in _VALUE_BOOLOPS
+                                               and start < j < op.target.index < hi)) \
+                    or (end and not self._walrus_store(j)):
                 return False
             j += 1
         return False
@@ -883,7 +894,10 @@ class Walker:
         if else_start <= then_start:
             raise DecompileFailure("backward conditional jump outside a loop")
         if then_start in self.back_targets:
-            end = self.inverted_while(m, test, then_start, else_start, line)
+            # (The bottom test repeats the whole condition read here; one that
+            # repeats more was read short, and the loop is not this one.)
+            end = self.inverted_while(m, test, then_start, else_start, line,
+                                      jumps=getattr(test, "chain_length", None))
             if end is not None:
                 return end
         if else_start > hi and hi - 1 > then_start and self.ops[hi - 1].name == "JUMP" \
@@ -1630,6 +1644,9 @@ class Walker:
             sub = StackMachine(self.ctx, m.stack)
             j = i
             while j < latch and self.ops[j].name not in CONDITIONAL:
+                if self.ops[j].name in _VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
+                    j = self.value_boolop(sub, j, latch)    # (an and/or in the operand)
+                    continue
                 if self.ops[j].target is not None:
                     return [], i, None
                 sub.step(self.ops[j])

@@ -266,3 +266,22 @@ def while_and_with_or_inside(a, b, post):
     while a[:post or None] and b[:post or None] and a[post - 1] == b[post - 1]:
         post -= 1
     return post
+
+
+def while_true_not_chain_continue(random):
+    while True:
+        u1 = random()
+        if not 1e-7 < u1 < 0.9999999:
+            continue
+        u2 = 1.0 - random()
+        if u2 > u1:
+            return u2
+
+
+def for_two_continues(items, attrs):
+    for key, value in items:
+        if value == "":
+            continue
+        if key not in attrs:
+            continue
+        print(key)

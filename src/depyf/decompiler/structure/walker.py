@@ -726,6 +726,8 @@ class Walker:
         # still lands inside the chain (on a later segment's start).
         if nxt >= hi or nxt in self.back_targets:
             return False
+        if id(segments[-1].jump) in self.func.jump_statements:
+            return False        # (it ends an `if c: continue` of its own)
         last = segments[-1].target
         for s in segments:
             t = s.target
@@ -1034,9 +1036,12 @@ class Walker:
 
     def _explicit_jump(self, k: int) -> bool:
         """The jump at ``k`` is a statement's (``continue``), not the compiler's
-        own: in a 3.12+ generator only statements lie inside its wrapper handler."""
+        own: in a 3.12+ generator only statements lie inside its wrapper handler;
+        elsewhere the jump it was made of had a line of its own."""
         unguarded = self.func.unguarded
-        return unguarded is not None and id(self.ops[k]) not in unguarded
+        if unguarded is not None:
+            return id(self.ops[k]) not in unguarded
+        return id(self.ops[k]) in self.func.jump_statements
 
     def _assert(self, m, test, then_start, else_start, hi, line):
         """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``

@@ -285,3 +285,16 @@ def for_two_continues(items, attrs):
         if key not in attrs:
             continue
         print(key)
+
+
+def if_around_while_same_exit(self, n, buf):
+    if n > 0:
+        while not self.eof:
+            data = self.read(n)
+            if n < len(data):
+                buf += data[:n]
+                break
+            if data:
+                buf += data
+                break
+    return buf

@@ -777,6 +777,20 @@ class Walker:
             for s in segments:
                 s.alias = None
             k, test, after = self._chain(segments[:k], segments[k].start)
+        repeat = self._loop_test_jumps(after) if k > 1 else None
+        if repeat is not None and 0 < repeat < k:
+            # Only the last jumps repeat at the bottom of the loop whose body
+            # starts there: they are its test, and the ones before an if's
+            # around it (`if n > 0: while not eof:`, both jumping past).
+            aliases = [s.alias for s in segments]
+            for s in segments:
+                s.alias = None
+            cut, cut_test, cut_after = self._chain(segments[:k - repeat], segments[k - repeat].start)
+            if cut == k - repeat:
+                k, test, after = cut, cut_test, cut_after
+            else:
+                for s, alias in zip(segments, aliases):
+                    s.alias = alias
         segments = segments[:k]
         last = segments[-1]
         target = last.target
@@ -1617,6 +1631,26 @@ class Walker:
             end = loop.break_target
         m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
         return end
+
+    def _loop_test_jumps(self, body_start):
+        """How many conditional jumps the bottom test of the 3.10+ while loop
+        whose body starts at ``body_start`` repeats; None if no such loop."""
+        targets = self.back_targets.get(body_start)
+        if not targets:
+            return None
+        latch = max(targets)
+        op = self.ops[latch]
+        if op.name in CONDITIONAL:
+            test_end = latch
+        elif op.name == "JUMP" and self.ops[latch - 1].name in CONDITIONAL \
+                and self.ops[latch - 1].target.index > latch:
+            test_end = latch - 1
+        else:
+            return None
+        start = self._bottom_test_start(body_start, test_end)
+        if start is None:
+            return None
+        return sum(o.name in CONDITIONAL for o in self.ops[start:test_end + 1])
 
     def _bottom_test_start(self, body_start, test_end):
         """Where the repeated loop test begins: the longest run of ops before the

@@ -379,3 +379,15 @@ def except_continue_then_comprehension(items, f):
         parts = [p for p in item if p]
         print(parts)
     return items
+
+
+def try_in_if_branch_before_elif(self, dirname, flag):
+    if dirname == '..':
+        try:
+            return self.voidcmd('CDUP')
+        except KeyError as msg:
+            if msg.args[0][:3] != '500':
+                raise
+    elif flag:
+        dirname = '.'
+    return self.voidcmd('CWD ' + dirname)

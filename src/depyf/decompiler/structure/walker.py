@@ -1170,7 +1170,31 @@ class Walker:
         targets = {o.target.index for o in self.ops[lo:else_start]
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self._is_loop_jump(o))}
+        # (So do the except clauses of a try in the branch, laid out elsewhere.)
+        starts = {o.handler.target.index for o in self.ops[lo:else_start]
+                  if o.handler is not None and not self._handled(o.handler)}
+        for k in starts:
+            targets.update(t for t in self._handler_exits(k) if else_start < t <= hi)
         return targets.pop() if len(targets) == 1 else None
+
+    def _handler_exits(self, hs: int):
+        """Where jumps from the handler code starting at ``hs`` land in normal code."""
+        seen, work, exits = set(), [hs], set()
+        normal = self.normal
+        while work:
+            k = work.pop()
+            if k in seen or k >= self.n:
+                continue
+            if k in normal:
+                exits.add(k)
+                continue
+            seen.add(k)
+            op = self.ops[k]
+            if op.target is not None:
+                work.append(op.target.index)
+            if op.name not in NO_FALLTHROUGH:
+                work.append(k + 1)
+        return exits
 
     def _copied_exit(self, lo: int, k: int, hi: int) -> int:
         """The size of the copy that ends ``[lo, k)``, after a statement there, of

@@ -196,3 +196,9 @@ def return_after_if_return_boolop(diff):
     if diff.days < 0:
         return -1
     return diff and 1 or 0
+
+
+def if_and_with_or_inside(a, b, post):
+    if a[:post or None] and b[:post and None]:
+        return 1
+    return 2

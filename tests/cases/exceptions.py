@@ -328,3 +328,66 @@ def except_pass_else_if(getters):
             if node is not None and 0 <= node < 10:
                 return node
     return None
+
+
+def if_branch_ends_try_before_with(filename, check):
+    result = False
+    try:
+        if hasattr(filename, "read"):
+            result = check(fp=filename)
+        else:
+            with open(filename, "rb") as fp:
+                result = check(fp)
+    except OSError:
+        pass
+    return result
+
+
+def if_else_ending_except_clause(self, msgid1, msgid2, n):
+    try:
+        tmsg = self.catalog[(msgid1, self.plural(n))]
+    except KeyError:
+        if self.fallback:
+            return self.fallback.ngettext(msgid1, msgid2, n)
+        if n == 1:
+            tmsg = msgid1
+        else:
+            tmsg = msgid2
+    return tmsg
+
+
+def retry_loop_else_break(loop, source):
+    i = 0
+    while True:
+        try:
+            tasks = list(source)
+        except RuntimeError:
+            i += 1
+            if i >= 1000:
+                raise
+        else:
+            break
+    return {t for t in tasks if t is not loop}
+
+
+def except_continue_then_comprehension(items, f):
+    for item in items:
+        try:
+            f(item)
+        except ValueError:
+            continue
+        parts = [p for p in item if p]
+        print(parts)
+    return items
+
+
+def try_in_if_branch_before_elif(self, dirname, flag):
+    if dirname == '..':
+        try:
+            return self.voidcmd('CDUP')
+        except KeyError as msg:
+            if msg.args[0][:3] != '500':
+                raise
+    elif flag:
+        dirname = '.'
+    return self.voidcmd('CWD ' + dirname)

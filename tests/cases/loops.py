@@ -220,3 +220,81 @@ def while_if_continue_then_code(value, parts):
             continue
         parts.append(3)
     return parts
+
+
+def elif_after_branch_that_breaks(bases, data_types, kind):
+    for base in bases:
+        if base is object:
+            continue
+        elif isinstance(base, kind):
+            if base.member is not object:
+                data_types.add(base.member)
+                break
+        elif '__new__' in base.__dict__:
+            data_types.add(base)
+    return data_types
+
+
+def elif_chain_with_inner_if_ending_loop(args, parameters):
+    for t in args:
+        if isinstance(t, type):
+            pass
+        elif isinstance(t, tuple):
+            print(t)
+        elif hasattr(t, '__typing_subst__'):
+            if t not in parameters:
+                parameters.append(t)
+        else:
+            print(t, parameters)
+    return parameters
+
+
+def while_one_around_while(self, tag, literator):
+    while 1:
+        while self.get_response():
+            if self.tagged_commands[tag]:
+                return tag
+        if literator:
+            literal = literator(self.continuation_response)
+        self.send(literal)
+        if not literator:
+            break
+    return tag
+
+
+def while_and_with_or_inside(a, b, post):
+    while a[:post or None] and b[:post or None] and a[post - 1] == b[post - 1]:
+        post -= 1
+    return post
+
+
+def while_true_not_chain_continue(random):
+    while True:
+        u1 = random()
+        if not 1e-7 < u1 < 0.9999999:
+            continue
+        u2 = 1.0 - random()
+        if u2 > u1:
+            return u2
+
+
+def for_two_continues(items, attrs):
+    for key, value in items:
+        if value == "":
+            continue
+        if key not in attrs:
+            continue
+        print(key)
+
+
+def if_around_while_same_exit(self, n, buf):
+    if n > 0:
+        while not self.eof:
+            data = self.read(n)
+            if n < len(data):
+                buf += data[:n]
+                break
+            if data:
+                buf += data
+                break
+    return buf

@@ -14,7 +14,7 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Optional
 
 
@@ -70,6 +70,10 @@ class Function:
     #: the op names decoded (before the passes; None: not known). A name no
     #: pass makes is in the ops only if it is here.
     decoded_names: Optional[set] = None
+    #: ids of the conditional jumps back made of a jump over a JUMP that had a
+    #: line of its own (3.12+: a ``continue`` statement's; see
+    #: ``normalize.backward_conditional_jumps``)
+    jump_statements: set = field(default_factory=set)
     #: the compiler moved the code only exception handlers reach after all other
     #: code (3.12+), so what follows a try body in layout says nothing of
     #: whether it was the statement's else (see ``normalize.cold_handlers``)

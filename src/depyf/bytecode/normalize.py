@@ -549,6 +549,10 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
 
         POP_JUMP_IF_TRUE L; JUMP X; L:      (X before the JUMP)
         -> POP_JUMP_IF_FALSE X; L:
+
+    A JUMP on a line of its own is a ``continue`` statement's (the compiler's
+    jump back at the end of a loop body is on the line of the test before it):
+    the new jump goes in ``Function.jump_statements``.
     """
     ops = func.ops
     invert = _INVERTED_JUMPS
@@ -565,6 +569,8 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
+            if jump.line is not None and op.line is not None and jump.line != op.line:
+                func.jump_statements.add(id(op))
             before = ops[i - 1].handler if i else None
             if op.handler is None and before is not None and before.same_as(jump.target.handler):
                 # 3.13 leaves the pair (neither can raise) out of the exception

@@ -221,7 +221,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         and w.func.cold_handlers and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
         and all(_ends_terminal(c.body) for c in clauses) \
         and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
-             or _goes_round(w, body_end, min(hs, hi)))
+             or _goes_round(w, body_end, min(hs, hi))
+             or _compiled_after_handlers(w, body_end, min(hs, hi), hs, he))
     if (end is None or end >= hi) and not ends_at_body:
         # The try ends its loop's body: a clause falling off its end goes round.
         for clause in clauses:
@@ -289,6 +290,13 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
             orelse = w.block(body_end, leave, m.stack) if leave > body_end else []
         # (at the handler, its clauses lead nowhere after it)
         k = _handler_code_end(w, hs, None) if leave == hs else leave
+    elif end is not None and (moved := _moved_loop_exit(w, body_end, hs, he, end, inline)):
+        # The code after the body was compiled after the clauses, and they go
+        # on round the loop: it is the code after a `while True` loop that an
+        # `else: break` falls into, laid out there (3.12+).
+        w.frames.loop.moved_exit = moved
+        orelse = [ast.Break(lineno=ops[moved[0]].line)]
+        k = end
     elif end is not None:
         orelse = _else_before_join(w, m, body_end, hs, hi, end, inline)
         k = end
@@ -358,6 +366,25 @@ def _compiled_before_handlers(w, lo, hi, hs) -> bool:
     ops, normal = w.ops, w.normal
     return any(ops[k].handler is not None and ops[k].handler.target.index < hs
                and k in normal for k in range(lo, hi))
+
+
+def _moved_loop_exit(w, body_end, hs, he, end, inline):
+    """``(lo, hi)`` of the code after a ``while True`` loop laid out between a
+    try body and its handlers, when the clauses join at the loop's jump back
+    (``end``), that code ends in a return or raise, and its own handlers lie
+    after the statement's (it was compiled after the clauses); else None."""
+    ops = w.ops
+    stop = min(end, hs) if inline else end
+    if not w.func.cold_handlers or w.frames.loop is None or not body_end < stop \
+            or w.frames.loop.moved_exit is not None or ops[end].name != "JUMP" \
+            or not _continues(w, ops[end]) or w.frames.loop.extra_continue is not None \
+            or w.frames.loop.iterator:
+        return None
+    if ops[stop - 1].name not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") \
+            or not all(k in w.normal for k in range(body_end, stop)) \
+            or not _compiled_after_handlers(w, body_end, stop, hs, he):
+        return None
+    return body_end, stop
 
 
 def _goes_round(w, lo, hi) -> bool:

@@ -53,6 +53,8 @@ _TERMINAL_KINDS = frozenset(_TERMINAL)
 #: prefixes of the op names that end a condition operand, and the answer per name
 _SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
 _ENDS_SEGMENT = {}
+#: the jumps of an and/or whose value is kept (not a condition's)
+_VALUE_BOOLOPS = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
 _STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
 _MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
@@ -626,6 +628,13 @@ class Walker:
                 continue
             while j < hi and self.ops[j].name not in CONDITIONAL:
                 op = self.ops[j]
+                if op.name in _VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
+                    # An and/or inside the operand (`a[:n or None] and b`).
+                    try:
+                        j = self.value_boolop(sub, j, hi)
+                    except DecompileFailure:
+                        return segments, start
+                    continue
                 if op.target is not None or op.name in _NOT_OPERAND \
                         or (j != seg_start and j in self.back_targets):
                     break
@@ -672,6 +681,8 @@ class Walker:
         # still lands inside the chain (on a later segment's start).
         if nxt >= hi or nxt in self.back_targets:
             return False
+        if id(segments[-1].jump) in self.func.jump_statements:
+            return False        # (it ends an `if c: continue` of its own)
         last = segments[-1].target
         for s in segments:
             t = s.target
@@ -692,7 +703,9 @@ class Walker:
                 end = ends[op.name]     # (a subscript, not .get(): no call)
             except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
-            if op.target is not None or (end and not self._walrus_store(j)):
+            if (op.target is not None and not (op.name in _VALUE_BOOLOPS
+                                               and start < j < op.target.index < hi)) \
+                    or (end and not self._walrus_store(j)):
                 return False
             j += 1
         return False
@@ -719,6 +732,20 @@ class Walker:
             for s in segments:
                 s.alias = None
             k, test, after = self._chain(segments[:k], segments[k].start)
+        repeat = self._loop_test_jumps(after) if k > 1 else None
+        if repeat is not None and 0 < repeat < k:
+            # Only the last jumps repeat at the bottom of the loop whose body
+            # starts there: they are its test, and the ones before an if's
+            # around it (`if n > 0: while not eof:`, both jumping past).
+            aliases = [s.alias for s in segments]
+            for s in segments:
+                s.alias = None
+            cut, cut_test, cut_after = self._chain(segments[:k - repeat], segments[k - repeat].start)
+            if cut == k - repeat:
+                k, test, after = cut, cut_test, cut_after
+            else:
+                for s, alias in zip(segments, aliases):
+                    s.alias = alias
         segments = segments[:k]
         last = segments[-1]
         target = last.target
@@ -789,7 +816,10 @@ class Walker:
         if else_start <= then_start:
             raise DecompileFailure("backward conditional jump outside a loop")
         if then_start in self.back_targets:
-            end = self.inverted_while(m, test, then_start, else_start, line)
+            # (The bottom test repeats the whole condition read here; one that
+            # repeats more was read short, and the loop is not this one.)
+            end = self.inverted_while(m, test, then_start, else_start, line,
+                                      jumps=getattr(test, "chain_length", None))
             if end is not None:
                 return end
         else_start = self._else_start_in_block(then_start, else_start, hi)
@@ -900,7 +930,8 @@ class Walker:
         if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
                 and self._continues_at_body_end(last, hi) \
                 and not self._jumped_to(else_start, then_start, else_start - 1) \
-                and not self._conditional_to(last.target.index, then_start, else_start - 1) \
+                and not (self._conditional_to(last.target.index, then_start, else_start - 1)
+                         and not self._plain_for_latch(last, else_start - 2)) \
                 and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
                          and last.line != self.ops[else_start - 2].line
                          and not self._line_inside(last, then_start, else_start - 1)):
@@ -939,6 +970,14 @@ class Walker:
             # The branch ends in a continue or break, so the jump over the else
             # is one from inside it (an inner if's): the else ends where it lands.
             else_end = join
+        elif last is not None and last.name == "RETURN_VALUE" \
+                and (size := self._copied_exit(then_start, else_start, hi)):
+            # 3.10+ copies a small closing block (`return result` after the
+            # try statement whose body the if ends) onto the branches that
+            # reach it: the branch falls off into the original, and what
+            # follows it, up to the block's end, is the else.
+            then_end = else_start - size
+            else_end = hi
         elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
                                    or (last.name == "RERAISE" and finally_end(self, last))):
             # 3.10+ copies the function's closing `return None` (a finally body's
@@ -946,24 +985,35 @@ class Walker:
             # else, up to the block's end.
             else_end = hi
         elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
-            dead = self._dead_jump_after(else_start, hi)
-            join = self._join_from_inside(then_start, else_start, hi)
-            if dead is not None:
-                # Up to 3.9 the jump over an else survives (unreached) when it was
-                # also a jump target: the else ends where it stands.
-                else_end = dead
-            elif join is not None:
-                # Jumps from inside the branch skip the code that follows it:
-                # that code is the else, up to where they land.
-                else_end = join
-            elif last.name == "RERAISE" and self._continues_from_inside(then_start, else_start, hi):
-                # The branch ends in a try's handler code and the try's ways out
-                # go round the loop: they read as falling off the branch, which
-                # here would run on into the code that follows, so that code is
-                # the else. (Not after a raise of the source's own: up to 3.9
-                # the jump over an else would stay behind it.)
-                else_end = hi
+            else_end = self._else_end_after_exit(last, then_start, else_start, hi)
         return then_end, else_end, last
+
+    def _else_end_after_exit(self, last, then_start, else_start, hi) -> int:
+        """Where the else ends when the true branch ends in ``last``, a return or
+        raise: no jump over the else follows it, so other evidence says."""
+        dead = self._dead_jump_after(else_start, hi)
+        join = self._join_from_inside(then_start, else_start, hi)
+        if dead is not None:
+            # Up to 3.9 the jump over an else survives (unreached) when it was
+            # also a jump target: the else ends where it stands.
+            return dead
+        elif join is not None:
+            # Jumps from inside the branch skip the code that follows it:
+            # that code is the else, up to where they land.
+            return join
+        elif last.name == "RERAISE" and self._continues_from_inside(then_start, else_start, hi):
+            # The branch ends in a try's handler code and the try's ways out
+            # go round the loop: they read as falling off the branch, which
+            # here would run on into the code that follows, so that code is
+            # the else. (Not after a raise of the source's own: up to 3.9
+            # the jump over an else would stay behind it.)
+            return hi
+        elif self.frames.loop is not None and self.flows_to_next_iteration(self.frames.loop, hi) \
+                and self._conditional_to_next_iteration(then_start, else_start):
+            # ... or go round the loop, as falling off the body does: the
+            # code after the branch, up to the body's end, is the else.
+            return hi
+        return else_start
 
     def _continues_from_inside(self, lo, else_start, hi) -> bool:
         """Falling off the block ending at ``hi`` starts the innermost loop's
@@ -1030,9 +1080,12 @@ class Walker:
 
     def _explicit_jump(self, k: int) -> bool:
         """The jump at ``k`` is a statement's (``continue``), not the compiler's
-        own: in a 3.12+ generator only statements lie inside its wrapper handler."""
+        own: in a 3.12+ generator only statements lie inside its wrapper handler;
+        elsewhere the jump it was made of had a line of its own."""
         unguarded = self.func.unguarded
-        return unguarded is not None and id(self.ops[k]) not in unguarded
+        if unguarded is not None:
+            return id(self.ops[k]) not in unguarded
+        return id(self.ops[k]) in self.func.jump_statements
 
     def _assert(self, m, test, then_start, else_start, hi, line):
         """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``
@@ -1151,6 +1204,12 @@ class Walker:
                    if o.target is not None and else_start < o.target.index <= hi
                    and not (o.name == "JUMP" and self.is_loop_jump(o))
                    and (lo <= o.index < else_start or o.target.index in self.normal)}
+        if not handlers:
+            # (So do the except clauses of a try in the branch, laid out elsewhere.)
+            starts = {o.handler.target.index for o in self.ops[lo:else_start]
+                      if o.handler is not None and not self.handled(o.handler)}
+            for k in starts:
+                targets.update(t for t in self._handler_exits(k) if else_start < t <= hi)
         return targets.pop() if len(targets) == 1 else None
 
     def _with_handler_code(self, lo, hi):
@@ -1175,6 +1234,66 @@ class Walker:
             if op.name not in NO_FALLTHROUGH:
                 work.append(k + 1)
         return out
+
+    def _handler_exits(self, hs: int):
+        """Where jumps from the handler code starting at ``hs`` land in normal code."""
+        seen, work, exits = set(), [hs], set()
+        normal = self.normal
+        while work:
+            k = work.pop()
+            if k in seen or k >= self.n:
+                continue
+            if k in normal:
+                exits.add(k)
+                continue
+            seen.add(k)
+            op = self.ops[k]
+            if op.target is not None:
+                work.append(op.target.index)
+            if op.name not in NO_FALLTHROUGH:
+                work.append(k + 1)
+        return exits
+
+    def _copied_exit(self, lo: int, k: int, hi: int) -> int:
+        """The size of the copy that ends ``[lo, k)``, after a statement there, of
+        the code where falling off the block ending at ``hi`` leads, when that
+        code ends in a return with no jump before it (a copy keeps the ops and
+        the lines); else 0."""
+        dest = hi
+        while (on := self.frames.join_at(dest)) is not None:
+            dest = on
+        end = dest
+        ops = self.ops
+        while end < self.n and end - dest < 8 and ops[end].target is None \
+                and ops[end].name not in NO_FALLTHROUGH:
+            end += 1
+        if end >= self.n or ops[end].name != "RETURN_VALUE" or dest == k:
+            return 0
+        size = end + 1 - dest
+        start = k - size
+        before = ops[start - 1].name if start > lo else ""
+        if not (before == "POP_TOP" or before.startswith(("STORE", "DELETE"))):
+            return 0        # (the copy starts no statement: a with's exit after a return value)
+        # (A clause's POP_EXCEPT on its way out takes the line of the code before.)
+        if any(a.name != b.name or a.arg != b.arg or a.target is not None
+               or (a.line != b.line and a.name != "POP_EXCEPT")
+               for a, b in zip(ops[start:k], ops[dest:end + 1])):
+            return 0
+        return size
+
+    def _plain_for_latch(self, jump, k: int) -> bool:
+        """``jump`` goes back to a for loop's FOR_ITER on the line of the op
+        ``k`` before it: the compiler's jump at the end of a branch, where a
+        ``continue`` would have a line of its own (a conditional jump there
+        from inside the branch is then no sign of a continue either)."""
+        return self.ops[jump.target.index].name == "FOR_ITER" and jump.line is not None \
+            and jump.line == self.ops[k].line
+
+    def _conditional_to_next_iteration(self, lo: int, hi: int) -> bool:
+        """A conditional jump in ``[lo, hi)`` goes round the innermost loop."""
+        continues = self.frames.loop.continues
+        return any(o.name in CONDITIONAL and o.target.index in continues
+                   for o in self.ops[lo:hi])
 
     def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
         """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
@@ -1230,6 +1349,8 @@ class Walker:
 
     def flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
+        while hi != loop.body_end and (on := self.frames.join_at(hi)) is not None:
+            hi = on         # (the end of an if's branch: on past the else)
         if loop.body_end == hi:
             return True
         nxt = self.ops[hi] if hi < self.n else None
@@ -1562,6 +1683,9 @@ class Walker:
                 end = self._else_end(loop.break_target, exit_, hi)
                 orelse = self.block(exit_, end, m.stack)
             m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+            if loop.moved_exit is not None:
+                # (the code after the loop, which its break falls into in the body)
+                m.stmts.extend(self.block(*loop.moved_exit, m.stack))
             m.start_line = None
             return max(end, latch + 1) if body_end == latch else hi
         raise DecompileFailure("loop shape not recognised")
@@ -1614,6 +1738,26 @@ class Walker:
         m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
         return end
 
+    def _loop_test_jumps(self, body_start):
+        """How many conditional jumps the bottom test of the 3.10+ while loop
+        whose body starts at ``body_start`` repeats; None if no such loop."""
+        targets = self.back_targets.get(body_start)
+        if not targets:
+            return None
+        latch = max(targets)
+        op = self.ops[latch]
+        if op.name in CONDITIONAL:
+            test_end = latch
+        elif op.name == "JUMP" and self.ops[latch - 1].name in CONDITIONAL \
+                and self.ops[latch - 1].target.index > latch:
+            test_end = latch - 1
+        else:
+            return None
+        start = self._bottom_test_start(body_start, test_end)
+        if start is None:
+            return None
+        return sum(o.name in CONDITIONAL for o in self.ops[start:test_end + 1])
+
     def _bottom_test_start(self, body_start, test_end):
         """Where the repeated loop test begins: the longest run of ops before the
         latch that repeats the ops before the loop body (the top test)."""
@@ -1645,6 +1789,9 @@ class Walker:
             sub = StackMachine(self.ctx, m.stack)
             j = i
             while j < latch and self.ops[j].name not in CONDITIONAL:
+                if self.ops[j].name in _VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
+                    j = self.value_boolop(sub, j, latch)    # (an and/or in the operand)
+                    continue
                 if self.ops[j].target is not None:
                     return [], i, None
                 sub.step(self.ops[j])

@@ -399,7 +399,7 @@ if x:
         pass
     a = x
 """,
-         '3.10 3.12 3.13',
+         '3.10 3.12',
          'a bare except after `raise` inside an if: the statements after the try are put in '
          'the handler, with `return None` at module level'),
     Case('try_class_finally_if', """\

@@ -18,7 +18,7 @@ from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_cha
 from ..expressions import StackMachine, ForTarget
 from ..failure import DecompileFailure
 from ..spill import spill_before_branches
-from ..cfg import build_cfg
+from ..cfg import build_cfg, reachable_ops
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
 from .exceptions import (Regions, copied_at, finally_end, flow_from, try_statement, with_exit_at,
@@ -120,14 +120,14 @@ class Walker:
                 any_handler = True
                 if op.handler.target.name == "PUSH_EXC_INFO":
                     any_try = True
-        #: the control-flow graph, built once for the code object
-        self.cfg = cfg = build_cfg(func)
-        # (a Function's straight-line code is one block: every op reached)
-        self.reachable = cfg.op_indices(cfg.reachable)
+        self._cfg = None
         if not any_handler:
-            # No exception handling: every reached op is normal code.
-            self.normal = self.reachable
+            # No exception handling: every reached op is normal code, found
+            # without the graph (most code objects need none: see cfg)
+            self.normal = self.reachable = reachable_ops(self.ops, breaks)
         else:
+            cfg = self.cfg
+            self.reachable = cfg.op_indices(cfg.reachable)
             # Only except clauses (not clean-up handlers) hold code to leave out.
             self.normal = self._outside_handlers() if any_try \
                 else cfg.op_indices(cfg.reachable_normal)
@@ -154,6 +154,14 @@ class Walker:
                 ctx.implicit_returns.add(k)
             if self.ops[k].arg == "copied":
                 self.copied_returns = True
+
+    @property
+    def cfg(self):
+        """The control-flow graph of the code object, built on first use, once."""
+        cfg = self._cfg
+        if cfg is None:
+            cfg = self._cfg = build_cfg(self.func)
+        return cfg
 
     def _check_handlers(self, setups):
         """Block-stack exception handling (up to 3.10; ``setups``: where its set-up

@@ -120,17 +120,18 @@ class Walker:
                 any_handler = True
                 if op.handler.target.name == "PUSH_EXC_INFO":
                     any_try = True
+        #: the control-flow graph, built when first asked for (see cfg): most
+        #: code objects need no more of it than what reachable_ops finds
         self._cfg = None
+        # (no handler: no runs of ops under one to find)
+        self.reachable = reachable_ops(self.ops, breaks, None if any_handler else ())
         if not any_handler:
-            # No exception handling: every reached op is normal code, found
-            # without the graph (most code objects need none: see cfg)
-            self.normal = self.reachable = reachable_ops(self.ops, breaks)
+            # No exception handling: every reached op is normal code.
+            self.normal = self.reachable
         else:
-            cfg = self.cfg
-            self.reachable = cfg.op_indices(cfg.reachable)
             # Only except clauses (not clean-up handlers) hold code to leave out.
             self.normal = self._outside_handlers() if any_try \
-                else cfg.op_indices(cfg.reachable_normal)
+                else self.cfg.op_indices(self.cfg.reachable_normal)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in backward:

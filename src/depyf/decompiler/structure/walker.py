@@ -18,7 +18,7 @@ from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_cha
 from ..expressions import StackMachine, ForTarget
 from ..failure import DecompileFailure
 from ..spill import spill_before_branches
-from ..cfg import build_cfg
+from ..cfg import build_cfg, reachable_ops
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
 from .exceptions import (Regions, copied_at, finally_end, flow_from, try_statement, with_exit_at,
@@ -122,17 +122,18 @@ class Walker:
                 any_handler = True
                 if op.handler.target.name == "PUSH_EXC_INFO":
                     any_try = True
-        #: the control-flow graph, built once for the code object
-        self.cfg = cfg = build_cfg(func)
-        # (a Function's straight-line code is one block: every op reached)
-        self.reachable = cfg.op_indices(cfg.reachable)
+        #: the control-flow graph, built when first asked for (see cfg): most
+        #: code objects need no more of it than what reachable_ops finds
+        self._cfg = None
+        # (no handler: no runs of ops under one to find)
+        self.reachable = reachable_ops(self.ops, breaks, None if any_handler else ())
         if not any_handler:
             # No exception handling: every reached op is normal code.
             self.normal = self.reachable
         else:
             # Only except clauses (not clean-up handlers) hold code to leave out.
             self.normal = self._outside_handlers() if any_try \
-                else cfg.op_indices(cfg.reachable_normal)
+                else self.cfg.op_indices(self.cfg.reachable_normal)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
         for op in backward:
@@ -156,6 +157,14 @@ class Walker:
                 ctx.implicit_returns.add(k)
             if self.ops[k].arg == "copied":
                 self.copied_returns = True
+
+    @property
+    def cfg(self):
+        """The control-flow graph of the code object, built on first use, once."""
+        cfg = self._cfg
+        if cfg is None:
+            cfg = self._cfg = build_cfg(self.func)
+        return cfg
 
     def _check_handlers(self, setups):
         """Block-stack exception handling (up to 3.10; ``setups``: where its set-up

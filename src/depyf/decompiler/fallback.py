@@ -152,18 +152,20 @@ SEMANTIC_PASSES = frozenset({
 NODE_LIMIT = 20000
 
 
-def fallback_body(code, failure=None, on_failure=None) -> List[ast.stmt]:
+def fallback_body(code, failure=None, on_failure=None, forced=None) -> List[ast.stmt]:
     """The body of ``code`` (a CodeRecord) as Python that behaves like its bytecode.
 
     ``failure`` says why the structured decompiler gave up (quoted in the
-    output); ``on_failure`` is passed on to nested code objects. The caller
-    adds the ``global``/``nonlocal`` declarations. Raises
-    :class:`DecompileFailure` only for bytecode this module cannot express.
+    output); ``on_failure`` and ``forced`` (the records whose structured form
+    is refused: :class:`~depyf.decompiler.functions.CodeDecompiler`) are
+    passed on to nested code objects. The caller adds the
+    ``global``/``nonlocal`` declarations. Raises :class:`DecompileFailure`
+    only for bytecode this module cannot express.
     """
     from .functions import CodeDecompiler
     kind = code_kind(code)
     class_name = enclosing_class(code)
-    decompiler = CodeDecompiler(code, kind, on_failure, class_name)
+    decompiler = CodeDecompiler(code, kind, on_failure, class_name, forced)
     translator = Translator(code, kind, decompiler.nested, class_name)
     body = translator.body()
     note = ast.Expr(value=ast.Constant(value="depyf: unstructured fallback (%s)"

@@ -15,8 +15,9 @@ from .constants import definition, definitions_text, has_literal, holds_odd_cons
 from .expressions import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
-from .validate import (NotCompiled, Unavailable, count_verdicts, mark_unverified, original_of,
-                       placeholders, put_back, record_paths, scope_path)
+from .validate import (NotCompiled, Unavailable, best_of, count_verdicts, import_context,
+                       mark_unverified, original_of, placeholders, put_back, record_paths,
+                       scope_path)
 
 
 class DecompilationError(Exception):
@@ -88,6 +89,8 @@ class Decompiled:
     definitions: List[Tuple[str, str]] = field(default_factory=list)
     verdicts: List[Tuple[str, str]] = field(default_factory=list)
     unverified: Optional[str] = None
+    #: validation compiled ``source`` as it is (it is known to compile)
+    compiled: bool = False
 
     def counts(self) -> Dict[str, int]:
         """Verdict -> number of code objects (all zero when not validated).
@@ -107,7 +110,7 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=
     the caller to place. ``name`` renames a function's ``def`` (a lambda's
     becomes a ``def`` of that name).
 
-    >>> r = decompile_report(lambda x: x + 1)        # doctest: +SKIP
+    >>> r = decompile_report(lambda x: x + 1)
     >>> r.code_objects, r.fallbacks, r.counts()["identical"]
     (1, [], 1)
     """
@@ -136,9 +139,10 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=
         definitions = name_constants(tree) if odd else []
         if source is None or definitions:
             source = render_module(tree, record.version, layout)
+        compiled = checked and source is built.text
         # Freed here, the tree's nodes are not young objects for the collection
         # the restored threshold starts at once.
-        del tree, built
+        del tree, built, original
     verdicts = log.verdicts if checked else []
     if not checked:
         unverified = None
@@ -146,7 +150,7 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=
         verdicts = [(path, "unverified") for path in record_paths(record, _root(record))]
         source = mark_unverified(source, unverified)
     return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs, definitions,
-                      verdicts, unverified)
+                      verdicts, unverified, compiled and unverified is None)
 
 
 #: Rounds of validation, each sending what was found different to the
@@ -187,7 +191,7 @@ def _build_checked(record, kind, live, name, layout, original, odd, readable=Fal
             log.verdicts = [(path, "fallback") for path in record_paths(record, original.root)]
             return built
         try:
-            refuse = _check(built, record, original, name, layout, odd)
+            refuse = _check(built, record, original, name, layout, odd, live)
         except Unavailable as e:
             built.unverified = str(e)
             return built
@@ -224,7 +228,7 @@ def _build(record, kind, on_failure, live, name, forced=None
     return enclosing_scopes(record, live, node), node
 
 
-def _check(built: _Built, record, original, name, layout, odd) -> Dict[CodeRecord, str]:
+def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[CodeRecord, str]:
     """Check ``built`` against ``original``; record the verdicts in its log
     and return the records to refuse the structured form of, with why."""
     module = ast.Module(body=built.scoped, type_ignores=[])
@@ -246,8 +250,15 @@ def _check(built: _Built, record, original, name, layout, odd) -> Dict[CodeRecor
         built.text = text
     paths = record_paths(record, original.root)
     log = built.log
+    # A function's module has most likely imported the globals it calls
+    # attributes of (torch.abs): checked in such a module first, then
+    # (for what differs there) in an empty one.
+    context = "" if node is None else import_context(
+        text, record, getattr(getattr(live, "__func__", live), "__globals__", None))
     try:
-        checks = original.check(text, path, hidden)
+        checks = original.check(context + text, path, hidden)
+        if context and not all(c.equal for c in checks):
+            checks = best_of(checks, original.check(text, path, hidden))
     except NotCompiled as e:
         log.verdicts = []
         why = "validation: the text does not compile (%s)" % e

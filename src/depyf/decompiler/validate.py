@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import io
 import marshal
+import re
 import sys
 import tokenize
 import types
@@ -80,6 +81,7 @@ class Original:
         self.code = code
         self.marshalled = marshalled
         self.interpreter = interpreter
+        self._table = None      # the original's, kept for the next check
 
     @property
     def root(self) -> str:
@@ -120,7 +122,9 @@ class Original:
         if hidden:
             module = restore_constants(module, hidden)
         root = self.root
-        order, mine = compare_code.collect(self.code, root)
+        if self._table is None:
+            self._table = compare_code.collect(self.code, root)
+        order, mine = self._table
         theirs = compare_code.collect(module)[1]
         found = find_path(theirs, path)
         theirs = compare_code.subtable(theirs, found, root) if found is not None else {}
@@ -227,23 +231,27 @@ def scope_path(body: List[ast.stmt], node: ast.stmt) -> Optional[str]:
     >>> scope_path(tree.body, tree.body[0].body[1])
     '<module>/make#0/f#0'
     """
-    def search(stmts, path):
-        seen: Dict[str, int] = {}
-        for stmt in stmts:
-            name = _code_name(stmt)
-            if name is None:
-                continue
-            k = seen.get(name, 0)
-            seen[name] = k + 1
-            here = "%s/%s#%d" % (path, name, k)
-            if stmt is node:
-                return here
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                found = search(stmt.body, here)
-                if found is not None:
-                    return found
-        return None
-    return search(body, "<module>")
+    return _search(body, node, "<module>")
+
+
+def _search(stmts, node, path) -> Optional[str]:
+    # (a module-level function: a nested one calling itself would be a
+    # reference cycle, keeping the tree for the collector)
+    seen: Dict[str, int] = {}
+    for stmt in stmts:
+        name = _code_name(stmt)
+        if name is None:
+            continue
+        k = seen.get(name, 0)
+        seen[name] = k + 1
+        here = "%s/%s#%d" % (path, name, k)
+        if stmt is node:
+            return here
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found = _search(stmt.body, node, here)
+            if found is not None:
+                return found
+    return None
 
 
 def _code_name(stmt) -> Optional[str]:
@@ -252,6 +260,60 @@ def _code_name(stmt) -> Optional[str]:
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda):
         return "<lambda>"
     return None
+
+
+# -- the module around a function ----------------------------------------------------------
+
+#: ``name.attr(``: a call of an attribute of a name (what is not one, in a
+#: string say, costs at most an unused import)
+_ATTRIBUTE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*[A-Za-z_]\w*\s*\(")
+
+
+def import_context(text: str, record, namespace=None) -> str:
+    """Module-level imports binding each global name whose attribute the
+    text calls (``import sys as torch`` for ``torch.abs(x)``), or "".
+
+    From 3.11 the compiler calls ``m.f()`` another way when the module
+    binds ``m`` by an import (a module function, not a method): a function
+    decompiled on its own is compiled again without its module, and this
+    gives it one where the names none of its code objects binds are imports
+    (with ``namespace``, the function's globals: those holding a module).
+
+    >>> from depyf.bytecode import as_record
+    >>> def f(x):
+    ...     return torch.abs(x) + x.m()
+    >>> import_context("def f(x):\\n    return torch.abs(x) + x.m()\\n", as_record(f))
+    'import sys as torch\\n'
+    """
+    names = set(_ATTRIBUTE_CALL.findall(text))
+    if not names:
+        return ""
+    for code in record.walk():
+        names.difference_update(code.varnames, code.cellvars, code.freevars)
+    if namespace is not None:
+        names = {n for n in names if n not in namespace or isinstance(namespace[n], types.ModuleType)}
+    if not names:
+        return ""
+    return "import " + ", ".join("sys as %s" % name for name in sorted(names)) + "\n"
+
+
+def best_of(first: List[ObjectCheck], second: List[ObjectCheck]) -> List[ObjectCheck]:
+    """Per object, the better of two checks of one text (each object is
+    checked in the module it compiles alike in).
+
+    >>> a = [ObjectCheck("f", False, False, diff="x")]
+    >>> best_of(a, [ObjectCheck("f", False, True)])[0].equivalent
+    True
+    """
+    other = {c.path: c for c in second}
+    out = []
+    for check in first:
+        alt = other.get(check.path)
+        if alt is not None and (alt.equal and not check.equal
+                                or alt.equivalent and not check.equivalent):
+            check = alt
+        out.append(check)
+    return out
 
 
 # -- constants no literal writes ------------------------------------------------------------
@@ -294,8 +356,8 @@ def restore_constants(code: types.CodeType, hidden: Dict[str, object]) -> types.
     """``code`` (and the code nested in it) with each placeholder constant,
     alone or inside a tuple or frozenset, replaced by the object it stands for.
 
-    >>> code = compile("x = ('\\x00depyf constant 0\\x00', 2)", "<s>", "exec")
-    >>> restore_constants(code, {"\\x00depyf constant 0\\x00": 1.5}).co_consts[0]
+    >>> code = compile("x = ('held', 2)", "<s>", "exec")
+    >>> restore_constants(code, {"held": 1.5}).co_consts[0]
     (1.5, 2)
     """
     def value(c):

@@ -514,7 +514,8 @@ class CodeEntry(object):
         return self._instructions
 
     def __getitem__(self, index):
-        return (self.code, self.header, self.instructions, self.children)[index]
+        # (one field at a time: the instruction list is the dear one)
+        return getattr(self, ("code", "header", "instructions", "children")[index])
 
 
 def collect(module_code, root="<module>"):

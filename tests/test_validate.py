@@ -215,6 +215,30 @@ def test_a_different_object_is_written_by_the_fallback(wrong):
         assert log_a == log_b
 
 
+def sorts(log, xs):
+    log.append(len(xs))
+    return sorted(xs, key=lambda v: -v)
+
+
+def test_a_different_lambda_takes_the_code_around_it_along(monkeypatch):
+    structured = CodeDecompiler.statements
+
+    def statements(self):
+        body = structured(self)
+        if self.kind == "lambda" and not (self.forced and self.code in self.forced):
+            return [ast.Return(value=ast.Constant(value=0))]      # wrong: the key is lost
+        return body
+    monkeypatch.setattr(CodeDecompiler, "statements", statements)
+    r = decompile_report(sorts)
+    assert dict(r.verdicts) == {"sorts": "fallback", "sorts/<lambda>#0": "fallback"}
+    namespace = {}
+    exec(r.source, namespace)
+    for xs in ([3, 1, 2], []):
+        log_a, log_b = [], []
+        assert outcome(sorts, log_a, list(xs)) == outcome(namespace["sorts"], log_b, list(xs))
+        assert log_a == log_b
+
+
 def test_a_text_that_does_not_compile_goes_to_the_fallback(monkeypatch):
     real = validate.Original._check_here
     calls = []

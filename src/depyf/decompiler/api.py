@@ -255,10 +255,16 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
     # (for what differs there) in an empty one.
     context = "" if node is None else import_context(
         text, record, getattr(getattr(live, "__func__", live), "__globals__", None))
+    checks = None
+    if context:
+        try:
+            checks = original.check(context + text, path, hidden)
+        except NotCompiled:
+            pass
     try:
-        checks = original.check(context + text, path, hidden)
-        if context and not all(c.equal for c in checks):
-            checks = best_of(checks, original.check(text, path, hidden))
+        if checks is None or not all(c.equal for c in checks):
+            plain = original.check(text, path, hidden)
+            checks = plain if checks is None else best_of(checks, plain)
     except NotCompiled as e:
         log.verdicts = []
         why = "validation: the text does not compile (%s)" % e
@@ -267,13 +273,14 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
         return {rec: why for rec in record.walk()}
     refuse: Dict[CodeRecord, str] = {}
     verdicts = []
+    written, stubbed = log.written(module)
     for check in checks:
         rec = paths.get(check.path)
         if rec is None:
             continue
-        if rec in log.written:
-            verdict = "fallback"
-        elif check.missing and _under(check.path, paths, log.stubbed):
+        if rec in written:
+            verdict = "fallback"        # (the fallback's text is not the original's code)
+        elif check.missing and _under(check.path, paths, stubbed):
             verdict = "fallback"        # inside a body that raises: not written at all
         elif check.equal:
             verdict = "identical"
@@ -392,28 +399,41 @@ def _record_of(obj):
 
 class _FailureLog:
     """An ``on_failure`` callback that also remembers what went to the
-    fallback: names with reasons, and the records themselves (``written``;
-    ``stubbed``: those whose body raises). ``forced`` is what the fallback
-    must write (record -> reason); ``verdicts`` what validation found."""
+    fallback: names with reasons, and the bodies it wrote (``notes``, for
+    :meth:`written`). ``forced`` is what the fallback must write (record ->
+    reason); ``verdicts`` what validation found."""
 
     def __init__(self, forced=None):
         self.fallbacks: List[Tuple[str, str]] = []
         self.stubs: List[Tuple[str, str]] = []
         self.forced: Dict[CodeRecord, str] = forced if forced is not None else {}
-        self.written: set = set()
-        self.stubbed: set = set()
+        #: (the note that opens the body, record, a stub?) of each body the
+        #: fallback wrote; a body can be dropped after (a comprehension's,
+        #: when the code around it goes to the fallback too)
+        self.notes: List[Tuple[ast.stmt, CodeRecord, bool]] = []
         self.verdicts: List[Tuple[str, str]] = []
 
     def __call__(self, code, failure):
         body = _unstructured(code, failure, on_failure=self, forced=self.forced)
         name = code.qualname or code.name
-        self.written.add(code)
-        if _is_stub(body):
+        stub = _is_stub(body)
+        if stub:
             self.stubs.append((name, str(failure)))
-            self.stubbed.add(code)
         else:
             self.fallbacks.append((name, str(failure)))
+        note = next((s for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                     and str(s.value.value).startswith("depyf: ")), None)
+        if note is not None:
+            self.notes.append((note, code, stub))
         return body
+
+    def written(self, tree: ast.AST) -> Tuple[set, set]:
+        """(records whose body in ``tree`` the fallback wrote, those of them a stub)."""
+        if not self.notes:
+            return set(), set()
+        present = {node for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        written = {code for note, code, _ in self.notes if note in present}
+        return written, {code for note, code, stub in self.notes if stub and note in present}
 
 
 def _is_stub(body) -> bool:

@@ -18,7 +18,7 @@ import types
 import pytest
 
 import depyf
-from depyf.decompiler import validate
+from depyf.decompiler import validate, verdicts
 from depyf.decompiler.api import decompile_report
 from depyf.decompiler.functions import CodeDecompiler
 from depyf.verify import interpreters
@@ -308,7 +308,7 @@ def test_mark_unverified_keeps_the_text_valid():
             'def g(x):  # keeps x\n'
             '    s = "def not_a_def"\n'
             '    return x\n')
-    marked = validate.mark_unverified(text, "why")
+    marked = verdicts.mark_unverified(text, "why")
     lines = marked.splitlines()
     assert lines[0] == "@decorate  # depyf: unverified, why"      # the top says so
     assert lines[1] == 'async def f(a, b="""x'                     # inside the string: not here
@@ -316,9 +316,9 @@ def test_mark_unverified_keeps_the_text_valid():
     assert lines[4] == "def g(x):  # keeps x  # depyf: unverified, why"
     assert lines[5] == '    s = "def not_a_def"'
     compile(marked, "<marked>", "exec")
-    assert validate.mark_unverified("\n\nx = 1\n", "why").splitlines()[0] == \
+    assert verdicts.mark_unverified("\n\nx = 1\n", "why").splitlines()[0] == \
         "# depyf: unverified, why"
-    assert validate.mark_unverified('"""a\nb"""\n', "why").splitlines()[0] == \
+    assert verdicts.mark_unverified('"""a\nb"""\n', "why").splitlines()[0] == \
         "# depyf: unverified, why"
 
 
@@ -341,6 +341,6 @@ def test_paths_and_helpers():
     assert sorted(paths) == sorted(compare_code.collect(code)[0])
     assert {"<module>", "<module>/f#0", "<module>/K#0/m#0", "<module>/<lambda>#0"} <= set(paths)
     assert paths["<module>/K#0/m#0"].name == "m"
-    assert validate.count_verdicts([("a", "fallback")])["fallback"] == 1
-    assert validate.format_counts(validate.count_verdicts([])) == \
+    assert verdicts.count_verdicts([("a", "fallback")])["fallback"] == 1
+    assert verdicts.format_counts(verdicts.count_verdicts([])) == \
         "0 identical, 0 equivalent, 0 fallback, 0 unverified"

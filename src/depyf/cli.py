@@ -81,7 +81,7 @@ def _report_file(result) -> None:
         log.debug("%s: %s written as a dispatch loop (%s)", result.path, name, reason)
     if result.counts is not None:
         # stderr, so that one file's source alone goes to stdout
-        from .decompiler.validate import format_counts
+        from .decompiler.verdicts import format_counts
         log.info("%s: %d code objects: %s", result.path, result.code_objects,
                  format_counts(result.counts))
         if result.unverified:

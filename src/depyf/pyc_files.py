@@ -42,7 +42,7 @@ class FileResult:
     #: --verify: (code object path, first difference) of each object that differs
     verify_diffs: List[Tuple[str, str]] = field(default_factory=list)
     source: Optional[str] = None
-    #: validation: verdict -> code objects (depyf.decompiler.validate.VERDICTS); None when skipped
+    #: validation: verdict -> code objects (depyf.decompiler.verdicts.VERDICTS); None when skipped
     counts: Optional[Dict[str, int]] = None
     #: why the file's code objects are unverified, if they are
     unverified: Optional[str] = None
@@ -67,7 +67,7 @@ class Summary:
                                          len(self.failed_files)))
         validated = [r.counts for r in self.results if r.counts is not None]
         if validated:
-            from .decompiler.validate import VERDICTS, format_counts
+            from .decompiler.verdicts import VERDICTS, format_counts
             text += "; validated: " + format_counts(
                 {v: sum(c.get(v, 0) for c in validated) for v in VERDICTS})
         checked = [r.verified for r in self.results if r.verified is not None]

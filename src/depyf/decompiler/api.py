@@ -15,9 +15,9 @@ from .constants import definition, definitions_text, has_literal, holds_odd_cons
 from .expressions import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
-from .validate import (NotCompiled, Unavailable, best_of, count_verdicts, import_context,
-                       mark_unverified, original_of, placeholders, put_back, record_paths,
-                       scope_path)
+from .validate import (NotCompiled, Unavailable, best_of, import_context, original_of,
+                       placeholders, put_back, record_paths, scope_path)
+from .verdicts import count_verdicts, mark_unverified
 
 
 class DecompilationError(Exception):
@@ -77,7 +77,7 @@ class Decompiled:
     equivalent Python, but not the original's shape) with the reason;
     ``stubs`` those that could not be written at all (their body raises).
     ``verdicts`` gives, when validated, each code object's path with its
-    verdict (:data:`~depyf.decompiler.validate.VERDICTS`: identical,
+    verdict (:data:`~depyf.decompiler.verdicts.VERDICTS`: identical,
     equivalent, fallback or unverified), ``unverified`` why the objects
     could not be checked.
     """

@@ -16,8 +16,8 @@ What a record is checked against (:func:`original_of`):
   the bytes are loaded with :mod:`marshal`, and the same;
 * of another version: the bytes and the text go to that version's own
   interpreter (found through pyenv) in a :class:`~depyf.verify.roundtrip.TargetSession`;
-* otherwise the objects are *unverified*, and :func:`mark_unverified` says so
-  in the text.
+* otherwise the objects are *unverified*, and
+  :func:`~depyf.decompiler.verdicts.mark_unverified` says so in the text.
 
 Example::
 
@@ -31,20 +31,15 @@ Example::
 from __future__ import annotations
 
 import ast
-import io
 import marshal
 import re
 import sys
-import tokenize
 import types
 import warnings
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..verify import compare_code
-
-#: The four verdicts on a code object, in the order counts are shown.
-VERDICTS = ("identical", "equivalent", "fallback", "unverified")
 
 #: What the decompiled text is compiled as: no file of the user's has this name.
 CANDIDATE_FILENAME = "<depyf validation>"
@@ -371,87 +366,3 @@ def restore_constants(code: types.CodeType, hidden: Dict[str, object]) -> types.
             return restore_constants(c, hidden)
         return c
     return code.replace(co_consts=tuple(value(c) for c in code.co_consts))
-
-
-# -- the unverified mark --------------------------------------------------------------------
-
-def unverified_comment(reason: str) -> str:
-    """``# depyf: unverified, <reason>``.
-
-    >>> unverified_comment("no Python 3.9 to check against")
-    '# depyf: unverified, no Python 3.9 to check against'
-    """
-    return "# depyf: unverified, %s" % reason
-
-
-def mark_unverified(text: str, reason: str) -> str:
-    """``text`` with :func:`unverified_comment` at the end of each ``def``
-    line (the first line of the header that can hold a comment) and at the
-    top: on the first line when it is empty or can hold a comment, else on a
-    line of its own above it.
-
-    >>> print(mark_unverified("\\ndef f(x):\\n    return x\\n", "not checked"), end="")
-    # depyf: unverified, not checked
-    def f(x):  # depyf: unverified, not checked
-        return x
-    """
-    comment = unverified_comment(reason)
-    lines = text.splitlines(True)
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return comment + "\n" + text
-    covered = set()
-    for tok in tokens:
-        covered.update(range(tok.start[0], tok.end[0]))   # line ends inside the token
-    defs = []
-    previous = None
-    for tok in tokens:
-        if tok.type == tokenize.NAME and tok.string == "def" and (
-                previous is None or previous.type in (tokenize.NEWLINE, tokenize.INDENT,
-                                                      tokenize.DEDENT, tokenize.NL)
-                or previous.type == tokenize.NAME and previous.string == "async"):
-            defs.append(tok.start[0])
-        if tok.type not in (tokenize.COMMENT, tokenize.NL):
-            previous = tok
-    marked = set()
-    for line in defs:
-        while line <= len(lines) and (line in covered or lines[line - 1].rstrip("\r\n").endswith("\\")):
-            line += 1
-        if line <= len(lines) and line not in marked:
-            marked.add(line)
-            lines[line - 1] = _with_comment(lines[line - 1], comment)
-    if not lines:
-        return comment + "\n"
-    first = lines[0]
-    if not first.strip():
-        lines[0] = comment + "\n"
-    elif 1 not in covered and 1 not in marked and not first.rstrip("\r\n").endswith("\\"):
-        lines[0] = _with_comment(first, comment)
-    elif 1 not in marked:
-        lines.insert(0, comment + "\n")
-    return "".join(lines)
-
-
-def _with_comment(line: str, comment: str) -> str:
-    body = line.rstrip("\r\n")
-    return body + "  " + comment + line[len(body):]
-
-
-# -- verdicts -------------------------------------------------------------------------------
-
-def count_verdicts(verdicts: Iterable[Tuple[str, str]]) -> Dict[str, int]:
-    """Verdict -> number of objects, all four verdicts present.
-
-    >>> count_verdicts([("<module>", "identical"), ("<module>/f#0", "fallback")])
-    {'identical': 1, 'equivalent': 0, 'fallback': 1, 'unverified': 0}
-    """
-    counts = dict.fromkeys(VERDICTS, 0)
-    for _path, verdict in verdicts:
-        counts[verdict] += 1
-    return counts
-
-
-def format_counts(counts: Dict[str, int]) -> str:
-    """``3 identical, 1 equivalent, 0 fallback, 0 unverified``."""
-    return ", ".join("%d %s" % (counts.get(v, 0), v) for v in VERDICTS)

@@ -350,6 +350,18 @@ def test_exception_edges_count():
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+def test_compare_code_examples_run_in_each_version(version):
+    """The script's own examples (equivalence of an if/else either way round
+    among them) hold under each interpreter that runs it."""
+    import subprocess
+    need(version)
+    script = compare_code.__file__
+    done = subprocess.run([find_interpreter(version), "-I", "-B", "-m", "doctest", os.path.basename(script)],
+                          cwd=os.path.dirname(script), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and not done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_equivalence_in_each_version(version):
     need(version)
     result = compare(version, """

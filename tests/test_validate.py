@@ -10,7 +10,6 @@
 import ast
 import dis
 import fractions
-import os
 import py_compile
 import sys
 import types
@@ -54,7 +53,6 @@ def pyc_of(tmp_path, source, version=None):
 
 
 SAMPLE = '''"""A module."""
-import os
 
 
 def f(a, b=1):
@@ -240,15 +238,15 @@ def test_a_different_lambda_takes_the_code_around_it_along(monkeypatch):
 
 
 def test_a_text_that_does_not_compile_goes_to_the_fallback(monkeypatch):
-    real = validate.Original._check_here
+    real = validate.Original.check
     calls = []
 
-    def check(self, text, path, hidden):
+    def check(self, text, path, hidden=None):
         calls.append(text)
         if len(calls) == 1:
             text = text + "\n)"
         return real(self, text, path, hidden)
-    monkeypatch.setattr(validate.Original, "_check_here", check)
+    monkeypatch.setattr(validate.Original, "check", check)
     r = decompile_report(sample)
     assert len(calls) == 2
     assert dict(r.verdicts)["sample"] == "fallback"

@@ -42,17 +42,20 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
-import depyf  # noqa: E402
+from depyf.decompiler.api import decompile_report  # noqa: E402
+from depyf.decompiler.constants import definitions_text  # noqa: E402
+from depyf.decompiler.verdicts import VERDICTS, format_counts  # noqa: E402
 from depyf.verify.corpus import corpus_modules  # noqa: E402
 from depyf.verify.interpreters import installed_versions  # noqa: E402
 from depyf.verify.roundtrip import TargetSession, close_sessions  # noqa: E402
 
 
-def measure(version: str, count: int, passes: int = 1, validate: bool = False):
+def measure(version: str, count: int, passes: int = 1, validate: bool = False, verdicts=None):
     """(modules, code objects, wall s, CPU s) of decompiling the corpus: the
     fastest of ``passes`` passes over it (each decompiles everything afresh;
     nothing is cached between passes). With ``validate`` the CPU time
-    includes the target interpreter's."""
+    includes the target interpreter's, and ``verdicts`` (a dict) gets the
+    objects counted by verdict."""
     records = []
     with TargetSession(version) as target:
         for path in corpus_modules(version, count):
@@ -67,9 +70,16 @@ def measure(version: str, count: int, passes: int = 1, validate: bool = False):
     for _ in range(max(1, passes)):
         close_sessions()
         start, cpu_start, children = time.perf_counter(), time.process_time(), _children_cpu()
+        counts = dict.fromkeys(VERDICTS, 0)
         for rec in records:
-            depyf.decompile(rec, validate=validate)
+            # (what depyf.decompile does, with the verdicts)
+            report = decompile_report(rec, define_constants=True, validate=validate)
+            definitions_text(report.definitions) + report.source
+            for verdict, n in report.counts().items():
+                counts[verdict] += n
         close_sessions()        # (a child's CPU time is known once it has ended)
+        if verdicts is not None:
+            verdicts.update(counts)
         took = (time.perf_counter() - start,
                 time.process_time() - cpu_start + _children_cpu() - children)
         best = took if best is None or took[1] < best[1] else best
@@ -133,12 +143,16 @@ def main(argv=None) -> int:
     print("%-8s %-24s %8s %13s %8s %12s %8s %12s %14s %18s  %s" % (
         "version", "tool", "modules", "code objects", "wall s", "objects/s", "CPU s",
         "objects/CPU s", "validated /s", "validated /CPU s", "failed"))
+    found = []
     for version in versions:
         modules, objects, seconds, cpu = measure(version, args.modules, args.passes)
         checked = ("", "")
         if not args.no_validation:
-            _m, _o, v_seconds, v_cpu = measure(version, args.modules, args.passes, validate=True)
+            counts = {}
+            _m, _o, v_seconds, v_cpu = measure(version, args.modules, args.passes, validate=True,
+                                               verdicts=counts)
             checked = ("%.0f" % _rate(objects, v_seconds), "%.0f" % _rate(objects, v_cpu))
+            found.append("%s validated: %s" % (version, format_counts(counts)))
         print(row % ((version, "depyf (this tree)", modules, objects, seconds, _rate(objects, seconds),
                       cpu, _rate(objects, cpu)) + checked + ("",)))
         for python in others.get(version, []):
@@ -148,6 +162,9 @@ def main(argv=None) -> int:
                 cpu = r.get("cpu_seconds", r["seconds"])
                 print(row % (version, label[:24], "", done, r["seconds"], _rate(r["objects"], r["seconds"]),
                              cpu, _rate(r["objects"], cpu), "", "", r["failed"]))
+    if found:
+        print()
+        print("\n".join(found))
     return 0
 
 

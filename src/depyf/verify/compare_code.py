@@ -668,7 +668,7 @@ def compare_tables(order, orig, cand):
                            if cand is not None else ("no compiled candidate", "no candidate"))
             continue
         if isinstance(mine, CodeEntry) and isinstance(other, CodeEntry) \
-                and not mine.class_body and same_code(mine.code, other.code):
+                and same_code(mine.code, other.code):
             equal[path] = equivalent[path] = True
             diffs[path] = (None, None)
             continue

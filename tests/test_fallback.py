@@ -677,6 +677,34 @@ def _recorder(log):
     return note
 
 
+def template_cell(a, b, note):
+    box = a
+    return lambda: box
+
+
+#: 3.13's LOAD_CLOSURE is a pseudo-instruction: the compiler writes a LOAD_FAST
+#: of the cell's slot, which the decoder reads as a load of the variable
+LOAD_CLOSURE_IS_REAL = dis.opmap.get("LOAD_CLOSURE", 256) < 256
+
+
+@pytest.mark.xfail(not LOAD_CLOSURE_IS_REAL, strict=True,
+                   reason="a LOAD_FAST of a cell's slot (3.13) reads as the variable's value")
+def test_a_cell_passed_as_a_value_stays_a_cell(forced):
+    # Dynamo hands a closure tuple (LOAD_CLOSURE box; BUILD_TUPLE) to the code
+    # that makes a resume function: the cell itself, not what it holds
+    box = 0 if HOST < (3, 11) else 3        # (an index among cells, then among all locals)
+    asm = Assembler()
+    if HOST >= (3, 11):
+        asm.op("MAKE_CELL", box)
+    asm.op("LOAD_FAST", 0).op("STORE_DEREF", box)
+    cell = "LOAD_CLOSURE" if LOAD_CLOSURE_IS_REAL else "LOAD_FAST"
+    asm.call(2, 1, lambda s: s.op(cell, box).op("BUILD_TUPLE", 1))
+    asm.op("RETURN_VALUE")
+    code = asm.code(template_cell, [None])
+    source = compare_code(code, [(1, 0), ("x", 0)])
+    assert "__closure__" in source, source
+
+
 def test_value_kept_on_the_stack_across_a_join(forced):
     # r = note(a) + 1; if b: r = r * 3   -- with r never stored: it waits on the stack
     asm = Assembler()

@@ -107,6 +107,7 @@ from ..bytecode.normalize import PASSES, _PASS_FUNCS, remove_ops, to_ops
 from ..bytecode.versions import get_table
 from .astcompat import child_nodes
 from .expressions import Context, DecompileFailure, StackMachine, CodeConst, definition, same_target
+from .objects import CellRef
 from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder)
 
@@ -461,8 +462,6 @@ class Mark(Placeholder):
         return const(None)     # lasti: only RERAISE reads it, for line numbers
 
 
-class CellName(ast.Name):
-    """LOAD_CLOSURE's value: a Name, but it names the cell (``__classcell__`` stores)."""
 
 
 # -- the node graph ------------------------------------------------------------------------
@@ -645,7 +644,7 @@ class Translator:
 
     def is_pure(self, item) -> bool:
         """Evaluating ``item`` later, or twice, gives the same value and no effects."""
-        if isinstance(item, (Mark, Null, BuildClass, CodeConst, ast.Constant, CellName)):
+        if isinstance(item, (Mark, Null, BuildClass, CodeConst, ast.Constant, CellRef)):
             return True
         if isinstance(item, FunctionValue):
             return not item.code.flags & CO_NEWLOCALS
@@ -1356,7 +1355,9 @@ def _waiting(b, items) -> list:
 
 @handles("LOAD_CLOSURE")
 def _load_closure(b, op):
-    b.push(CellName(id=op.arg, ctx=ast.Load()))
+    # The cell itself: a closure tuple's item for MAKE_FUNCTION, or a value
+    # passed on (Dynamo hands closure tuples to the code making resume functions).
+    b.push(CellRef(op.arg))
 
 
 @handles("LOAD_ASSERTION_ERROR")
@@ -1496,8 +1497,8 @@ def _store_without_statement(b, op, name: str, value) -> bool:
     """Stores that are not an assignment here: a class cell, the end of an
     inlined comprehension's saved local, one name of a ``from`` import."""
     if b.t.kind == "class" and (name in _CLASS_CELLS or (
-            name in ("__classcell__", "__classdictcell__") and isinstance(value, ast.Name)
-            and value.id in _CLASS_CELLS)):
+            name in ("__classcell__", "__classdictcell__") and isinstance(value, CellRef)
+            and value.name in _CLASS_CELLS)):
         return True     # the compiler sets these cells up again for the class we write
     if isinstance(value, Mark) and value.kind == "saved" and value.index == name:
         b.maybe_unbound.add(name)

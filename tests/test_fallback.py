@@ -705,6 +705,26 @@ def test_a_cell_passed_as_a_value_stays_a_cell(forced):
     assert "__closure__" in source, source
 
 
+def test_a_code_object_passed_as_a_value(forced):
+    # Dynamo's _create_nested_fn(code, ...) takes a code object as a plain
+    # value: the expression builder defines a helper returning an equal one
+    # just before the statement, which the fallback writes too
+    inner = compile("def inner(y):\n    return y + 1\n", "<inner>", "exec").co_consts[0]
+    asm = Assembler()
+    asm.call(2, 1, lambda s: s.op("LOAD_CONST", 1))
+    asm.op("RETURN_VALUE")
+    code = asm.code(template, [None, inner])
+    original = types.FunctionType(code, {"__builtins__": __builtins__})
+    source = depyf.decompile(original, validate=False)
+    namespace = {}
+    exec(compile(source, "<code value>", "exec"), namespace)
+
+    def note(c):
+        return c.co_name, c.co_argcount, c.co_varnames[0], types.FunctionType(c, {})(41)
+    assert original(0, 0, note) == namespace["template"](0, 0, note) == ("inner", 1, "y", 42)
+    assert "__code__" in source, source
+
+
 def test_value_kept_on_the_stack_across_a_join(forced):
     # r = note(a) + 1; if b: r = r * 3   -- with r never stored: it waits on the stack
     asm = Assembler()

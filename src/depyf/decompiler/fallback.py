@@ -1191,7 +1191,14 @@ class NodeBuilder:
             self.unmark(n)
             self.m.step(op)
         if self.m.stmts:
-            raise DecompileFailure("internal: %s wrote a statement" % op.name)
+            if not all(isinstance(stmt, ast.FunctionDef) for stmt in self.m.stmts):
+                raise DecompileFailure("internal: %s wrote a statement" % op.name)
+            # The defs a value needs just before it (a helper returning a code
+            # object, a function passed on as it is made: objects.code_expr,
+            # function_expr) run no code: they commute with what waits.
+            for stmt in self.m.stmts:
+                self.emit(stmt)
+            self.m.stmts.clear()
 
     def unmark(self, n: int) -> None:
         """The top ``n`` items as values: marks become the expressions they stand for."""

@@ -462,8 +462,6 @@ class Mark(Placeholder):
         return const(None)     # lasti: only RERAISE reads it, for line numbers
 
 
-
-
 # -- the node graph ------------------------------------------------------------------------
 
 @dataclass(eq=False)

@@ -200,10 +200,12 @@ def _build_checked(record, kind, live, name, layout, original, odd, readable=Fal
         new = {rec: why for rec, why in refuse.items() if rec not in forced}
         if not new or round_ == MAX_ROUNDS - 1:
             # What the rounds could not settle: all of it to the fallback.
-            everything = True
             reason = "validation: written by the fallback with the code around it"
             new = {rec: forced.get(rec, reason) for rec in record.walk()}
         forced.update(new)
+        # (nothing left to check when the fallback writes it all: one code
+        # object of Dynamo's, typically)
+        everything = all(rec in forced for rec in record.walk())
     return built
 
 

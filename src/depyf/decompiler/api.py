@@ -267,6 +267,12 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
         if checks is None or not all(c.equal for c in checks):
             plain = original.check(text, path, hidden)
             checks = plain if checks is None else best_of(checks, plain)
+        if not all(c.equal for c in checks) and node is not None and built.scoped == [node] \
+                and not (hidden or renamed):
+            # A top-level def of a method or nested function, where it was
+            # defined: up to 3.10 what it nests has that place in its qualified name.
+            checks = best_of(checks, _check_in_place(record, original, node, live, layout,
+                                                     context))
     except NotCompiled as e:
         log.verdicts = []
         why = "validation: the text does not compile (%s)" % e
@@ -301,6 +307,20 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
         verdicts.append((check.path, verdict))
     log.verdicts = verdicts
     return refuse
+
+
+def _check_in_place(record, original, node, live, layout, context):
+    """Checks of ``node`` compiled inside the scopes its qualified name names
+    (none when it names none)."""
+    from .live import defining_scopes
+    scopes = defining_scopes(record, live, node)
+    if scopes == [node]:
+        return []
+    text = render_module(ast.Module(body=scopes, type_ignores=[]), record.version, layout)
+    try:
+        return original.check(context + text, scope_path(scopes, node))
+    except NotCompiled:
+        return []
 
 
 def _under(path: str, paths, records) -> bool:

@@ -8,6 +8,14 @@ time of the process (on a shared machine, a virtual one especially, the wall
 clock also counts time other work took the core, and neighbours slow a whole
 pass down by up to a third: the fastest pass is the least disturbed one).
 
+Those passes decompile without validation (``validate=False``: the
+decompiler alone). The columns after them time the same passes with
+validation, as ``depyf.decompile`` does by default: each module's text is
+compiled again and compared with the original, in this process for this
+interpreter's own version, by the target interpreter for the others (its CPU
+time is counted too: the target is stopped at the end of each pass to read
+it), and what is found different is decompiled again through the fallback.
+
 Run from the project root::
 
     PYTHONPATH=src python3 bench/decompile_speed.py [--versions 3.8,3.13] [--modules 65] [--passes 3]
@@ -34,22 +42,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
-import depyf  # noqa: E402
+from depyf.decompiler.api import decompile_report  # noqa: E402
+from depyf.decompiler.constants import definitions_text  # noqa: E402
+from depyf.decompiler.verdicts import VERDICTS, format_counts  # noqa: E402
 from depyf.verify.corpus import corpus_modules  # noqa: E402
 from depyf.verify.interpreters import installed_versions  # noqa: E402
-from depyf.verify.roundtrip import TargetSession  # noqa: E402
+from depyf.verify.roundtrip import TargetSession, close_sessions  # noqa: E402
 
 
-def measure(version: str, count: int, passes: int = 1):
+def measure(version: str, count: int, passes: int = 1, validate: bool = False, verdicts=None):
     """(modules, code objects, wall s, CPU s) of decompiling the corpus: the
     fastest of ``passes`` passes over it (each decompiles everything afresh;
-    nothing is cached between passes)."""
+    nothing is cached between passes). With ``validate`` the CPU time
+    includes the target interpreter's, and ``verdicts`` (a dict) gets the
+    objects counted by verdict."""
     records = []
     with TargetSession(version) as target:
         for path in corpus_modules(version, count):
@@ -62,10 +75,20 @@ def measure(version: str, count: int, passes: int = 1):
     objects = sum(1 for rec in records for _ in rec.walk())
     best = None
     for _ in range(max(1, passes)):
-        start, cpu_start = time.perf_counter(), time.process_time()
+        close_sessions()
+        start, cpu_start, children = time.perf_counter(), time.process_time(), _children_cpu()
+        counts = dict.fromkeys(VERDICTS, 0)
         for rec in records:
-            depyf.decompile(rec)
-        took = (time.perf_counter() - start, time.process_time() - cpu_start)
+            # (what depyf.decompile does, with the verdicts)
+            report = decompile_report(rec, define_constants=True, validate=validate)
+            definitions_text(report.definitions) + report.source
+            for verdict, n in report.counts().items():
+                counts[verdict] += n
+        close_sessions()        # (a child's CPU time is known once it has ended)
+        if verdicts is not None:
+            verdicts.update(counts)
+        took = (time.perf_counter() - start,
+                time.process_time() - cpu_start + _children_cpu() - children)
         best = took if best is None or took[1] < best[1] else best
     return (len(records), objects) + best
 
@@ -111,6 +134,10 @@ def _analyse(cfg) -> None:
     for region in cfg.handlers:
         region.code
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
 
 def venv_python(venv: str) -> str:
     for name in ("bin/python", "Scripts/python.exe"):
@@ -155,6 +182,8 @@ def main(argv=None) -> int:
                         help="also time building each code object's control-flow graph, alone "
                              "and with all its analyses (rows 'cfg: ...'; 'failed' shows the "
                              "share of the decompile CPU time)")
+    parser.add_argument("--no-validation", action="store_true",
+                        help="leave out the passes with validation")
     args = parser.parse_args(argv)
     versions = args.versions.split(",") if args.versions else [
         "%d.%d" % v if isinstance(v, tuple) else str(v) for v in installed_versions()]
@@ -162,26 +191,37 @@ def main(argv=None) -> int:
     for venv in args.others:
         python = venv_python(venv)
         others.setdefault(venv_version(python), []).append(python)
-    row = "%-8s %-24s %8s %13s %8.2f %12.0f %8.2f %12.0f  %s"
-    print("%-8s %-24s %8s %13s %8s %12s %8s %12s  %s" % (
+    row = "%-8s %-24s %8s %13s %8.2f %12.0f %8.2f %12.0f %14s %18s  %s"
+    print("%-8s %-24s %8s %13s %8s %12s %8s %12s %14s %18s  %s" % (
         "version", "tool", "modules", "code objects", "wall s", "objects/s", "CPU s",
-        "objects/CPU s", "failed"))
+        "objects/CPU s", "validated /s", "validated /CPU s", "failed"))
+    found = []
     for version in versions:
         modules, objects, seconds, cpu = measure(version, args.modules, args.passes)
-        print(row % (version, "depyf (this tree)", modules, objects, seconds, _rate(objects, seconds),
-                     cpu, _rate(objects, cpu), ""))
+        checked = ("", "")
+        if not args.no_validation:
+            counts = {}
+            _m, _o, v_seconds, v_cpu = measure(version, args.modules, args.passes, validate=True,
+                                               verdicts=counts)
+            checked = ("%.0f" % _rate(objects, v_seconds), "%.0f" % _rate(objects, v_cpu))
+            found.append("%s validated: %s" % (version, format_counts(counts)))
+        print(row % ((version, "depyf (this tree)", modules, objects, seconds, _rate(objects, seconds),
+                      cpu, _rate(objects, cpu)) + checked + ("",)))
         if args.cfg:
             graphs, build, full = measure_cfg(version, args.modules, args.passes)
             for label, took in (("cfg: build", build), ("cfg: build + analyses", full)):
                 print(row % (version, label, modules, graphs, took, _rate(graphs, took), took,
-                             _rate(graphs, took), "%.1f%% of decompile" % (100 * took / cpu)))
+                             _rate(graphs, took), "", "", "%.1f%% of decompile" % (100 * took / cpu)))
         for python in others.get(version, []):
             for label, r in measure_others(python, version, args.modules, args.others_budget):
                 done = "%d of %d" % (r["objects"], r["of"]) if r["objects"] < r["of"] \
                     else str(r["objects"])
                 cpu = r.get("cpu_seconds", r["seconds"])
                 print(row % (version, label[:24], "", done, r["seconds"], _rate(r["objects"], r["seconds"]),
-                             cpu, _rate(r["objects"], cpu), r["failed"]))
+                             cpu, _rate(r["objects"], cpu), "", "", r["failed"]))
+    if found:
+        print()
+        print("\n".join(found))
     return 0
 
 

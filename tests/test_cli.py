@@ -116,6 +116,58 @@ def test_decompile_single_file_to_output(tmp_path, capsys):
     assert target.read_text() == "y = 2\nif y:\n    print(y)\n"
 
 
+def _host_pyc(tmp_path, name="x"):
+    """A .pyc of SOURCE written by this interpreter (validated in-process)."""
+    import importlib.util, marshal, struct
+    pyc = tmp_path / ("%s.pyc" % name)
+    pyc.write_bytes(importlib.util.MAGIC_NUMBER + struct.pack("<I", 0) + b"\0" * 8
+                    + marshal.dumps(compile(SOURCE, "%s.py" % name, "exec")))
+    return pyc
+
+
+def test_decompile_prints_the_verdict_counts_on_stderr(tmp_path, capsys):
+    pyc = _host_pyc(tmp_path)
+    assert main(["decompile", str(pyc)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("def greet(name):")        # stdout: the source alone
+    objects = 4 if sys.version_info >= (3, 12) else 5         # (3.12+ inlines the listcomp)
+    assert "x.pyc: %d code objects: %d identical, 0 equivalent, 0 fallback, 0 unverified" % (
+        objects, objects) in captured.err
+    assert main(["decompile", "--no-validate", str(pyc)]) == 0
+    captured = capsys.readouterr()
+    assert "identical" not in captured.err and "def greet(name):" in captured.out
+
+
+def test_decompile_folder_counts_per_file_and_in_total(tmp_path, capsys):
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    _host_pyc(folder, "a")
+    _host_pyc(folder, "b")
+    assert main(["decompile", str(folder), "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert err.count(" identical, 0 equivalent, 0 fallback, 0 unverified") == 3  # 2 files, total
+    assert "a.pyc: " in err and "b.pyc: " in err and "; validated: " in err
+
+
+def test_decompile_says_when_no_interpreter_can_check(tmp_path, capsys, monkeypatch):
+    version = next((v for v in ("3.8", "3.9", "3.10", "3.12", "3.13")
+                    if v != "%d.%d" % sys.version_info[:2] and find_interpreter(v)), None)
+    if version is None:
+        pytest.skip("no pyenv interpreter of another version")
+    pyc = compile_with(find_interpreter(version), tmp_path, "other")
+    from depyf.verify import interpreters
+    monkeypatch.setattr(interpreters, "find_interpreter", lambda v: None)
+    assert main(["decompile", str(pyc)]) == 0
+    captured = capsys.readouterr()
+    reason = "no Python %s to check against" % version
+    assert captured.out.splitlines()[0].endswith("# depyf: unverified, " + reason)
+    assert "unverified: " + reason in captured.err
+    import re
+    counts = re.search(r"(\d+) code objects: 0 identical, 0 equivalent, 0 fallback, (\d+) unverified",
+                       captured.err)
+    assert counts and counts.group(1) == counts.group(2) != "0", captured.err
+
+
 def test_output_names_strip_cache_tags():
     from depyf.pyc_files import output_names
     items = [("a/__pycache__/m.cpython-38.pyc", "a"), ("a/sub/__pycache__/n.cpython-311.opt-1.pyc", "a"),

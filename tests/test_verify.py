@@ -270,6 +270,141 @@ def test_canon_const_is_type_exact():
 
 
 # --------------------------------------------------------------------------
+# Equivalence: the same control-flow graph (hand-made rows, then each version's own code)
+
+
+def row(opname, arg=None, to=None, exc=None):
+    """One canonical row: ``to`` a jump's target index, ``exc`` a handler ``(index, depth, lasti)``."""
+    return (opname, arg, exc, to)
+
+
+def if_else(jump, first, second):
+    """``if x: first() else: second()`` as the compiler lays it out, ``jump`` being its test."""
+    return [row("LOAD_NAME", "x"), row(jump, to=5),
+            row("LOAD_NAME", first), row("CALL", "0"), row("JUMP_FORWARD", to=7),
+            row("LOAD_NAME", second), row("CALL", "0"),
+            row("RETURN_CONST", "NoneType:None")]
+
+
+def test_if_else_either_way_round_is_equivalent():
+    a = if_else("POP_JUMP_IF_FALSE", "a", "b")
+    b = if_else("POP_JUMP_IF_TRUE", "b", "a")
+    assert compare_code.canonical_rows is not None and a != b
+    assert compare_code.equivalent_flow(a, b)
+    # 3.11 names where the target lies; polarity is the same
+    assert compare_code.equivalent_flow(a, if_else("POP_JUMP_FORWARD_IF_TRUE", "b", "a"))
+
+
+def test_swapped_branch_target_is_not_equivalent():
+    a = if_else("POP_JUMP_IF_FALSE", "a", "b")
+    assert not compare_code.equivalent_flow(a, if_else("POP_JUMP_IF_TRUE", "a", "b"))
+    assert not compare_code.equivalent_flow(a, if_else("POP_JUMP_IF_FALSE", "b", "a"))
+    # a test that keeps its value on one edge has no other way round
+    assert not compare_code.equivalent_flow(if_else("JUMP_IF_FALSE_OR_POP", "a", "b"),
+                                            if_else("JUMP_IF_TRUE_OR_POP", "b", "a"))
+    # the same blocks, a join moved: b() no longer reaches the return
+    moved = if_else("POP_JUMP_IF_FALSE", "a", "b")
+    moved[6] = row("RETURN_VALUE")
+    assert not compare_code.equivalent_flow(a, moved)
+
+
+def test_dead_blocks_and_jump_chains_are_ignored():
+    a = if_else("POP_JUMP_IF_FALSE", "a", "b")
+    dead = a + [row("LOAD_NAME", "never"), row("RETURN_VALUE")]
+    assert compare_code.equivalent_flow(a, dead)
+    # a jump to a jump to the join, a dead block in between
+    chained = a[:4] + [row("JUMP_FORWARD", to=10), row("LOAD_NAME", "b"), row("CALL", "0"),
+                       row("JUMP_FORWARD", to=11), row("LOAD_NAME", "dead"), row("RETURN_VALUE"),
+                       row("JUMP_FORWARD", to=11), row("RETURN_CONST", "NoneType:None")]
+    assert compare_code.equivalent_flow(a, chained)
+    # ... but a live block more is not ignored
+    alive = list(a)
+    alive[4] = row("JUMP_FORWARD", to=8)
+    alive[7:] = [row("RETURN_CONST", "NoneType:None"), row("LOAD_NAME", "c"), row("POP_TOP"),
+                 row("JUMP_FORWARD", to=7)]
+    assert not compare_code.equivalent_flow(a, alive)
+
+
+def test_exception_edges_count():
+    """3.11+ handlers are edges: their target, depth and lasti all matter."""
+    def guarded(depth=0, lasti=False, covered=(1, 2)):
+        rows = [row("LOAD_NAME", "f"), row("CALL", "0"), row("POP_TOP"),
+                row("RETURN_CONST", "NoneType:None"),
+                row("PUSH_EXC_INFO"), row("POP_EXCEPT"), row("RETURN_CONST", "int:1")]
+        return [r if i not in covered else r[:2] + ((4, depth, lasti),) + r[3:]
+                for i, r in enumerate(rows)]
+    base = guarded()
+    assert compare_code.equivalent_flow(base, guarded())
+    assert not compare_code.equivalent_flow(base, guarded(depth=1))
+    assert not compare_code.equivalent_flow(base, guarded(lasti=True))
+    assert not compare_code.equivalent_flow(base, guarded(covered=(1,)))
+    # the handler laid out first, reached by the same edge: the same graph
+    moved = [row("JUMP_FORWARD", to=4), row("PUSH_EXC_INFO"), row("POP_EXCEPT"),
+             row("RETURN_CONST", "int:1"), row("LOAD_NAME", "f"),
+             row("CALL", "0", exc=(1, 0, False)), row("POP_TOP", exc=(1, 0, False)),
+             row("RETURN_CONST", "NoneType:None")]
+    assert compare_code.equivalent_flow(base, moved)
+    # ... by another depth or to another block: not
+    assert not compare_code.equivalent_flow(base, [r if r[2] is None else r[:2] + ((4, 0, False),) + r[3:]
+                                                   for r in moved])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_compare_code_examples_run_in_each_version(version):
+    """The script's own examples (equivalence of an if/else either way round
+    among them) hold under each interpreter that runs it."""
+    import subprocess
+    need(version)
+    script = compare_code.__file__
+    done = subprocess.run([find_interpreter(version), "-I", "-B", "-m", "doctest", os.path.basename(script)],
+                          cwd=os.path.dirname(script), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and not done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_equivalence_in_each_version(version):
+    need(version)
+    result = compare(version, """
+        def f(x):
+            if x:
+                a()
+            else:
+                b()
+            return 1
+    """, """
+        def f(x):
+            if not x:
+                b()
+            else:
+                a()
+            return 1
+    """)
+    f = by_path(result)["<module>/f#0"]
+    assert not f.equal and f.equivalent, f
+    assert result.equivalent == result.code_objects == 2
+    swapped = compare(version, "def f(x):\n    if x:\n        a()\n    else:\n        b()\n",
+                      "def f(x):\n    if x:\n        b()\n    else:\n        a()\n")
+    assert not by_path(swapped)["<module>/f#0"].equivalent
+    # handlers count: one more try block around the call
+    handled = compare(version, """
+        def f(x):
+            try:
+                a()
+            except E:
+                b()
+    """, """
+        def f(x):
+            try:
+                a()
+            except E:
+                b()
+            except F:
+                b()
+    """)
+    assert not by_path(handled)["<module>/f#0"].equivalent
+
+
+# --------------------------------------------------------------------------
 # What the rule ignores
 
 
@@ -384,10 +519,17 @@ def test_decompile_gets_a_target_record(version):
 
 
 def test_default_decompiler_is_depyf_decompile(monkeypatch):
+    """... without validation: the trip measures the decompiler itself."""
     version = need("3.12")
     import depyf
-    monkeypatch.setattr(depyf, "decompile", lambda record: "x = 1\n", raising=False)
+    calls = []
+
+    def fake(record, **options):
+        calls.append(options)
+        return "x = 1\n"
+    monkeypatch.setattr(depyf, "decompile", fake, raising=False)
     assert verify("x = 1\n", version).ok
+    assert calls == [{"validate": False}]
     monkeypatch.delattr(depyf, "decompile")
     assert "AttributeError" in verify("x = 1\n", version).crash
 
@@ -428,7 +570,7 @@ def test_failure_kinds_and_table():
     assert corpus.failure_kinds()[0][:2] == ("arg:LOAD_FAST", 2)
     table = format_table([corpus]).splitlines()
     assert table[0].split()[:2] == ["version", "modules"]
-    assert table[1].split() == ["3.11", "2", "1", "4", "25.00", "0.00", "1", "0"]
+    assert table[1].split() == ["3.11", "2", "1", "4", "25.00", "0.00", "25.00", "1", "0"]
 
 
 def test_corpus_list_has_65_entries():

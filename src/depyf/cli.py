@@ -5,6 +5,7 @@ Example::
     $ depyf dis __pycache__/mod.cpython-38.pyc
     $ depyf decompile __pycache__/mod.cpython-38.pyc
     $ depyf decompile build/ -o decompiled -j 2 --verify
+    $ depyf decompile mod.cpython-39.pyc --no-validate > mod.py
     $ depyf run --dump-dir dump train.py --epochs 1
 """
 from __future__ import annotations
@@ -44,7 +45,8 @@ def _cmd_decompile(args) -> int:
     single = len(paths) == 1 and not os.path.isdir(paths[0])
     if single and (args.output is None or not os.path.isdir(args.output)):
         # One file: to stdout, or to the named file.
-        result = decompile_file(paths[0], args.output, layout, args.verify)
+        result = decompile_file(paths[0], args.output, layout, args.verify,
+                                validate=not args.no_validate)
         if result.error:
             log.error("%s", result.error)
             return 1
@@ -60,7 +62,8 @@ def _cmd_decompile(args) -> int:
         out = os.path.normpath(paths[0]).rstrip(os.sep) + "_decompiled"
     with _Progress(enabled=not args.quiet) as progress:
         summary = decompile_paths(paths, out, jobs=args.jobs, layout=layout,
-                                  verify=args.verify, progress=progress.update)
+                                  verify=args.verify, progress=progress.update,
+                                  validate=not args.no_validate)
     for result in summary.results:
         _report_file(result)
     log.info("sources written under %s", out)
@@ -76,6 +79,13 @@ def _report_file(result) -> None:
         log.error("%s: %s could not be decompiled: %s", result.path, name, reason)
     for name, reason in result.fallbacks:
         log.debug("%s: %s written as a dispatch loop (%s)", result.path, name, reason)
+    if result.counts is not None:
+        # stderr, so that one file's source alone goes to stdout
+        from .decompiler.verdicts import format_counts
+        log.info("%s: %d code objects: %s", result.path, result.code_objects,
+                 format_counts(result.counts))
+        if result.unverified:
+            log.warning("%s: unverified: %s", result.path, result.unverified)
     if result.verify_error:
         log.warning("%s: not verified: %s", result.path, result.verify_error)
     elif result.verified is not None:
@@ -185,6 +195,11 @@ def build_parser() -> argparse.ArgumentParser:
     dec.add_argument("--verify", action="store_true",
                      help="recompile each output with the file's own Python version (found "
                           "under pyenv) and compare every code object with the original")
+    dec.add_argument("--no-validate", action="store_true",
+                     help="skip validation: by default every code object of the output is "
+                          "compiled again with the file's own Python (this one, or pyenv's) and "
+                          "compared with the original, and what is neither identical nor "
+                          "equivalent is written by the fallback instead")
     dec.add_argument("--compact", action="store_true",
                      help="compact layout for reading (default: each statement on its original line)")
     dec.set_defaults(run=_cmd_decompile)

@@ -9,7 +9,7 @@ Example::
     >>> from depyf.pyc_files import decompile_paths
     >>> summary = decompile_paths(["build/__pycache__"], out="decompiled", jobs=2)  # doctest: +SKIP
     >>> print(summary.format())                                                      # doctest: +SKIP
-    3 files, 41 code objects: 41 structured, 0 fallback, 0 failed; 0 files unreadable
+    3 files, 41 code objects: 41 structured, 0 fallback, 0 failed; 0 files unreadable; validated: 40 identical, 1 equivalent, 0 fallback, 0 unverified
 """
 from __future__ import annotations
 
@@ -42,6 +42,10 @@ class FileResult:
     #: --verify: (code object path, first difference) of each object that differs
     verify_diffs: List[Tuple[str, str]] = field(default_factory=list)
     source: Optional[str] = None
+    #: validation: verdict -> code objects (depyf.decompiler.verdicts.VERDICTS); None when skipped
+    counts: Optional[Dict[str, int]] = None
+    #: why the file's code objects are unverified, if they are
+    unverified: Optional[str] = None
 
 
 @dataclass
@@ -61,6 +65,11 @@ class Summary:
                 "%d files unreadable" % (len(self.results), objects,
                                          objects - fallbacks - stubs, fallbacks, stubs,
                                          len(self.failed_files)))
+        validated = [r.counts for r in self.results if r.counts is not None]
+        if validated:
+            from .decompiler.verdicts import VERDICTS, format_counts
+            text += "; validated: " + format_counts(
+                {v: sum(c.get(v, 0) for c in validated) for v in VERDICTS})
         checked = [r.verified for r in self.results if r.verified is not None]
         if checked:
             same = sum(v[0] for v in checked)
@@ -118,10 +127,14 @@ def output_names(items: Sequence[Tuple[str, str]], out: str) -> Dict[str, str]:
 
 
 def decompile_file(path: str, out: Optional[str] = None, layout: str = "lines",
-                   verify: bool = False) -> FileResult:
+                   verify: bool = False, validate: bool = True) -> FileResult:
     """Decompile one .pyc file; write the source to ``out`` (or keep it in
     ``result.source`` when ``out`` is None). Never raises for bad input: the
-    reason is in ``result.error``.
+    reason is in ``result.error``. ``validate``: see :func:`depyf.decompile`
+    (the verdicts are counted in ``result.counts``).
+
+    >>> decompile_file("__pycache__/m.cpython-39.pyc").counts        # doctest: +SKIP
+    {'identical': 12, 'equivalent': 0, 'fallback': 0, 'unverified': 0}
     """
     from .bytecode import BytecodeError, read_pyc
     from .decompiler.api import decompile_report
@@ -129,7 +142,7 @@ def decompile_file(path: str, out: Optional[str] = None, layout: str = "lines",
     try:
         pyc = read_pyc(path)
         result.version = tuple(pyc.version)
-        report = decompile_report(pyc.code, layout)
+        report = decompile_report(pyc.code, layout, validate=validate)
     except (OSError, BytecodeError) as e:
         result.error = str(e)
         return result
@@ -138,6 +151,8 @@ def decompile_file(path: str, out: Optional[str] = None, layout: str = "lines",
         return result
     result.code_objects = report.code_objects
     result.fallbacks, result.stubs = report.fallbacks, report.stubs
+    if validate:
+        result.counts, result.unverified = report.counts(), report.unverified
     if out is None:
         result.source = report.source
     else:
@@ -171,18 +186,19 @@ def _verify(result: FileResult, path: str, source: str) -> None:
 
 
 def _work(item):
-    path, out, layout, verify = item
-    return decompile_file(path, out, layout, verify)
+    path, out, layout, verify, validate = item
+    return decompile_file(path, out, layout, verify, validate)
 
 
 def decompile_paths(paths: Sequence[str], out: str, jobs: int = 1, layout: str = "lines",
                     verify: bool = False,
-                    progress: Optional[Callable[[FileResult], None]] = None) -> Summary:
+                    progress: Optional[Callable[[FileResult], None]] = None,
+                    validate: bool = True) -> Summary:
     """Decompile every .pyc under ``paths`` into the folder ``out``, ``jobs``
     files at a time; ``progress`` is called once per finished file."""
     items = find_pyc_files(paths)
     names = output_names(items, out)
-    work = [(path, names[path], layout, verify) for path, _ in items]
+    work = [(path, names[path], layout, verify, validate) for path, _ in items]
     summary = Summary()
     if jobs <= 1 or len(work) <= 1:
         finished = map(_work, work)

@@ -62,6 +62,10 @@ class CodeRecord:
     #: byte offset of ``code`` inside the file (None for live code)
     code_offset: Optional[int] = None
     live: Optional[types.CodeType] = field(default=None, repr=False)
+    #: the marshalled bytes the record was read from, on the record
+    #: :func:`~depyf.bytecode.pyc.unmarshal` returns (its own interpreter can
+    #: load them to check a decompilation against)
+    marshalled: Optional[bytes] = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         return "<CodeRecord %s %s line %s py%d.%d>" % (

@@ -103,7 +103,14 @@ def parse_pyc(data: bytes, path: Optional[str] = None) -> PycFile:
 
 
 def unmarshal(data: bytes, version, path: Optional[str] = None, start: int = 0):
-    """Read one marshalled object from ``data[start:]`` as ``version`` wrote it."""
+    """Read one marshalled object from ``data[start:]`` as ``version`` wrote it;
+    a code object's record keeps the bytes it was read from (``marshalled``).
+
+    >>> import marshal, sys
+    >>> data = marshal.dumps(compile("x = 1", "<s>", "exec"))
+    >>> unmarshal(data, sys.version_info[:2]).marshalled == data
+    True
+    """
     reader = _Reader(bytes(data), tuple(version), path)
     reader.pos = start
     # Each nesting level costs a few frames; make room so MAX_DEPTH, not the
@@ -111,7 +118,10 @@ def unmarshal(data: bytes, version, path: Optional[str] = None, start: int = 0):
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(old_limit + _FRAMES_PER_LEVEL * MAX_DEPTH)
     try:
-        return reader.read_object()
+        value = reader.read_object()
+        if isinstance(value, CodeRecord):
+            value.marshalled = reader.data[start:reader.pos]
+        return value
     except RecursionError:
         raise MarshalError("objects nested too deep", path, reader.pos) from None
     finally:

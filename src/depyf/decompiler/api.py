@@ -8,20 +8,24 @@ import os
 import threading
 import types
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, code_owner, read_pyc
-from .constants import definitions_text, holds_odd_constants, name_constants
+from .constants import definition, definitions_text, has_literal, holds_odd_constants, name_constants
 from .failure import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
+from .validate import (NotCompiled, Unavailable, best_of, import_context, original_of,
+                       placeholders, put_back, record_paths, scope_path)
+from .verdicts import count_verdicts, mark_unverified
 
 
 class DecompilationError(Exception):
     """The input is not valid bytecode (a corrupt .pyc, a malformed code object)."""
 
 
-def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) -> str:
+def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False,
+              validate: bool = True) -> str:
     """Python source for ``obj``: a function, method, lambda, code object,
     :class:`~depyf.bytecode.CodeRecord` or path of a .pyc file, or any
     callable the published depyf takes, as the function whose code it runs:
@@ -46,13 +50,22 @@ def decompile(obj, layout: str = "lines", enclose: bool = True, readable=False) 
     names, defined above the function by an expression that gives them back
     (:mod:`depyf.decompiler.constants`).
 
+    ``validate`` (the default) compiles the text again with the code's own
+    interpreter and compares every code object with the original
+    (:mod:`depyf.decompiler.validate`): what is neither identical nor
+    equivalent is written by the fallback instead, so the text never behaves
+    differently; where that interpreter is missing, each ``def`` line and the
+    top of the text say the code is unverified. ``validate=False`` skips all
+    of it. (The readable form is checked in its faithful form.)
+
     >>> def f(x):
     ...     return x + 1
     >>> print(decompile(f).strip())     # doctest: +SKIP
     def f(x):
         return x + 1
     """
-    report = decompile_report(obj, layout, enclose, readable, define_constants=True)
+    report = decompile_report(obj, layout, enclose, readable, define_constants=True,
+                              validate=validate)
     return definitions_text(report.definitions) + report.source
 
 
@@ -63,6 +76,10 @@ class Decompiled:
     ``fallbacks`` names the code objects written as dispatch loops (valid,
     equivalent Python, but not the original's shape) with the reason;
     ``stubs`` those that could not be written at all (their body raises).
+    ``verdicts`` gives, when validated, each code object's path with its
+    verdict (:data:`~depyf.decompiler.verdicts.VERDICTS`: identical,
+    equivalent, fallback or unverified), ``unverified`` why the objects
+    could not be checked.
     """
     source: str
     code_objects: int
@@ -70,37 +87,258 @@ class Decompiled:
     stubs: List[Tuple[str, str]] = field(default_factory=list)
     #: (name, expression): module-level definitions the source needs (``define_constants``)
     definitions: List[Tuple[str, str]] = field(default_factory=list)
+    verdicts: List[Tuple[str, str]] = field(default_factory=list)
+    unverified: Optional[str] = None
+    #: validation compiled ``source`` as it is (it is known to compile)
+    compiled: bool = False
+
+    def counts(self) -> Dict[str, int]:
+        """Verdict -> number of code objects (all zero when not validated).
+
+        >>> Decompiled("", 1, verdicts=[("<module>", "identical")]).counts()["identical"]
+        1
+        """
+        return count_verdicts(self.verdicts)
 
 
 def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=False,
-                     define_constants: bool = False, name: Optional[str] = None) -> Decompiled:
-    """Like :func:`decompile`, with counts of fallbacks and stubs.
-    ``define_constants`` names the constants no literal writes and gives their
-    definitions apart (``definitions``), for the caller to place. ``name``
-    renames a function's ``def`` (a lambda's becomes a ``def`` of that name).
+                     define_constants: bool = False, name: Optional[str] = None,
+                     validate: bool = True) -> Decompiled:
+    """Like :func:`decompile`, with counts of fallbacks and stubs and the
+    verdict on each code object. ``define_constants`` names the constants no
+    literal writes and gives their definitions apart (``definitions``), for
+    the caller to place. ``name`` renames a function's ``def`` (a lambda's
+    becomes a ``def`` of that name).
 
-    >>> r = decompile_report(lambda x: x + 1)        # doctest: +SKIP
-    >>> r.code_objects, r.fallbacks
-    (1, [])
+    >>> r = decompile_report(lambda x: x + 1)
+    >>> r.code_objects, r.fallbacks, r.counts()["identical"]
+    (1, [], 1)
     """
     try:
         record, kind, live = _record_of(obj)
     except BytecodeError as e:
         raise DecompilationError(str(e)) from e
-    log = _FailureLog()
+    original, unverified = original_of(record) if validate else (None, None)
+    odd = define_constants and holds_odd_constants(record)
     with rare_gc():
         try:
-            tree = decompile_tree(record, kind, log, live=live, enclose=enclose, name=name)
+            built = _build_checked(record, kind, live, name, layout, original, odd,
+                                   readable=bool(readable))
         except BytecodeError as e:
             raise DecompilationError(str(e)) from e
-        if readable and kind == "function" and not (log.fallbacks or log.stubs):
+        log, node = built.log, built.node
+        if built.unverified is not None:
+            unverified = built.unverified
+        checked = validate and not built.readable
+        tree = ast.Module(body=built.scoped if enclose or node is None else [node], type_ignores=[])
+        bare = node is None or enclose or (len(built.scoped) == 1 and built.scoped[0] is node)
+        source = built.text if bare else None
+        if built.readable:
             readable_form(tree, record, readable)
-        definitions = name_constants(tree) if define_constants and holds_odd_constants(record) else []
-        source = render_module(tree, record.version, layout)
+            source = None
+        definitions = name_constants(tree) if odd else []
+        if source is None or definitions:
+            source = render_module(tree, record.version, layout)
+        compiled = checked and source is built.text
         # Freed here, the tree's nodes are not young objects for the collection
         # the restored threshold starts at once.
-        del tree
-    return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs, definitions)
+        del tree, built, original
+    verdicts = log.verdicts if checked else []
+    if not checked:
+        unverified = None
+    elif unverified is not None:
+        verdicts = [(path, "unverified") for path in record_paths(record, _root(record))]
+        source = mark_unverified(source, unverified)
+    return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs, definitions,
+                      verdicts, unverified, compiled and unverified is None)
+
+
+#: Rounds of validation, each sending what was found different to the
+#: fallback, before every code object is written by the fallback.
+MAX_ROUNDS = 4
+
+
+@dataclass
+class _Built:
+    """One decompilation: the module body (the def inside its scopes), the
+    def itself (None for a module), the failure log (with the verdicts) and
+    the validated text when it is the one to print."""
+    scoped: List[ast.stmt]
+    node: Optional[ast.stmt]
+    log: "_FailureLog"
+    text: Optional[str] = None
+    unverified: Optional[str] = None
+    #: the readable form is to be made of it (and so it is not checked)
+    readable: bool = False
+
+
+def _build_checked(record, kind, live, name, layout, original, odd, readable=False) -> _Built:
+    """Decompile ``record``; with an ``original`` to check against, until
+    every code object not written by the fallback is identical or
+    equivalent to its original (what is not goes to the fallback next).
+    The readable form, when it applies, is left unchecked: it is not the
+    original's code by design (its behaviour has tests of its own)."""
+    forced: Dict[CodeRecord, str] = {}
+    everything = False
+    for round_ in range(MAX_ROUNDS + 1):
+        log = _FailureLog(forced)
+        scoped, node = _build(record, kind, log, live, name, forced)
+        built = _Built(scoped, node, log)
+        built.readable = readable and kind == "function" and not (log.fallbacks or log.stubs)
+        if original is None or built.readable:
+            return built
+        if everything:
+            log.verdicts = [(path, "fallback") for path in record_paths(record, original.root)]
+            return built
+        try:
+            refuse = _check(built, record, original, name, layout, odd, live)
+        except Unavailable as e:
+            built.unverified = str(e)
+            return built
+        if not refuse:
+            return built
+        new = {rec: why for rec, why in refuse.items() if rec not in forced}
+        if not new or round_ == MAX_ROUNDS - 1:
+            # What the rounds could not settle: all of it to the fallback.
+            reason = "validation: written by the fallback with the code around it"
+            new = {rec: forced.get(rec, reason) for rec in record.walk()}
+        forced.update(new)
+        # (nothing left to check when the fallback writes it all: one code
+        # object of Dynamo's, typically)
+        everything = all(rec in forced for rec in record.walk())
+    return built
+
+
+def _build(record, kind, on_failure, live, name, forced=None
+           ) -> Tuple[List[ast.stmt], Optional[ast.stmt]]:
+    """(module body, the def or None): a module's statements, or a function's
+    ``def`` (a lambda: ``_lambda = lambda ...``) inside the scopes it needs;
+    the fallback writes the records in ``forced``."""
+    decompiler = CodeDecompiler(record, "module" if kind == "module" else "function",
+                                on_failure=on_failure, forced=forced)
+    if kind == "module":
+        return decompiler.statements(), None
+    from .live import enclosing_scopes, function_value
+    value = function_value(record, live)
+    if record.name == "<lambda>" and name is None:
+        node = ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
+                          value=decompiler.lambda_expr(value))
+    else:
+        node = decompiler.function_def(value, [])
+        if name is not None:
+            node.name = name
+    return enclosing_scopes(record, live, node), node
+
+
+def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[CodeRecord, str]:
+    """Check ``built`` against ``original``; record the verdicts in its log
+    and return the records to refuse the structured form of, with why."""
+    module = ast.Module(body=built.scoped, type_ignores=[])
+    node = built.node
+    renamed = name is not None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and record.name.isidentifier()
+    if renamed:
+        # Up to 3.10 the name is in the qualified names of the functions inside.
+        node.name = record.name
+    hidden = placeholders(module, _named_constant) if odd else {}
+    try:
+        text = render_module(module, record.version, layout)
+        path = "<module>" if node is None else scope_path(built.scoped, node)
+    finally:
+        put_back(module, hidden)
+        if renamed:
+            node.name = name
+    if not (hidden or renamed):
+        built.text = text
+    paths = record_paths(record, original.root)
+    log = built.log
+    # A function's module has most likely imported the globals it calls
+    # attributes of (torch.abs): checked in such a module first, then
+    # (for what differs there) in an empty one.
+    context = "" if node is None else import_context(
+        text, record, getattr(getattr(live, "__func__", live), "__globals__", None))
+    checks = None
+    if context:
+        try:
+            checks = original.check(context + text, path, hidden)
+        except NotCompiled:
+            pass
+    try:
+        if checks is None or not all(c.equal for c in checks):
+            plain = original.check(text, path, hidden)
+            checks = plain if checks is None else best_of(checks, plain)
+        if not all(c.equal for c in checks) and node is not None and built.scoped == [node] \
+                and not (hidden or renamed):
+            # A top-level def of a method or nested function, where it was
+            # defined: up to 3.10 what it nests has that place in its qualified name.
+            checks = best_of(checks, _check_in_place(record, original, node, live, layout,
+                                                     context))
+    except NotCompiled as e:
+        log.verdicts = []
+        why = "validation: the text does not compile (%s)" % e
+        if record not in log.forced:
+            return {record: why}
+        return {rec: why for rec in record.walk()}
+    refuse: Dict[CodeRecord, str] = {}
+    verdicts = []
+    written, stubbed = log.written(module)
+    for check in checks:
+        rec = paths.get(check.path)
+        if rec is None:
+            continue
+        if rec in written:
+            verdict = "fallback"        # (the fallback's text is not the original's code)
+        elif check.missing and _under(check.path, paths, stubbed):
+            verdict = "fallback"        # inside a body that raises: not written at all
+        elif check.equal:
+            verdict = "identical"
+        elif check.equivalent:
+            verdict = "equivalent"
+        else:
+            why = "validation: %s" % ("missing from the text" if check.missing else
+                                      "compiles to other bytecode (%s)" % (check.kind or "?"))
+            refuse[rec] = why
+            parent = paths.get(check.path.rpartition("/")[0])
+            if not rec.name.isidentifier() and rec.name != "<module>" and parent is not None:
+                # A lambda, comprehension or PEP 695 helper is written by the
+                # fallback of the code around it, which makes it a def.
+                refuse.setdefault(parent, why)
+            verdict = None
+        verdicts.append((check.path, verdict))
+    log.verdicts = verdicts
+    return refuse
+
+
+def _check_in_place(record, original, node, live, layout, context):
+    """Checks of ``node`` compiled inside the scopes its qualified name names
+    (none when it names none)."""
+    from .live import defining_scopes
+    scopes = defining_scopes(record, live, node)
+    if scopes == [node]:
+        return []
+    text = render_module(ast.Module(body=scopes, type_ignores=[]), record.version, layout)
+    try:
+        return original.check(context + text, scope_path(scopes, node))
+    except NotCompiled:
+        return []
+
+
+def _under(path: str, paths, records) -> bool:
+    """Is some code object around ``path`` one of ``records``?"""
+    while "/" in path:
+        path = path.rpartition("/")[0]
+        if paths.get(path) in records:
+            return True
+    return False
+
+
+def _named_constant(value) -> bool:
+    """Is ``value`` a constant :func:`~.constants.name_constants` will name?"""
+    return not has_literal(value) and definition(value) is not None
+
+
+def _root(record) -> str:
+    return "<module>" if record.name == "<module>" else (record.qualname or record.name)
 
 
 _GC_LOCK = threading.Lock()
@@ -158,23 +396,10 @@ def decompile_tree(record: CodeRecord, kind: str, on_failure=None, live=None,
     """The module ``ast`` for a module record, or for a function's record a
     ``def`` (a lambda: ``_lambda = lambda ...``) inside the scopes it needs;
     ``live`` is the function object, if any, for defaults and cells; ``name``
-    what to call the ``def`` (then a lambda is written as a ``def`` too)."""
-    decompiler = CodeDecompiler(record, "module" if kind == "module" else "function",
-                                on_failure=on_failure or unstructured)
-    if kind == "module":
-        body = decompiler.statements()
-    else:
-        from .live import enclosing_scopes, function_value
-        value = function_value(record, live)
-        if record.name == "<lambda>" and name is None:
-            node = ast.Assign(targets=[ast.Name(id="_lambda", ctx=ast.Store())],
-                              value=decompiler.lambda_expr(value))
-        else:
-            node = decompiler.function_def(value, [])
-            if name is not None:
-                node.name = name
-        body = enclosing_scopes(record, live, node) if enclose else [node]
-    return ast.Module(body=body, type_ignores=[])
+    what to call the ``def`` (then a lambda is written as a ``def`` too).
+    Not validated."""
+    scoped, node = _build(record, kind, on_failure or unstructured, live, name)
+    return ast.Module(body=scoped if enclose or node is None else [node], type_ignores=[])
 
 
 def _record_of(obj):
@@ -195,20 +420,42 @@ def _record_of(obj):
 
 
 class _FailureLog:
-    """An ``on_failure`` callback that also remembers what went to the fallback."""
+    """An ``on_failure`` callback that also remembers what went to the
+    fallback: names with reasons, and the bodies it wrote (``notes``, for
+    :meth:`written`). ``forced`` is what the fallback must write (record ->
+    reason); ``verdicts`` what validation found."""
 
-    def __init__(self):
+    def __init__(self, forced=None):
         self.fallbacks: List[Tuple[str, str]] = []
         self.stubs: List[Tuple[str, str]] = []
+        self.forced: Dict[CodeRecord, str] = forced if forced is not None else {}
+        #: (the note that opens the body, record, a stub?) of each body the
+        #: fallback wrote; a body can be dropped after (a comprehension's,
+        #: when the code around it goes to the fallback too)
+        self.notes: List[Tuple[ast.stmt, CodeRecord, bool]] = []
+        self.verdicts: List[Tuple[str, str]] = []
 
     def __call__(self, code, failure):
-        body = unstructured(code, failure, on_failure=self)
+        body = unstructured(code, failure, on_failure=self, forced=self.forced)
         name = code.qualname or code.name
-        if _is_stub(body):
+        stub = _is_stub(body)
+        if stub:
             self.stubs.append((name, str(failure)))
         else:
             self.fallbacks.append((name, str(failure)))
+        note = next((s for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                     and str(s.value.value).startswith("depyf: ")), None)
+        if note is not None:
+            self.notes.append((note, code, stub))
         return body
+
+    def written(self, tree: ast.AST) -> Tuple[set, set]:
+        """(records whose body in ``tree`` the fallback wrote, those of them a stub)."""
+        if not self.notes:
+            return set(), set()
+        present = {node for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        written = {code for note, code, _ in self.notes if note in present}
+        return written, {code for note, code, stub in self.notes if stub and note in present}
 
 
 def _is_stub(body) -> bool:
@@ -217,7 +464,7 @@ def _is_stub(body) -> bool:
             and str(body[0].value.value).startswith("depyf: "))
 
 
-def unstructured(code, failure, on_failure=None):
+def unstructured(code, failure, on_failure=None, forced=None):
     """Bytecode the structured decompiler cannot shape (``failure`` says why): the
     fallback's dispatch-loop Python, which behaves like the bytecode. Should even
     that be impossible, a body that raises and says why.
@@ -228,7 +475,7 @@ def unstructured(code, failure, on_failure=None):
     'Return'
     """
     try:
-        return fallback_body(code, failure, on_failure=on_failure or unstructured)
+        return fallback_body(code, failure, on_failure=on_failure or unstructured, forced=forced)
     except Exception as e:      # even a fallback bug only costs this code object
         reason = "%s; fallback: %s" % (failure, e if isinstance(e, DecompileFailure)
                                        else "%s: %s" % (type(e).__name__, e))

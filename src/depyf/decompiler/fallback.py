@@ -109,6 +109,7 @@ from ..bytecode.versions import get_table
 from .astcompat import child_nodes
 from .expressions import Context, StackMachine, CodeConst, definition, same_target
 from .failure import DecompileFailure
+from .objects import CellRef
 from .values import (BuildClass, ClassValue, Converted, FunctionValue, ImportFromValue,
                      ImportValue, InPlace, Iterator, Null, Placeholder)
 
@@ -158,18 +159,20 @@ SEMANTIC_PASSES = frozenset({
 NODE_LIMIT = 20000
 
 
-def fallback_body(code, failure=None, on_failure=None) -> List[ast.stmt]:
+def fallback_body(code, failure=None, on_failure=None, forced=None) -> List[ast.stmt]:
     """The body of ``code`` (a CodeRecord) as Python that behaves like its bytecode.
 
     ``failure`` says why the structured decompiler gave up (quoted in the
-    output); ``on_failure`` is passed on to nested code objects. The caller
-    adds the ``global``/``nonlocal`` declarations. Raises
-    :class:`DecompileFailure` only for bytecode this module cannot express.
+    output); ``on_failure`` and ``forced`` (the records whose structured form
+    is refused: :class:`~depyf.decompiler.functions.CodeDecompiler`) are
+    passed on to nested code objects. The caller adds the
+    ``global``/``nonlocal`` declarations. Raises :class:`DecompileFailure`
+    only for bytecode this module cannot express.
     """
     from .functions import CodeDecompiler
     kind = code_kind(code)
     class_name = enclosing_class(code)
-    decompiler = CodeDecompiler(code, kind, on_failure, class_name)
+    decompiler = CodeDecompiler(code, kind, on_failure, class_name, forced)
     translator = Translator(code, kind, decompiler.nested, class_name)
     body = translator.body()
     note = ast.Expr(value=ast.Constant(value="depyf: unstructured fallback (%s)"
@@ -465,10 +468,6 @@ class Mark(Placeholder):
         return const(None)     # lasti: only RERAISE reads it, for line numbers
 
 
-class CellName(ast.Name):
-    """LOAD_CLOSURE's value: a Name, but it names the cell (``__classcell__`` stores)."""
-
-
 # -- the node graph ------------------------------------------------------------------------
 
 @dataclass(eq=False)
@@ -649,7 +648,7 @@ class Translator:
 
     def is_pure(self, item) -> bool:
         """Evaluating ``item`` later, or twice, gives the same value and no effects."""
-        if isinstance(item, (Mark, Null, BuildClass, CodeConst, ast.Constant, CellName)):
+        if isinstance(item, (Mark, Null, BuildClass, CodeConst, ast.Constant, CellRef)):
             return True
         if isinstance(item, FunctionValue):
             return not item.code.flags & CO_NEWLOCALS
@@ -1196,7 +1195,14 @@ class NodeBuilder:
             self.unmark(n)
             self.m.step(op)
         if self.m.stmts:
-            raise DecompileFailure("internal: %s wrote a statement" % op.name)
+            if not all(isinstance(stmt, ast.FunctionDef) for stmt in self.m.stmts):
+                raise DecompileFailure("internal: %s wrote a statement" % op.name)
+            # The defs a value needs just before it (a helper returning a code
+            # object, a function passed on as it is made: objects.code_expr,
+            # function_expr) run no code: they commute with what waits.
+            for stmt in self.m.stmts:
+                self.emit(stmt)
+            self.m.stmts.clear()
 
     def unmark(self, n: int) -> None:
         """The top ``n`` items as values: marks become the expressions they stand for."""
@@ -1360,7 +1366,9 @@ def _waiting(b, items) -> list:
 
 @handles("LOAD_CLOSURE")
 def _load_closure(b, op):
-    b.push(CellName(id=op.arg, ctx=ast.Load()))
+    # The cell itself: a closure tuple's item for MAKE_FUNCTION, or a value
+    # passed on (Dynamo hands closure tuples to the code making resume functions).
+    b.push(CellRef(op.arg))
 
 
 @handles("LOAD_ASSERTION_ERROR")
@@ -1500,8 +1508,8 @@ def _store_without_statement(b, op, name: str, value) -> bool:
     """Stores that are not an assignment here: a class cell, the end of an
     inlined comprehension's saved local, one name of a ``from`` import."""
     if b.t.kind == "class" and (name in _CLASS_CELLS or (
-            name in ("__classcell__", "__classdictcell__") and isinstance(value, ast.Name)
-            and value.id in _CLASS_CELLS)):
+            name in ("__classcell__", "__classdictcell__") and isinstance(value, CellRef)
+            and value.name in _CLASS_CELLS)):
         return True     # the compiler sets these cells up again for the class we write
     if isinstance(value, Mark) and value.kind == "saved" and value.index == name:
         b.maybe_unbound.add(name)

@@ -36,9 +36,27 @@ _PREAMBLE_NAMES = _CLASS_PROLOGUE | {"__doc__"}
 _CLASS_BOILERPLATE = _CLASS_PROLOGUE | _CLASS_EPILOGUE
 
 
+class Refused(DecompileFailure):
+    """The structured form of a code object is not wanted (validation found
+    that it compiles to other bytecode): the fallback writes the object."""
+
+
 class CodeDecompiler:
+    """Decompiles one code object (a CodeRecord) and, through ``nested``, the
+    code objects it makes. ``forced`` maps the records whose structured form
+    is refused (:class:`Refused`, with the reason) to that reason; nested
+    decompilers share it.
+
+    >>> from depyf.bytecode import as_record
+    >>> record = as_record(compile("x = 1", "<s>", "exec"))
+    >>> CodeDecompiler(record, "module", forced={record: "asked"}).statements()
+    Traceback (most recent call last):
+    ...
+    depyf.decompiler.functions.Refused: asked
+    """
+
     def __init__(self, code, kind: str = "function", on_failure=None,
-                 class_name: Optional[str] = None):
+                 class_name: Optional[str] = None, forced: Optional[dict] = None):
         self.code = code
         self.kind = kind
         self.on_failure = on_failure
@@ -46,12 +64,15 @@ class CodeDecompiler:
         self.class_name = class_name
         #: values of the compiler's own names (PEP 695 set-up code)
         self.hidden = {}
+        self.forced = forced
 
     def statements(self) -> List[ast.stmt]:
         func = self.func = normalize(self.code)
         ctx = Context(self.code, self.nested, self.kind, self.class_name)
         ctx.hidden = self.hidden
         try:
+            if self.forced and self.code in self.forced:
+                raise Refused(self.forced[self.code])
             walker = Walker(func, ctx)
             stmts = walker.body()
             if walker.dead_return_tail():
@@ -118,7 +139,8 @@ class CodeDecompiler:
     # -- nested code objects ---------------------------------------------------------------
 
     def child(self, code, kind, class_name=None):
-        return CodeDecompiler(code, kind, self.on_failure, class_name or self.class_name)
+        return CodeDecompiler(code, kind, self.on_failure, class_name or self.class_name,
+                              self.forced)
 
     def nested(self, value, how):
         if how == "lambda":
@@ -142,7 +164,7 @@ class CodeDecompiler:
         parameters and then the function, class or type alias X that uses them.
         Returns that value with its ``type_params``."""
         code = value.code
-        child = CodeDecompiler(code, "generic", None, self.class_name)
+        child = CodeDecompiler(code, "generic", None, self.class_name, self.forced)
         child.hidden = dict(zip(code.varnames[:code.argcount], args))
         stmts = child.statements()
         if not stmts or not isinstance(stmts[-1], ast.Return) or any(
@@ -172,7 +194,7 @@ class CodeDecompiler:
 
     def lazy_expression(self, value: FunctionValue) -> ast.expr:
         """The expression a lazily evaluated bound, default or alias value returns."""
-        child = CodeDecompiler(value.code, "lambda", None, self.class_name)
+        child = CodeDecompiler(value.code, "lambda", None, self.class_name, self.forced)
         return _lambda_body(child.statements())
 
     def type_alias(self, value: TypeAliasValue) -> ast.stmt:
@@ -183,7 +205,7 @@ class CodeDecompiler:
     def lambda_expr(self, value: FunctionValue) -> ast.Lambda:
         if value.code.name != "<lambda>":
             raise DecompileFailure("function %s used as a value" % value.code.name)
-        child = CodeDecompiler(value.code, "lambda", None, self.class_name)
+        child = CodeDecompiler(value.code, "lambda", None, self.class_name, self.forced)
         try:
             expr = _lambda_body(child.statements())
         except DecompileFailure as e:

@@ -120,10 +120,7 @@ def enclosing_scopes(record, obj, node: ast.stmt) -> List[ast.stmt]:
     """
     if not record.freevars:
         return [node]
-    func = getattr(obj, "__func__", obj)
-    # A live function knows its qualified name even where its code does not (before 3.11).
-    qualname = getattr(func, "__qualname__", None) if isinstance(func, types.FunctionType) else None
-    parents = _parents(qualname or getattr(record, "qualname", None) or record.name)
+    parents = _parents(_qualname(record, obj))
     free = [n for n in record.freevars if n != "__class__"]
     if "__class__" in record.freevars and not any(kind == "class" for kind, _ in parents):
         parents.append(("class", "_Class"))
@@ -145,6 +142,40 @@ def enclosing_scopes(record, obj, node: ast.stmt) -> List[ast.stmt]:
         body = [ast.FunctionDef(name=name, args=_no_args(), body=body, decorator_list=[],
                                 returns=None, type_comment=None)]
     return body
+
+
+def defining_scopes(record, obj, node: ast.stmt) -> List[ast.stmt]:
+    """``node`` inside the classes and functions its qualified name names,
+    free variables or not: where it was defined. A check of the code nested
+    in a top-level ``def`` compiles it there: up to 3.10 their qualified
+    names are constants of its code (the one difference the top-level ``def``
+    makes, see :func:`enclosing_scopes`).
+
+    >>> from depyf.bytecode import as_record
+    >>> node = ast.parse("def m(self): return 1").body[0]
+    >>> class K:
+    ...     def m(self):
+    ...         return 1
+    >>> [type(s).__name__ for s in defining_scopes(as_record(K.m), K.m, node)]
+    ['ClassDef']
+    """
+    if record.freevars:
+        return enclosing_scopes(record, obj, node)
+    body: List[ast.stmt] = [node]
+    for kind, name in reversed(_parents(_qualname(record, obj))):
+        if kind == "class":
+            body = [ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[])]
+        else:
+            body = [ast.FunctionDef(name=name, args=_no_args(), body=body, decorator_list=[],
+                                    returns=None, type_comment=None)]
+    return body
+
+
+def _qualname(record, obj) -> str:
+    func = getattr(obj, "__func__", obj)
+    # A live function knows its qualified name even where its code does not (before 3.11).
+    qualname = getattr(func, "__qualname__", None) if isinstance(func, types.FunctionType) else None
+    return qualname or getattr(record, "qualname", None) or record.name
 
 
 def _last_def(parents: List[Tuple[str, str]]) -> int:

@@ -25,7 +25,18 @@ def decompile_as(code: types.CodeType, name: str, readable=None) -> str:
     """Decompiled ``code`` as a ``def`` called ``name`` (compact layout: Dynamo's
     line numbers jump around, so the line-faithful layout would only add gaps);
     ``readable`` (a :class:`~depyf.decompiler.readable.Readable`) asks for the
-    readable form of code Dynamo made, None for the faithful one."""
+    readable form of code Dynamo made, None for the faithful one (validated:
+    see :func:`depyf.decompile`)."""
+    return decompiled_as(code, name, readable)[0]
+
+
+def decompiled_as(code: types.CodeType, name: str, readable=None) -> Tuple[str, bool]:
+    """(text, compiles): :func:`decompile_as`, and whether validation
+    compiled the text as it is (then it need not be compiled to be checked).
+
+    >>> decompiled_as((lambda x: x + 1).__code__, "f")
+    ('def f(x):\\n    return x + 1\\n', True)
+    """
     from ..decompiler.api import decompile_report
     from ..decompiler.constants import definitions_text
     renamed = code.replace(co_name=name, co_qualname=name) if hasattr(code, "co_qualname") \
@@ -34,13 +45,15 @@ def decompile_as(code: types.CodeType, name: str, readable=None) -> str:
     report = decompile_report(renamed, layout="compact", enclose=False, readable=readable or False,
                               define_constants=True)
     text = report.source
+    compiled = report.compiled and not (code.co_cellvars or code.co_freevars)
     if code.co_cellvars:
         text = keep_cells(text, name, code.co_cellvars)
     if code.co_freevars:
         text = enclose(text, name, code.co_freevars)
     # Constants no literal writes (a torch.device Dynamo put in co_consts): named
-    # at module level, so that the file runs on its own.
-    return definitions_text(report.definitions) + text
+    # at module level, so that the file runs on its own (each definition was
+    # evaluated once: it compiles).
+    return definitions_text(report.definitions) + text, compiled
 
 
 #: names Dynamo numbers anew at every compile: its graphs
@@ -273,7 +286,7 @@ def safe_decompile(code: types.CodeType, name: str, check: bool = True,
     file it goes into anyway), and :func:`uncompilable` to call if it fails.
     ``readable``: see :func:`decompile_as`."""
     try:
-        text = decompile_as(code, name, readable)
+        text, compiled = decompiled_as(code, name, readable)
     except Exception as e:      # the dump goes on with a stand-in for this one function
         problem = "%s: %s" % (type(e).__name__, e)
         params, _ = signature(code)
@@ -282,7 +295,7 @@ def safe_decompile(code: types.CodeType, name: str, check: bool = True,
         return text, problem
     if FAILURE_STUB in text:
         return text, "the decompiler left a failure stub"
-    if check:
+    if check and not compiled:
         try:
             compile(text, "<depyf>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:

@@ -25,7 +25,8 @@ with one entry per code object of the ORIGINAL (the denominator), in
 depth-first order::
 
     {"path": "<module>/f#0/<lambda>#1", "equal": bool, "deep": bool,
-     "diff": "first difference, both sides" | null, "kind": "short label" | null}
+     "equivalent": bool, "diff": "first difference, both sides" | null,
+     "kind": "short label" | null}
 
 ``{"op": "compare_marshal", "id", "marshal", "candidate", "filename"}``
     the same answer as ``compare`` for an original given as the base64 of a
@@ -43,7 +44,9 @@ The strict rule (see docs/design.md, "Measuring"): code objects are
 matched by the path of (name, k-th sibling with that name) from the module;
 two are *equal* when argument counts, kind flags and the canonical
 instruction lists (:func:`canonical_instructions`) are the same; *deep* when
-also every nested object is deep-equal.
+also every nested object is deep-equal; *equivalent* when equal, or when the
+headers are the same and so are the control-flow graphs up to block order and
+branch polarity (:func:`equivalent_flow`).
 
 Example (shell)::
 
@@ -187,23 +190,67 @@ def _index_of(offsets, target):
 
 
 def _handlers(code, offsets):
-    """For each kept offset, its exception handler text (3.11+), else ''."""
+    """For each kept offset, its exception handler ``(target index, depth,
+    lasti)`` (3.11+), else None."""
     parse = getattr(dis, "_parse_exception_table", None)
     if parse is None:
-        return [""] * len(offsets)
+        return [None] * len(offsets)
     entries = parse(code)
     if not entries:
-        return [""] * len(offsets)
+        return [None] * len(offsets)
     starts = [e.start for e in entries]
     out = []
     for offset in offsets:
         i = bisect.bisect_right(starts, offset) - 1
         if i >= 0 and offset < entries[i].end:
             e = entries[i]
-            out.append(" exc(->%d, %d%s)" % (_index_of(offsets, e.target), e.depth,
-                                             ", lasti" if e.lasti else ""))
+            out.append((_index_of(offsets, e.target), e.depth, bool(e.lasti)))
         else:
-            out.append("")
+            out.append(None)
+    return out
+
+
+def canonical_rows(code, class_body=False):
+    """The instructions the strict rule compares, as ``(opname, argtext,
+    handler, target)`` rows: ``argtext`` None and ``target`` the index of the
+    row jumped to for a jump, else ``target`` None; ``handler`` the
+    ``(target index, depth, lasti)`` of the exception handler covering the
+    instruction (3.11+), or None. In a class body the constant stored to
+    ``__firstlineno__`` (3.13) is replaced by a placeholder.
+
+    Example::
+
+        >>> canonical_rows(compile("x = 1", "<s>", "exec"))[-2:]  # doctest: +SKIP
+        [('STORE_NAME', 'x', None, None), ('RETURN_CONST', 'NoneType:None', None, None)]
+    """
+    rows = _kept(code)
+    offsets = [r[1] for r in rows]
+    handlers = _handlers(code, offsets)
+    out = []
+    for (opname, _offset, text, target), handler in zip(rows, handlers):
+        if target is not None:
+            target = _index_of(offsets, target)
+        if (class_body and opname == "STORE_NAME" and text == _FIRSTLINENO_STORE
+                and out and out[-1][0] == "LOAD_CONST"):
+            # The value is a line number, which the rule ignores.
+            out[-1] = ("LOAD_CONST", FIRSTLINENO_PLACEHOLDER, out[-1][2], None)
+        out.append((opname, text, handler, target))
+    return out
+
+
+def _handler_text(handler):
+    if handler is None:
+        return ""
+    return " exc(->%d, %d%s)" % (handler[0], handler[1], ", lasti" if handler[2] else "")
+
+
+def format_rows(rows):
+    """The texts of :func:`canonical_instructions` for rows of :func:`canonical_rows`."""
+    out = []
+    for opname, text, handler, target in rows:
+        if target is not None:
+            text = "->%d" % target
+        out.append(opname + (" " + text if text else "") + _handler_text(handler))
     return out
 
 
@@ -220,19 +267,7 @@ def canonical_instructions(code, class_body=False):
         >>> canonical_instructions(compile("x = 1", "<s>", "exec"))[-3:]  # doctest: +SKIP
         ['LOAD_CONST int:1', 'STORE_NAME x', 'RETURN_CONST NoneType:None']
     """
-    rows = _kept(code)
-    offsets = [r[1] for r in rows]
-    handlers = _handlers(code, offsets)
-    out = []
-    for (opname, _offset, text, target), handler in zip(rows, handlers):
-        if text is None:
-            text = "->%d" % _index_of(offsets, target)
-        if (class_body and opname == "STORE_NAME" and text == _FIRSTLINENO_STORE
-                and out and out[-1][0] == "LOAD_CONST"):
-            # The value is a line number, which the rule ignores.
-            out[-1][1] = FIRSTLINENO_PLACEHOLDER
-        out.append([opname, text, handler])
-    return [opname + (" " + text if text else "") + handler for opname, text, handler in out]
+    return format_rows(canonical_rows(code, class_body))
 
 
 def header(code):
@@ -246,14 +281,253 @@ def header(code):
 
 
 # --------------------------------------------------------------------------
+# Equivalence: the same control-flow graph
+
+#: Jumps that only say where to go on: block order decides whether the
+#: compiler writes one or falls through, so they are edges, not instructions.
+UNCONDITIONAL = frozenset(["JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP_BACKWARD",
+                           "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"])
+
+#: Instructions after which the next one is never reached from them.
+NO_FALL = frozenset(["RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"])
+
+
+def _polarity_table():
+    """Branch opname -> (test, label of the jump's edge, label of the fall's).
+
+    A test jumping one way to A and falling into B is the same test jumping
+    the other way to B and falling into A; 3.11's FORWARD/BACKWARD forms say
+    only where the target lies.
+    """
+    table = {}
+    pairs = (("TRUE", "FALSE", "<bool>", "true", "false"),
+             ("NONE", "NOT_NONE", "<none>", "none", "not none"))
+    for yes, no, test, yes_label, no_label in pairs:
+        for direction in ("", "FORWARD_", "BACKWARD_"):
+            table["POP_JUMP_%sIF_%s" % (direction, yes)] = ("POP_JUMP_IF" + test, yes_label, no_label)
+            table["POP_JUMP_%sIF_%s" % (direction, no)] = ("POP_JUMP_IF" + test, no_label, yes_label)
+    return table
+
+
+#: Branches compared up to polarity (others keep their opname, and their
+#: edges are "jump" and "fall").
+POLARITY = _polarity_table()
+
+
+def flow_graph(rows):
+    """``(entry, blocks)``: the basic blocks of :func:`canonical_rows`.
+
+    ``blocks[start] = [body, term]``; ``body`` lists ``(text, handler)`` for
+    every instruction but jumps (``handler`` as in the rows, its target a
+    block start); ``term`` is ``(kind, edges, handler)``: kind ``"next"``
+    with one edge ``("next", start)`` (an unconditional jump or falling into
+    the next block: which one is a matter of block order), ``"stop"`` with
+    none (a return or raise ends the block), or a branch's test with its
+    labelled edges (:data:`POLARITY`, else ``"jump"`` and ``"fall"``) and the
+    handler covering the branch (a test can raise). Index ``len(rows)``
+    stands for the end of the code, should something jump or fall there.
+    Empty blocks that only pass control on are bypassed, and a block that
+    is the only way into the block after it is joined with it, so that
+    where the compiler cut and laid out blocks does not matter; blocks not
+    reachable from the entry (over any edge) are left out.
+
+    Example::
+
+        >>> entry, blocks = flow_graph([("LOAD_FAST", "x", None, None),
+        ...     ("POP_JUMP_IF_FALSE", None, None, 3), ("RETURN_CONST", "int:1", None, None),
+        ...     ("RETURN_CONST", "int:2", None, None)])
+        >>> blocks[entry][1]
+        ('POP_JUMP_IF<bool>', (('false', 3), ('true', 2)), None)
+    """
+    n = len(rows)
+    leaders = set([0])
+    for i, (opname, _text, handler, target) in enumerate(rows):
+        if handler is not None:
+            leaders.add(handler[0])
+        if target is not None:
+            leaders.add(target)
+            leaders.add(i + 1)
+        elif opname in NO_FALL:
+            leaders.add(i + 1)
+    starts = sorted(leaders)
+    blocks = {}
+    for k, start in enumerate(starts):
+        if start >= n:
+            blocks[start] = [[], ("stop", (), None)]
+            continue
+        end = starts[k + 1] if k + 1 < len(starts) else n
+        body = []
+        for opname, text, handler, target in rows[start:end]:
+            if target is None:
+                body.append((opname + (" " + text if text else ""), handler))
+        opname, _text, handler, target = rows[end - 1]
+        if target is None:
+            term = ("stop", (), None) if opname in NO_FALL else ("next", (("next", end),), None)
+        elif opname in UNCONDITIONAL:
+            # (only an interrupt can be raised at a jump: its handler is not compared)
+            term = ("next", (("next", target),), None)
+        else:
+            test, jump_label, fall_label = POLARITY.get(opname, (opname, "jump", "fall"))
+            term = (test, tuple(sorted([(jump_label, target), (fall_label, end)])), handler)
+        blocks[start] = [body, term]
+    if n not in blocks and any(edge[1] == n for b in blocks.values() for edge in b[1][1]):
+        blocks[n] = [[], ("stop", (), None)]
+    return _simplify(0, blocks)
+
+
+def _simplify(entry, blocks):
+    """Bypass empty pass-on blocks, keep what the entry reaches, join chains."""
+    def onward(start):
+        seen = set()
+        while start not in seen:
+            body, term = blocks[start]
+            if body or term[0] != "next":
+                return start
+            seen.add(start)
+            start = term[1][0][1]
+        return start        # an empty endless loop stays as it is
+
+    def redirect(handler):
+        return None if handler is None else (onward(handler[0]),) + tuple(handler[1:])
+
+    for block in blocks.values():
+        body, (kind, edges, handler) = block
+        block[0] = [(text, redirect(h)) for text, h in body]
+        block[1] = (kind, tuple((label, onward(to)) for label, to in edges), redirect(handler))
+    entry = onward(entry)
+
+    reached = {entry: None}
+    stack = [entry]
+    preds = {}
+    while stack:
+        start = stack.pop()
+        for to in _successors(blocks[start]):
+            preds[to] = preds.get(to, 0) + 1
+            if to not in reached:
+                reached[to] = None
+                stack.append(to)
+    kept = dict((start, blocks[start]) for start in reached)
+    for start in sorted(kept):
+        block = kept.get(start)
+        while block is not None and block[1][0] == "next":
+            to = block[1][1][0][1]
+            if to == start or to == entry or preds.get(to) != 1:
+                break
+            following = kept.pop(to)
+            block[0] = block[0] + following[0]
+            block[1] = following[1]
+    return entry, kept
+
+
+def _successors(block):
+    body, (_kind, edges, handler) = block
+    out = [h[0] for _text, h in body if h is not None]
+    out.extend(to for _label, to in edges)
+    if handler is not None:
+        out.append(handler[0])
+    return out
+
+
+def equivalent_flow(rows_a, rows_b):
+    """Are two instruction lists (:func:`canonical_rows`) the same control
+    flow: blocks with the same instructions, joined by the same typed edges
+    (exception edges with their depth and lasti), up to block order and
+    branch polarity, unreachable blocks ignored?
+
+    Example (``if x: a()`` / ``else: b()`` written both ways round)::
+
+        >>> def rows(text):
+        ...     return canonical_rows(compile(text, "<s>", "exec"))
+        >>> equivalent_flow(rows("if x: a()\\nelse: b()"), rows("if not x: b()\\nelse: a()"))
+        True
+        >>> equivalent_flow(rows("if x: a()\\nelse: b()"), rows("if x: b()\\nelse: a()"))
+        False
+    """
+    entry_a, blocks_a = flow_graph(rows_a)
+    entry_b, blocks_b = flow_graph(rows_b)
+    if len(blocks_a) != len(blocks_b):
+        return False
+    there = {entry_a: entry_b}
+    back = {entry_b: entry_a}
+    stack = [(entry_a, entry_b)]
+
+    def pair(a, b):
+        if a in there or b in back:
+            return there.get(a) == b and back.get(b) == a
+        there[a] = b
+        back[b] = a
+        stack.append((a, b))
+        return True
+
+    while stack:
+        a, b = stack.pop()
+        body_a, (kind_a, edges_a, handler_a) = blocks_a[a]
+        body_b, (kind_b, edges_b, handler_b) = blocks_b[b]
+        if kind_a != kind_b or len(body_a) != len(body_b) or len(edges_a) != len(edges_b):
+            return False
+        for (text_a, h_a), (text_b, h_b) in zip(body_a, body_b):
+            if text_a != text_b or not _same_handler(h_a, h_b, pair):
+                return False
+        if not _same_handler(handler_a, handler_b, pair):
+            return False
+        for (label_a, to_a), (label_b, to_b) in zip(edges_a, edges_b):
+            if label_a != label_b or not pair(to_a, to_b):
+                return False
+    return True
+
+
+def _same_handler(a, b, pair):
+    if a is None or b is None:
+        return a is b
+    return a[1:] == b[1:] and pair(a[0], b[0])
+
+
+# --------------------------------------------------------------------------
 # Matching by path
 
 
-def collect(module_code):
+class CodeEntry(object):
+    """One code object of a :func:`collect` table; its canonical forms are
+    computed when first asked for. Indexing gives ``(code, header,
+    instructions, child_paths)``, the table's entries of old."""
+
+    __slots__ = ("code", "class_body", "children", "_header", "_rows", "_instructions")
+
+    def __init__(self, code, class_body, children):
+        self.code = code
+        self.class_body = class_body
+        self.children = children
+        self._header = self._rows = self._instructions = None
+
+    @property
+    def header(self):
+        if self._header is None:
+            self._header = header(self.code)
+        return self._header
+
+    @property
+    def rows(self):
+        if self._rows is None:
+            self._rows = canonical_rows(self.code, self.class_body)
+        return self._rows
+
+    @property
+    def instructions(self):
+        if self._instructions is None:
+            self._instructions = format_rows(self.rows)
+        return self._instructions
+
+    def __getitem__(self, index):
+        # (one field at a time: the instruction list is the dear one)
+        return getattr(self, ("code", "header", "instructions", "children")[index])
+
+
+def collect(module_code, root="<module>"):
     """``(order, table)``: every code object by path, depth first.
 
-    ``table[path] = (code, header, instructions, child_paths)``; a child's
-    path is ``parent/name#k`` where k counts earlier siblings of that name.
+    ``table[path]`` is a :class:`CodeEntry` (``(code, header, instructions,
+    child_paths)`` by index); a child's path is ``parent/name#k`` where k
+    counts earlier siblings of that name. ``root`` names the top object.
 
     Example::
 
@@ -263,10 +537,11 @@ def collect(module_code):
     """
     order = []
     table = {}
-    stack = [("<module>", module_code, True)]
+    stack = [(root, module_code)]
     while stack:
-        path, code, is_module = stack.pop()
-        class_body = not is_module and not code.co_flags & CO_OPTIMIZED
+        path, code = stack.pop()
+        # A class body is the one kind of code that is neither optimized nor a module.
+        class_body = not code.co_flags & CO_OPTIMIZED and code.co_name != "<module>"
         seen = {}
         children = []
         for const in code.co_consts:
@@ -275,11 +550,48 @@ def collect(module_code):
                 seen[const.co_name] = k + 1
                 children.append((path + "/" + const.co_name + "#" + str(k), const))
         order.append(path)
-        table[path] = (code, header(code), canonical_instructions(code, class_body),
-                       [p for p, _ in children])
+        table[path] = CodeEntry(code, class_body, [p for p, _ in children])
         for child_path, child in reversed(children):
-            stack.append((child_path, child, False))
+            stack.append((child_path, child))
     return order, table
+
+
+def subtable(table, path, root="<module>"):
+    """The entries of ``table`` at and below ``path``, their paths starting
+    from ``root`` instead: how a function found inside a compiled module is
+    matched with the function itself.
+
+    Example::
+
+        >>> _, table = collect(compile("def f():\\n    return lambda: 1", "<s>", "exec"))
+        >>> sorted(subtable(table, "<module>/f#0"))
+        ['<module>', '<module>/<lambda>#0']
+    """
+    out = {}
+    size = len(path)
+    for p, entry in table.items():
+        if p == path or p.startswith(path + "/"):
+            out[root + p[size:]] = entry
+    return out
+
+
+def _const_key(value):
+    return value.co_name if type(value) is types.CodeType else canon_const(value)
+
+
+def same_code(a, b):
+    """A quick yes for two code objects the strict rule calls equal: the same
+    header, bytes, names and constants (False says nothing: compare their
+    instruction lists then)."""
+    if a.co_code != b.co_code or a.co_names != b.co_names or a.co_varnames != b.co_varnames:
+        return False
+    if a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars:
+        return False
+    if getattr(a, "co_exceptiontable", None) != getattr(b, "co_exceptiontable", None):
+        return False
+    if header(a) != header(b) or len(a.co_consts) != len(b.co_consts):
+        return False
+    return all(_const_key(x) == _const_key(y) for x, y in zip(a.co_consts, b.co_consts))
 
 
 # --------------------------------------------------------------------------
@@ -338,19 +650,37 @@ def first_difference(orig, cand):
 def compare_tables(order, orig, cand):
     """Per-object verdicts (the response's ``objects``) for two tables.
 
-    ``cand`` is None when there is no compiled candidate at all.
+    ``cand`` is None when there is no compiled candidate at all. An object
+    not equal is checked for equivalence when both entries hold their code.
+
+    Example::
+
+        >>> order, orig = collect(compile("def f(x):\\n    return 1 if x else 2", "<s>", "exec"))
+        >>> cand = collect(compile("def f(x):\\n    return 2 if not x else 1", "<s>", "exec"))[1]
+        >>> [(o["path"], o["equal"], o["equivalent"]) for o in compare_tables(order, orig, cand)]
+        [('<module>', True, True), ('<module>/f#0', False, True)]
     """
     equal = {}
+    equivalent = {}
     diffs = {}
     for path in order:
+        mine = orig[path]
         other = cand.get(path) if cand is not None else None
         if other is None:
-            equal[path] = False
+            equal[path] = equivalent[path] = False
             diffs[path] = (("no such code object in the candidate", "missing object")
                            if cand is not None else ("no compiled candidate", "no candidate"))
             continue
-        text, kind = first_difference(orig[path], other)
+        if isinstance(mine, CodeEntry) and isinstance(other, CodeEntry) \
+                and same_code(mine.code, other.code):
+            equal[path] = equivalent[path] = True
+            diffs[path] = (None, None)
+            continue
+        text, kind = first_difference(mine, other)
         equal[path] = text is None
+        equivalent[path] = equal[path] or (
+            isinstance(mine, CodeEntry) and isinstance(other, CodeEntry)
+            and mine.header == other.header and equivalent_flow(mine.rows, other.rows))
         diffs[path] = (text, kind)
     deep = {}
     # Children come after their parent in `order`: walk backwards.
@@ -360,7 +690,7 @@ def compare_tables(order, orig, cand):
     for path in order:
         text, kind = diffs[path]
         out.append({"path": path, "equal": equal[path], "deep": deep[path],
-                    "diff": text, "kind": kind})
+                    "equivalent": equivalent[path], "diff": text, "kind": kind})
     return out
 
 

@@ -84,12 +84,15 @@ class CompileError(ValueError):
 
 @dataclass
 class ObjectResult:
-    """The verdict on one code object of the original (see compare_code)."""
+    """The verdict on one code object of the original (see compare_code);
+    ``equivalent``: the same control flow though not equal (equal objects
+    count as equivalent whatever it says)."""
     path: str
     equal: bool
     deep: bool
     diff: Optional[str] = None
     kind: Optional[str] = None
+    equivalent: bool = False
 
 
 @dataclass
@@ -103,8 +106,8 @@ class ModuleResult:
     Example::
 
         >>> r = ModuleResult("m.py", (3, 9), [ObjectResult("<module>", True, True)], compiles=True)
-        >>> r.code_objects, r.equal, r.deep_equal, r.failure_kinds()
-        (1, 1, 1, {})
+        >>> r.code_objects, r.equal, r.equivalent, r.deep_equal, r.failure_kinds()
+        (1, 1, 1, 1, {})
     """
     filename: str
     version: Version
@@ -126,6 +129,11 @@ class ModuleResult:
     @property
     def deep_equal(self) -> int:
         return sum(1 for o in self.objects if o.deep)
+
+    @property
+    def equivalent(self) -> int:
+        """Objects equal or, failing that, of the same control flow."""
+        return sum(1 for o in self.objects if o.equal or o.equivalent)
 
     @property
     def ok(self) -> bool:
@@ -214,6 +222,10 @@ class CorpusResult:
         return sum(r.deep_equal for r in self.results)
 
     @property
+    def equivalent(self) -> int:
+        return sum(r.equivalent for r in self.results)
+
+    @property
     def crashes(self) -> int:
         return sum(1 for r in self.results if r.crash is not None)
 
@@ -230,6 +242,11 @@ class CorpusResult:
         return 100.0 * self.equal / self.code_objects if self.code_objects else 100.0
 
     @property
+    def equivalent_percent(self) -> float:
+        """Equal or equivalent objects (:attr:`ModuleResult.equivalent`), in percent."""
+        return 100.0 * self.equivalent / self.code_objects if self.code_objects else 100.0
+
+    @property
     def decompile_seconds(self) -> float:
         return sum(r.decompile_seconds for r in self.results)
 
@@ -243,7 +260,7 @@ class CorpusResult:
 
 
 TABLE_COLUMNS = ("version", "modules", "recompiled", "code objects", "equal %", "deep-equal %",
-                 "crashes", "errors")
+                 "equivalent %", "crashes", "errors")
 
 
 def format_table(results: Sequence[CorpusResult]) -> str:
@@ -252,14 +269,14 @@ def format_table(results: Sequence[CorpusResult]) -> str:
     Example::
 
         >>> print(format_table([CorpusResult((3, 9))]))  # doctest: +NORMALIZE_WHITESPACE
-        version  modules  recompiled  code objects  equal %  deep-equal %  crashes  errors
-        3.9      0        0           0             100.00   100.00        0        0
+        version  modules  recompiled  code objects  equal %  deep-equal %  equivalent %  crashes  errors
+        3.9      0        0           0             100.00   100.00        100.00        0        0
     """
     rows = [TABLE_COLUMNS]
     for c in results:
         rows.append((format_version(c.version), str(c.modules), str(c.recompiled),
                      str(c.code_objects), "%.2f" % c.equal_percent, "%.2f" % c.deep_percent,
-                     str(c.crashes), str(c.errors)))
+                     "%.2f" % c.equivalent_percent, str(c.crashes), str(c.errors)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(TABLE_COLUMNS))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
                      for row in rows)
@@ -444,7 +461,8 @@ class TargetSession:
         result.compiles = bool(response.get("compiles"))
         if candidate is not None and not result.compiles:
             result.compile_error = response.get("error")
-        result.objects = [ObjectResult(o["path"], o["equal"], o["deep"], o.get("diff"), o.get("kind"))
+        result.objects = [ObjectResult(o["path"], o["equal"], o["deep"], o.get("diff"), o.get("kind"),
+                                       bool(o.get("equivalent")))
                           for o in response.get("objects", ())]
         return result
 
@@ -475,8 +493,12 @@ atexit.register(close_sessions)
 
 
 def _default_decompile() -> Callable:
-    import depyf  # lazily: depyf.decompile is being written alongside this
-    return depyf.decompile
+    import depyf  # lazily: depyf imports this package's comparison
+
+    def decompile(record):
+        # The trip measures the decompiler itself, not what validation makes of it.
+        return depyf.decompile(record, validate=False)
+    return decompile
 
 
 def _crash_text(exc: BaseException) -> str:

@@ -29,6 +29,10 @@ done
 
 say() { echo "debian_python: $*" >&2; }
 
+# Bumped whenever what this script puts in the cache changes, so that older
+# caches are redone.
+LAYOUT=3
+
 cache=$(debian_python_root)
 triplet=x86_64-linux-gnu
 apt_dir="$cache/apt"
@@ -126,10 +130,12 @@ import sys, ssl, ctypes, sqlite3, zlib, bz2, lzma, decimal, venv
 sys.exit(sys.version_info[:2] != tuple(map(int, '$2'.split('.'))))" >/dev/null 2>&1
 }
 
+fresh() { [ "$(cat "$1/.layout" 2>/dev/null)" = $LAYOUT ]; }
+
 provide() {
     local v="$1" dest="$cache/$1"
     local exe="$dest/usr/bin/python$v"
-    if [ $refresh = 0 ] && [ -f "$dest/.package-version" ] && works "$exe" "$v"; then
+    if [ $refresh = 0 ] && [ -f "$dest/.package-version" ] && fresh "$dest" && works "$exe" "$v"; then
         echo "$exe"; return 0
     fi
     prepare_apt || return 1
@@ -138,23 +144,36 @@ provide() {
     if [ -z "$want" ] || [ "$want" = "(none)" ]; then
         say "Debian unstable has no python$v-minimal"; return 1
     fi
-    if [ -f "$dest/.package-version" ] && [ "$(cat "$dest/.package-version")" = "$want" ] && works "$exe" "$v"; then
+    if [ -f "$dest/.package-version" ] && [ "$(cat "$dest/.package-version")" = "$want" ] &&
+           fresh "$dest" && works "$exe" "$v"; then
         echo "$exe"; return 0
     fi
     local pe; pe=$(patchelf_bin) || return 1
     local pkgs="python$v-minimal libpython$v-minimal libpython$v-stdlib python$v-venv python3-pip-whl"
+    # The standard library's own tests: the reader checks read their .pyc
+    # files as they do pyenv's (unusual syntax lives there).
+    local tests="libpython$v-testsuite"
     local extra
     extra=$(apt-cache $(apt_opts) depends --no-recommends --no-suggests --no-conflicts --no-breaks \
                 --no-replaces --no-enhances $pkgs 2>/dev/null |
             awk '$1 == "Depends:" || $1 == "|Depends:" {print $2}' | grep -E '^lib' | grep -v "^libpython" | sort -u)
     local all=() p
-    for p in $pkgs $BASE_LIBS $extra; do all+=("$p/unstable"); done
+    for p in $pkgs $tests $BASE_LIBS $extra; do all+=("$p/unstable"); done
     say "fetching Python $want from Debian unstable"
     local tmp="$dest.tmp"
     rm -rf "$tmp"
     download "$tmp/deb" $(printf '%s\n' "${all[@]}" | sort -u) || { say "download failed"; return 1; }
     local deb
     for deb in "$tmp"/deb/*.deb; do dpkg -x "$deb" "$tmp/root" || return 1; done
+    # From 3.14 the list of every magic number (which tools/gen_opcode_tables.py
+    # reads) is only in a C header; the rest of the -dev package is not needed.
+    local header="./usr/include/python$v/internal/pycore_magic_number.h"
+    if download "$tmp/dev" "libpython$v-dev/unstable"; then
+        dpkg-deb --fsys-tarfile "$tmp"/dev/*.deb | tar -x -C "$tmp/root" "$header" 2>/dev/null ||
+            say "libpython$v-dev has no $header"
+    else
+        say "cannot download libpython$v-dev (only the table generator needs it)"
+    fi
     local lib="$dest/usr/lib/$triplet"
     # Paths point where the tree ends up, after the rename below.
     "$pe" --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" "$tmp/root/usr/bin/python$v" || return 1
@@ -165,6 +184,14 @@ provide() {
     if ! works "$exe" "$v"; then
         say "python$v $want was unpacked but does not run here"; "$exe" -c "import ssl, ctypes, sqlite3" >&2; return 1
     fi
+    # Debian compiles at install time, so the packages hold no .pyc; compile
+    # every optimisation level as CPython's own install does (and with its
+    # exclusions: files that are meant not to compile). Some test data still
+    # fails to compile, on purpose, hence no status check.
+    say "compiling the standard library of $want"
+    "$exe" -m compileall -q -j 2 -o 0 -o 1 -o 2 -x 'bad_coding|badsyntax|site-packages' \
+        "$dest/usr/lib/python$v" >/dev/null 2>&1
+    echo $LAYOUT > "$dest/.layout"
     echo "$exe"
 }
 

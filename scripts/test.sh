@@ -3,7 +3,9 @@
 # depyf, its test dependencies and torch 2.13.0, runs every test (the torch
 # ones included), runs the torch tests again on torch 2.14.1 (in
 # .venv-torch-2.14.1), then runs the non-torch suite again under each other
-# supported host interpreter (3.10, 3.12, 3.13) that pyenv has.
+# supported host interpreter (3.10, 3.12, 3.13) that pyenv has. Python 3.14 and
+# 3.15, which pyenv lacks, come from Debian's packages (scripts/debian_python.sh,
+# cached outside the checkout): the reader's checks run against their dis.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/_venv.sh
@@ -14,6 +16,11 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
         echo "chromium could not be installed; the browser tests will skip"
 fi
+
+# The interpreters the version checks compare against, where pyenv has none.
+# Without them (no apt, no network) their tests skip, saying why.
+bash scripts/debian_python.sh 3.14 3.15 >/dev/null ||
+    echo "== Python 3.14/3.15 could not all be had from Debian; their tests will skip"
 
 main_py=$(find_python 3.11)
 if [ -z "$main_py" ]; then

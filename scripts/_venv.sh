@@ -39,17 +39,7 @@ find_python() {
 make_venv() {
     local dir="$1" py="$2" extras="$3"
     if [ ! -x "$dir/bin/python" ]; then
-        # Debian's unpacked builds (scripts/debian_python.sh) carry pip's wheel
-        # beside them, and their ensurepip looks for the system's own: pip
-        # comes from that wheel instead.
-        local wheel
-        wheel=$(ls "$(dirname "$py")"/../share/python-wheels/pip-*.whl 2>/dev/null | sort -V | tail -n 1)
-        if [ -n "$wheel" ]; then
-            "$py" -m venv --without-pip "$dir" &&
-                "$dir/bin/python" "$wheel/pip" install -q --disable-pip-version-check "$wheel" || return 1
-        else
-            "$py" -m venv "$dir" || return 1
-        fi
+        "$py" -m venv "$dir" || return 1
     fi
     # A regular (not editable) install: only it puts depyf_autorun.pth into site-packages.
     "$dir/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps . &&

@@ -31,7 +31,7 @@ say() { echo "debian_python: $*" >&2; }
 
 # Bumped whenever what this script puts in the cache changes, so that older
 # caches are redone.
-LAYOUT=3
+LAYOUT=4
 
 cache=$(debian_python_root)
 triplet=x86_64-linux-gnu
@@ -179,6 +179,20 @@ provide() {
     "$pe" --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" "$tmp/root/usr/bin/python$v" || return 1
     local so
     for so in "$tmp/root/usr/lib/python$v/lib-dynload/"*.so; do "$pe" --set-rpath "$lib" "$so" || return 1; done
+    # Absolute links (sitecustomize.py -> /etc/python3.X/...) point into the
+    # system: point them into the tree.
+    local link target
+    while IFS= read -r link; do
+        target=$(readlink "$link")
+        [ -e "$tmp/root$target" ] && ln -sfn "$dest$target" "$link"
+    done < <(find "$tmp/root" -type l -lname '/*')
+    # ensurepip (so python -m venv) takes pip from the build's WHEEL_PKG_DIR,
+    # the system's /usr/share/python-wheels: make it the tree's own.
+    local data
+    for data in "$tmp/root/usr/lib/python$v"/_sysconfig{data_*.py,_vars_*.json}; do
+        [ -f "$data" ] && [ ! -L "$data" ] &&
+            sed -i "s|\([\"']\)/usr/share/python-wheels/|\1$dest/usr/share/python-wheels/|" "$data"
+    done
     echo "$want" > "$tmp/root/.package-version"
     rm -rf "$dest" && mv "$tmp/root" "$dest" && rm -rf "$tmp" || return 1
     if ! works "$exe" "$v"; then
@@ -191,6 +205,12 @@ provide() {
     say "compiling the standard library of $want"
     "$exe" -m compileall -q -j 2 -o 0 -o 1 -o 2 -x 'bad_coding|badsyntax|site-packages' \
         "$dest/usr/lib/python$v" >/dev/null 2>&1
+    local venv="$cache/venv-check.tmp"
+    rm -rf "$venv"
+    if ! "$exe" -m venv "$venv" >&2 || ! "$venv/bin/python" -m pip --version >/dev/null; then
+        say "python$v -m venv does not give a venv with pip"; rm -rf "$venv"; return 1
+    fi
+    rm -rf "$venv"
     echo $LAYOUT > "$dest/.layout"
     echo "$exe"
 }

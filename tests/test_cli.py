@@ -121,6 +121,7 @@ def test_decompile_folder_in_parallel(tmp_path, capsys):
     assert "%d files" % (len(pythons) + 1) in err and "1 files unreadable" in err
 
 
+@pytest.mark.host_decompiles
 def test_decompile_single_file_to_output(tmp_path, capsys):
     pyc = tmp_path / "x.pyc"
     import importlib.util, marshal, struct

@@ -311,6 +311,7 @@ def test_location_lines_cut_short():
     assert location_lines(bytes([0xf8, one_line, 0, 0]), 1, 6) == [None, 2, None]
 
 
+@pytest.mark.host_decompiles
 def test_decompile_restores_gc_threshold():
     import gc
     import depyf

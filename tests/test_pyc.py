@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from depyf.bytecode import (BadMagicError, BytecodeError, CodeRecord, MarshalError,
-                            TruncatedError, parse_pyc, unmarshal)
+                            TruncatedError, get_table, parse_pyc, unmarshal)
 from depyf.bytecode.pyc import MAX_DEPTH
 
 HOST = sys.version_info[:2]
@@ -195,8 +195,13 @@ def test_top_level_not_code():
 
 def test_code_field_of_wrong_type():
     data = bytearray(GOOD)
-    # Replace the marshalled co_code bytes object's type byte by an int.
-    index = data.index(b"s", 16 + 1 + 4 * 5)
+    # Replace the marshalled co_code bytes object's type byte by None. It follows
+    # the code object's type byte and its int fields (the code's own bytes may
+    # hold an "s", 3.15's STORE_NAME).
+    # (every field before co_code is a 4-byte int)
+    fields = get_table(HOST).code_fields
+    index = 16 + 1 + 4 * fields.index("code")
+    assert data[index] & 0x7f == ord("s")
     data[index] = ord("N")
     with pytest.raises(MarshalError) as info:
         parse_pyc(bytes(data), "t.pyc")

@@ -56,8 +56,8 @@ def parse_args(argv=None):
 
 
 def chosen_versions(text, decompiling=True):
-    """The versions to run, or exits 2 naming a missing interpreter or (when
-    ``decompiling``, not a harness self-test) a version depyf does not decompile yet."""
+    """The versions to run, or exits (status 1) naming a missing interpreter or
+    (when ``decompiling``, not a harness self-test) a version depyf does not decompile yet."""
     if text is None:
         return installed_versions(DECOMPILED_VERSIONS)
     versions = [parse_version(v) for v in text.split(",") if v.strip()]

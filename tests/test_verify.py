@@ -490,6 +490,17 @@ def test_cli_identity_on_cases(capsys):
     assert out.splitlines()[1].split()[0] == version and "100.00" in out
 
 
+def test_cli_refuses_versions_not_decompiled_yet():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+    try:
+        import roundtrip as cli
+    finally:
+        sys.path.pop(0)
+    with pytest.raises(SystemExit, match=r"decompiling Python 3\.14, 3\.15 is not supported yet"):
+        cli.chosen_versions("3.14,3.15")
+    assert set(cli.chosen_versions(None)) <= set(DECOMPILED_VERSIONS)
+
+
 # --------------------------------------------------------------------------
 # The real decompiler (in progress)
 

@@ -34,7 +34,6 @@ say() { echo "debian_python: $*" >&2; }
 LAYOUT=4
 
 cache=$(debian_python_root)
-triplet=x86_64-linux-gnu
 apt_dir="$cache/apt"
 
 # The libraries the interpreter and its extension modules link against, from
@@ -174,9 +173,15 @@ provide() {
     else
         say "cannot download libpython$v-dev (only the table generator needs it)"
     fi
+    # unstable's dynamic loader (ld-linux-x86-64.so.2 on amd64), whatever the machine
+    local loader
+    loader=$(ls "$tmp"/root/usr/lib/*-linux-gnu*/ld-linux*.so.[0-9] 2>/dev/null | head -n 1)
+    [ -n "$loader" ] || { say "no dynamic loader in unstable's libc6"; return 1; }
+    local triplet; triplet=$(basename "$(dirname "$loader")")
     local lib="$dest/usr/lib/$triplet"
     # Paths point where the tree ends up, after the rename below.
-    "$pe" --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" "$tmp/root/usr/bin/python$v" || return 1
+    "$pe" --set-interpreter "$lib/$(basename "$loader")" --set-rpath "$lib" \
+        "$tmp/root/usr/bin/python$v" || return 1
     local so
     for so in "$tmp/root/usr/lib/python$v/lib-dynload/"*.so; do "$pe" --set-rpath "$lib" "$so" || return 1; done
     # Absolute links (sitecustomize.py -> /etc/python3.X/...) point into the
@@ -193,7 +198,6 @@ provide() {
         [ -f "$data" ] && [ ! -L "$data" ] &&
             sed -i "s|\([\"']\)/usr/share/python-wheels/|\1$dest/usr/share/python-wheels/|" "$data"
     done
-    echo "$want" > "$tmp/root/.package-version"
     rm -rf "$dest" && mv "$tmp/root" "$dest" && rm -rf "$tmp" || return 1
     if ! works "$exe" "$v"; then
         say "python$v $want was unpacked but does not run here"; "$exe" -c "import ssl, ctypes, sqlite3" >&2; return 1
@@ -211,7 +215,9 @@ provide() {
         say "python$v -m venv does not give a venv with pip"; rm -rf "$venv"; return 1
     fi
     rm -rf "$venv"
+    # Last: a tree with these is complete (depyf's tests look for .package-version).
     echo $LAYOUT > "$dest/.layout"
+    echo "$want" > "$dest/.package-version"
     echo "$exe"
 }
 

@@ -1,11 +1,19 @@
 # Shared set-up for scripts/test.sh and scripts/demo.sh: find an interpreter of a
-# given minor version through pyenv (never a fixed path) and make a virtual
+# given minor version through pyenv, else among the Debian builds that
+# scripts/debian_python.sh unpacks (never a fixed path), and make a virtual
 # environment with depyf installed in editable mode.
 
 pyenv_root() {
     if [ -n "${PYENV_ROOT:-}" ]; then echo "$PYENV_ROOT"; return; fi
     if command -v pyenv >/dev/null 2>&1; then pyenv root; return; fi
     echo "$HOME/.pyenv"
+}
+
+# Where scripts/debian_python.sh keeps its interpreters (the same rule as
+# depyf.verify.interpreters.debian_python_root)
+debian_python_root() {
+    if [ -n "${DEPYF_DEBIAN_PYTHONS:-}" ]; then echo "$DEPYF_DEBIAN_PYTHONS"; return; fi
+    echo "${XDG_CACHE_HOME:-$HOME/.cache}/depyf/debian-python"
 }
 
 # find_python 3.11 -> path of a python3.11, or nothing
@@ -15,6 +23,11 @@ find_python() {
     for cand in $(ls -d "$root"/versions/"$want".* 2>/dev/null | sort -V -r); do
         if [ -x "$cand/bin/python$want" ]; then echo "$cand/bin/python$want"; return; fi
     done
+    # .package-version is written last, once the unpacked tree is complete.
+    cand="$(debian_python_root)/$want"
+    if [ -f "$cand/.package-version" ] && [ -x "$cand/usr/bin/python$want" ]; then
+        echo "$cand/usr/bin/python$want"; return
+    fi
     if command -v "python$want" >/dev/null 2>&1; then command -v "python$want"; return; fi
     if command -v python3 >/dev/null 2>&1 &&
        [ "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" = "$want" ]; then

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from depyf.cli import main
-from depyf.verify.interpreters import find_interpreter
+from depyf.verify.interpreters import find_interpreter, missing_reason
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = "def greet(name):\n    return f'hello {name!r}'\n\nclass K:\n    def m(self):\n        return [x * 2 for x in range(3)]\n"
@@ -21,11 +21,19 @@ def compile_with(python, tmp_path, tag):
     return out
 
 
-@pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"])
-def test_dis_any_version(version, tmp_path, capsys):
+def need_python(version):
+    """The interpreter of ``version``, or a skip printing where it was looked for."""
     python = find_interpreter(version)
     if python is None:
-        pytest.skip("Python %s is not installed under pyenv" % version)
+        reason = missing_reason(version)
+        print(reason)
+        pytest.skip(reason)
+    return python
+
+
+@pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"])
+def test_dis_any_version(version, tmp_path, capsys):
+    python = need_python(version)
     pyc = compile_with(python, tmp_path, version.replace(".", ""))
     assert main(["dis", str(pyc)]) == 0
     out = capsys.readouterr().out
@@ -43,7 +51,7 @@ def test_dis_reports_bad_file(tmp_path, capsys):
     bad.write_bytes(b"\x00\x00\r\n" + b"\0" * 12 + b"c")
     assert main(["dis", str(bad)]) == 1
     err = capsys.readouterr().err
-    assert "bad.pyc" in err and "unknown magic" in err
+    assert "bad.pyc" in err and "unknown magic" in err and "3.8-3.15" in err
     assert "Traceback" not in err
 
 
@@ -65,9 +73,7 @@ def test_python_dash_m(tmp_path):
 
 @pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"])
 def test_decompile_one_file_any_version(version, tmp_path, capsys):
-    python = find_interpreter(version)
-    if python is None:
-        pytest.skip("Python %s is not installed under pyenv" % version)
+    python = need_python(version)
     pyc = compile_with(python, tmp_path, version.replace(".", ""))
     assert main(["decompile", "--verify", str(pyc)]) == 0
     captured = capsys.readouterr()
@@ -76,6 +82,16 @@ def test_decompile_one_file_any_version(version, tmp_path, capsys):
     assert "return [x * 2 for x in range(3)]" in captured.out
     assert "verified 4/4 code objects identical" in captured.err \
         or "verified 5/5 code objects identical" in captured.err
+
+
+@pytest.mark.parametrize("version", ["3.14", "3.15"])
+def test_decompile_names_a_version_not_decompiled_yet(version, tmp_path, capsys):
+    python = need_python(version)
+    pyc = compile_with(python, tmp_path, version.replace(".", ""))
+    assert main(["decompile", str(pyc)]) == 1
+    err = capsys.readouterr().err
+    assert "decompiling Python %s bytecode is not supported yet" % version in err
+    assert "internal error" not in err and "Traceback" not in err
 
 
 def test_decompile_folder_in_parallel(tmp_path, capsys):
@@ -105,6 +121,7 @@ def test_decompile_folder_in_parallel(tmp_path, capsys):
     assert "%d files" % (len(pythons) + 1) in err and "1 files unreadable" in err
 
 
+@pytest.mark.host_decompiles
 def test_decompile_single_file_to_output(tmp_path, capsys):
     pyc = tmp_path / "x.pyc"
     import importlib.util, marshal, struct

@@ -311,6 +311,7 @@ def test_location_lines_cut_short():
     assert location_lines(bytes([0xf8, one_line, 0, 0]), 1, 6) == [None, 2, None]
 
 
+@pytest.mark.host_decompiles
 def test_decompile_restores_gc_threshold():
     import gc
     import depyf
@@ -362,3 +363,85 @@ def test_skipped_passes_would_change_nothing(version):
                 skipped += sum(1 for p in PASSES[want] if p in NEEDS and names.isdisjoint(NEEDS[p]))
                 assert shape(normalize(rec)) == shape(every_pass(rec)), (name, rec.qualname)
     assert skipped       # the test saw skipping at work
+
+
+def _assemble(version, *pairs):
+    """Code bytes of ``version`` from (opname, arg) pairs, each with its caches."""
+    table = get_table(version)
+    out = []
+    for name, arg in pairs:
+        info = table.opcode_by_name[name]
+        out += [info.op, arg] + [table.cache_op, 0] * info.cache
+    return out
+
+
+def test_314_argument_kinds():
+    rec = record_with(_assemble((3, 14), ("NOP", 0), ("LOAD_COMMON_CONSTANT", 3),
+                                ("LOAD_COMMON_CONSTANT", 0), ("LOAD_SPECIAL", 1),
+                                ("IS_OP", 1), ("IS_OP", 0), ("CONTAINS_OP", 1),
+                                ("LOAD_SMALL_INT", 7), ("END_ASYNC_FOR", 10),
+                                ("RETURN_VALUE", 0)))
+    rec.version = (3, 14)
+    got = [(i.opname, i.argval, i.argrepr) for i in decode(rec)]
+    assert got == [
+        ("NOP", None, ""),
+        ("LOAD_COMMON_CONSTANT", 3, "<built-in function all>"),     # 3.14 dis: argval the index
+        ("LOAD_COMMON_CONSTANT", 0, "AssertionError"),
+        ("LOAD_SPECIAL", 1, "__exit__"),
+        ("IS_OP", 1, "is not"), ("IS_OP", 0, "is"), ("CONTAINS_OP", 1, "not in"),
+        ("LOAD_SMALL_INT", 7, ""),
+        ("END_ASYNC_FOR", 0, "from 0"),
+        ("RETURN_VALUE", None, ""),
+    ]
+    bc = decode(rec)
+    assert bc[-2].target is bc[0]
+    bad = record_with(_assemble((3, 14), ("LOAD_SPECIAL", 4), ("RETURN_VALUE", 0)))
+    bad.version = (3, 14)
+    with pytest.raises(DecodeError, match="special method index 4 out of range"):
+        decode(bad)
+
+
+def test_315_argument_kinds():
+    rec = record_with(_assemble((3, 15), ("LOAD_COMMON_CONSTANT", 7), ("LOAD_COMMON_CONSTANT", 0),
+                                ("IMPORT_NAME", 1 << 2 | 1), ("IMPORT_NAME", 0 << 2 | 2),
+                                ("IMPORT_NAME", 1 << 2), ("RETURN_VALUE", 0)))
+    rec.version = (3, 15)
+    rec.names = ("os", "json")
+    got = [(i.opname, i.argval, i.argrepr) for i in decode(rec)]
+    assert got == [
+        ("LOAD_COMMON_CONSTANT", None, "None"),          # 3.15 dis: argval the value
+        ("LOAD_COMMON_CONSTANT", AssertionError, "AssertionError"),
+        ("IMPORT_NAME", "json", "json + lazy"), ("IMPORT_NAME", "os", "os + eager"),
+        ("IMPORT_NAME", "json", "json"),
+        ("RETURN_VALUE", None, ""),
+    ]
+    bad = record_with(_assemble((3, 15), ("LOAD_COMMON_CONSTANT", 12), ("RETURN_VALUE", 0)))
+    bad.version = (3, 15)
+    with pytest.raises(DecodeError, match="common constant index 12 out of range"):
+        decode(bad)
+
+
+def test_not_taken_is_silent_to_the_decompiler():
+    from depyf.bytecode.decode import decode_ops
+    rec = record_with(_assemble((3, 14), ("NOP", 0), ("NOT_TAKEN", 0), ("RETURN_VALUE", 0)))
+    rec.version = (3, 14)
+    assert [i.opname for i in decode(rec)] == ["NOP", "NOT_TAKEN", "RETURN_VALUE"]
+    assert [op.name for op in decode_ops(rec)] == ["NOP", "RETURN_VALUE"]
+
+
+@pytest.mark.parametrize("version", [(3, 14), (3, 15)])
+def test_versions_read_but_not_decompiled_say_so(version):
+    # 3.14+ bytecode is read and listed; decompiling it names the version
+    import depyf
+    from depyf.bytecode import UnsupportedVersionError
+    from depyf.bytecode.normalize import decompiled_versions, normalize
+    from depyf.decompiler.api import DecompilationError
+    assert version not in decompiled_versions() and (3, 13) in decompiled_versions()
+    rec = record_with(_assemble(version, ("NOP", 0), ("RETURN_VALUE", 0)))
+    rec.version = version
+    with pytest.raises(UnsupportedVersionError, match="Python %d.%d bytecode is not supported yet"
+                       % version):
+        normalize(rec)
+    with pytest.raises(DecompilationError, match=r"decompiling Python %d\.%d .*3\.8-3\.13"
+                       % version):
+        depyf.decompile(rec)

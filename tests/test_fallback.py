@@ -644,7 +644,7 @@ def _caches(name):
     table = getattr(dis, "_inline_cache_entries", None)
     if table is None or name not in dis.opmap:
         return 0
-    if isinstance(table, dict):
+    if hasattr(table, "get"):   # keyed by name from 3.13 (a frozendict, no dict, in 3.15)
         return table.get(name, 0)
     return table[dis.opmap[name]]
 

@@ -51,10 +51,11 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             buf[pos:pos + 4] = rng.choice([b"\xff\xff\xff\x7f", b"\x00\x00\x00\x80",
                                            b"\xff\xff\xff\xff", b"\x00\x00\x01\x00"])
         else:
-            # Keep the header valid so the mutation reaches the marshal data.
+            # Keep the header valid so the mutation reaches the marshal data; a
+            # type code of every marshal version (3.14's slices, 3.15's frozendicts too).
             if len(buf) > 17:
                 i = rng.randrange(16, len(buf))
-                buf[i] = rng.choice(b"0NFTS.iIlfgxysturc()[{<>aAzZ?") | rng.choice((0, 0x80))
+                buf[i] = rng.choice(b"0NFTS.iIlfgxysturc()[{<>aAzZ?:}") | rng.choice((0, 0x80))
     return bytes(buf)
 
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from depyf.bytecode import (BadMagicError, BytecodeError, CodeRecord, MarshalError,
-                            TruncatedError, parse_pyc, unmarshal)
+                            TruncatedError, get_table, parse_pyc, unmarshal)
 from depyf.bytecode.pyc import MAX_DEPTH
 
 HOST = sys.version_info[:2]
@@ -110,6 +110,58 @@ def test_wrong_magic():
     expect_error(b"abcd" + GOOD[4:], BadMagicError, "not a .pyc")
 
 
+def test_unknown_magic_names_the_supported_range():
+    err = expect_error(b"\x00\x00\r\n" + GOOD[4:], BadMagicError, "unknown magic")
+    assert "3.8-3.15" in str(err)
+
+
+@pytest.mark.parametrize("magic,version", [(3627, (3, 14)), (3666, (3, 15)),
+                                           (3571, (3, 13)), (3413, (3, 8))])
+def test_release_magics(magic, version):
+    from depyf.bytecode import version_from_magic
+    assert version_from_magic(magic) == version
+
+
+@pytest.mark.parametrize("magic,version", [(3600, "3.14"), (3626, "3.14"), (3650, "3.15")])
+def test_newest_prerelease_magics_are_named(magic, version):
+    err = expect_error(magic.to_bytes(2, "little") + b"\r\n" + GOOD[4:], BadMagicError,
+                       "pre-release")
+    assert version in str(err)
+
+
+# 3.14's marshal (version 5) writes slice constants, 3.15's (6) frozendicts; the
+# bytes are what those interpreters' marshal.dumps gave.
+SLICE = b":\xe9\x01\x00\x00\x00\xe9\x02\x00\x00\x00N"                  # slice(1, 2)
+FROZENDICT = b"\xfd\xda\x01k\xe9\x01\x00\x00\x00\xda\x01j\xe7" + struct.pack("<d", 1.5) + b"0"
+
+
+def test_slice_constants_from_314():
+    assert unmarshal(SLICE, (3, 14)) == slice(1, 2, None)
+    # (slice, slice) of one slice: the slice takes reference 0, before its items
+    shared = b")\x02\xba\xe9\x01\x00\x00\x00\xe9\x02\x00\x00\x00Nr\x00\x00\x00\x00"
+    first, second = unmarshal(shared, (3, 15))
+    assert first == slice(1, 2) and second is first
+    with pytest.raises(MarshalError, match="unknown type code ':'"):
+        unmarshal(SLICE, (3, 13))
+
+
+def test_frozendict_constants_from_315():
+    from depyf.bytecode.code import frozendict
+    value = unmarshal(FROZENDICT, (3, 15))
+    assert type(value) is frozendict and type(value).__name__ == "frozendict"
+    assert value == {"k": 1, "j": 1.5} and repr(value) == "frozendict({'k': 1, 'j': 1.5})"
+    assert hash(value) == hash(frozendict(j=1.5, k=1))
+    with pytest.raises(TypeError):
+        value["k"] = 2
+    # a reference to it (index 0: reserved before its items are read) is the same object
+    pair = unmarshal(b")\x02" + FROZENDICT + b"r\x00\x00\x00\x00", (3, 15))
+    assert pair[0] is pair[1]
+    with pytest.raises(MarshalError, match="unknown type code '}'"):
+        unmarshal(FROZENDICT, (3, 14))
+    with pytest.raises(MarshalError, match="unhashable dict key"):
+        unmarshal(b"}[\x00\x00\x00\x00N0", (3, 15))
+
+
 def test_prerelease_magic_is_named():
     err = expect_error((3450).to_bytes(2, "little") + b"\r\n" + GOOD[4:], BadMagicError,
                        "pre-release")
@@ -143,8 +195,13 @@ def test_top_level_not_code():
 
 def test_code_field_of_wrong_type():
     data = bytearray(GOOD)
-    # Replace the marshalled co_code bytes object's type byte by an int.
-    index = data.index(b"s", 16 + 1 + 4 * 5)
+    # Replace the marshalled co_code bytes object's type byte by None. It follows
+    # the code object's type byte and its int fields (the code's own bytes may
+    # hold an "s", 3.15's STORE_NAME).
+    # (every field before co_code is a 4-byte int)
+    fields = get_table(HOST).code_fields
+    index = 16 + 1 + 4 * fields.index("code")
+    assert data[index] & 0x7f == ord("s")
     data[index] = ord("N")
     with pytest.raises(MarshalError) as info:
         parse_pyc(bytes(data), "t.pyc")

@@ -1,7 +1,8 @@
 """The committed per-version bytecode tables: consistent, and what the generator makes.
 
-Regeneration needs each version's interpreter (pyenv or nothing); without one
-that check is skipped, the consistency checks still run.
+Regeneration needs each version's interpreter (pyenv's, or the Debian build of
+scripts/debian_python.sh); without one that check is skipped, the consistency
+checks still run.
 """
 import importlib.util
 import os
@@ -78,6 +79,61 @@ def test_version_specific_kinds():
     assert (t313.compare_shift, t313.compare_bool_bit, t313.null_repr) == (5, 16, "suffix")
 
 
+def test_314_changes():
+    t = get_table((3, 14))
+    ops = t.opcode_by_name
+    for gone in ("BINARY_SUBSCR", "RETURN_CONST", "BEFORE_WITH", "BEFORE_ASYNC_WITH",
+                 "BUILD_CONST_KEY_MAP", "LOAD_ASSERTION_ERROR"):
+        assert gone not in ops, gone
+    kinds = {"LOAD_SMALL_INT": "int", "LOAD_FAST_BORROW": "local",
+             "LOAD_FAST_BORROW_LOAD_FAST_BORROW": "local_pair",
+             "LOAD_COMMON_CONSTANT": "common_constant", "LOAD_SPECIAL": "special_method",
+             "IS_OP": "is_op", "CONTAINS_OP": "contains_op", "IMPORT_NAME": "name",
+             "END_ASYNC_FOR": "jump_back", "POP_ITER": "none", "NOT_TAKEN": "none",
+             "BUILD_TEMPLATE": "none", "BUILD_INTERPOLATION": "int"}
+    assert {name: ops[name].kind for name in kinds} == kinds
+    # (the pseudo ops, JUMP_IF_TRUE, ANNOTATIONS_PLACEHOLDER..., never reach co_code)
+    assert "JUMP_IF_TRUE" not in ops and "ANNOTATIONS_PLACEHOLDER" not in ops
+    assert ops["NOT_TAKEN"].op in t.silent_ops
+    assert (t.magic, t.magic_range, t.marshal_version) == (3627, (3600, 3627), 5)
+    assert t.common_constants[:2] == [AssertionError, NotImplementedError]
+    assert t.common_constant_argval == "index"
+    assert t.special_method_names == ["__enter__", "__exit__", "__aenter__", "__aexit__"]
+    assert t.make_function_flags[-1] == "annotate"
+    assert t.exit_looked_up_first and t.aexit_looked_up_first and t.special_lookup_names_missing
+    assert (t.compare_shift, t.compare_bool_bit, t.null_repr) == (5, 16, "suffix")
+    assert t.code_fields == get_table((3, 13)).code_fields
+
+
+def test_315_changes():
+    t = get_table((3, 15))
+    ops = t.opcode_by_name
+    assert "TRACE_RECORD" in ops and "GET_YIELD_FROM_ITER" not in ops
+    assert ops["IMPORT_NAME"].kind == "import_name"
+    assert ops["RESUME"].cache == 1 and ops["GET_ITER"].cache == 1
+    assert (t.magic, t.magic_range, t.marshal_version) == (3666, (3650, 3666), 6)
+    assert t.common_constant_argval == "object"
+    assert t.common_constants[5:] == [list, set, None, "", True, False, -1]
+    assert ops["NOT_TAKEN"].op in t.silent_ops
+
+
+def test_older_tables_keep_their_facts():
+    # the facts 3.14 added read "no" before it
+    for version in SUPPORTED[:6]:
+        t = get_table(version)
+        assert not t.exit_looked_up_first and not t.special_lookup_names_missing
+        assert t.marshal_version == 4 and t.common_constants == []
+        assert t.aexit_looked_up_first == (version == (3, 8))
+    assert get_table((3, 13)).opcode_by_name["IS_OP"].kind == "int"
+
+
+def test_missing_builtin_stands_in():
+    from depyf.bytecode.versions import VersionTable
+    data = dict(get_table((3, 14)).data, common_constants=[{"builtin": "no_such_builtin"}])
+    table = VersionTable(data)
+    assert repr(table.common_constants[0]) == "no_such_builtin"
+
+
 def test_binary_ops_are_name_symbol_pairs():
     assert get_table((3, 11)).binary_ops[0] == ("NB_ADD", "+")
 
@@ -91,7 +147,9 @@ def test_magic_maps_back(version):
 def test_regenerated_table_is_identical(version, gen, tmp_path):
     python = gen.find_interpreter(version)
     if python is None:
-        pytest.skip("no Python %d.%d interpreter found via pyenv" % version)
+        reason = "no Python %d.%d interpreter found (pyenv or scripts/debian_python.sh)" % version
+        print(reason)
+        pytest.skip(reason)
     path, _table = gen.generate(version, python, str(tmp_path))
     committed = os.path.join(DATA, os.path.basename(path))
     with open(path, "rb") as fresh, open(committed, "rb") as kept:

@@ -1,9 +1,9 @@
 """Check depyf's .pyc reader against every installed interpreter's own ``dis``.
 
-For each version (default: every pyenv-installed 3.8-3.13) this reads the
-whole standard-library ``__pycache__`` of that interpreter with depyf and with
-the interpreter itself, and prints one table row per version plus the first
-few mismatches. Exits 1 if any file is not identical, 2 if a requested
+For each version (default: every installed 3.8-3.15, pyenv's or the Debian
+builds of scripts/debian_python.sh) this reads the whole standard-library
+``__pycache__`` of that interpreter with depyf and with the interpreter
+itself, and prints one table row per version plus the first few mismatches. Exits 1 if any file is not identical, 2 if a requested
 version has no interpreter.
 
 Example::
@@ -20,7 +20,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
 from depyf.verify.interpreters import (KNOWN_VERSIONS, find_interpreter,  # noqa: E402
-                                       format_version, installed_versions, parse_version)
+                                       format_version, installed_versions, missing_reason,
+                                       parse_version)
 from depyf.verify.reader_check import (IDENTICAL, MISMATCH, OUR_ERROR,  # noqa: E402
                                        THEIR_ERROR, check_files, stdlib_pyc_files)
 
@@ -89,7 +90,8 @@ def main(argv=None):
     rows, details, status = [], [], 0
     for version in wanted_versions(args.versions):
         if find_interpreter(version) is None:
-            print("Python %s: no pyenv interpreter, skipped" % format_version(version), file=sys.stderr)
+            print("Python %s skipped: %s" % (format_version(version), missing_reason(version)),
+                  file=sys.stderr)
             status = max(status, 2)
             continue
         files = spread(stdlib_pyc_files(version), args.limit)

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from depyf.decompiler.api import unstructured  # noqa: E402
 from depyf.decompiler.functions import CodeDecompiler  # noqa: E402
 from depyf.verify.corpus import case_files, corpus_modules  # noqa: E402
-from depyf.verify.interpreters import KNOWN_VERSIONS, installed_versions, parse_version  # noqa: E402
+from depyf.verify.interpreters import DECOMPILED_VERSIONS, installed_versions, parse_version  # noqa: E402
 from depyf.verify.roundtrip import CompileError, TargetSession, read_source  # noqa: E402
 
 
@@ -54,7 +54,7 @@ def main(argv=None):
     p.add_argument("--examples", type=int, default=2)
     args = p.parse_args(argv)
     versions = ([parse_version(v) for v in args.versions.split(",")] if args.versions
-                else installed_versions(KNOWN_VERSIONS))
+                else installed_versions(DECOMPILED_VERSIONS))
     for version in versions:
         paths = case_files(version) if args.cases else corpus_modules(version)
         counts = collections.Counter()

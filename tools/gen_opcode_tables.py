@@ -10,8 +10,11 @@ disassembly, so a table that disagrees with ``dis`` is never written.
 
 Interpreters: ``--python 3.8=/path/to/python`` wins, else pyenv's
 ``<root>/versions/3.X.<patch>/bin/python3.X`` (newest patch), the root being
-``$PYENV_ROOT`` or the output of ``pyenv root``. Versions without an
-interpreter are skipped and their existing table is left alone.
+``$PYENV_ROOT`` or the output of ``pyenv root``, else the Debian build that
+``scripts/debian_python.sh`` unpacked (``<cache>/3.X/usr/bin/python3.X``, the
+cache being ``$DEPYF_DEBIAN_PYTHONS`` or ``~/.cache/depyf/debian-python``).
+Versions without an interpreter are skipped and their existing table is left
+alone.
 
 The tool does not import depyf: it produces the data the package needs to
 import cleanly, so it must run while the package is half-built.
@@ -30,7 +33,7 @@ import shutil
 import subprocess
 import sys
 
-VERSIONS = ((3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13))
+VERSIONS = ((3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 
 DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                            "src", "depyf", "bytecode", "versions", "data")
@@ -40,7 +43,7 @@ DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir
 # Python 3.8 and only report raw facts; every decision is made below, in one
 # place, where it can be read and tested.
 PROBE = r'''
-import dis, importlib, importlib.util, json, opcode, os, sys
+import dis, importlib, importlib.util, json, marshal, opcode, os, sys
 
 SNIPPETS = [
 """
@@ -88,6 +91,23 @@ except* ValueError:
     pass
 """,
 "from m import *",
+# Each of these compiles only where its syntax exists; they show dis's reading
+# of the ops newer versions added (t-strings 3.14, lazy imports 3.15).
+"""
+async def co2(a, b):
+    async for x in a:
+        assert x is not b, x in b
+    async with a as m:
+        return [m], all(y for y in m)
+""",
+"""
+def tpl(a):
+    return t"{a!r:>{a}}"
+""",
+"""
+lazy import m2
+import m3
+""",
 ]
 
 
@@ -96,10 +116,48 @@ def opt(name, default):
 
 
 def bootstrap_comments():
-    # Every magic number ever assigned is only written down in these comments.
+    # Every magic number ever assigned is only written down in these comments,
+    # which 3.14 moved from _bootstrap_external.py into a C header.
     path = os.path.join(os.path.dirname(importlib.__file__), "_bootstrap_external.py")
     with open(path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f if line.startswith("#") and "Python 3." in line]
+        lines = [line.rstrip("\n") for line in f if line.startswith("#") and "Python 3." in line]
+    if lines:
+        return lines
+    import sysconfig
+    header = os.path.join(sysconfig.get_path("include"), "internal", "pycore_magic_number.h")
+    if not os.path.exists(header):
+        return []
+    with open(header, encoding="utf-8") as f:
+        return ["# " + line.strip() for line in f if line.strip().startswith("Python 3.")]
+
+
+def backward_jumps():
+    # 3.13+ dis names its backward jumps in one function; before, None (the
+    # generator knows those versions' rule).
+    test = getattr(dis, "_is_backward_jump", None)
+    if test is None:
+        return None
+    return sorted(name for name, op in opcode.opmap.items() if op < 256 and test(op))
+
+
+def common_constants():
+    # LOAD_COMMON_CONSTANT (3.14+): each constant by builtin name or as a JSON
+    # literal, and what dis gives as its argval (the index, or from 3.15 the object).
+    values = opt("_common_constants", None)
+    if values is None:
+        return None
+    import builtins
+    described = []
+    for value in values:
+        name = getattr(value, "__name__", None)
+        if name is not None and getattr(builtins, name, None) is value:
+            described.append({"builtin": name})
+        else:
+            json.dumps(value)
+            described.append(value)
+    resolver = dis.ArgResolver(co_consts=(), names=(), varname_from_oparg=None)
+    argval, _ = resolver.get_argval_argrepr(opcode.opmap["LOAD_COMMON_CONSTANT"], 0, 0)
+    return {"values": described, "argval": "index" if argval == 0 else "object"}
 
 
 def specialized_names():
@@ -111,10 +169,11 @@ def specialized_names():
 
 
 def cache_entries():
-    # A list indexed by opcode in 3.11/3.12, a dict keyed by name in 3.13.
+    # A list indexed by opcode in 3.11/3.12, a dict keyed by name in 3.13 (a
+    # frozendict, no dict subclass, in 3.15).
     raw = opt("_inline_cache_entries", {})
-    if isinstance(raw, dict):
-        return dict(raw)
+    if hasattr(raw, "items"):
+        return dict(raw.items())
     return {opcode.opname[op]: n for op, n in enumerate(raw) if n}
 
 
@@ -159,6 +218,10 @@ def main():
         "make_function_flags": list(getattr(dis, "FUNCTION_ATTR_FLAGS",
                                             getattr(dis, "MAKE_FUNCTION_FLAGS", ()))),
         "compiler_flags": {str(k): v for k, v in dis.COMPILER_FLAG_NAMES.items()},
+        "marshal_version": marshal.version,
+        "backward_jumps": backward_jumps(),
+        "common_constants": common_constants(),
+        "special_method_names": list(opt("_special_method_names", [])),
         "disassembly": disassembly(),
     }))
 
@@ -205,7 +268,7 @@ def version_facts(version):
                              "linetable" if version == (3, 10) else "locations"),
         # 3.12 packs a jump mask into COMPARE_OP's low 4 bits; 3.13 adds the
         # to-bool bit 16 above that mask.
-        "compare_shift": {(3, 12): 4, (3, 13): 5}.get(version, 0),
+        "compare_shift": 0 if version <= (3, 11) else 4 if version == (3, 12) else 5,
         "compare_bool_bit": 16 if version >= (3, 13) else 0,
         "null_repr": "suffix" if version >= (3, 13) else "prefix",
         # What a with statement raises when the manager lacks __enter__/__exit__
@@ -215,8 +278,12 @@ def version_facts(version):
         # subject below it); 3.11+ push the result alone, None for no match.
         "match_pushes_bool": version == (3, 10),
         # 3.8's BEFORE_ASYNC_WITH looks __aexit__ up before __aenter__ (which a
-        # manager lacking both names in its AttributeError).
-        "aexit_looked_up_first": version == (3, 8),
+        # manager lacking both names in its AttributeError); so do 3.14's
+        # LOAD_SPECIALs, for ``with`` too.
+        "aexit_looked_up_first": version == (3, 8) or version >= (3, 14),
+        "exit_looked_up_first": version >= (3, 14),
+        # 3.14's TypeError ends "(missed __exit__ method)", naming the one missing.
+        "special_lookup_names_missing": version >= (3, 14),
         "localsplus_kinds": {name: bit for name, bit, since in LOCALSPLUS_KINDS
                              if version >= since},
     }
@@ -226,13 +293,19 @@ def version_facts(version):
 # Argument kinds, in the precedence of that version's dis
 # (_get_instructions_bytes up to 3.12, ArgResolver.get_argval_argrepr in 3.13).
 
-# hasname ops whose argument dis reads differently.
+# hasname ops whose argument dis reads differently (3.15's IMPORT_NAME keeps
+# lazy/eager flags in its two low bits).
 NAME_KINDS = (("LOAD_GLOBAL", "global", (3, 11)), ("LOAD_ATTR", "attr", (3, 12)),
-              ("LOAD_SUPER_ATTR", "super_attr", (3, 12)))
-LOCAL_PAIRS = ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+              ("LOAD_SUPER_ATTR", "super_attr", (3, 12)), ("IMPORT_NAME", "import_name", (3, 15)))
+LOCAL_PAIRS = ("LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+               "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+# Ops older than the dis that names their argument: (name, kind, since).
+VERSIONED_KINDS = (("IS_OP", "is_op", (3, 14)), ("CONTAINS_OP", "contains_op", (3, 14)))
 # Ops dis special-cases by identity; each exists only in versions whose dis
 # handles it, so no version test is needed.
 OTHER_KINDS = {
+    "LOAD_COMMON_CONSTANT": "common_constant",
+    "LOAD_SPECIAL": "special_method",
     "FORMAT_VALUE": "format_value",
     "CONVERT_VALUE": "convert_value",
     "MAKE_FUNCTION": "make_function",
@@ -243,11 +316,12 @@ OTHER_KINDS = {
 }
 
 
-def is_backward_jump(version, name):
-    # 3.11/3.12 dis test a substring, which also catches 3.11's
-    # POP_JUMP_BACKWARD_IF_*; 3.13 lists the two names.
-    if version >= (3, 13):
-        return name in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+def is_backward_jump(raw, name):
+    # 3.13+ dis lists them (3.14 adds END_ASYNC_FOR, "not really a jump, but it
+    # has a target"); 3.11/3.12 dis test a substring, which also catches 3.11's
+    # POP_JUMP_BACKWARD_IF_*.
+    if raw.get("backward_jumps") is not None:
+        return name in raw["backward_jumps"]
     return "JUMP_BACKWARD" in name
 
 
@@ -262,7 +336,9 @@ def has_arg(version, op, raw):
     return op >= raw["HAVE_ARGUMENT"]
 
 
-def arg_kind(version, name, op, lists):
+def arg_kind(version, name, op, raw):
+    lists = raw["lists"]
+
     def within(key):
         return op in lists.get(key, ())
 
@@ -276,7 +352,7 @@ def arg_kind(version, name, op, lists):
     if within("hasjabs"):
         return "jump_abs"
     if within("hasjrel") or within("hasjump"):
-        return "jump_back" if is_backward_jump(version, name) else "jump_fwd"
+        return "jump_back" if is_backward_jump(raw, name) else "jump_fwd"
     if name in LOCAL_PAIRS:
         return "local_pair"
     if within("haslocal"):
@@ -285,6 +361,9 @@ def arg_kind(version, name, op, lists):
         return "free"
     if within("hascompare"):
         return "compare"
+    for special, kind, since in VERSIONED_KINDS:
+        if name == special and version >= since:
+            return kind
     return OTHER_KINDS.get(name, "int")
 
 
@@ -303,7 +382,7 @@ def opcode_entries(version, raw):
             "name": name,
             "has_arg": arg,
             "cache": raw["cache"].get(name, 0),
-            "kind": arg_kind(version, name, op, raw["lists"]) if arg else "none",
+            "kind": arg_kind(version, name, op, raw) if arg else "none",
         })
     seen = [entry["op"] for entry in entries]
     if len(seen) != len(set(seen)):
@@ -337,6 +416,7 @@ def build_table(version, raw):
     table = {
         "version": list(version),
         "magic": raw["magic"],
+        "marshal_version": raw["marshal_version"],
         "magic_range": magic_range(version, raw),
         "hasarg_threshold": raw["HAVE_ARGUMENT"],
         "opcodes": opcode_entries(version, raw),
@@ -349,6 +429,11 @@ def build_table(version, raw):
         "compiler_flags": {k: v for k, v in sorted(raw["compiler_flags"].items(),
                                                    key=lambda item: int(item[0]))},
     }
+    if raw.get("common_constants") is not None:
+        table["common_constants"] = raw["common_constants"]["values"]
+        table["common_constant_argval"] = raw["common_constants"]["argval"]
+    if raw.get("special_method_names"):
+        table["special_method_names"] = raw["special_method_names"]
     table.update(version_facts(version))
     return table
 
@@ -398,6 +483,24 @@ def expected_problem(table, entry, offset, arg, argval, argrepr):
         return None if argrepr == ", ".join(flags) else "function flags"
     if kind == "local_pair":
         return None if argrepr.count(", ") == 1 else "local pair"
+    if kind == "import_name":
+        flag = " + lazy" if arg & 1 else " + eager" if arg & 2 else ""
+        return None if argrepr.endswith(flag) and (flag or "+" not in argrepr) else "import flags"
+    if kind in ("is_op", "contains_op"):
+        words = ("is", "is not") if kind == "is_op" else ("in", "not in")
+        return None if argrepr == words[bool(arg)] else "negation"
+    if kind == "special_method":
+        return None if argrepr == table["special_method_names"][arg] else "special method"
+    if kind == "common_constant":
+        value = table["common_constants"][arg]
+        # A class shows its name, a builtin function its repr.
+        want = ((value["builtin"], "<built-in function %s>" % value["builtin"])
+                if isinstance(value, dict) else (repr(value),))
+        if argrepr not in want:
+            return "common constant %r" % (want,)
+        if table["common_constant_argval"] == "index" and argval != arg:
+            return "common constant argval"
+        return None
     return None  # const/name/local/free/format: an index, nothing to compute
 
 
@@ -415,8 +518,15 @@ def check_against_dis(table, raw):
         checked.add(entry["kind"])
     # Without these the samples proved nothing about the hand-kept facts.
     needed = {"jump_fwd", "compare", "jump_back" if table["version"] >= [3, 11] else "jump_abs"}
+    needed |= {entry["kind"] for entry in table["opcodes"]
+               if entry["kind"] in NEW_KINDS_TO_SEE}
     if not needed <= checked:
         raise ValueError("%s: samples never exercised %s" % (table_name(table), sorted(needed - checked)))
+
+
+# Kinds whose rendering the samples must show wherever a table has them.
+NEW_KINDS_TO_SEE = frozenset({"import_name", "is_op", "contains_op", "special_method",
+                              "common_constant"})
 
 
 def table_name(table):
@@ -462,7 +572,32 @@ def pyenv_root():
     return root if out.returncode == 0 and os.path.isdir(root) else None
 
 
+def debian_python_root():
+    """Where scripts/debian_python.sh unpacks its interpreters (the rule of
+    depyf.verify.interpreters.debian_python_root, which this tool may not import)."""
+    env = os.environ.get("DEPYF_DEBIAN_PYTHONS")
+    if env:
+        return env
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "depyf", "debian-python")
+
+
+def find_debian_interpreter(version):
+    """The unpacked Debian ``python3.X`` for ``version``, or None."""
+    folder = os.path.join(debian_python_root(), "%d.%d" % version)
+    exe = os.path.join(folder, "usr", "bin", "python%d.%d" % version)
+    # .package-version is written once the unpacked tree is complete.
+    if os.path.isfile(os.path.join(folder, ".package-version")) and os.access(exe, os.X_OK):
+        return exe
+    return None
+
+
 def find_interpreter(version, root=None):
+    """pyenv's newest ``python3.X`` for ``version``, else the Debian build, or None."""
+    return find_pyenv_interpreter(version, root) or find_debian_interpreter(version)
+
+
+def find_pyenv_interpreter(version, root=None):
     """pyenv's newest ``python3.X`` for ``version``, or None."""
     root = root or pyenv_root()
     if root is None:
@@ -534,7 +669,8 @@ def main(argv=None):
     for version in args.versions or VERSIONS:
         python = overrides.get(version) or find_interpreter(version)
         if python is None:
-            print("skip %d.%d: no interpreter found (pyenv or --python); table left as is" % version)
+            print("skip %d.%d: no interpreter found (pyenv, scripts/debian_python.sh or --python); "
+                  "table left as is" % version)
             continue
         path, table = generate(version, python, args.out)
         print("%d.%d: %d opcodes -> %s" % (version + (len(table["opcodes"]), os.path.normpath(path))))

@@ -1,6 +1,6 @@
 """Strict round trip of the decompiler over the corpus, per target version.
 
-For each version (default: every pyenv-installed 3.8-3.13) each module is
+For each version (default: every installed one that depyf decompiles, 3.8-3.13) each module is
 compiled by that interpreter, decompiled by depyf on this host, recompiled by
 the interpreter and compared code object by code object (docs/design.md,
 "Measuring"). Prints one table row per version, then the most
@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from depyf.verify.corpus import (case_files, corpus_modules, thirdparty_corpus,  # noqa: E402
                                  thirdparty_modules)
-from depyf.verify.interpreters import (KNOWN_VERSIONS, find_interpreter,  # noqa: E402
+from depyf.verify.interpreters import (DECOMPILED_VERSIONS, find_interpreter,  # noqa: E402
                                        format_version, installed_versions, parse_version)
 from depyf.verify.roundtrip import (IDENTITY, UNPARSE, format_table,  # noqa: E402
                                     run_corpus)
@@ -64,11 +64,17 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def chosen_versions(text):
-    """The versions to run, or exits 2 naming a missing interpreter."""
+def chosen_versions(text, decompiling=True):
+    """The versions to run, or exits (status 1) naming a missing interpreter or
+    (when ``decompiling``, not a harness self-test) a version depyf does not decompile yet."""
     if text is None:
-        return installed_versions(KNOWN_VERSIONS)
+        return installed_versions(DECOMPILED_VERSIONS)
     versions = [parse_version(v) for v in text.split(",") if v.strip()]
+    unsupported = [format_version(v) for v in versions if v not in DECOMPILED_VERSIONS]
+    if decompiling and unsupported:
+        sys.exit("decompiling Python %s is not supported yet (depyf decompiles %s-%s)"
+                 % (", ".join(unsupported), format_version(DECOMPILED_VERSIONS[0]),
+                    format_version(DECOMPILED_VERSIONS[-1])))
     missing = [format_version(v) for v in versions if find_interpreter(v) is None]
     if missing:
         sys.exit("no interpreter for: %s" % ", ".join(missing))
@@ -131,7 +137,7 @@ def main(argv=None) -> int:
     which = "cases" if args.cases else args.corpus
     results = []
     skipped_by_version = []
-    for version in chosen_versions(args.versions):
+    for version in chosen_versions(args.versions, not (args.identity or args.unparse)):
         if args.unparse and version < (3, 9):
             print("%s: skipped (ast.unparse needs 3.9+)" % format_version(version), file=sys.stderr)
             continue

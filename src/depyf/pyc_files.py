@@ -137,13 +137,15 @@ def decompile_file(path: str, out: Optional[str] = None, layout: str = "lines",
     {'identical': 12, 'equivalent': 0, 'fallback': 0, 'unverified': 0}
     """
     from .bytecode import BytecodeError, read_pyc
-    from .decompiler.api import decompile_report
+    from .decompiler.api import DecompilationError, decompile_report
     result = FileResult(path, out)
     try:
         pyc = read_pyc(path)
         result.version = tuple(pyc.version)
         report = decompile_report(pyc.code, layout, validate=validate)
-    except (OSError, BytecodeError) as e:
+    except (OSError, BytecodeError, DecompilationError) as e:
+        # (DecompilationError: the bytecode layer's complaint, a version not
+        # decompiled yet say, passed on by decompile_report)
         result.error = str(e)
         return result
     except Exception as e:      # a decompiler bug costs this file only

@@ -1,4 +1,4 @@
-"""Reading CPython 3.8-3.13 bytecode on any supported host.
+"""Reading CPython 3.8-3.15 bytecode on any supported host.
 
 The only package in depyf that knows CPython versions: per-version tables
 (:mod:`.versions`), a pure-Python .pyc reader (:mod:`.pyc`), and a decoder to

@@ -48,6 +48,22 @@ def _format_value(ins, table):
     return ", ".join(parts)
 
 
+def _common_constant(ins, table):
+    value = table.common_constants[ins.arg]
+    # dis names a class and shows any other value's repr.
+    return value.__name__ if isinstance(value, type) else repr(value)
+
+
+def _import_name(ins, table):
+    flag = " + lazy" if ins.arg & 1 else " + eager" if ins.arg & 2 else ""
+    return ins.argval + flag
+
+
+def _jump(ins, table):
+    # END_ASYNC_FOR (3.14+) is no jump, but names where its loop starts.
+    return ("from %d" if ins.opname == "END_ASYNC_FOR" else "to %d") % ins.argval
+
+
 def _flags(ins, table):
     return ", ".join(name for bit, name in enumerate(table.make_function_flags)
                      if ins.arg & (1 << bit))
@@ -62,9 +78,9 @@ _FORMATTERS = {
     "global": lambda ins, t: _with_null(ins, t, "NULL"),
     "attr": lambda ins, t: _with_null(ins, t, "NULL|self"),
     "super_attr": lambda ins, t: _with_null(ins, t, "NULL|self"),
-    "jump_abs": lambda ins, t: "to %d" % ins.argval,
-    "jump_fwd": lambda ins, t: "to %d" % ins.argval,
-    "jump_back": lambda ins, t: "to %d" % ins.argval,
+    "jump_abs": _jump,
+    "jump_fwd": _jump,
+    "jump_back": _jump,
     "compare": _compare,
     "binary_op": lambda ins, t: t.binary_ops[ins.arg][1],
     "format_value": _format_value,
@@ -72,4 +88,9 @@ _FORMATTERS = {
     "make_function": _flags,
     "intrinsic1": lambda ins, t: t.intrinsic1[ins.arg],
     "intrinsic2": lambda ins, t: t.intrinsic2[ins.arg],
+    "import_name": _import_name,
+    "is_op": lambda ins, t: "is not" if ins.arg else "is",
+    "contains_op": lambda ins, t: "not in" if ins.arg else "in",
+    "special_method": lambda ins, t: t.special_method_names[ins.arg],
+    "common_constant": _common_constant,
 }

@@ -29,6 +29,30 @@ CO_FAST_CELL = 0x40
 CO_FAST_FREE = 0x80
 
 
+class frozendict(dict):  # noqa: N801 (named as the builtin it stands for)
+    """A marshalled 3.15 ``frozendict`` constant on a host without that builtin
+    (named like it, so its repr and type name read the same): a dict that
+    refuses changes and hashes by its items.
+
+    >>> d = frozendict({"a": 1})
+    >>> d, d["a"], hash(d) == hash(frozendict(a=1))
+    (frozendict({'a': 1}), 1, True)
+    """
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "frozendict(%s)" % (dict.__repr__(self) if self else "")
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.items()))
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("'frozendict' object is immutable")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+    __ior__ = _refuse
+
+
 @dataclass(eq=False)
 class CodeRecord:
     version: Tuple[int, int]

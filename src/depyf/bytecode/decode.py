@@ -492,6 +492,8 @@ class _Resolver:
     def _super_attr(self, arg, offset, cache):
         return self._lookup(self.names, arg >> 2, "name")
 
+    _import_name = _super_attr
+
     def _local_pair(self, arg, offset, cache):
         try:
             return self.locals[arg >> 4], self.locals[arg & 15]
@@ -540,13 +542,24 @@ class _Resolver:
         self._lookup(self.table.intrinsic2, arg, "intrinsic function")
         return arg
 
+    _is_op = _contains_op = _int
+
+    def _special_method(self, arg, offset, cache):
+        self._lookup(self.table.special_method_names, arg, "special method")
+        return arg
+
+    def _common_constant(self, arg, offset, cache):
+        value = self._lookup(self.table.common_constants, arg, "common constant")
+        return value if self.table.common_constant_argval == "object" else arg
+
 
 # dis reports conversions as the builtin that performs them.
 _CONVERSIONS = (None, str, repr, ascii)
 _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local",
           "local_pair", "free", "jump_abs", "jump_fwd", "jump_back", "compare",
           "binary_op", "format_value", "convert_value", "make_function",
-          "intrinsic1", "intrinsic2")
+          "intrinsic1", "intrinsic2", "import_name", "is_op", "contains_op",
+          "special_method", "common_constant")
 
 #: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
 _RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}

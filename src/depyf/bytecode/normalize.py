@@ -39,17 +39,26 @@ from typing import Callable, Dict, List, Optional
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
-from .decode import Bytecode, decode_ops
+from .decode import Bytecode, as_record, decode_ops
 from .edits import one_scan, remove_ops, replace_ops, rewrite_each
 from .ir import Function, Handler, Op
 from .versions import SILENT_OPS, VersionTable, get_table
 
 
 def normalize(obj) -> Function:
-    """Decode ``obj`` (CodeRecord, code object or function) and normalise it."""
-    bc = obj if isinstance(obj, Bytecode) else decode_ops(obj)
-    func = to_ops(bc)
+    """Decode ``obj`` (CodeRecord, code object or function) and normalise it;
+    :class:`~depyf.bytecode.errors.UnsupportedVersionError` for a version the
+    reader knows but no passes are written for (see :func:`decompiled_versions`)."""
+    if isinstance(obj, Bytecode):
+        bc = obj
+    else:
+        # (before decoding: the complaint is the version, not what decoding it meets)
+        record = as_record(obj)
+        check_decompiled(record.version)
+        bc = decode_ops(record)
     table = bc.table
+    check_decompiled(table.version)
+    func = to_ops(bc)
     # (a comprehension: cheaper than map with attrgetter, per op)
     present = func.decoded_names = {op.name for op in func.ops}
     for needs, run in _plan(table.version):
@@ -57,6 +66,30 @@ def normalize(obj) -> Function:
             run(func, table)
     func.reindex()
     return func
+
+
+def decompiled_versions() -> tuple:
+    """The versions whose bytecode normalises, so decompiles: those with passes.
+    (The reader's range, :data:`~depyf.bytecode.versions.SUPPORTED`, may be wider.)
+
+    >>> decompiled_versions()[0]
+    (3, 8)
+    """
+    return tuple(sorted(PASSES))
+
+
+def check_decompiled(version) -> None:
+    """Raise UnsupportedVersionError naming ``version`` when it does not decompile.
+
+    >>> check_decompiled((3, 11))
+    """
+    version = tuple(version[:2])
+    if version not in PASSES:
+        from .errors import UnsupportedVersionError
+        known = decompiled_versions()
+        raise UnsupportedVersionError(
+            "decompiling Python %d.%d bytecode is not supported yet (depyf reads and "
+            "disassembles it; it decompiles %d.%d-%d.%d)" % (version + known[0] + known[-1]))
 
 
 _PLANS: Dict[tuple, list] = {}

@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
-from .code import CodeRecord, split_localsplus
+from .code import CodeRecord, frozendict, split_localsplus
 from .errors import BadMagicError, BytecodeError, MarshalError, TruncatedError
 from .versions import get_table, version_from_magic
 
@@ -61,7 +61,7 @@ class PycFile:
 
 
 def read_pyc(path: Union[str, os.PathLike]) -> PycFile:
-    """Read and parse a .pyc file of CPython 3.8-3.13.
+    """Read and parse a .pyc file of CPython 3.8-3.15.
 
     Raises :class:`BytecodeError` (naming the file and byte offset) for any
     malformed content.
@@ -129,7 +129,7 @@ def unmarshal(data: bytes, version, path: Optional[str] = None, start: int = 0):
 
 
 class _Reader:
-    __slots__ = ("data", "pos", "refs", "depth", "path", "version", "table")
+    __slots__ = ("data", "pos", "refs", "depth", "path", "version", "table", "readers")
 
     def __init__(self, data: bytes, version, path):
         self.data = data
@@ -139,6 +139,7 @@ class _Reader:
         self.path = path
         self.version = version
         self.table = get_table(version)
+        self.readers = _READERS_BY_MARSHAL[min(self.table.marshal_version, _NEWEST_MARSHAL)]
 
     # -- primitives -----------------------------------------------------
 
@@ -181,7 +182,7 @@ class _Reader:
         at = self.pos
         code = self.byte()
         flag = code & FLAG_REF
-        reader = _READERS.get(code & ~FLAG_REF)
+        reader = self.readers.get(code & ~FLAG_REF)
         if reader is None:
             raise self.error("unknown type code %r (0x%02x)" % (chr(code & ~FLAG_REF), code), at)
         self.depth += 1
@@ -293,8 +294,8 @@ class _Reader:
     def read_frozenset(self, at):
         return frozenset(self.read_set(at))
 
-    def read_dict(self, at):
-        result = {}
+    def read_dict(self, at, result=None):
+        result = {} if result is None else result
         while True:
             if self.pos < len(self.data) and self.data[self.pos] == 0x30:   # TYPE_NULL ends it
                 self.pos += 1
@@ -302,9 +303,16 @@ class _Reader:
             key = self.read_object()
             value = self.read_object()
             try:
-                result[key] = value
+                dict.__setitem__(result, key, value)
             except TypeError:
                 raise self.error("unhashable dict key", at) from None
+
+    def read_frozendict(self, at):
+        # (filled in place: a reference to it may come before its end)
+        return self.read_dict(at, frozendict())
+
+    def read_slice(self, at):
+        return slice(self.read_object(), self.read_object(), self.read_object())
 
     def read_code(self, at):
         fields = {}
@@ -379,3 +387,12 @@ _READERS = {
 }
 for _char, _value in _CONSTANTS.items():
     _READERS[ord(_char)] = (lambda v: lambda self, at: v)(_value)
+#: The type codes each marshal version added (Python/marshal.c): an older
+#: interpreter's marshal rejects them, so ours does in its files.
+_ADDED = {5: {ord(":"): _R.read_slice}, 6: {ord("}"): _R.read_frozendict}}
+_NEWEST_MARSHAL = max(_ADDED)
+#: marshal version (4: 3.8-3.13) -> type code -> reader
+_READERS_BY_MARSHAL = {4: _READERS}
+for _version in range(5, _NEWEST_MARSHAL + 1):
+    _READERS_BY_MARSHAL[_version] = dict(_READERS_BY_MARSHAL[_version - 1])
+    _READERS_BY_MARSHAL[_version].update(_ADDED[_version])

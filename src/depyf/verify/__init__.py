@@ -1,6 +1,7 @@
 """Conformance checks: depyf's bytecode reader against each interpreter's own ``dis``.
 
-* :mod:`depyf.verify.interpreters` finds the pyenv interpreters (3.8 to 3.13).
+* :mod:`depyf.verify.interpreters` finds the interpreters, pyenv's or the Debian builds of
+  scripts/debian_python.sh (3.8 to 3.15).
 * :mod:`depyf.verify.dis_reference` is a standalone script a target
   interpreter runs to disassemble .pyc files into a canonical JSON form.
 * :mod:`depyf.verify.reader_check` reads the same files with depyf and

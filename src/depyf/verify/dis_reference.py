@@ -1,6 +1,6 @@
 """Reference disassembly of .pyc files by the interpreter that wrote them.
 
-This file is a STANDALONE script: a target interpreter (CPython 3.8 to 3.13)
+This file is a STANDALONE script: a target interpreter (CPython 3.8 to 3.15)
 runs it in a subprocess, so it uses only the standard library, never imports
 depyf, and sticks to syntax that 3.8 accepts. For each .pyc path (argv, or
 stdin one per line) it loads the code with the target's own ``marshal``,
@@ -100,6 +100,14 @@ def canon(value, code_hook=None):
     for builtin, name in _BUILTIN_NAMES:
         if value is builtin:
             return {"builtin": name}
+    if kind is slice:
+        # 3.14+ constants (marshal 5)
+        return {"slice": [canon(value.start, code_hook), canon(value.stop, code_hook),
+                          canon(value.step, code_hook)]}
+    if kind.__name__ == "frozendict":
+        # 3.15's builtin (marshal 6), or depyf's stand-in for it on an older host
+        items = [[canon(k, code_hook), canon(v, code_hook)] for k, v in value.items()]
+        return {"frozendict": items}
     return {"repr": repr(value), "type": kind.__name__}
 
 

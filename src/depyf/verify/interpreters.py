@@ -1,15 +1,20 @@
-"""Find the CPython interpreters that pyenv installed, one per minor version.
+"""Find the CPython interpreters of each minor version: pyenv's, else Debian's.
 
 The conformance checks run each target version's own ``dis``, so they need
-that interpreter. Only pyenv's layout is searched, rooted at ``$PYENV_ROOT``
-or else at what ``pyenv root`` prints, so no machine path is written down:
-``<root>/versions/3.X.<patch>/bin/python3.X``.
+that interpreter. Two layouts are searched, and no machine path is written
+down:
+
+* pyenv's, first: ``<root>/versions/3.X.<patch>/bin/python3.X``, rooted at
+  ``$PYENV_ROOT`` or else at what ``pyenv root`` prints;
+* the Debian builds ``scripts/debian_python.sh`` unpacks (3.14 and 3.15, which
+  pyenv here lacks): ``<cache>/3.X/usr/bin/python3.X``, the cache being
+  ``$DEPYF_DEBIAN_PYTHONS`` or else ``${XDG_CACHE_HOME:-~/.cache}/depyf/debian-python``.
 
 Example::
 
     >>> from depyf.verify.interpreters import find_interpreter, installed_versions
     >>> installed_versions()                      # doctest: +SKIP
-    [(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13)]
+    [(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15)]
     >>> find_interpreter("3.11")                  # doctest: +SKIP
     '/home/me/.pyenv/versions/3.11.7/bin/python3.11'
 """
@@ -22,10 +27,18 @@ import shutil
 import subprocess
 from typing import List, Optional, Tuple, Union
 
+from depyf.bytecode.normalize import decompiled_versions
+
 Version = Tuple[int, int]
 
 #: Minor versions the checks know about (the range depyf reads).
-KNOWN_VERSIONS: Tuple[Version, ...] = ((3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13))
+KNOWN_VERSIONS: Tuple[Version, ...] = ((3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13),
+                                       (3, 14), (3, 15))
+
+#: The versions whose bytecode depyf decompiles (the round-trip checks' range):
+#: those the normalising passes cover. The others are read and disassembled.
+DECOMPILED_VERSIONS: Tuple[Version, ...] = tuple(v for v in decompiled_versions()
+                                                 if v in KNOWN_VERSIONS)
 
 
 def parse_version(version: Union[str, Tuple[int, ...]]) -> Version:
@@ -95,21 +108,62 @@ def _patch_dirs(root: str, version: Version) -> List[Tuple[int, str]]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
-def _find(version: Version) -> Optional[str]:
-    root = pyenv_root()
-    if root is None:
-        return None
-    # Newest patch release first.
-    for _patch, folder in sorted(_patch_dirs(root, version), reverse=True):
-        exe = os.path.join(folder, "bin", "python%d.%d" % version)
-        if os.path.isfile(exe) and os.access(exe, os.X_OK):
-            return exe
+def debian_python_root() -> str:
+    """Where ``scripts/debian_python.sh`` unpacks Debian's interpreters (the
+    same rule as that script's): ``$DEPYF_DEBIAN_PYTHONS``, else
+    ``depyf/debian-python`` under ``$XDG_CACHE_HOME`` or ``~/.cache``.
+
+    Example::
+
+        >>> debian_python_root()                  # doctest: +SKIP
+        '/home/me/.cache/depyf/debian-python'
+    """
+    env = os.environ.get("DEPYF_DEBIAN_PYTHONS")
+    if env:
+        return env
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "depyf", "debian-python")
+
+
+def _find_debian(version: Version) -> Optional[str]:
+    folder = os.path.join(debian_python_root(), "%d.%d" % version)
+    exe = os.path.join(folder, "usr", "bin", "python%d.%d" % version)
+    # The script writes .package-version once the unpacked tree is complete.
+    if os.path.isfile(os.path.join(folder, ".package-version")) and os.access(exe, os.X_OK):
+        return exe
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _find(version: Version) -> Optional[str]:
+    root = pyenv_root()
+    if root is not None:
+        # Newest patch release first.
+        for _patch, folder in sorted(_patch_dirs(root, version), reverse=True):
+            exe = os.path.join(folder, "bin", "python%d.%d" % version)
+            if os.path.isfile(exe) and os.access(exe, os.X_OK):
+                return exe
+    return _find_debian(version)
+
+
+def missing_reason(version: Union[str, Tuple[int, ...]]) -> str:
+    """Why no interpreter of ``version`` was found: the places searched, for a
+    skip message.
+
+    Example::
+
+        >>> missing_reason("3.14")                # doctest: +SKIP
+        'no Python 3.14 under pyenv (/home/me/.pyenv) nor in /home/me/.cache/depyf/debian-python
+        (scripts/debian_python.sh 3.14 puts it there)'
+    """
+    text = format_version(version)
+    return ("no Python %s under pyenv (%s) nor in %s (scripts/debian_python.sh %s puts it there)"
+            % (text, pyenv_root() or "no pyenv root", debian_python_root(), text))
+
+
 def find_interpreter(version: Union[str, Tuple[int, ...]]) -> Optional[str]:
-    """Path of pyenv's newest ``python3.X`` for that minor version, or None.
+    """Path of pyenv's newest ``python3.X`` for that minor version, else of the
+    Debian build ``scripts/debian_python.sh`` unpacked, or None.
 
     Example::
 

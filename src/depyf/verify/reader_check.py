@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from depyf.verify.dis_reference import canon
-from depyf.verify.interpreters import Version, find_interpreter, format_version, parse_version
+from depyf.verify.interpreters import (Version, find_interpreter, format_version,
+                                       missing_reason, parse_version)
 
 #: The script the target interpreter runs; it is this package's own file.
 REFERENCE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dis_reference.py")
@@ -439,7 +440,7 @@ def _chunks(items: Sequence[str], size: int) -> List[List[str]]:
 def _interpreter(version: Version) -> str:
     exe = find_interpreter(version)
     if exe is None:
-        raise LookupError("no pyenv interpreter for Python %s" % format_version(version))
+        raise LookupError(missing_reason(version))
     return exe
 
 
@@ -448,7 +449,7 @@ def _interpreter(version: Version) -> str:
 
 
 def stdlib_dir(version) -> Optional[str]:
-    """The ``lib/python3.X`` folder of the pyenv interpreter for ``version``."""
+    """The ``lib/python3.X`` folder of the interpreter for ``version``."""
     version = parse_version(version)
     exe = find_interpreter(version)
     if exe is None:

@@ -15,9 +15,9 @@ import pytest
 from depyf.verify import behave_code
 from depyf.verify.behaviour import HOST, check_behaviour
 from depyf.verify.corpus import case_files, min_version
-from depyf.verify.interpreters import KNOWN_VERSIONS, find_interpreter, format_version
+from depyf.verify.interpreters import DECOMPILED_VERSIONS, find_interpreter, format_version
 
-VERSIONS = [format_version(v) for v in KNOWN_VERSIONS]
+VERSIONS = [format_version(v) for v in DECOMPILED_VERSIONS]
 CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "behaviour")
 CASES = [os.path.basename(p) for p in case_files(cases_dir=CASES_DIR)]
 

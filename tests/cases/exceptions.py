@@ -412,3 +412,18 @@ def for_try_raise_then_if(xs, f, add):
             raise TypeError() from e
         if not c:
             add(attr)
+
+
+def except_continue_in_else_branch(args, deco):
+    sts = 0
+    for file in args:
+        if file == '-':
+            fp = deco
+        else:
+            try:
+                fp = open(file, "rb")
+            except OSError:
+                sts = 1
+                continue
+        print(fp)
+    return sts

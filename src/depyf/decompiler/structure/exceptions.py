@@ -223,8 +223,10 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
              or _goes_round(w, body_end, min(hs, hi))
              or _compiled_after_handlers(w, body_end, min(hs, hi), hs, he))
-    if (end is None or end >= hi) and not ends_at_body:
+    if (end is None or end >= hi) and not ends_at_body and w.loops \
+            and w._flows_to_next_iteration(w.loops[-1], hi):
         # The try ends its loop's body: a clause falling off its end goes round.
+        # (Not one that ends a branch with more of the body after the if.)
         for clause in clauses:
             if clause.body and getattr(clause.body[-1], "fall_off", False):
                 clause.body = clause.body[:-1] or [ast.Pass()]

@@ -148,7 +148,7 @@ SEMANTIC_PASSES = frozenset({
     # a constant pushed and popped at once: nothing happens either way
     "popped_branch_constants",
     # change no op, only record layout facts
-    "cold_handlers", "dead_ways_out"})
+    "cold_handlers", "dead_ways_out", "jumps_to_line_nops"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

@@ -391,3 +391,39 @@ def try_in_if_branch_before_elif(self, dirname, flag):
     elif flag:
         dirname = '.'
     return self.voidcmd('CWD ' + dirname)
+
+
+def for_try_raise_else_if(xs, f, add):
+    for attr in xs:
+        try:
+            c = f(attr)
+        except Exception as e:
+            raise TypeError() from e
+        else:
+            if not c:
+                add(attr)
+
+
+def for_try_raise_then_if(xs, f, add):
+    for attr in xs:
+        try:
+            c = f(attr)
+        except Exception as e:
+            raise TypeError() from e
+        if not c:
+            add(attr)
+
+
+def except_continue_in_else_branch(args, deco):
+    sts = 0
+    for file in args:
+        if file == '-':
+            fp = deco
+        else:
+            try:
+                fp = open(file, "rb")
+            except OSError:
+                sts = 1
+                continue
+        print(fp)
+    return sts

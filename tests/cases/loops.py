@@ -298,3 +298,16 @@ def if_around_while_same_exit(self, n, buf):
                 buf += data
                 break
     return buf
+
+
+def while_if_continue_then_break(heap, startpos, pos):
+    newitem = heap[pos]
+    while pos > startpos:
+        parentpos = (pos - 1) >> 1
+        parent = heap[parentpos]
+        if newitem < parent:
+            heap[pos] = parent
+            pos = parentpos
+            continue
+        break
+    heap[pos] = newitem

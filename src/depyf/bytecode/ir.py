@@ -74,6 +74,10 @@ class Function:
     #: line of its own (3.12+: a ``continue`` statement's; see
     #: ``normalize.backward_conditional_jumps``)
     jump_statements: set = field(default_factory=set)
+    #: id of a jump -> the line of the NOP it went to, which only jumps reach
+    #: (a ``break`` whose jump to the next op the compiler dropped, 3.10+;
+    #: see ``normalize.jumps_to_line_nops``)
+    line_nop_jumps: dict = field(default_factory=dict)
     #: the compiler moved the code only exception handlers reach after all other
     #: code (3.12+), so what follows a try body in layout says nothing of
     #: whether it was the statement's else (see ``normalize.cold_handlers``)

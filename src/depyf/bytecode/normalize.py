@@ -876,6 +876,33 @@ def drop_generator_wrapper(func: Function, table: VersionTable) -> None:
     remove_ops(func, ops[-2:])
 
 
+#: decoded names of ops control never falls through
+_NO_FALLTHROUGH_DECODED = frozenset({
+    "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP",
+    "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"})
+
+
+def jumps_to_line_nops(func: Function, table: VersionTable) -> None:
+    """3.10+ drops a jump to the op after it but keeps a NOP for its line: a
+    ``break`` ending a loop body whose exit follows. ``drop_noise`` drops the
+    NOP and its jumps go on to the exit; record them with the NOP's line
+    (``Function.line_nop_jumps``) when only jumps reach the NOP::
+
+        POP_JUMP_IF_FALSE L; ...; JUMP_BACKWARD top; L: NOP (break); exit: ...
+        -> POP_JUMP_IF_FALSE exit; ...; JUMP_BACKWARD top; exit: ...  (+ the jump, L's line)
+
+    (Run before ``drop_noise``.)
+    """
+    ops = func.ops
+    for i in range(1, len(ops) - 1):
+        op = ops[i]
+        if op.name == "NOP" and op.line is not None and ops[i - 1].name in _NO_FALLTHROUGH_DECODED \
+                and ops[i + 1].line != op.line:
+            for o in ops:
+                if o.target is op:
+                    func.line_nop_jumps[id(o)] = op.line
+
+
 def cold_handlers(func: Function, table: VersionTable) -> None:
     """3.12+: handler code is laid out after all the code normal flow reaches
     (``Function.cold_handlers``), whatever statement it belongs to. The ops are
@@ -1161,7 +1188,7 @@ PASS_FUNCTIONS.update({
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails, unthread_with_exits, popped_branch_constants, cold_handlers,
-        dead_ways_out, bool_conversions)
+        dead_ways_out, bool_conversions, jumps_to_line_nops)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1212,6 +1239,7 @@ NEEDS: Dict[str, frozenset] = {
     "fold_kwnames": _CALL_OPS,
     "doubled_returns": frozenset({"RETURN_VALUE"}),
     "bool_conversions": frozenset({"TO_BOOL", "COMPARE_OP"}),
+    "jumps_to_line_nops": frozenset({"NOP"}),
     # (and the passes that add RERAISEs: their set-up names)
     "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE"}) | _BLOCK_SETUPS | _FINALLY_38,
     # (the jump back it looks for: no loop, no such jump)
@@ -1227,6 +1255,8 @@ _LINK_COPIES = frozenset({"COPY", "DUP_TOP"}) | _BLOCK_SETUPS | _FINALLY_38
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 #: 3.10 on: the compiler copies small exit blocks
 _COPIED_EXITS = ["merge_copied_exits"]
+#: 3.10 on: NOPs keep the lines of dropped jumps (before _COMMON's drop_noise)
+_LINE_NOPS = ["jumps_to_line_nops"]
 #: 3.10 on: Dynamo's idioms no compiler writes (its code is decompiled on those)
 _GENERATED = ["popped_branch_constants"]
 
@@ -1242,24 +1272,24 @@ PASSES = {
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_with_exits",
         "copied_loop_returns", "doubled_returns", "dead_ways_out"],
-    (3, 10): _COMMON + _GENERATED + [
+    (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
         "merge_copied_tails"] + _COPIED_EXITS,
-    (3, 11): _COMMON + _GENERATED + [
+    (3, 11): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "drop_generator_prologue", "fold_kwnames",
         "send_loops", "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
         "doubled_returns"] + _COPIED_EXITS,
-    (3, 12): ["copied_returns"] + _COMMON + _GENERATED + [
+    (3, 12): ["copied_returns"] + _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "method_loads", "drop_generator_prologue",
         "intrinsics", "class_deref", "fold_kwnames", "drop_end_for", "short_circuit_jumps",
         "send_loops", "async_for_loops", "drop_generator_wrapper",
         "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
         "doubled_returns", "cold_handlers"] + _COPIED_EXITS,
-    (3, 13): ["copied_returns"] + _COMMON + ["bool_conversions"] + _GENERATED + [
+    (3, 13): ["copied_returns"] + _LINE_NOPS + _COMMON + ["bool_conversions"] + _GENERATED + [
         "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
         "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",

@@ -220,11 +220,15 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     ends_at_body = end is None and body_end < min(hs, hi) and not inline \
         and w.func.cold_handlers and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
         and all(_ends_terminal(c.body) for c in clauses) \
+        and not (_leaves_through_jump(w, body_end, min(hs, hi))
+                 and not _compiled_after_handlers(w, body_end, min(hs, hi), hs, he)) \
         and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
              or _goes_round(w, body_end, min(hs, hi))
              or _compiled_after_handlers(w, body_end, min(hs, hi), hs, he))
-    if (end is None or end >= hi) and not ends_at_body:
+    if (end is None or end >= hi) and not ends_at_body and w.frames.loop is not None \
+            and w.flows_to_next_iteration(w.frames.loop, hi):
         # The try ends its loop's body: a clause falling off its end goes round.
+        # (Not one that ends a branch with more of the body after the if.)
         for clause in clauses:
             if clause.body and getattr(clause.body[-1], "fall_off", False):
                 clause.body = clause.body[:-1] or [ast.Pass()]
@@ -387,6 +391,22 @@ def _moved_loop_exit(w, body_end, hs, he, end, inline):
     return body_end, stop
 
 
+def _leaves_through_jump(w, lo, hi) -> bool:
+    """A conditional jump in ``[lo, hi)`` goes to a JUMP round the innermost
+    loop, not round it itself: 3.13 sends the ways out of a try's else to the
+    statement's end, where the jump round the loop is, so that code is the else."""
+    if w.frames.loop is None:
+        return False
+    continues = w.frames.loop.continues
+    ops = w.ops
+    for k in range(lo, hi):
+        t = ops[k].target
+        if t is not None and ops[k].name != "JUMP" and t.name == "JUMP" \
+                and t.target.index in continues and t.index >= hi:
+            return True
+    return False
+
+
 def _goes_round(w, lo, hi) -> bool:
     """A conditional jump in ``[lo, hi)`` goes straight on round the innermost
     loop: that code ends the loop's body, it is not the else of a try there
@@ -462,9 +482,10 @@ def _else_by_dead_exits(w, hs, end, hi) -> Optional[int]:
     if end is None or not hs < end <= hi or ops[hs - 1].name != "JUMP" \
             or ops[hs - 1].target.index != end:
         return None
-    targets = {ops[k + 1].target.index for k in range(hs, end - 1)
-               if ops[k].name == "POP_EXCEPT" and ops[k + 1].name == "JUMP"
-               and k not in w.reachable and k + 1 not in w.reachable}
+    # (`except E as e:` unbinds e between the two: clause_exit_at steps over that)
+    exits = [(k, w.clause_exit_at(k)) for k in range(hs, end - 1) if ops[k].name == "POP_EXCEPT"]
+    targets = {way[0] for k, way in exits
+               if way is not None and k not in w.reachable and way[1] not in w.reachable}
     if len(targets) != 1:
         return None
     target = targets.pop()

@@ -879,6 +879,16 @@ class Walker:
                                       orelse=[]), line))
             m.stmts.append(_at(ast.Continue(), end.line))
             return hi
+        if else_start == loop.exit and else_start > hi and end is not None \
+                and end.name == "JUMP" and end.target.index == else_start \
+                and end.index not in self.reachable and not folds_a_not(test):
+            # ... and so was the jump past A through a `break` ending the body
+            # (unreached after A's continue).
+            body = self.block(then_start, hi - 1, m.stack)
+            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                      orelse=[]), line))
+            m.stmts.append(_at(ast.Break(), end.line))
+            return hi
         first = self.ops[then_start]
         if else_start == then_start + 1 and first.name == "JUMP" \
                 and first.target.index in loop.continues and else_start < hi \
@@ -1684,8 +1694,15 @@ class Walker:
                     self.normal = self.normal | flow_from(self, exit_, self.n)
             loop = LoopFrame(header=i, exit=exit_, body_end=body_end)
             loop.break_target = self._break_target(i, body_end, exit_)
+            closing = self._dropped_break(body_start, latch, exit_) if body_end == latch else None
+            # The body may end in a `break` the compiler dropped (its exit is
+            # next): the jump back before it is a `continue`, and falling off the
+            # walk's end is no next iteration (the body's end stays at the jump).
             with self.frames.push(loop):
-                body = self.block(body_start, body_end, m.stack)
+                body = self.block(body_start, exit_ if closing is not None else body_end,
+                                  m.stack)
+            if closing is not None:
+                body.append(_at(ast.Break(), closing))
             end = exit_
             orelse = []
             if loop.break_target is not None and loop.break_target > exit_:
@@ -1767,6 +1784,20 @@ class Walker:
             return None
         return sum(o.name in CONDITIONAL for o in self.ops[start:test_end + 1])
 
+    def _dropped_break(self, lo, latch, exit_):
+        """The line of the ``break`` ending a loop body ``[lo, latch]`` whose exit
+        follows its jump back at ``latch``: jumps in the body went to its NOP
+        (``Function.line_nop_jumps``), which the compiler kept after the jump
+        back; None if there is none."""
+        if exit_ != latch + 1:
+            return None
+        nops = self.func.line_nop_jumps
+        if not nops:
+            return None
+        lines = {nops[id(o)] for o in self.ops[lo:latch]
+                 if id(o) in nops and o.target is not None and o.target.index == exit_}
+        return lines.pop() if len(lines) == 1 else None
+
     def _bottom_test_start(self, body_start, test_end):
         """Where the repeated loop test begins: the longest run of ops before the
         latch that repeats the ops before the loop body (the top test)."""
@@ -1815,6 +1846,13 @@ class Walker:
             if self._chain_continues(segments, after, latch):
                 more, after = self.read_chain(m, after, latch, segments)
                 segments += more
+                nops = self.func.line_nop_jumps
+                cut = next((n for n, s in enumerate(segments)
+                            if (id(s.jump) in nops) != (id(first.jump) in nops)), None)
+                if cut is not None:
+                    # A test that went to a dropped `break` (its NOP) is an if's in
+                    # the body, not part of the loop's test going past the loop.
+                    segments, after = segments[:cut], segments[cut].start
             k, test, after = longest_chain(
                 segments, after, lambda s: s.target > latch or self._exit_threaded(s.target, latch))
             return segments[:k], after, test

@@ -42,6 +42,17 @@ class Case(NamedTuple):
 
 
 CASES = [
+    Case('bare_raise_except_pass_then_loop', """\
+try:
+    raise
+except:
+    pass
+for a in 0:
+    pass
+""",
+         '3.10',
+         'a try whose body always raises, its bare except clause passing: the code after '
+         'the statement is taken into the clause (3.10 leaves no jump past the handler)'),
     Case('dead_assert_message_lambda', 'assert 1, lambda: 0\n',
          '3.10 3.11',
          'the compiler keeps what unreachable code defines (the message of an assert whose '
@@ -626,7 +637,7 @@ for e in a:
             continue
     h()
 """,
-         '3.10 3.11 3.12 3.13',
+         '',
          'the continue ending an except clause inside an if, with code after the if in the '
          'loop, is dropped: that code then runs after the clause too (from pathlib, '
          '_WildcardSelector._select_from)'),

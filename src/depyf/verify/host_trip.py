@@ -182,8 +182,13 @@ def host_trip(source: str, filename: str = "<generated>", decompile=None) -> Hos
     if code is None:
         raise ValueError("the host cannot compile %s" % filename)
     if decompile is None:
+        import functools
+
         import depyf
-        decompile = depyf.decompile
+        # The structurer's own output, not validation's repair of it: a program
+        # validation sent to the fallback is a finding of its kind, labelled by
+        # what the structured text got wrong.
+        decompile = functools.partial(depyf.decompile, validate=False)
     trip = HostTrip(source)
     try:
         trip.candidate = decompile(code)

@@ -42,6 +42,19 @@ class Case(NamedTuple):
 
 
 CASES = [
+    Case('try_constant_statement_two_handlers', """\
+def g(a, /, b):
+    try:
+        x
+        False
+    except Exception:
+        pass
+    except Exception:
+        pass
+""",
+         '3.11',
+         'a constant statement ending a try body (3.11 compiles it to a NOP): the try body '
+         'loses it, so its handlers cover one instruction less'),
     Case('bare_raise_except_pass_then_loop', """\
 try:
     raise

@@ -364,7 +364,8 @@ def test_spans_agree_with_the_decoder():
     from depyf.dynamo.linemap import spans, walk
     for code in walk(compile(SPANS_SAMPLE, "<sample>", "exec")):
         ours = spans(code)
-        ops = [op for op in decode_ops(code) if op.name != "END"]
+        # (spans folds 3.13's TO_BOOL into the op it tests for, as a silent op)
+        ops = [op for op in decode_ops(code) if op.name not in ("END", "TO_BOOL")]
         assert len(ours) == len(ops), code.co_name
         start = 0
         for (begin, end, _, line), op in zip(ours, ops):

@@ -56,11 +56,6 @@ def check(source: str) -> None:
                 + host_trip(small).report() + "\n--- as generated:\n" + source, pytrace=False)
 
 
-# Not strict: after tests/test_fuzz.py in the same process, the same program
-# (`True or x`) decompiles differently (kind LOAD_CONST/LOAD_NAME where alone it
-# is arg:LOAD_CONST), so some state of the decompiler leaks between runs; until
-# that is found a new failure kind here reports without failing the suite.
-@pytest.mark.xfail(strict=False, reason="decompiler state leaks between tests (see comment)")
 @settings(BOUNDED, max_examples=STRUCTURED_EXAMPLES)
 @given(structured_programs())
 def test_structured_programs_round_trip(source):

@@ -42,6 +42,22 @@ class Case(NamedTuple):
 
 
 CASES = [
+    Case('false_if_then_chained_comparison', """\
+if False:
+    214
+else:
+    c = x is not x in x
+""",
+         '3.10',
+         "the if on a false constant compiles to a NOP of its line, which stops 3.10 from "
+         "copying the chained comparison's shared tail; depyf writes the else body alone"),
+    Case('folded_boolean_statement', """\
+True or x
+a = a
+""",
+         '',
+         "3.10+ fold a statement 'C or x' (C true) or 'C and x' (C false) into LOAD_CONST C; "
+         "POP_TOP, and a plain constant statement compiles to nothing: the statement was dropped"),
     Case('try_constant_statement_two_handlers', """\
 def g(a, /, b):
     try:
@@ -165,7 +181,7 @@ def f(b):
          '`True or a` compiles to the constant; depyf writes `not True`, which the AST '
          'optimizer folds to False'),
     Case('ifexp_const_test_statement', 'x if None else 127\n',
-         '3.10 3.11 3.12 3.13',
+         '3.12 3.13',
          'an expression statement `x if None else 127` still loads 127; depyf drops the '
          'statement as if it had no effect'),
     Case('assert_ifexp_message', 'assert b, (c if a else a) not in 117\n',
@@ -173,7 +189,7 @@ def f(b):
          'an assert whose message is a conditional expression inside a comparison is written '
          'as an if/raise with a wrong jump layout'),
     Case('ifexp_statement', '0 if x else x\n',
-         '3.10 3.11',
+         '',
          'a conditional expression used as a statement is written as an if/else statement, '
          'whose jumps differ'),
     Case('for_break_then_statement', """\

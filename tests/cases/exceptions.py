@@ -427,3 +427,29 @@ def except_continue_in_else_branch(args, deco):
                 continue
         print(fp)
     return sts
+
+
+def try_except_return_then_if_else_returns(self, key, default=None):
+    try:
+        wr = self.data[key]
+    except KeyError:
+        return default
+    else:
+        o = wr()
+        if o is None:
+            return default
+        else:
+            return o
+
+
+def except_clause_ending_if_else_returns(match):
+    s = match.group(0)
+    try:
+        return TABLE[s]
+    except KeyError:
+        n = ord(s)
+        if n < 0x10000:
+            return '\\u{0:04x}'.format(n)
+        else:
+            n -= 0x10000
+            return '\\u{0:04x}\\u{1:04x}'.format(n >> 10, n & 0x3ff)

@@ -311,3 +311,14 @@ def while_if_continue_then_break(heap, startpos, pos):
             continue
         break
     heap[pos] = newitem
+
+
+def for_nested_if_then_continue(self, name, members, tarinfo):
+    skipping = tarinfo is not None
+    for member in reversed(members):
+        if skipping:
+            if tarinfo.offset == member.offset:
+                skipping = False
+            continue
+        if name == member.name:
+            return member

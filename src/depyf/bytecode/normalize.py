@@ -478,12 +478,14 @@ def popped_branch_constants(func: Function, table: VersionTable) -> None:
         -> ...; JUMP L; M: ...; L:
 
     Only when every way into the POP_TOP pushed a constant just before: the
-    fall-through and each (unconditional, not itself jumped to) JUMP to it.
+    fall-through and each (unconditional, not itself jumped to) JUMP to it,
+    and at least one such JUMP: a lone ``LOAD_CONST c; POP_TOP`` is a statement
+    the compiler folded (3.10+: ``True or x``), which stays.
     """
     ops = func.ops
     candidates = [i for i in range(1, len(ops)) if ops[i].name == "POP_TOP"
                   and ops[i - 1].name == "LOAD_CONST"]
-    if not candidates:          # (source never pops a constant it loaded: most code)
+    if not candidates:          # (source seldom pops a constant it loaded: most code)
         return
     func.reindex()
     into: Dict[int, List[Op]] = {}      # index -> the ops that jump there
@@ -496,7 +498,7 @@ def popped_branch_constants(func: Function, table: VersionTable) -> None:
     doomed = []
     for i in candidates:
         jumps = into.get(i, [])
-        if i in handled or any(j.name != "JUMP" or j.index in into or j.index in handled
+        if not jumps or i in handled or any(j.name != "JUMP" or j.index in into or j.index in handled
                                or ops[j.index - 1].name != "LOAD_CONST" for j in jumps):
             continue
         doomed += [ops[i], ops[i - 1]] + [ops[j.index - 1] for j in jumps]
@@ -750,6 +752,56 @@ def unthread_short_circuits(func: Function, table: VersionTable) -> None:
         if before.name == want and before.index > op.index:
             op.name = keep[op.name]
             op.target = before
+
+
+def unthread_continues(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 thread a conditional jump that lands on a jump back to a loop's
+    head (a ``continue``, or the body's closing jump) straight to the head.
+    Undo it where the if's body falls into that jump, so the if ends where
+    its body does and the jump back is written once::
+
+        for m in ms:                  H: FOR_ITER; c; POP_JUMP_IF_FALSE H
+            if c:                        b; J: JUMP H
+                b                     -> H: FOR_ITER; c; POP_JUMP_IF_FALSE J
+            continue                     b; J: JUMP H
+
+    Only over a body that stays in the jump's handler region and whose own
+    jumps stay inside it (or go back to the head too); ``if not c: continue``
+    compiles to a jump over the JUMP, which this leaves alone.
+    """
+    func.reindex()
+    ops = func.ops
+    for op in ops:
+        if op.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") \
+                or op.target is None or op.target.index >= op.index:
+            continue
+        k = _fall_into_jump_back(ops, op)
+        if k is not None:
+            op.target = ops[k]
+
+
+def _fall_into_jump_back(ops: List[Op], jump: Op) -> Optional[int]:
+    """The index of the first ``JUMP head`` after ``jump`` (whose target is the
+    loop's head) where the ops between fall into it, or None."""
+    head, i = jump.target, jump.index
+    k = next((k for k in range(i + 2, len(ops))
+              if ops[k].name == "JUMP" and ops[k].target is head), None)
+    if k is None or ops[k - 1].name in _NO_FALL_THROUGH or not _same_handler(jump, ops[k]):
+        return None
+    # (the body's jumps: back to the head, or anywhere inside it, an inner
+    # loop's back jump included; none out of it)
+    if any(op.target is not None and op.target is not head and not i < op.target.index <= k
+           for op in ops[i + 1:k]):
+        return None
+    # (``if c: b`` then ``else: continue``: the else's jump back, unreached from
+    # the body's own, is where the test went)
+    if k + 1 < len(ops) and ops[k + 1].name == "JUMP" and ops[k + 1].target is head:
+        return k + 1
+    return k
+
+
+#: ops after which control never reaches the next op
+_NO_FALL_THROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
 
 def unthread_with_exits(func: Function, table: VersionTable) -> None:
@@ -1187,7 +1239,8 @@ PASS_FUNCTIONS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits, popped_branch_constants, cold_handlers,
+        merge_copied_tails, unthread_with_exits, unthread_continues, popped_branch_constants,
+        cold_handlers,
         dead_ways_out, bool_conversions, jumps_to_line_nops)
 })
 
@@ -1266,12 +1319,13 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
-        "assertion_error_loads", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
+        "unthread_continues", "assertion_error_loads", "copied_loop_returns",
+        "doubled_returns", "dead_ways_out"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
-        "chained_comparisons", "unthread_short_circuits", "unthread_with_exits",
-        "copied_loop_returns", "doubled_returns", "dead_ways_out"],
+        "chained_comparisons", "unthread_short_circuits", "unthread_continues",
+        "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

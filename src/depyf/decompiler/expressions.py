@@ -428,7 +428,23 @@ def _pop_top(m, op):
     if isinstance(value, UnpackSlot):
         _fill_slot(m, value, DEAD, op)
         return
-    m.emit(ast.Expr(value=m.value(value)), op)
+    m.emit(ast.Expr(value=kept_constant(m.value(value))), op)
+
+
+def kept_constant(value):
+    """An expression statement's value, spelled so the compiler keeps it.
+
+    A constant statement compiles to nothing, so ``LOAD_CONST C; POP_TOP``
+    came from a short-circuit the compiler folded (3.10+): ``True or x``.
+    ``C or C`` (``C and C`` where C is false) folds the same way::
+
+        >>> ast.unparse(kept_constant(ast.Constant(value=0)))
+        '0 and 0'
+    """
+    if not isinstance(value, ast.Constant):
+        return value
+    op = ast.Or() if value.value else ast.And()
+    return ast.BoolOp(op=op, values=[value, ast.Constant(value=value.value)])
 
 
 @handles("DUP_TOP")

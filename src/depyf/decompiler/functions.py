@@ -16,6 +16,7 @@ from .expressions import Context, annotation_expr
 from .failure import DecompileFailure
 from .structure.walker import Walker
 from .structure.comprehensions import build_comprehension
+from .structure.clauses import else_before_dead_tail
 from .objects import unbound_cells
 from .closing_returns import without_returns
 from .dropped import check_names_kept
@@ -76,7 +77,7 @@ class CodeDecompiler:
             walker = Walker(func, ctx)
             stmts = walker.body()
             if walker.dead_return_tail():
-                stmts = _else_before_dead_return(stmts)
+                stmts = else_before_dead_tail(stmts)
             # (straight-line code has nothing to lose; a generic's statement
             # returns values, not nodes)
             if not walker.straight_line and self.kind != "generic":
@@ -414,22 +415,6 @@ def _bare_returns(stmts):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list):
                 _bare_returns(inner)
-    return stmts
-
-
-def _else_before_dead_return(stmts):
-    """``if c: return a`` then ``return b`` at the end of a body compile alike, except
-    that (up to 3.9) the if/else leaves the compiler's closing return behind: when
-    it is there, the trailing statements were the else branch."""
-    for k in range(len(stmts) - 2, -1, -1):
-        stmt = stmts[k]
-        if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
-                and isinstance(stmt.body[-1], _TERMINAL_STMTS) \
-                and isinstance(stmts[-1], ast.Return):
-            stmt.orelse = stmts[k + 1:]
-            return stmts[:k + 1]
-        if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            break
     return stmts
 
 

@@ -62,3 +62,31 @@ def name_epilogue(ops, k, name) -> bool:
     return (k + 2 < len(ops) and ops[k].name == "LOAD_CONST" and ops[k].arg is None
             and ops[k + 1].name.startswith("STORE") and ops[k + 1].arg == name
             and ops[k + 2].name.startswith("DELETE") and ops[k + 2].arg == name)
+
+
+def else_before_dead_tail(stmts):
+    """``if c: return a`` then ``return b`` ending a block compile alike, except
+    that (up to 3.9) the if/else leaves the block's own way out behind,
+    unreached (a return drops the dead code after it; the if's end label keeps
+    it): a function's closing ``return None``, an except clause's
+    ``POP_EXCEPT; JUMP``. When it is there, the trailing statements were the
+    else branch::
+
+        >>> stmts = ast.parse("if c: return 1\\nx = 2\\nreturn x").body
+        >>> print(ast.unparse(else_before_dead_tail(stmts)))
+        if c:
+            return 1
+        else:
+            x = 2
+            return x
+    """
+    for k in range(len(stmts) - 2, -1, -1):
+        stmt = stmts[k]
+        if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                and isinstance(stmt.body[-1], TERMINALS) \
+                and isinstance(stmts[-1], ast.Return):
+            stmt.orelse = stmts[k + 1:]
+            return stmts[:k + 1]
+        if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            break
+    return stmts

@@ -28,7 +28,8 @@ from typing import List, Optional
 
 from ..astcompat import TryStar
 from ..cfg import EXCEPTION
-from .clauses import TERMINALS, clause_body_end, clause_type_end, name_epilogue, terminal
+from .clauses import (TERMINALS, clause_body_end, clause_type_end, else_before_dead_tail,
+                      name_epilogue, terminal)
 from .frames import (BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, GuardFrame,
                      WithFrame)
 from .except_star import clauses as except_star_clauses, is_except_star
@@ -760,7 +761,17 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
                     and not _leaves_loop_through_finally(w, sub, way_out)
             else:
                 exit_target = ops[k].target.index
+    if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and _dead_way_out(w, k, clause_end):
+        sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, exit_target, k
+
+
+def _dead_way_out(w, k, clause_end) -> bool:
+    """The clause's own way out (``POP_EXCEPT; JUMP``) follows its last return
+    at ``k``, unreached: see :func:`.clauses.else_before_dead_tail`."""
+    ops = w.ops
+    return 0 < k < clause_end and ops[k - 1].name == "RETURN_VALUE" \
+        and k not in w.reachable and w.clause_exit_at(k) is not None
 
 
 def _settled(stack, rest) -> bool:

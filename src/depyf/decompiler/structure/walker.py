@@ -281,11 +281,14 @@ class Walker:
 
     def dead_return_tail(self) -> bool:
         """Up to 3.9 the compiler's closing ``return None`` survives, unreached, when a
-        jump (since removed) led to the end: the last statement was not a return."""
-        n = self.n
-        return n >= 2 and self.ops[-1].name == "RETURN_VALUE" and \
-            self.ops[-2].name == "LOAD_CONST" and self.ops[-2].arg is None and \
-            (n - 2) not in self.reachable and (n - 1) not in self.reachable
+        jump (since removed) led to the end: the last statement was not a return.
+        (Handler code the passes laid out after it, only exceptions reach.)"""
+        k = self.n - 1
+        while k >= 0 and k in self.reachable and k not in self.normal:
+            k -= 1
+        return k >= 1 and self.ops[k].name == "RETURN_VALUE" and \
+            self.ops[k - 1].name == "LOAD_CONST" and self.ops[k - 1].arg is None and \
+            (k - 1) not in self.reachable and k not in self.reachable
 
     # -- entry ---------------------------------------------------------------------------
 

@@ -87,6 +87,53 @@ def with_in_while(manager, n):
             n -= 1
 
 
+def with_ends_if_then_return(flag, lock, value):
+    # 3.10 copies the closing return onto the with's normal way out
+    if flag:
+        with lock:
+            value = value.get()
+    return value
+
+
+def with_ends_if_else(flag, lock, value):
+    if flag:
+        with lock:
+            value.run()
+    else:
+        value.stop()
+    return value
+
+
+def nested_with_ends_if(flag, a, b):
+    if flag:
+        with a:
+            with b:
+                flag.run()
+    return flag.result
+
+
+def with_ends_if_own_return(flag, lock, value):
+    if flag:
+        with lock:
+            value.run()
+        return value
+    return value
+
+
+def with_ending_if_ends_if(cache, lock, value):
+    # 3.10 copies the exit call and the return onto both ways out of the inner if
+    if value is None:
+        with lock:
+            value = cache.get()
+            if value is None:
+                value = cache.make()
+                try:
+                    cache.put(value)
+                except TypeError:
+                    raise ValueError(value) from None
+    return value
+
+
 async def async_with(manager):
     async with manager as value:
         print(value)
@@ -114,3 +161,10 @@ async def with_and_async_with(lock, manager):
     with lock:
         async with manager:
             pass
+
+
+async def async_with_ends_if(flag, manager):
+    if flag:
+        async with manager:
+            flag.run()
+    return flag

@@ -826,6 +826,83 @@ def unthread_with_exits(func: Function, table: VersionTable) -> None:
                 break
 
 
+def copied_with_exits(func: Function, table: VersionTable) -> None:
+    """3.10 copies the code after a with statement, when it is a small block
+    that returns, onto each of the statement's normal ways out; the handler's
+    way out (an exception suppressed) still falls into the original. Where
+    that code is also where an enclosing statement joins (``if c: with m: x()``
+    then ``return a``), put back the jumps 3.11 keeps, so it is written once,
+    after the statement that the with ends::
+
+        POP_JUMP_IF_FALSE X; ...; <exit call>; POP_TOP; LOAD_FAST a; RETURN_VALUE
+        H: PUSH_EXC_INFO; WITH_EXCEPT_START ... POP_EXCEPT; POP_TOP; X: LOAD_FAST a; RETURN_VALUE
+        -> POP_JUMP_IF_FALSE X; ...; <exit call>; POP_TOP; JUMP X; H: ...
+
+    (An exit call belongs to the innermost with whose handler follows it.)
+    """
+    func.reindex()
+    ops = func.ops
+    handlers = [h for h in range(len(ops) - 1) if ops[h].name == "PUSH_EXC_INFO"
+                and ops[h + 1].name == "WITH_EXCEPT_START"]
+    if not handlers:
+        return
+    targeted = {}
+    first = {}          # handler index -> the first op it covers
+    for op in ops:
+        if op.target is not None:
+            targeted.setdefault(op.target.index, []).append(op)
+        if op.handler is not None:
+            first.setdefault(op.handler.target.index, op.index)
+    claimed = set()
+    doomed = []
+    for h in handlers:
+        x = next((j + 2 for j in range(h + 2, min(h + 16, len(ops) - 2))
+                  if ops[j].name == "POP_EXCEPT" and ops[j + 1].name == "POP_TOP"), None)
+        if x is None or h not in first or not any(
+                j.index < first[h] or j.index > x for j in targeted.get(x, ())):
+            continue
+        exits = [e for e in _with_exit_calls(ops, first[h], h) if e not in claimed]
+        claimed.update(exits)
+        tail = _straight_return(ops, x)
+        if tail is None:
+            continue
+        size = tail - x + 1
+        for e in exits:
+            copy = ops[e + 1:e + 1 + size]
+            if len(copy) == size and all(
+                    a.name == b.name and a.arg == b.arg and type(a.arg) is type(b.arg)
+                    and _same_handler(a, b) and a.index not in targeted
+                    for a, b in zip(copy, ops[x:tail + 1])):
+                copy[0].name, copy[0].arg, copy[0].target = "JUMP", None, ops[x]
+                doomed += copy[1:]
+    remove_ops(func, doomed)
+
+
+def _with_exit_calls(ops: List[Op], start: int, end: int) -> List[int]:
+    """The indices of the closing POP_TOPs of the with exit calls
+    (``LOAD_CONST None`` three times, ``CALL``, [an await], ``POP_TOP``) in ops[start:end]."""
+    found = []
+    for i in range(max(start, 3), end - 1):
+        if ops[i].name == "CALL" and ops[i].arg == (2, (), 2) and all(
+                ops[k].name == "LOAD_CONST" and ops[k].arg is None for k in range(i - 3, i)):
+            k = i + 1
+            if ops[k].name == "GET_AWAITABLE":
+                k += 3
+            if k < end and ops[k].name == "POP_TOP":
+                found.append(k)
+    return found
+
+
+def _straight_return(ops: List[Op], x: int) -> Optional[int]:
+    """The index of the RETURN_VALUE that ends the few ops from ``x`` with no jump, or None."""
+    for k in range(x, min(x + 6, len(ops))):
+        if ops[k].name == "RETURN_VALUE":
+            return k
+        if ops[k].target is not None or ops[k].name in _NO_FALL_THROUGH:
+            return None
+    return None
+
+
 def intrinsics(func: Function, table: VersionTable) -> None:
     """3.12+: ``CALL_INTRINSIC_1 INTRINSIC_PRINT`` -> ``PRINT_EXPR`` and friends;
     others become ``INTRINSIC <name>``. The statement-like ones return a value
@@ -1239,7 +1316,7 @@ PASS_FUNCTIONS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits, unthread_continues, popped_branch_constants,
+        merge_copied_tails, unthread_with_exits, copied_with_exits, unthread_continues, popped_branch_constants,
         cold_handlers,
         dead_ways_out, bool_conversions, jumps_to_line_nops)
 })
@@ -1330,7 +1407,7 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
-        "merge_copied_tails"] + _COPIED_EXITS,
+        "merge_copied_tails", "copied_with_exits"] + _COPIED_EXITS,
     (3, 11): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "drop_generator_prologue", "fold_kwnames",
         "send_loops", "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",

@@ -133,7 +133,7 @@ STRUCTURAL_PASSES = frozenset({
     # an async for header folded into one op with no handler
     "async_for_loops",
     # reads the handler form that block_stack_handlers makes
-    "unthread_with_exits",
+    "unthread_with_exits", "copied_with_exits",
     # blocks moved or merged for the structurer (same meaning, other layout)
     "comprehension_cleanups_out_of_line", "except_star_handlers"})
 

@@ -670,6 +670,20 @@ for e in a:
          'the continue ending an except clause inside an if, with code after the if in the '
          'loop, is dropped: that code then runs after the clause too (from pathlib, '
          '_WildcardSelector._select_from)'),
+    Case('if_checks_raise_else_bare_return', """\
+def f(self, gid):
+    if self.groups is not None:
+        if not self.check(gid):
+            raise E(1)
+        if gid >= self.groups:
+            raise E(2)
+    else:
+        return
+""",
+         '',
+         "3.10+ copy the closing return None onto each jump there; an explicit 'else: return' "
+         "is on a line of its own, so it stays (the copies alone mean no else: "
+         "tests/cases/conditionals.py if_ends_in_checks_that_raise)"),
 ]
 
 

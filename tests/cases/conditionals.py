@@ -202,3 +202,13 @@ def if_and_with_or_inside(a, b, post):
     if a[:post or None] and b[:post and None]:
         return 1
     return 2
+
+
+def if_ends_in_checks_that_raise(self, gid, source):
+    # 3.10+ copies the closing `return None` onto both jumps there: no else
+    if self.groups is not None:
+        if not self.check(gid):
+            raise source.error("open group")
+        if gid >= self.groups:
+            raise source.error("same group")
+

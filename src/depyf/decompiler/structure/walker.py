@@ -1019,9 +1019,12 @@ class Walker:
             # Up to 3.9 the jump over an else survives (unreached) when it was
             # also a jump target: the else ends where it stands.
             return dead
-        elif join is not None:
+        elif join is not None and not (self._is_return_none_copy(else_start)
+                                       and self._is_return_none_copy(join)):
             # Jumps from inside the branch skip the code that follows it:
-            # that code is the else, up to where they land.
+            # that code is the else, up to where they land. (Not when both
+            # are copies of the closing `return None`, 3.10+'s one for each
+            # way there: the if has no else.)
             return join
         elif last.name == "RERAISE" and self._continues_from_inside(then_start, else_start, hi):
             # The branch ends in a try's handler code and the try's ways out

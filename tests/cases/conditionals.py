@@ -212,3 +212,23 @@ def if_ends_in_checks_that_raise(self, gid, source):
         if gid >= self.groups:
             raise source.error("same group")
 
+
+
+def if_pass_then_statement(module, value):
+    # the pass's NOP is dropped: the jump lands on the next statement
+    if module:
+        pass
+    value.owner = module
+
+
+def if_not_pass_in_loop(items, sink):
+    for item in items:
+        if not item:
+            pass
+        sink(item)
+
+
+def if_and_pass_then_return(a, b):
+    if a and b:
+        pass
+    return a

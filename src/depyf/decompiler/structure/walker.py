@@ -818,6 +818,11 @@ class Walker:
                                       jumps=getattr(test, "chain_length", None))
             if end is not None:
                 return end
+        if else_start == then_start:
+            # `if c: pass`, its NOP dropped: the jump lands where the body falls.
+            m.stmts.extend(spill_before_branches(m, test))
+            m.stmts.append(_at(ast.If(test=test, body=[_at(ast.Pass(), line)], orelse=[]), line))
+            return then_start
         loop = self.frames.loop
         if loop is not None:
             end = self._if_ending_body(m, test, then_start, else_start, hi, line, loop)

@@ -451,8 +451,9 @@ finally:
         pass
 b = [c for c in b]
 """,
-         '3.10 3.11 3.12 3.13',
-         'a class in a try whose finally is an if: the structuring loses the finally copy'),
+         '',
+         'a class in a try whose finally is an if: the structuring loses the finally copy '
+         "(the if's body was only pass: its jump to the next op was no if)"),
     Case('try_while_break_handlers', """\
 try:
     while c(x, **d):
@@ -464,7 +465,7 @@ except Exception:
         pass
 c.attr = x
 """,
-         '3.10 3.11 3.12 3.13',
+         '3.13',
          'a while loop that breaks, inside a try with two handlers (one holding a with), falls'
          ' back to the dispatch loop'),
     Case('nested_with_raise', """\
@@ -573,7 +574,7 @@ if []:
     pass
 a -= a
 """,
-         '3.10 3.11 3.12 3.13',
+         '',
          'an if whose test is an empty display (`if []:`) is taken for a constant: fallback '
          '(backward conditional jump)'),
     Case('while_ifexp_condition', """\
@@ -615,7 +616,7 @@ def f(a, b):
         if b:
             pass
 """,
-         '3.10 3.11',
+         '',
          'an if ending in a nested `if b: pass` at the end of a function gets an `else: '
          'return` the source has not (from torch.optim.adam, Adam.__init__)'),
     Case('tp_if_try_except_else_in_loop', """\
@@ -684,6 +685,22 @@ def f(self, gid):
          "3.10+ copy the closing return None onto each jump there; an explicit 'else: return' "
          "is on a line of its own, so it stays (the copies alone mean no else: "
          "tests/cases/conditionals.py if_ends_in_checks_that_raise)"),
+    Case('while_test_or_true_constant', """\
+while x or 151 or x:
+    x
+""",
+         '3.10 3.11 3.12 3.13',
+         "a while test with a true constant operand folded away: the first test's jump lands on "
+         "the body, the bottom one's jumps both go back; depyf writes 'if not x: pass' then "
+         "'while True:' (the same behaviour; it fell back before 'if c: pass' was read)"),
+    Case('assert_true_constant_comprehension_message', """\
+def g():
+    x = (yield)
+    assert 's', x if [x for b in x if c] else x
+""",
+         '3.10 3.11',
+         "an assert of a true constant compiles to nothing, but the comprehension in its "
+         "message still made x a cell (3.10/3.11): the output, without the assert, has x plain"),
 ]
 
 

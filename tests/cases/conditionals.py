@@ -232,3 +232,27 @@ def if_and_pass_then_return(a, b):
     if a and b:
         pass
     return a
+
+
+def if_pass_ending_branch_before_else(x, module, value):
+    # 3.12 threads the pass's jump past the jump over the else, whose small
+    # closing block it copies in its place
+    if x:
+        if module:
+            pass
+    else:
+        value.owner = x
+    value.module = module
+
+
+def nested_if_pass_ending_branch(x, name, value):
+    # the innermost test jumps straight to where the outer if joins
+    if x:
+        if name:
+            module = x.get(name)
+            if module:
+                pass
+    else:
+        value.owner = x
+    value.module = name
+    return value

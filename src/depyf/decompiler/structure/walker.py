@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import List
+from typing import List, Optional
 
 from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_chain
 from ..expressions import StackMachine, ForTarget
@@ -935,6 +935,12 @@ class Walker:
         elif else_start > hi and self.frames.join_at(hi) == else_start:
             # A jump to where the enclosing branch rejoins: the end of this block.
             else_start = hi
+        elif else_start > hi and hi < self.n and self.ops[hi].name == "JUMP" \
+                and self.ops[hi].target.index == else_start and not self.is_loop_jump(self.ops[hi]):
+            # The block falls into a jump there (an enclosing branch's jump over
+            # its else, the if around this one having none): a jump threaded
+            # through it ends the block the same way.
+            else_start = hi
         elif else_start > hi and self._is_return_none_copy(else_start) \
                 and (self.frames.loop is None or self.frames.loop.body_end != hi) \
                 and (self._is_return_none_copy(hi) or
@@ -1005,6 +1011,17 @@ class Walker:
             # follows it, up to the block's end, is the else.
             then_end = else_start - size
             else_end = hi
+        elif last is not None and last.name == "RETURN_VALUE" \
+                and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
+                and not self._is_return_none_copy(join) \
+                and (size := self._copied_exit(then_start, else_start, hi, join)):
+            # 3.12 threads a jump from inside the branch to where the if
+            # joins, the code there a small block that returns, and copies that
+            # block onto the branch's own way there (`if x: if c: pass` then
+            # `else: ...`): the branch ends where the copy starts, the else
+            # where the jump lands.
+            then_end = else_start - size
+            else_end = join
         elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
                                    or (last.name == "RERAISE" and finally_end(self, last))):
             # 3.10+ copies the function's closing `return None` (a finally body's
@@ -1284,14 +1301,15 @@ class Walker:
                 work.append(k + 1)
         return exits
 
-    def _copied_exit(self, lo: int, k: int, hi: int) -> int:
+    def _copied_exit(self, lo: int, k: int, hi: int, dest: Optional[int] = None) -> int:
         """The size of the copy that ends ``[lo, k)``, after a statement there, of
-        the code where falling off the block ending at ``hi`` leads, when that
-        code ends in a return with no jump before it (a copy keeps the ops and
-        the lines); else 0."""
-        dest = hi
-        while (on := self.frames.join_at(dest)) is not None:
-            dest = on
+        the code where falling off the block ending at ``hi`` leads (or of the
+        code at ``dest``), when that code ends in a return with no jump before
+        it (a copy keeps the ops and the lines); else 0."""
+        if dest is None:
+            dest = hi
+            while (on := self.frames.join_at(dest)) is not None:
+                dest = on
         end = dest
         ops = self.ops
         while end < self.n and end - dest < 8 and ops[end].target is None \
@@ -1302,8 +1320,12 @@ class Walker:
         size = end + 1 - dest
         start = k - size
         before = ops[start - 1].name if start > lo else ""
-        if not (before == "POP_TOP" or before.startswith(("STORE", "DELETE"))):
-            return 0        # (the copy starts no statement: a with's exit after a return value)
+        if not (before == "POP_TOP" or before.startswith(("STORE", "DELETE"))
+                or (before in CONDITIONAL and ops[start - 1].target.index == dest)):
+            # (the copy starts no statement: a with's exit after a return value;
+            # an if's test with an empty body, its jump threaded to the
+            # original, ends one)
+            return 0
         # (A clause's POP_EXCEPT on its way out takes the line of the code before.)
         if any(a.name != b.name or a.arg != b.arg or a.target is not None
                or (a.line != b.line and a.name != "POP_EXCEPT")

@@ -202,3 +202,24 @@ def if_and_with_or_inside(a, b, post):
     if a[:post or None] and b[:post and None]:
         return 1
     return 2
+
+
+def if_return_else_import_then_return(self):
+    if not self._kwargs:
+        return self.__class__, (self._name,) + self._args
+    else:
+        from functools import partial
+        return partial(self.__class__, self._name, **self._kwargs), self._args
+
+
+def elif_body_ending_if_raise(self, *args, **kwargs):
+    if isinstance(args[0], str):
+        group = make(self, *args, **kwargs)
+    elif len(args) == 1 and not kwargs:
+        group = args[0]
+        if group.parser is not self:
+            raise ValueError("invalid group (wrong parser)")
+    else:
+        raise TypeError("invalid arguments")
+    self.groups.append(group)
+    return group

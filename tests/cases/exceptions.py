@@ -453,3 +453,14 @@ def except_clause_ending_if_else_returns(match):
         else:
             n -= 0x10000
             return '\\u{0:04x}\\u{1:04x}'.format(n >> 10, n & 0x3ff)
+
+
+def try_body_ending_if_else_returns(localetuple):
+    try:
+        language, encoding = localetuple
+        if encoding is None:
+            return language
+        else:
+            return language + '.' + encoding
+    except (TypeError, ValueError):
+        raise TypeError('Locale must be a pair') from None

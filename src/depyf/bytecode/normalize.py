@@ -800,6 +800,51 @@ def _fall_into_jump_back(ops: List[Op], jump: Op) -> Optional[int]:
     return k
 
 
+def unthread_if_ends(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 thread a conditional jump that lands on the jump ending an
+    enclosing if's branch (over its else) straight to where that jump goes;
+    where the inner if's body ends in a raise, that jump stays, unreached.
+    Undo it, so the inner if ends at that jump, where its body does::
+
+        if a:                      a; POP_JUMP_IF_FALSE E
+            x                      x; c; POP_JUMP_IF_FALSE T
+            if c:                  raise; J: JUMP T
+                raise           -> ...; c; POP_JUMP_IF_FALSE J
+        else:                      raise; J: JUMP T
+            y                      E: y; T: ...
+
+    Only after a raise (a body falling into J reads right as it is), where
+    the ops between stay inside (their jumps land in them or on J),
+    in J's handler region, and not in a loop whose closing jump comes after J
+    (there J is a ``break``, the jump the loop's own test leaves by).
+    """
+    func.reindex()
+    ops = func.ops
+    for op in ops:
+        if op.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") \
+                or op.target is None or op.target.index <= op.index + 2:
+            continue
+        k = _branch_end_before(ops, op)
+        if k is not None:
+            op.target = ops[k]
+
+
+def _branch_end_before(ops: List[Op], jump: Op) -> Optional[int]:
+    """The index of the first ``JUMP T`` between ``jump`` and its target T
+    that the ops between reach only from inside, or None."""
+    i, end = jump.index, jump.target
+    t = end.index
+    k = next((k for k in range(i + 2, t) if ops[k].name == "JUMP" and ops[k].target is end),
+             None)
+    if k is None or ops[k - 1].name != "RAISE_VARARGS" or not _same_handler(jump, ops[k]):
+        return None
+    if any(op.target is not None and not i < op.target.index <= k for op in ops[i + 1:k]):
+        return None
+    if any(op.target is not None and op.target.index <= i for op in ops[k + 1:t]):
+        return None
+    return k
+
+
 #: ops after which control never reaches the next op
 _NO_FALL_THROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
@@ -1239,7 +1284,8 @@ PASS_FUNCTIONS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits, unthread_continues, popped_branch_constants,
+        merge_copied_tails, unthread_with_exits, unthread_continues, unthread_if_ends,
+        popped_branch_constants,
         cold_handlers,
         dead_ways_out, bool_conversions, jumps_to_line_nops)
 })
@@ -1319,13 +1365,13 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
-        "unthread_continues", "assertion_error_loads", "copied_loop_returns",
+        "unthread_continues", "unthread_if_ends", "assertion_error_loads", "copied_loop_returns",
         "doubled_returns", "dead_ways_out"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_continues",
-        "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
+        "unthread_if_ends", "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

@@ -18,6 +18,9 @@ from ..failure import DecompileFailure
 
 #: statements control never leaves by their end
 TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+#: statements without a body of their own
+SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Delete,
+                     ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Assert)
 
 
 def clause_body_end(w, p, stop, cleanup) -> int:
@@ -87,6 +90,6 @@ def else_before_dead_tail(stmts):
                 and isinstance(stmts[-1], ast.Return):
             stmt.orelse = stmts[k + 1:]
             return stmts[:k + 1]
-        if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            break
+        if not isinstance(stmt, SIMPLE_STATEMENTS):
+            break       # (a compound statement's own end would be the label)
     return stmts

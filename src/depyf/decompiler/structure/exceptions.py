@@ -578,6 +578,11 @@ def _try_body(w, m, i, body_end, handler):
             end += copy + 1
     if len(sub.stack) != len(m.stack) and not terminal(sub):
         raise DecompileFailure("try body leaves values on the stack")
+    if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and 0 < end < w.n \
+            and w.ops[end - 1].name == "RETURN_VALUE" and w.ops[end].name == "JUMP" \
+            and end not in w.reachable:
+        # (the body's own way out after its last return, unreached)
+        sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, end
 
 

@@ -223,3 +223,17 @@ def elif_body_ending_if_raise(self, *args, **kwargs):
         raise TypeError("invalid arguments")
     self.groups.append(group)
     return group
+
+
+def if_return_else_ending_if_raise(self, n):
+    network = int(self.network_address)
+    broadcast = int(self.broadcast_address)
+    if n >= 0:
+        if network + n > broadcast:
+            raise IndexError('address out of range')
+        return self._address_class(network + n)
+    else:
+        n += 1
+        if broadcast + n < network:
+            raise IndexError('address out of range')
+        return self._address_class(broadcast + n)

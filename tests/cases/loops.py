@@ -322,3 +322,25 @@ def for_nested_if_then_continue(self, name, members, tarinfo):
             continue
         if name == member.name:
             return member
+
+
+def while_or_break(resp):
+    dirname = ''
+    i = 5
+    n = len(resp)
+    while i < n:
+        c = resp[i]
+        i = i + 1
+        if c == '"':
+            if i >= n or resp[i] != '"':
+                break
+            i = i + 1
+        dirname = dirname + c
+    return dirname
+
+
+def for_or_continue(items, seen):
+    for item in items:
+        if item is None or item in seen:
+            continue
+        seen.add(item)

@@ -845,6 +845,53 @@ def _branch_end_before(ops: List[Op], jump: Op) -> Optional[int]:
     return k
 
 
+def unthread_or_jumps(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 thread the jump of an ``or`` operand (``and`` with the polarity
+    turned) that lands on a statement's only op, a ``break`` or ``continue``
+    JUMP, to where that JUMP goes. Undo it, so each operand's jump ends on the
+    statement the condition guards::
+
+        if a or b:                 a; POP_JUMP_IF_TRUE X
+            break                  b; POP_JUMP_IF_FALSE N; J: JUMP X; N: ...
+                                -> a; POP_JUMP_IF_TRUE J
+                                   b; POP_JUMP_IF_FALSE N; J: JUMP X; N: ...
+
+    Only where the ops between are one condition (no statement ends in it, its
+    jumps land on J or just past it) and stay in J's handler region.
+    """
+    func.reindex()
+    ops = func.ops
+    for op in ops:
+        if op.name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and op.target is not None:
+            k = _guarded_jump_after(ops, op)
+            if k is not None:
+                op.target = ops[k]
+
+
+def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
+    """The index of the ``JUMP T`` (T: ``jump``'s target) that the condition
+    after ``jump`` guards, its last test jumping over it; or None."""
+    i, t = jump.index, jump.target
+    k = i + 2
+    while k < len(ops) and ops[k].name != "JUMP" and ops[k].name not in _STATEMENT_ENDS:
+        k += 1
+    if k >= len(ops) or ops[k].name != "JUMP" or ops[k].target is not t:
+        return None
+    last = ops[k - 1]
+    if last.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or last.target is None \
+            or last.target.index != k + 1 or not _same_handler(jump, ops[k]):
+        return None
+    if any(op.target is not None and not i < op.target.index <= k + 1 for op in ops[i + 1:k]):
+        return None
+    return k
+
+
+#: ops that end a statement (a condition holds none)
+_STATEMENT_ENDS = frozenset({"POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                             "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR", "RETURN_VALUE",
+                             "RAISE_VARARGS", "RERAISE", "FOR_ITER", "SETUP_FINALLY"})
+
+
 #: ops after which control never reaches the next op
 _NO_FALL_THROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
@@ -1285,6 +1332,7 @@ PASS_FUNCTIONS.update({
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails, unthread_with_exits, unthread_continues, unthread_if_ends,
+        unthread_or_jumps,
         popped_branch_constants,
         cold_handlers,
         dead_ways_out, bool_conversions, jumps_to_line_nops)
@@ -1365,13 +1413,14 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
-        "unthread_continues", "unthread_if_ends", "assertion_error_loads", "copied_loop_returns",
+        "unthread_or_jumps", "unthread_continues", "unthread_if_ends", "assertion_error_loads",
+        "copied_loop_returns",
         "doubled_returns", "dead_ways_out"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
-        "chained_comparisons", "unthread_short_circuits", "unthread_continues",
-        "unthread_if_ends", "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
+        "chained_comparisons", "unthread_short_circuits", "unthread_or_jumps",
+        "unthread_continues", "unthread_if_ends", "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

@@ -83,13 +83,18 @@ def else_before_dead_tail(stmts):
             x = 2
             return x
     """
+    if not (stmts and isinstance(stmts[-1], ast.Return)):
+        return stmts
     for k in range(len(stmts) - 2, -1, -1):
         stmt = stmts[k]
-        if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
-                and isinstance(stmt.body[-1], TERMINALS) \
-                and isinstance(stmts[-1], ast.Return):
-            stmt.orelse = stmts[k + 1:]
-            return stmts[:k + 1]
+        if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body:
+            if isinstance(stmt.body[-1], TERMINALS) and not isinstance(stmt.body[-1], ast.Raise):
+                stmt.orelse = stmts[k + 1:]
+                return stmts[:k + 1]
+            if isinstance(stmt.body[-1], ast.Raise):
+                # (with an else, the jump over it would stay after the raise,
+                # unreached: the structurer would have met it)
+                continue
         if not isinstance(stmt, SIMPLE_STATEMENTS):
             break       # (a compound statement's own end would be the label)
     return stmts

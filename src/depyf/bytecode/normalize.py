@@ -856,8 +856,9 @@ def unthread_or_jumps(func: Function, table: VersionTable) -> None:
                                 -> a; POP_JUMP_IF_TRUE J
                                    b; POP_JUMP_IF_FALSE N; J: JUMP X; N: ...
 
-    Only where the ops between are one condition (no statement ends in it, its
-    jumps land on J or just past it) and stay in J's handler region.
+    Only where the ops between are one condition on the jump's line (no
+    statement ends in it, its jumps land on J or just past it) and stay in J's
+    handler region.
     """
     func.reindex()
     ops = func.ops
@@ -879,7 +880,10 @@ def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
         return None
     last = ops[k - 1]
     if last.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or last.target is None \
-            or last.target.index != k + 1 or not _same_handler(jump, ops[k]):
+            or last.target.index != k + 1 or not _same_handler(jump, ops[k]) \
+            or last.line != jump.line:
+        # (on one line: a while's test jumping out to the next iteration of an
+        # outer loop, then an ``if c: break`` in its body, reads the same)
         return None
     if any(op.target is not None and not i < op.target.index <= k + 1 for op in ops[i + 1:k]):
         return None

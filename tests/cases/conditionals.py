@@ -237,3 +237,16 @@ def if_return_else_ending_if_raise(self, n):
         if broadcast + n < network:
             raise IndexError('address out of range')
         return self._address_class(broadcast + n)
+
+
+def if_return_else_with_inner_if_else(self, action):
+    if not action.option_strings:
+        return self.metavar(action)
+    else:
+        parts = []
+        if action.nargs == 0:
+            parts.extend(action.option_strings)
+        else:
+            for option_string in action.option_strings:
+                parts.append(option_string)
+        return ', '.join(parts)

@@ -464,3 +464,12 @@ def try_body_ending_if_else_returns(localetuple):
             return language + '.' + encoding
     except (TypeError, ValueError):
         raise TypeError('Locale must be a pair') from None
+
+
+def try_body_returns_constant(name):
+    try:
+        t = open(name)
+        t.close()
+        return True
+    except OSError:
+        return False

@@ -344,3 +344,12 @@ def for_or_continue(items, seen):
         if item is None or item in seen:
             continue
         seen.add(item)
+
+
+def while_true_ending_or_break(random, d):
+    while 1:
+        u1 = random()
+        u2 = random()
+        if u2 < 1.0 - d * d or u2 <= (1.0 - d) * u1:
+            break
+    return u1

@@ -880,14 +880,23 @@ def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
         return None
     last = ops[k - 1]
     if last.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or last.target is None \
-            or last.target.index != k + 1 or not _same_handler(jump, ops[k]) \
+            or not _over(ops, last, k) or not _same_handler(jump, ops[k]) \
             or last.line != jump.line:
         # (on one line: a while's test jumping out to the next iteration of an
         # outer loop, then an ``if c: break`` in its body, reads the same)
         return None
-    if any(op.target is not None and not i < op.target.index <= k + 1 for op in ops[i + 1:k]):
+    if any(op.target is not None and not i < op.target.index <= k + 1
+           for op in ops[i + 1:k - 1]):
         return None
     return k
+
+
+def _over(ops: List[Op], test: Op, k: int) -> bool:
+    """Whether ``test`` jumps over the JUMP at ``k``: to the op after it, or
+    (threaded) to where that op, a JUMP too, goes."""
+    after = ops[k + 1] if k + 1 < len(ops) else None
+    return after is not None and (test.target is after
+                                  or (after.name == "JUMP" and test.target is after.target))
 
 
 #: ops that end a statement (a condition holds none)

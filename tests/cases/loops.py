@@ -353,3 +353,18 @@ def while_true_ending_or_break(random, d):
         if u2 < 1.0 - d * d or u2 <= (1.0 - d) * u1:
             break
     return u1
+
+
+def for_if_else_continue_mid_body(pairs, strict, keep):
+    r = []
+    for name_value in pairs:
+        nv = name_value.split('=', 1)
+        if len(nv) != 2:
+            if strict:
+                raise ValueError(name_value)
+            if keep:
+                nv.append('')
+            else:
+                continue
+        r.append(nv)
+    return r

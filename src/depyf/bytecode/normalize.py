@@ -767,7 +767,8 @@ def unthread_continues(func: Function, table: VersionTable) -> None:
 
     Only over a body that stays in the jump's handler region and whose own
     jumps stay inside it (or go back to the head too); ``if not c: continue``
-    compiles to a jump over the JUMP, which this leaves alone.
+    compiles to a jump over the JUMP, which this leaves alone. ``if c: b``
+    then ``else: continue`` reads the same way, b jumping over the else.
     """
     func.reindex()
     ops = func.ops
@@ -786,12 +787,19 @@ def _fall_into_jump_back(ops: List[Op], jump: Op) -> Optional[int]:
     head, i = jump.target, jump.index
     k = next((k for k in range(i + 2, len(ops))
               if ops[k].name == "JUMP" and ops[k].target is head), None)
-    if k is None or ops[k - 1].name in _NO_FALL_THROUGH or not _same_handler(jump, ops[k]):
+    if k is None or not _same_handler(jump, ops[k]):
+        return None
+    # (``if c: b else: continue``: b jumps over the else's jump back, to the op
+    # after it, where the test went to the else)
+    before = ops[k - 1]
+    over = before.target if before.name == "JUMP" and k + 1 < len(ops) \
+        and before.target is ops[k + 1] else None
+    if before.name in _NO_FALL_THROUGH and over is None:
         return None
     # (the body's jumps: back to the head, or anywhere inside it, an inner
     # loop's back jump included; none out of it)
-    if any(op.target is not None and op.target is not head and not i < op.target.index <= k
-           for op in ops[i + 1:k]):
+    if any(op.target is not None and op.target is not head and op.target is not over
+           and not i < op.target.index <= k for op in ops[i + 1:k]):
         return None
     # (``if c: b`` then ``else: continue``: the else's jump back, unreached from
     # the body's own, is where the test went)

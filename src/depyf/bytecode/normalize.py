@@ -880,11 +880,11 @@ def unthread_or_jumps(func: Function, table: VersionTable) -> None:
 def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
     """The index of the ``JUMP T`` (T: ``jump``'s target) that the condition
     after ``jump`` guards, its last test jumping over it; or None."""
-    i, t = jump.index, jump.target
+    i, t = jump.index, _destination(jump.target)
     k = i + 2
     while k < len(ops) and ops[k].name != "JUMP" and ops[k].name not in _STATEMENT_ENDS:
         k += 1
-    if k >= len(ops) or ops[k].name != "JUMP" or ops[k].target is not t:
+    if k >= len(ops) or ops[k].name != "JUMP" or _destination(ops[k]) is not t:
         return None
     last = ops[k - 1]
     if last.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or last.target is None \
@@ -901,10 +901,19 @@ def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
 
 def _over(ops: List[Op], test: Op, k: int) -> bool:
     """Whether ``test`` jumps over the JUMP at ``k``: to the op after it, or
-    (threaded) to where that op, a JUMP too, goes."""
+    (threaded) to where that op goes on to."""
     after = ops[k + 1] if k + 1 < len(ops) else None
-    return after is not None and (test.target is after
-                                  or (after.name == "JUMP" and test.target is after.target))
+    return after is not None and _destination(test.target) is _destination(after)
+
+
+def _destination(op: Op) -> Op:
+    """Where control goes on from ``op``: past any chain of JUMPs (the
+    optimiser threads a jump through some of them, not always all)."""
+    for _ in range(8):
+        if op.name != "JUMP" or op.target is None or op.target is op:
+            break
+        op = op.target
+    return op
 
 
 #: ops that end a statement (a condition holds none)

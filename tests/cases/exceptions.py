@@ -473,3 +473,15 @@ def try_body_returns_constant(name):
         return True
     except OSError:
         return False
+
+
+def try_except_return_else_body(doc):
+    try:
+        lines = doc.expandtabs().split('\n')
+    except UnicodeError:
+        return None
+    else:
+        margin = len(lines)
+        if lines:
+            lines[0] = lines[0].lstrip()
+        return margin

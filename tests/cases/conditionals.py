@@ -250,3 +250,15 @@ def if_return_else_with_inner_if_else(self, action):
             for option_string in action.option_strings:
                 parts.append(option_string)
         return ', '.join(parts)
+
+
+def nested_if_ending_if_body_before_else(cls, tz, result, probe):
+    if tz is None:
+        trans = result - probe
+        if trans.days < 0:
+            probe2 = cls(trans)
+            if probe2 == result:
+                result._fold = 1
+    else:
+        result = tz.fromutc(result)
+    return result

@@ -821,8 +821,9 @@ def unthread_if_ends(func: Function, table: VersionTable) -> None:
         else:                      raise; J: JUMP T
             y                      E: y; T: ...
 
-    Only after a raise (a body falling into J reads right as it is), where
-    the ops between stay inside (their jumps land in them or on J),
+    Only after a raise, or where J ends the body of an if with an else (a
+    test before goes to the op after J), where the ops between stay inside
+    (their jumps land in them or on J),
     in J's handler region, and not in a loop whose closing jump comes after J
     (there J is a ``break``, the jump the loop's own test leaves by).
     """
@@ -844,13 +845,24 @@ def _branch_end_before(ops: List[Op], jump: Op) -> Optional[int]:
     t = end.index
     k = next((k for k in range(i + 2, t) if ops[k].name == "JUMP" and ops[k].target is end),
              None)
-    if k is None or ops[k - 1].name != "RAISE_VARARGS" or not _same_handler(jump, ops[k]):
+    if k is None or not _same_handler(jump, ops[k]):
+        return None
+    if ops[k - 1].name != "RAISE_VARARGS" and not _jumps_over_else(ops, i, k):
         return None
     if any(op.target is not None and not i < op.target.index <= k for op in ops[i + 1:k]):
         return None
     if any(op.target is not None and op.target.index <= i for op in ops[k + 1:t]):
         return None
     return k
+
+
+def _jumps_over_else(ops: List[Op], i: int, k: int) -> bool:
+    """Whether the JUMP at ``k`` ends the body of an if that ``ops[i]`` is in,
+    over its else: a test before ``i`` goes to the op after it."""
+    after = ops[k + 1] if k + 1 < len(ops) else None
+    return after is not None and any(
+        op.name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and op.target is after
+        for op in ops[:i])
 
 
 def unthread_or_jumps(func: Function, table: VersionTable) -> None:

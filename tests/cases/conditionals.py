@@ -262,3 +262,11 @@ def nested_if_ending_if_body_before_else(cls, tz, result, probe):
     else:
         result = tz.fromutc(result)
     return result
+
+
+def if_none_raise_assertion_error(output_size, output_ratio):
+    if output_size is None:
+        if output_ratio is None:
+            raise AssertionError("output_ratio is unexpectedly None")
+        output_size = output_ratio
+    return output_size

@@ -711,13 +711,16 @@ def assertion_error_loads(func: Function, table: VersionTable) -> None:
         -> c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL 1;] RAISE_VARARGS 1
 
     (In a function ``if not c: raise AssertionError(msg)`` compiles the same.)
+    Only after POP_JUMP_IF_TRUE: ``if x is None: raise AssertionError(msg)``
+    jumps on false, which ``assert x is not None`` would not (``assert not c``
+    does, and ``if c: raise AssertionError`` gives the same code).
     """
     if "AssertionError" not in getattr(func.code, "names", ("AssertionError",)):
         return          # (no op can load it)
     ops = func.ops
     for i, op in enumerate(ops):
         if not (op.name == "LOAD_GLOBAL" and op.arg == "AssertionError" and i >= 1
-                and ops[i - 1].name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
+                and ops[i - 1].name == "POP_JUMP_IF_TRUE"):
             continue
         k = i + 1
         while k < len(ops) and ops[k].target is None and ops[k].name != "RAISE_VARARGS":

@@ -204,6 +204,88 @@ def if_and_with_or_inside(a, b, post):
     return 2
 
 
+def if_return_else_import_then_return(self):
+    if not self._kwargs:
+        return self.__class__, (self._name,) + self._args
+    else:
+        from functools import partial
+        return partial(self.__class__, self._name, **self._kwargs), self._args
+
+
+def elif_body_ending_if_raise(self, *args, **kwargs):
+    if isinstance(args[0], str):
+        group = make(self, *args, **kwargs)
+    elif len(args) == 1 and not kwargs:
+        group = args[0]
+        if group.parser is not self:
+            raise ValueError("invalid group (wrong parser)")
+    else:
+        raise TypeError("invalid arguments")
+    self.groups.append(group)
+    return group
+
+
+def if_return_else_ending_if_raise(self, n):
+    network = int(self.network_address)
+    broadcast = int(self.broadcast_address)
+    if n >= 0:
+        if network + n > broadcast:
+            raise IndexError('address out of range')
+        return self._address_class(network + n)
+    else:
+        n += 1
+        if broadcast + n < network:
+            raise IndexError('address out of range')
+        return self._address_class(broadcast + n)
+
+
+def if_return_else_with_inner_if_else(self, action):
+    if not action.option_strings:
+        return self.metavar(action)
+    else:
+        parts = []
+        if action.nargs == 0:
+            parts.extend(action.option_strings)
+        else:
+            for option_string in action.option_strings:
+                parts.append(option_string)
+        return ', '.join(parts)
+
+
+def nested_if_ending_if_body_before_else(cls, tz, result, probe):
+    if tz is None:
+        trans = result - probe
+        if trans.days < 0:
+            probe2 = cls(trans)
+            if probe2 == result:
+                result._fold = 1
+    else:
+        result = tz.fromutc(result)
+    return result
+
+
+def if_none_raise_assertion_error(output_size, output_ratio):
+    if output_size is None:
+        if output_ratio is None:
+            raise AssertionError("output_ratio is unexpectedly None")
+        output_size = output_ratio
+    return output_size
+
+
+def nested_ifs_threaded_past_else_body(gens, bases, f, symbol):
+    result = False
+    if len(gens) > 1:
+        if bases:
+            u = bases.pop()
+            if isinstance(u, (int, float)):
+                ftry = f.replace(u)
+                if not ftry.has(symbol):
+                    result = [ftry]
+    elif len(gens) == 1:
+        result = gens[0]
+    return result
+
+
 def if_ends_in_checks_that_raise(self, gid, source):
     # 3.10+ copies the closing `return None` onto both jumps there: no else
     if self.groups is not None:
@@ -211,7 +293,6 @@ def if_ends_in_checks_that_raise(self, gid, source):
             raise source.error("open group")
         if gid >= self.groups:
             raise source.error("same group")
-
 
 
 def if_pass_then_statement(module, value):

@@ -453,3 +453,35 @@ def except_clause_ending_if_else_returns(match):
         else:
             n -= 0x10000
             return '\\u{0:04x}\\u{1:04x}'.format(n >> 10, n & 0x3ff)
+
+
+def try_body_ending_if_else_returns(localetuple):
+    try:
+        language, encoding = localetuple
+        if encoding is None:
+            return language
+        else:
+            return language + '.' + encoding
+    except (TypeError, ValueError):
+        raise TypeError('Locale must be a pair') from None
+
+
+def try_body_returns_constant(name):
+    try:
+        t = open(name)
+        t.close()
+        return True
+    except OSError:
+        return False
+
+
+def try_except_return_else_body(doc):
+    try:
+        lines = doc.expandtabs().split('\n')
+    except UnicodeError:
+        return None
+    else:
+        margin = len(lines)
+        if lines:
+            lines[0] = lines[0].lstrip()
+        return margin

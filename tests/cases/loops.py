@@ -322,3 +322,49 @@ def for_nested_if_then_continue(self, name, members, tarinfo):
             continue
         if name == member.name:
             return member
+
+
+def while_or_break(resp):
+    dirname = ''
+    i = 5
+    n = len(resp)
+    while i < n:
+        c = resp[i]
+        i = i + 1
+        if c == '"':
+            if i >= n or resp[i] != '"':
+                break
+            i = i + 1
+        dirname = dirname + c
+    return dirname
+
+
+def for_or_continue(items, seen):
+    for item in items:
+        if item is None or item in seen:
+            continue
+        seen.add(item)
+
+
+def while_true_ending_or_break(random, d):
+    while 1:
+        u1 = random()
+        u2 = random()
+        if u2 < 1.0 - d * d or u2 <= (1.0 - d) * u1:
+            break
+    return u1
+
+
+def for_if_else_continue_mid_body(pairs, strict, keep):
+    r = []
+    for name_value in pairs:
+        nv = name_value.split('=', 1)
+        if len(nv) != 2:
+            if strict:
+                raise ValueError(name_value)
+            if keep:
+                nv.append('')
+            else:
+                continue
+        r.append(nv)
+    return r

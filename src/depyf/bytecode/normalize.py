@@ -711,13 +711,16 @@ def assertion_error_loads(func: Function, table: VersionTable) -> None:
         -> c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL 1;] RAISE_VARARGS 1
 
     (In a function ``if not c: raise AssertionError(msg)`` compiles the same.)
+    Only after POP_JUMP_IF_TRUE: ``if x is None: raise AssertionError(msg)``
+    jumps on false, which ``assert x is not None`` would not (``assert not c``
+    does, and ``if c: raise AssertionError`` gives the same code).
     """
     if "AssertionError" not in getattr(func.code, "names", ("AssertionError",)):
         return          # (no op can load it)
     ops = func.ops
     for i, op in enumerate(ops):
         if not (op.name == "LOAD_GLOBAL" and op.arg == "AssertionError" and i >= 1
-                and ops[i - 1].name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
+                and ops[i - 1].name == "POP_JUMP_IF_TRUE"):
             continue
         k = i + 1
         while k < len(ops) and ops[k].target is None and ops[k].name != "RAISE_VARARGS":
@@ -767,7 +770,8 @@ def unthread_continues(func: Function, table: VersionTable) -> None:
 
     Only over a body that stays in the jump's handler region and whose own
     jumps stay inside it (or go back to the head too); ``if not c: continue``
-    compiles to a jump over the JUMP, which this leaves alone.
+    compiles to a jump over the JUMP, which this leaves alone. ``if c: b``
+    then ``else: continue`` reads the same way, b jumping over the else.
     """
     func.reindex()
     ops = func.ops
@@ -786,18 +790,153 @@ def _fall_into_jump_back(ops: List[Op], jump: Op) -> Optional[int]:
     head, i = jump.target, jump.index
     k = next((k for k in range(i + 2, len(ops))
               if ops[k].name == "JUMP" and ops[k].target is head), None)
-    if k is None or ops[k - 1].name in _NO_FALL_THROUGH or not _same_handler(jump, ops[k]):
+    if k is None or not _same_handler(jump, ops[k]):
+        return None
+    # (``if c: b else: continue``: b jumps over the else's jump back, to the op
+    # after it, where the test went to the else)
+    before = ops[k - 1]
+    over = before.target if before.name == "JUMP" and k + 1 < len(ops) \
+        and before.target is ops[k + 1] else None
+    if before.name in _NO_FALL_THROUGH and over is None:
         return None
     # (the body's jumps: back to the head, or anywhere inside it, an inner
     # loop's back jump included; none out of it)
-    if any(op.target is not None and op.target is not head and not i < op.target.index <= k
-           for op in ops[i + 1:k]):
+    if any(op.target is not None and op.target is not head and op.target is not over
+           and not i < op.target.index <= k for op in ops[i + 1:k]):
         return None
     # (``if c: b`` then ``else: continue``: the else's jump back, unreached from
     # the body's own, is where the test went)
     if k + 1 < len(ops) and ops[k + 1].name == "JUMP" and ops[k + 1].target is head:
         return k + 1
     return k
+
+
+def unthread_if_ends(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 thread a conditional jump that lands on the jump ending an
+    enclosing if's branch (over its else) straight to where that jump goes;
+    where the inner if's body ends in a raise, that jump stays, unreached.
+    Undo it, so the inner if ends at that jump, where its body does::
+
+        if a:                      a; POP_JUMP_IF_FALSE E
+            x                      x; c; POP_JUMP_IF_FALSE T
+            if c:                  raise; J: JUMP T
+                raise           -> ...; c; POP_JUMP_IF_FALSE J
+        else:                      raise; J: JUMP T
+            y                      E: y; T: ...
+
+    Only after a raise, or where J ends the body of an if with an else (a
+    test before goes to the op after J), where the ops between stay inside
+    (their jumps land in them or on J),
+    in J's handler region, and not in a loop whose closing jump comes after J
+    (there J is a ``break``, the jump the loop's own test leaves by).
+    """
+    func.reindex()
+    ops = func.ops
+    # (inner ifs first: an outer if's body holds their jumps, which must land
+    # inside it by the time it is looked at)
+    for op in reversed(ops):
+        if op.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") \
+                or op.target is None or op.target.index <= op.index + 2:
+            continue
+        k = _branch_end_before(ops, op)
+        if k is not None:
+            op.target = ops[k]
+
+
+def _branch_end_before(ops: List[Op], jump: Op) -> Optional[int]:
+    """The index of the first ``JUMP T`` between ``jump`` and its target T
+    that the ops between reach only from inside, or None."""
+    i, end = jump.index, jump.target
+    t = end.index
+    k = next((k for k in range(i + 2, t) if ops[k].name == "JUMP" and ops[k].target is end),
+             None)
+    if k is None or not _same_handler(jump, ops[k]):
+        return None
+    if ops[k - 1].name != "RAISE_VARARGS" and not _jumps_over_else(ops, i, k):
+        return None
+    if any(op.target is not None and not i < op.target.index <= k for op in ops[i + 1:k]):
+        return None
+    if any(op.target is not None and op.target.index <= i for op in ops[k + 1:t]):
+        return None
+    return k
+
+
+def _jumps_over_else(ops: List[Op], i: int, k: int) -> bool:
+    """Whether the JUMP at ``k`` ends the body of an if that ``ops[i]`` is in,
+    over its else: a test before ``i`` goes to the op after it."""
+    after = ops[k + 1] if k + 1 < len(ops) else None
+    return after is not None and any(
+        op.name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and op.target is after
+        for op in ops[:i])
+
+
+def unthread_or_jumps(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 thread the jump of an ``or`` operand (``and`` with the polarity
+    turned) that lands on a statement's only op, a ``break`` or ``continue``
+    JUMP, to where that JUMP goes. Undo it, so each operand's jump ends on the
+    statement the condition guards::
+
+        if a or b:                 a; POP_JUMP_IF_TRUE X
+            break                  b; POP_JUMP_IF_FALSE N; J: JUMP X; N: ...
+                                -> a; POP_JUMP_IF_TRUE J
+                                   b; POP_JUMP_IF_FALSE N; J: JUMP X; N: ...
+
+    Only where the ops between are one condition on the jump's line (no
+    statement ends in it, its jumps land on J or just past it) and stay in J's
+    handler region.
+    """
+    func.reindex()
+    ops = func.ops
+    for op in ops:
+        if op.name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and op.target is not None:
+            k = _guarded_jump_after(ops, op)
+            if k is not None:
+                op.target = ops[k]
+
+
+def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
+    """The index of the ``JUMP T`` (T: ``jump``'s target) that the condition
+    after ``jump`` guards, its last test jumping over it; or None."""
+    i, t = jump.index, _destination(jump.target)
+    k = i + 2
+    while k < len(ops) and ops[k].name != "JUMP" and ops[k].name not in _STATEMENT_ENDS:
+        k += 1
+    if k >= len(ops) or ops[k].name != "JUMP" or _destination(ops[k]) is not t:
+        return None
+    last = ops[k - 1]
+    if last.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or last.target is None \
+            or not _over(ops, last, k) or not _same_handler(jump, ops[k]) \
+            or last.line != jump.line:
+        # (on one line: a while's test jumping out to the next iteration of an
+        # outer loop, then an ``if c: break`` in its body, reads the same)
+        return None
+    if any(op.target is not None and not i < op.target.index <= k + 1
+           for op in ops[i + 1:k - 1]):
+        return None
+    return k
+
+
+def _over(ops: List[Op], test: Op, k: int) -> bool:
+    """Whether ``test`` jumps over the JUMP at ``k``: to the op after it, or
+    (threaded) to where that op goes on to."""
+    after = ops[k + 1] if k + 1 < len(ops) else None
+    return after is not None and _destination(test.target) is _destination(after)
+
+
+def _destination(op: Op) -> Op:
+    """Where control goes on from ``op``: past any chain of JUMPs (the
+    optimiser threads a jump through some of them, not always all)."""
+    for _ in range(8):
+        if op.name != "JUMP" or op.target is None or op.target is op:
+            break
+        op = op.target
+    return op
+
+
+#: ops that end a statement (a condition holds none)
+_STATEMENT_ENDS = frozenset({"POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
+                             "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR", "RETURN_VALUE",
+                             "RAISE_VARARGS", "RERAISE", "FOR_ITER", "SETUP_FINALLY"})
 
 
 #: ops after which control never reaches the next op
@@ -1316,7 +1455,9 @@ PASS_FUNCTIONS.update({
         copied_returns, explicit_returns, copied_loop_returns, doubled_returns, match_results,
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
-        merge_copied_tails, unthread_with_exits, copied_with_exits, unthread_continues, popped_branch_constants,
+        merge_copied_tails, unthread_with_exits, copied_with_exits, unthread_continues,
+        unthread_if_ends, unthread_or_jumps,
+        popped_branch_constants,
         cold_handlers,
         dead_ways_out, bool_conversions, jumps_to_line_nops)
 })
@@ -1396,13 +1537,14 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
-        "unthread_continues", "assertion_error_loads", "copied_loop_returns",
+        "unthread_or_jumps", "unthread_continues", "unthread_if_ends", "assertion_error_loads",
+        "copied_loop_returns",
         "doubled_returns", "dead_ways_out"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
-        "chained_comparisons", "unthread_short_circuits", "unthread_continues",
-        "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
+        "chained_comparisons", "unthread_short_circuits", "unthread_or_jumps",
+        "unthread_continues", "unthread_if_ends", "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
     (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

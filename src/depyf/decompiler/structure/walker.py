@@ -543,6 +543,8 @@ class Walker:
                     or (a.arg != b.arg and a.name != "RETURN_VALUE"):
                 return None
             k += 1
+            if a.name == "RETURN_VALUE" and a.arg == "explicit":
+                return None     # (a return statement: the compilers that copy mark none)
             if a.name in ("RETURN_VALUE", "RAISE_VARARGS"):
                 return i + 1 + k
 

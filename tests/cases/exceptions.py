@@ -485,3 +485,31 @@ def try_except_return_else_body(doc):
         if lines:
             lines[0] = lines[0].lstrip()
         return margin
+
+
+def try_else_return_in_except_clause(self, obj):
+    # the else returns out of the enclosing clause (SWAP 2; POP_EXCEPT; RETURN_VALUE
+    # past that clause's covered range); 3.12 lays the clause's code out in order
+    try:
+        return obj.value
+    except LookupError:
+        try:
+            attr = str(obj)
+        except Exception:
+            pass
+        else:
+            return getattr(obj, attr)
+        return 5
+
+
+def if_try_else_return_in_except_clause(self, obj):
+    try:
+        return obj.value
+    except LookupError:
+        if obj:
+            try:
+                attr = str(obj)
+            except Exception:
+                pass
+            else:
+                return getattr(obj, attr)

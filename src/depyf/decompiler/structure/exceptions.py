@@ -219,7 +219,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     # whatever the code after the body was: as the else or after the
     # statement it gives the same code, and the walk goes on after it.
     ends_at_body = end is None and body_end < min(hs, hi) and not inline \
-        and w.func.cold_handlers and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
+        and w.func.cold_handlers and w.frames.clause is None \
+        and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
         and all(_ends_terminal(c.body) for c in clauses) \
         and not (_leaves_through_jump(w, body_end, min(hs, hi))
                  and not _compiled_after_handlers(w, body_end, min(hs, hi), hs, he)) \
@@ -275,6 +276,9 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
         # inline handler (or the end of the enclosing block) is the else.
         stop = min(hs, hi)
         k = he_after_handlers(w, hs, he) if stop == hs else stop
+        if stop == hi:
+            stop = _clause_return_end(w, stop, hs)
+            k = max(k, stop)
         if ops[stop - 1].name == "JUMP" and _continues(w, ops[stop - 1]) \
                 and w.frames.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
@@ -308,6 +312,20 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
     return orelse, k, end
 
 
+def _clause_return_end(w, stop: int, limit: int) -> int:
+    """Past the ``SWAP 2; POP_EXCEPT; RETURN_VALUE`` at ``stop`` (before ``limit``)
+    of an else that returns out of an enclosing except clause: those ops lie past
+    the clause's covered range, where its body was cut, as a try body's return's
+    do; else ``stop``."""
+    ops = w.ops
+    q = stop
+    while q < limit and ops[q].name in ("SWAP", "POP_TOP", "POP_EXCEPT"):
+        q += 1
+    if stop < q < limit and ops[q].name == "RETURN_VALUE" and ops[q - 1].name == "POP_EXCEPT":
+        return q + 1
+    return stop
+
+
 def _else_before_join(w, m, body_end, hs, hi, end, inline):
     """The else clause of a try whose ways out join at ``end``: the normal path
     from the body's end up to the join (or to the jump that leaves for it)."""
@@ -336,6 +354,8 @@ def _else_before_join(w, m, body_end, hs, hi, end, inline):
         # there is the block's, e.g. the else of the if whose branch the
         # statement ends)
         stop = min(stop, hi)
+        if stop == hi:
+            stop = _clause_return_end(w, stop, min(end, hs))
         if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
                 (ops[stop - 1].target.index == end
                  or (end >= hi and _continues(w, ops[stop - 1]))):

@@ -513,3 +513,38 @@ def if_try_else_return_in_except_clause(self, obj):
                 pass
             else:
                 return getattr(obj, attr)
+
+
+def try_else_holding_try_in_except_clause(self, obj, argument):
+    # (jinja2's Environment.getitem) the else's own try returns; the clauses of
+    # both fall off to the code after the if
+    try:
+        return obj[argument]
+    except (AttributeError, TypeError, LookupError):
+        if isinstance(argument, str):
+            try:
+                attr = str(argument)
+            except Exception:
+                pass
+            else:
+                try:
+                    return getattr(obj, attr)
+                except AttributeError:
+                    pass
+        return self.undefined(obj=obj, name=argument)
+
+
+def try_else_holding_try_ending_except_clause(obj, argument):
+    try:
+        return obj[argument]
+    except LookupError:
+        if argument:
+            try:
+                attr = str(argument)
+            except Exception:
+                pass
+            else:
+                try:
+                    return getattr(obj, attr)
+                except AttributeError:
+                    pass

@@ -287,6 +287,10 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
             # the closing `return None` after the statement, which a loop
             # ending the body reaches before the handler code
             orelse = []
+    elif end is None and body_end == hs < hi:
+        # Every clause returns or raises and the body runs into the handler
+        # code, which the enclosing block holds: the walk goes on after it.
+        k = he_after_handlers(w, hs, he)
     elif end is not None and (leave := _leaves_enclosing_clause(w, body_end, hs, end)) is not None:
         # The statement ends an enclosing except clause: 3.13 copies that
         # clause's way out onto the normal path too, before the handler.
@@ -354,6 +358,9 @@ def _else_before_join(w, m, body_end, hs, hi, end, inline):
         # there is the block's, e.g. the else of the if whose branch the
         # statement ends)
         stop = min(stop, hi)
+        if body_end <= hs < stop:
+            # (no jump over the handlers: the else is the code before them)
+            stop = hs
         if stop == hi:
             stop = _clause_return_end(w, stop, min(end, hs))
         if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \

@@ -168,3 +168,12 @@ async def async_with_ends_if(flag, manager):
         async with manager:
             flag.run()
     return flag
+
+
+def with_if_return_none_then_return(fp, flag):
+    # the return None's exit call is not where the body falls off (3.11+ give
+    # both exits the with's line)
+    with fp:
+        if flag:
+            return None
+        return fp.read()

@@ -1381,6 +1381,16 @@ class Walker:
                 or self.ops[k - 1].name != "LOAD_CONST" \
                 or self.ops[k - 1].arg is not None:
             return False
+        if k >= 6 and self.ops[k - 2].name == "POP_TOP" and self.ops[k - 3].name == "CALL" \
+                and self.ops[k - 3].arg == (2, (), 2) \
+                and all(o.name == "LOAD_CONST" and o.arg is None for o in self.ops[k - 6:k - 3]) \
+                and not (k + 2 < self.n and self.ops[k + 1].name == "PUSH_EXC_INFO"
+                         and self.ops[k + 2].name == "WITH_EXCEPT_START") \
+                and not self._jumps_to().get(id(self.ops[k - 1])):
+            # After a with's exit call, not the one where the body falls off
+            # (before the handler, or where the handler's way out lands): a
+            # `return None` in the body (3.11+ give it the with's line).
+            return False
         if op.line is None:
             return True
         load = self.ops[k - 1]

@@ -177,3 +177,14 @@ def with_if_return_none_then_return(fp, flag):
         if flag:
             return None
         return fp.read()
+
+
+def with_try_clause_returns_then_return(fp, data):
+    # 3.12+ lay the code after the try before its handler; the with body is cut
+    # before that code's SWAP 2; <exit call>; RETURN_VALUE
+    with fp:
+        try:
+            co = data.load()
+        except Exception as e:
+            return None
+        return co

@@ -318,14 +318,18 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
 
 def _clause_return_end(w, stop: int, limit: int) -> int:
     """Past the ``SWAP 2; POP_EXCEPT; RETURN_VALUE`` at ``stop`` (before ``limit``)
-    of an else that returns out of an enclosing except clause: those ops lie past
-    the clause's covered range, where its body was cut, as a try body's return's
-    do; else ``stop``."""
+    of an else that returns out of an enclosing except clause (or through an
+    enclosing with's exit call): those ops lie past the clause's (the with's)
+    covered range, where its body was cut, as a try body's return's do; else
+    ``stop``."""
     ops = w.ops
     q = stop
-    while q < limit and ops[q].name in ("SWAP", "POP_TOP", "POP_EXCEPT"):
+    while q < limit and (ops[q].name in ("SWAP", "POP_TOP", "POP_EXCEPT")
+                         or (ops[q].name == "LOAD_CONST" and ops[q].arg is None)
+                         or (ops[q].name == "CALL" and ops[q].arg == (2, (), 2))):
         q += 1
-    if stop < q < limit and ops[q].name == "RETURN_VALUE" and ops[q - 1].name == "POP_EXCEPT":
+    if stop < q < limit and ops[q].name == "RETURN_VALUE" \
+            and ops[q - 1].name in ("POP_EXCEPT", "POP_TOP"):
         return q + 1
     return stop
 

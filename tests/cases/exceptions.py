@@ -548,3 +548,15 @@ def try_else_holding_try_ending_except_clause(obj, argument):
                     return getattr(obj, attr)
                 except AttributeError:
                     pass
+
+
+def if_try_finally_ends_function(self):
+    # the closing return's copies end the if's body too: none is written
+    if self.sock is not None:
+        try:
+            self.quit()
+        except (OSError, EOFError):
+            pass
+        finally:
+            if self.sock is not None:
+                self.close()

@@ -355,10 +355,9 @@ def _drop_implicit_return(stmts, top=True):
         return stmts
     last = stmts[-1]
     if isinstance(last, ast.Return) and _is_none(last.value) and getattr(last, "implicit", top):
-        if len(stmts) >= 2 and isinstance(stmts[-2], ast.Match):
-            # Falling off the match reaches the same return: its cases' copies go too.
-            return _drop_implicit_return(stmts[:-1], False)
-        return stmts[:-1]
+        # Falling off the statement before reaches the same return: the copies
+        # (marked implicit) ending its branches go too.
+        return _drop_implicit_return(stmts[:-1], False)
     if isinstance(last, ast.If):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
         last.orelse = _drop_implicit_return(last.orelse, False)

@@ -560,3 +560,18 @@ def if_try_finally_ends_function(self):
         finally:
             if self.sock is not None:
                 self.close()
+
+
+def try_else_ends_function(self, main):
+    # (inspect.getmodule) the closing return's copies end the else's branches
+    try:
+        file = self.get()
+    except TypeError:
+        pass
+    else:
+        if main:
+            return main
+        builtin = self.builtins
+        if hasattr(builtin, self.name):
+            if builtin is self:
+                return builtin

@@ -366,6 +366,13 @@ def _drop_implicit_return(stmts, top=True):
             case.body = _drop_implicit_return(case.body, False) or [ast.Pass()]
     elif isinstance(last, (ast.With, ast.AsyncWith)):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
+    elif type(last) is ast.Try and not last.finalbody:
+        # (the body falls into the else; a clause's own `return None` differs
+        # from falling off it: the exception is let go first)
+        if last.orelse:
+            last.orelse = _drop_implicit_return(last.orelse, False)
+        else:
+            last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
     return stmts
 
 

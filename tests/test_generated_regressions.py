@@ -42,6 +42,18 @@ class Case(NamedTuple):
 
 
 CASES = [
+    Case('while_true_try_continue_then_named_clause', """\
+while 278:
+    try:
+        raise
+    except Exception:
+        continue
+    except x as x:
+        pass
+""",
+         '3.10 3.11 3.12 3.13',
+         "an endless loop whose try always raises, one clause continuing and a named one "
+         "falling off the body: the named clause's way out is taken for the continue"),
     Case('finally_raises_inlined_comprehension', """\
 try:
     x = 's'

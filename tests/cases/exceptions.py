@@ -464,3 +464,29 @@ def try_body_ending_if_else_returns(localetuple):
             return language + '.' + encoding
     except (TypeError, ValueError):
         raise TypeError('Locale must be a pair') from None
+
+
+def try_body_returns_constant(f, g):
+    try:
+        f.seek(f.tell())
+        return True
+    except (ValueError, AttributeError) as e:
+        g(e)
+    return False
+
+
+def try_body_returns_constant_clause_returns(f):
+    try:
+        f()
+        return None
+    except ValueError:
+        return False
+
+
+def try_body_returns_in_for(items, g):
+    for item in items:
+        try:
+            item.seek()
+            return
+        except ValueError:
+            g()

@@ -344,3 +344,10 @@ def for_or_continue(items, seen):
         if item is None or item in seen:
             continue
         seen.add(item)
+
+
+def for_body_returns_none(items, g):
+    for item in items:
+        if item:
+            return
+        g(item)

@@ -205,6 +205,8 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # (a jump to the end of the enclosing block, past a branch that returns,
         # leaves the body too: `if c: return x` ending a loop's body)
         body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
+    if w.func.else_after_handlers:
+        body_end = _constant_return_end(w, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [(t[0], t[2]) for t in tails], inline)
@@ -542,6 +544,23 @@ def _top_test_exit(ops, k, t) -> bool:
     body, jumping to ``t`` past it: the loop's way out, not a branch's end."""
     return any(ops[j].target is not None and ops[j].target.index == k + 1
                and ops[j].name.startswith("POP_JUMP") for j in range(k + 1, t))
+
+
+def _constant_return_end(w, k, stop) -> int:
+    """Where the body ends when it ends in ``return c`` (``c`` a constant) and
+    the else is laid out after the handlers (``Function.else_after_handlers``):
+    the block is unwound before the constant loads, so ``[POP_TOP...;]
+    LOAD_CONST c; RETURN_VALUE`` at ``k`` lies past the covered ops, and
+    nothing normal flow reaches follows it before ``stop``; ``k`` otherwise."""
+    ops = w.ops
+    j = k
+    while j < stop and ops[j].name == "POP_TOP":
+        j += 1          # (an enclosing for loop's iterator)
+    if j + 1 < stop and ops[j].name == "LOAD_CONST" and ops[j + 1].name == "RETURN_VALUE" \
+            and all(q in w.normal for q in range(k, j + 2)) \
+            and not any(q in w.reachable for q in range(j + 2, stop)):
+        return j + 2
+    return k
 
 
 def _try_body(w, m, i, body_end, handler):

@@ -533,14 +533,16 @@ class Walker:
 
     def _copy_at(self, lo: int, exit_: int):
         """Where a copy of the code at ``exit_`` (up to its return) starting at
-        ``lo`` ends, if it is one."""
+        ``lo`` ends, if it is one. (A return labelled a statement's own,
+        ``normalize.explicit_returns``, is no copy: those compilers copy none.)"""
         i = lo - 1
         k = 0
         while True:
             a = self.ops[i + 1 + k] if i + 1 + k < self.n else None
             b = self.ops[exit_ + k] if exit_ + k < self.n else None
             if a is None or b is None or a is b or a.name != b.name or a.target is not None \
-                    or (a.arg != b.arg and a.name != "RETURN_VALUE"):
+                    or (a.arg != b.arg and a.name != "RETURN_VALUE") \
+                or (a.name == "RETURN_VALUE" and a.arg == "explicit"):
                 return None
             k += 1
             if a.name in ("RETURN_VALUE", "RAISE_VARARGS"):

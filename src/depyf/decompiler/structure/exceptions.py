@@ -206,7 +206,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # leaves the body too: `if c: return x` ending a loop's body)
         body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
     if w.func.else_after_handlers:
-        body_end = _constant_return_end(w, body_end, min(hs, hi))
+        body_end = _constant_return_end(w, m, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [(t[0], t[2]) for t in tails], inline)
@@ -546,16 +546,24 @@ def _top_test_exit(ops, k, t) -> bool:
                and ops[j].name.startswith("POP_JUMP") for j in range(k + 1, t))
 
 
-def _constant_return_end(w, k, stop) -> int:
+def _constant_return_end(w, m, k, stop) -> int:
     """Where the body ends when it ends in ``return c`` (``c`` a constant) and
     the else is laid out after the handlers (``Function.else_after_handlers``):
-    the block is unwound before the constant loads, so ``[POP_TOP...;]
-    LOAD_CONST c; RETURN_VALUE`` at ``k`` lies past the covered ops, and
-    nothing normal flow reaches follows it before ``stop``; ``k`` otherwise."""
+    the blocks are unwound before the constant loads, so ``[POP_TOP or
+    __exit__ call...;] LOAD_CONST c; RETURN_VALUE`` at ``k`` lies past the
+    covered ops (enclosing for loops drop their iterators, with statements
+    call their exits), and nothing normal flow reaches follows it before
+    ``stop``; ``k`` otherwise."""
     ops = w.ops
+    exits = [v.exit_call for v in reversed(m.stack) if isinstance(v, WithExit)]
     j = k
-    while j < stop and ops[j].name == "POP_TOP":
-        j += 1          # (an enclosing for loop's iterator)
+    while j < stop:
+        if ops[j].name == "POP_TOP":
+            j += 1
+        elif exits and names(ops, j, j + len(exits[0])) == exits[0]:
+            j += len(exits.pop(0))
+        else:
+            break
     if j + 1 < stop and ops[j].name == "LOAD_CONST" and ops[j + 1].name == "RETURN_VALUE" \
             and all(q in w.normal for q in range(k, j + 2)) \
             and not any(q in w.reachable for q in range(j + 2, stop)):
@@ -587,8 +595,8 @@ def _try_body(w, m, i, body_end, handler):
         if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
                 or (op.name == "JUMP" and w.is_loop_jump(op))):
             break
-        w.step(sub, end, end + 1)
-        end += 1
+        # (a SWAP before an enclosing with's __exit__ call steps over the call)
+        end = max(end + 1, w.step(sub, end, end + 1))
     if len(sub.stack) == len(m.stack) + 1 and not terminal(sub):
         # `return value` leaves through an enclosing finally's copy.
         copy = w.finally_copy_at(end)
@@ -1363,9 +1371,13 @@ def _exit_join(w, lo, body_end, handler, exit_call) -> int:
     ops = w.ops
     hs = handler.target.index
     end = body_end
-    for k in range(lo, body_end):
+    # (the handler code of a try statement in the body lies before the handler,
+    # covered too: an except clause's way out jumps to the call as well)
+    covered = w.regions.covered
+    for k in range(lo, hs if lo < hs else body_end):
         t = ops[k].target
         if t is not None and end < t.index and (t.index < hs or hs < lo) \
+                and (k < body_end or covered(ops[k], handler)) \
                 and names(ops, t.index, t.index + len(exit_call)) == exit_call:
             end = t.index
     return end

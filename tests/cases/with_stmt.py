@@ -133,3 +133,20 @@ def with_try_returns_clause_falls_off(opener, f, log):
         except ValueError:
             log()
     return False
+
+
+def with_body_ending_if_else_returns(func, args, nowrap, convert):
+    with func.context():
+        ret = func(*args)
+        if func in nowrap():
+            return ret
+        else:
+            return convert(ret)
+
+
+def with_body_ending_if_return(func, args, nowrap, convert):
+    with func.context():
+        ret = func(*args)
+        if func in nowrap():
+            return ret
+        return convert(ret)

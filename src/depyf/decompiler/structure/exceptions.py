@@ -1160,6 +1160,12 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
             and not (k == hs and _endless(sub.stmts)):
         k = _past_exit_call(w, m, sub, k, hi, handler, exit_call)
+    if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and 0 < k < w.n \
+            and k not in w.reachable and ops[k - 1].name == "RETURN_VALUE" \
+            and names(ops, k, k + len(exit_call)) == exit_call:
+        # (the body's own way out, the __exit__ call, after its last return:
+        # unreached, left by an if/else whose branches return, up to 3.9)
+        sub.stmts[:] = else_before_dead_tail(sub.stmts)
     if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
             and not getattr(sub.stmts[-1], "implicit", False):
         k = _swallowed_way_on(w, k, hs)

@@ -351,3 +351,19 @@ def for_body_returns_none(items, g):
         if item:
             return
         g(item)
+
+
+def while_true_try_while(gen, size, push):
+    c_size = 0
+    while True:
+        try:
+            while c_size < size:
+                c = next(gen)
+                push(c)
+                if c:
+                    c_size += 1
+        except StopIteration:
+            if not c_size:
+                return
+        yield c_size
+        c_size = 0

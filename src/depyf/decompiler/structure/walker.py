@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import List
+from typing import List, Optional
 
 from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_chain
 from ..expressions import StackMachine, ForTarget
@@ -364,7 +364,8 @@ class Walker:
         if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)
         h = op.handler
-        is_header = i in self.back_targets and not frames.current_header(i)
+        is_header = i in self.back_targets and (not frames.current_header(i)
+                                                or self._loop_inside_try(i) is not None)
         if h is not None and not self.handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
         if is_header:
@@ -434,6 +435,28 @@ class Walker:
             and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
             and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
             and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
+
+    def _loop_inside_try(self, i: int) -> Optional[int]:
+        """The latch of a loop at ``i`` inside the try body being walked, when a
+        loop started outside the try starts at ``i`` too (``while True: try:
+        while c:`` up to 3.9, whose try set-up the outer loop jumped to is
+        dropped), else None. A jump back to ``i`` covered by the try is the inner
+        loop's: a ``continue`` leaves the try's range before it jumps."""
+        frames = self.frames
+        guard = frames.innermost(GuardFrame)
+        if guard is None or guard.code:
+            return None
+        h = guard.handlers[0]
+        covered = [k for k in self.back_targets[i] if self.regions.covered(self.ops[k], h)]
+        if not covered:
+            return None
+        stack = frames.frames
+        for f in reversed(stack):
+            if f is guard:
+                break
+            if isinstance(f, LoopFrame) and i in f.continues:
+                return None     # (that loop is the inner one, being walked)
+        return max(covered)
 
     def _loop_holds_try(self, i: int, h) -> bool:
         """A loop and a try start at ``i`` (``while True: try:``): the jump back
@@ -1457,6 +1480,8 @@ class Walker:
 
     def loop(self, m: StackMachine, i: int, hi: int) -> int:
         latch = max(self.back_targets[i])
+        if self.frames.current_header(i):
+            latch = self._loop_inside_try(i)
         flow = None
         if self.frames.handler_code and len(self.back_targets[i]) > 1:
             # In handler code (a finally body) a jump back from the handler code

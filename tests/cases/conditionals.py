@@ -237,3 +237,36 @@ def if_return_else_ending_if_raise(self, n):
         if broadcast + n < network:
             raise IndexError('address out of range')
         return self._address_class(broadcast + n)
+
+
+def if_return_else_with_inner_if_else(self, action):
+    if not action.option_strings:
+        return self.metavar(action)
+    else:
+        parts = []
+        if action.nargs == 0:
+            parts.extend(action.option_strings)
+        else:
+            for option_string in action.option_strings:
+                parts.append(option_string)
+        return ', '.join(parts)
+
+
+def nested_if_ending_if_body_before_else(cls, tz, result, probe):
+    if tz is None:
+        trans = result - probe
+        if trans.days < 0:
+            probe2 = cls(trans)
+            if probe2 == result:
+                result._fold = 1
+    else:
+        result = tz.fromutc(result)
+    return result
+
+
+def if_none_raise_assertion_error(output_size, output_ratio):
+    if output_size is None:
+        if output_ratio is None:
+            raise AssertionError("output_ratio is unexpectedly None")
+        output_size = output_ratio
+    return output_size

@@ -466,7 +466,7 @@ def try_body_ending_if_else_returns(localetuple):
         raise TypeError('Locale must be a pair') from None
 
 
-def try_body_returns_constant(f, g):
+def try_body_returns_constant_clause_falls_off(f, g):
     try:
         f.seek(f.tell())
         return True
@@ -490,3 +490,24 @@ def try_body_returns_in_for(items, g):
             return
         except ValueError:
             g()
+
+
+def try_body_returns_constant(name):
+    try:
+        t = open(name)
+        t.close()
+        return True
+    except OSError:
+        return False
+
+
+def try_except_return_else_body(doc):
+    try:
+        lines = doc.expandtabs().split('\n')
+    except UnicodeError:
+        return None
+    else:
+        margin = len(lines)
+        if lines:
+            lines[0] = lines[0].lstrip()
+        return margin

@@ -153,3 +153,12 @@ def while_yield_continue(paths, top):
         print(path)
         if top:
             yield path
+
+
+def generator_return_in_loop(grouping):
+    last = None
+    for interval in grouping:
+        if interval == -1:
+            return
+        yield interval
+        last = interval

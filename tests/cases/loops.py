@@ -367,3 +367,27 @@ def while_true_try_while(gen, size, push):
                 return
         yield c_size
         c_size = 0
+
+
+def while_true_ending_or_break(random, d):
+    while 1:
+        u1 = random()
+        u2 = random()
+        if u2 < 1.0 - d * d or u2 <= (1.0 - d) * u1:
+            break
+    return u1
+
+
+def for_if_else_continue_mid_body(pairs, strict, keep):
+    r = []
+    for name_value in pairs:
+        nv = name_value.split('=', 1)
+        if len(nv) != 2:
+            if strict:
+                raise ValueError(name_value)
+            if keep:
+                nv.append('')
+            else:
+                continue
+        r.append(nv)
+    return r

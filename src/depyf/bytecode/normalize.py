@@ -711,13 +711,16 @@ def assertion_error_loads(func: Function, table: VersionTable) -> None:
         -> c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL 1;] RAISE_VARARGS 1
 
     (In a function ``if not c: raise AssertionError(msg)`` compiles the same.)
+    Only after POP_JUMP_IF_TRUE: ``if x is None: raise AssertionError(msg)``
+    jumps on false, which ``assert x is not None`` would not (``assert not c``
+    does, and ``if c: raise AssertionError`` gives the same code).
     """
     if "AssertionError" not in getattr(func.code, "names", ("AssertionError",)):
         return          # (no op can load it)
     ops = func.ops
     for i, op in enumerate(ops):
         if not (op.name == "LOAD_GLOBAL" and op.arg == "AssertionError" and i >= 1
-                and ops[i - 1].name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")):
+                and ops[i - 1].name == "POP_JUMP_IF_TRUE"):
             continue
         k = i + 1
         while k < len(ops) and ops[k].target is None and ops[k].name != "RAISE_VARARGS":
@@ -767,7 +770,8 @@ def unthread_continues(func: Function, table: VersionTable) -> None:
 
     Only over a body that stays in the jump's handler region and whose own
     jumps stay inside it (or go back to the head too); ``if not c: continue``
-    compiles to a jump over the JUMP, which this leaves alone.
+    compiles to a jump over the JUMP, which this leaves alone. ``if c: b``
+    then ``else: continue`` reads the same way, b jumping over the else.
     """
     func.reindex()
     ops = func.ops
@@ -786,12 +790,19 @@ def _fall_into_jump_back(ops: List[Op], jump: Op) -> Optional[int]:
     head, i = jump.target, jump.index
     k = next((k for k in range(i + 2, len(ops))
               if ops[k].name == "JUMP" and ops[k].target is head), None)
-    if k is None or ops[k - 1].name in _NO_FALL_THROUGH or not _same_handler(jump, ops[k]):
+    if k is None or not _same_handler(jump, ops[k]):
+        return None
+    # (``if c: b else: continue``: b jumps over the else's jump back, to the op
+    # after it, where the test went to the else)
+    before = ops[k - 1]
+    over = before.target if before.name == "JUMP" and k + 1 < len(ops) \
+        and before.target is ops[k + 1] else None
+    if before.name in _NO_FALL_THROUGH and over is None:
         return None
     # (the body's jumps: back to the head, or anywhere inside it, an inner
     # loop's back jump included; none out of it)
-    if any(op.target is not None and op.target is not head and not i < op.target.index <= k
-           for op in ops[i + 1:k]):
+    if any(op.target is not None and op.target is not head and op.target is not over
+           and not i < op.target.index <= k for op in ops[i + 1:k]):
         return None
     # (``if c: b`` then ``else: continue``: the else's jump back, unreached from
     # the body's own, is where the test went)
@@ -813,8 +824,9 @@ def unthread_if_ends(func: Function, table: VersionTable) -> None:
         else:                      raise; J: JUMP T
             y                      E: y; T: ...
 
-    Only after a raise (a body falling into J reads right as it is), where
-    the ops between stay inside (their jumps land in them or on J),
+    Only after a raise, or where J ends the body of an if with an else (a
+    test before goes to the op after J), where the ops between stay inside
+    (their jumps land in them or on J),
     in J's handler region, and not in a loop whose closing jump comes after J
     (there J is a ``break``, the jump the loop's own test leaves by).
     """
@@ -836,13 +848,24 @@ def _branch_end_before(ops: List[Op], jump: Op) -> Optional[int]:
     t = end.index
     k = next((k for k in range(i + 2, t) if ops[k].name == "JUMP" and ops[k].target is end),
              None)
-    if k is None or ops[k - 1].name != "RAISE_VARARGS" or not _same_handler(jump, ops[k]):
+    if k is None or not _same_handler(jump, ops[k]):
+        return None
+    if ops[k - 1].name != "RAISE_VARARGS" and not _jumps_over_else(ops, i, k):
         return None
     if any(op.target is not None and not i < op.target.index <= k for op in ops[i + 1:k]):
         return None
     if any(op.target is not None and op.target.index <= i for op in ops[k + 1:t]):
         return None
     return k
+
+
+def _jumps_over_else(ops: List[Op], i: int, k: int) -> bool:
+    """Whether the JUMP at ``k`` ends the body of an if that ``ops[i]`` is in,
+    over its else: a test before ``i`` goes to the op after it."""
+    after = ops[k + 1] if k + 1 < len(ops) else None
+    return after is not None and any(
+        op.name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and op.target is after
+        for op in ops[:i])
 
 
 def unthread_or_jumps(func: Function, table: VersionTable) -> None:
@@ -856,8 +879,9 @@ def unthread_or_jumps(func: Function, table: VersionTable) -> None:
                                 -> a; POP_JUMP_IF_TRUE J
                                    b; POP_JUMP_IF_FALSE N; J: JUMP X; N: ...
 
-    Only where the ops between are one condition (no statement ends in it, its
-    jumps land on J or just past it) and stay in J's handler region.
+    Only where the ops between are one condition on the jump's line (no
+    statement ends in it, its jumps land on J or just past it) and stay in J's
+    handler region.
     """
     func.reindex()
     ops = func.ops
@@ -871,19 +895,40 @@ def unthread_or_jumps(func: Function, table: VersionTable) -> None:
 def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
     """The index of the ``JUMP T`` (T: ``jump``'s target) that the condition
     after ``jump`` guards, its last test jumping over it; or None."""
-    i, t = jump.index, jump.target
+    i, t = jump.index, _destination(jump.target)
     k = i + 2
     while k < len(ops) and ops[k].name != "JUMP" and ops[k].name not in _STATEMENT_ENDS:
         k += 1
-    if k >= len(ops) or ops[k].name != "JUMP" or ops[k].target is not t:
+    if k >= len(ops) or ops[k].name != "JUMP" or _destination(ops[k]) is not t:
         return None
     last = ops[k - 1]
     if last.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or last.target is None \
-            or last.target.index != k + 1 or not _same_handler(jump, ops[k]):
+            or not _over(ops, last, k) or not _same_handler(jump, ops[k]) \
+            or last.line != jump.line:
+        # (on one line: a while's test jumping out to the next iteration of an
+        # outer loop, then an ``if c: break`` in its body, reads the same)
         return None
-    if any(op.target is not None and not i < op.target.index <= k + 1 for op in ops[i + 1:k]):
+    if any(op.target is not None and not i < op.target.index <= k + 1
+           for op in ops[i + 1:k - 1]):
         return None
     return k
+
+
+def _over(ops: List[Op], test: Op, k: int) -> bool:
+    """Whether ``test`` jumps over the JUMP at ``k``: to the op after it, or
+    (threaded) to where that op goes on to."""
+    after = ops[k + 1] if k + 1 < len(ops) else None
+    return after is not None and _destination(test.target) is _destination(after)
+
+
+def _destination(op: Op) -> Op:
+    """Where control goes on from ``op``: past any chain of JUMPs (the
+    optimiser threads a jump through some of them, not always all)."""
+    for _ in range(8):
+        if op.name != "JUMP" or op.target is None or op.target is op:
+            break
+        op = op.target
+    return op
 
 
 #: ops that end a statement (a condition holds none)

@@ -18,9 +18,6 @@ from ..failure import DecompileFailure
 
 #: statements control never leaves by their end
 TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
-#: statements without a body of their own
-SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Delete,
-                     ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Assert)
 
 
 def clause_body_end(w, p, stop, cleanup) -> int:
@@ -85,16 +82,24 @@ def else_before_dead_tail(stmts):
     """
     if not (stmts and isinstance(stmts[-1], ast.Return)):
         return stmts
+    # Any such if will do: each statement before the last ends where the next
+    # begins, so whichever if takes the rest as its else ends the block, and
+    # the code is the same. Not one whose body raises: with an else, the jump
+    # over it would stay after the raise, unreached, where the structurer
+    # would have met it.
+    # A try statement whose clauses all return does as well: its else is laid
+    # out after the handlers, where the code after it would be.
     for k in range(len(stmts) - 2, -1, -1):
         stmt = stmts[k]
-        if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body:
-            if isinstance(stmt.body[-1], TERMINALS) and not isinstance(stmt.body[-1], ast.Raise):
-                stmt.orelse = stmts[k + 1:]
-                return stmts[:k + 1]
-            if isinstance(stmt.body[-1], ast.Raise):
-                # (with an else, the jump over it would stay after the raise,
-                # unreached: the structurer would have met it)
-                continue
-        if not isinstance(stmt, SIMPLE_STATEMENTS):
-            break       # (a compound statement's own end would be the label)
+        if _leaves_by_return(stmt):
+            stmt.orelse = stmts[k + 1:]
+            return stmts[:k + 1]
     return stmts
+
+
+def _leaves_by_return(stmt) -> bool:
+    if isinstance(stmt, ast.If):
+        return not stmt.orelse and bool(stmt.body) and isinstance(stmt.body[-1], TERMINALS) \
+            and not isinstance(stmt.body[-1], ast.Raise)
+    return type(stmt) is ast.Try and not stmt.orelse and not stmt.finalbody \
+        and all(h.body and isinstance(h.body[-1], ast.Return) for h in stmt.handlers)

@@ -597,6 +597,10 @@ def _try_body(w, m, i, body_end, handler):
             break
         # (a SWAP before an enclosing with's __exit__ call steps over the call)
         end = max(end + 1, w.step(sub, end, end + 1))
+    if _constant_return_after_block(w, end, handler) and not terminal(sub):
+        w.step(sub, end, end + 1)
+        w.step(sub, end + 1, end + 2)
+        end += 2
     if len(sub.stack) == len(m.stack) + 1 and not terminal(sub):
         # `return value` leaves through an enclosing finally's copy.
         copy = w.finally_copy_at(end)
@@ -611,6 +615,16 @@ def _try_body(w, m, i, body_end, handler):
         # (the body's own way out after its last return, unreached)
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, end
+
+
+def _constant_return_after_block(w, k, handler) -> bool:
+    """``return c`` ending a try body, where the compiler drops the block before
+    it loads the constant (up to 3.9, whose returns are marked "explicit"), so
+    both ops lie between the covered range and the handler; an else clause
+    there would be laid out after the handlers."""
+    ops = w.ops
+    return k + 2 < w.n and handler.target.index == k + 2 and ops[k].name == "LOAD_CONST" \
+        and ops[k + 1].name == "RETURN_VALUE" and ops[k + 1].arg == "explicit"
 
 
 def _drop_pass(body):

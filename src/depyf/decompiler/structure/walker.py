@@ -568,6 +568,8 @@ class Walker:
                 or (a.name == "RETURN_VALUE" and a.arg == "explicit"):
                 return None
             k += 1
+            if a.name == "RETURN_VALUE" and a.arg == "explicit":
+                return None     # (a return statement: the compilers that copy mark none)
             if a.name in ("RETURN_VALUE", "RAISE_VARARGS"):
                 return i + 1 + k
 

@@ -670,6 +670,16 @@ for e in a:
          'the continue ending an except clause inside an if, with code after the if in the '
          'loop, is dropped: that code then runs after the clause too (from pathlib, '
          '_WildcardSelector._select_from)'),
+    Case('generator_dead_assert_cell', """\
+@c
+def g():
+    x = (yield)
+    assert 's', x if [x for b in x if c] else x
+""",
+         '3.10 3.11',
+         "an assert on a true constant compiles to nothing, but the comprehension in its "
+         "message still makes x a cell: depyf drops the assert and with it the cell "
+         "(MAKE_CELL); 3.12+ inline the comprehension"),
 ]
 
 

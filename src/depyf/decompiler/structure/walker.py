@@ -364,8 +364,7 @@ class Walker:
         if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)
         h = op.handler
-        is_header = i in self.back_targets and (not frames.current_header(i)
-                                                or self._loop_inside_try(i) is not None)
+        is_header = i in self.back_targets and not self._header_walked(i)
         if h is not None and not self.handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
         if is_header:
@@ -435,6 +434,11 @@ class Walker:
             and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
             and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
             and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
+
+    def _header_walked(self, i: int) -> bool:
+        """``i`` starts the next iteration of a loop being walked, and no other
+        loop starts there inside it (see :meth:`_loop_inside_try`)."""
+        return self.frames.current_header(i) and self._loop_inside_try(i) is None
 
     def _loop_inside_try(self, i: int) -> Optional[int]:
         """The latch of a loop at ``i`` inside the try body being walked, when a

@@ -680,6 +680,22 @@ def g():
          "an assert on a true constant compiles to nothing, but the comprehension in its "
          "message still makes x a cell: depyf drops the assert and with it the cell "
          "(MAKE_CELL); 3.12+ inline the comprehension"),
+    Case('tp_except_return_through_finally_if', """\
+def f(state, data):
+    try:
+        state.run(data)
+    except StopTest:
+        return None
+    finally:
+        if on():
+            deliver()
+    return bytes(data)
+""",
+         '3.10 3.11',
+         "a clause's 'return None' runs a copy of a finally body holding an if, then loads "
+         "its constant: read as the clause falling off into a copy of the code after the "
+         "try (fixed up to 3.9, whose returns are marked explicit; from hypothesis.core, "
+         "fuzz_one_input)"),
 ]
 
 

@@ -784,7 +784,8 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         with w.frames.push(GuardFrame(code=True)):
             while k < clause_end and not terminal(sub):
                 if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub) \
-                        and not _leaves_loop_through_finally(w, sub, k):
+                        and not _leaves_loop_through_finally(w, sub, k) \
+                        and not _returns_constant_through_finally(w, k):
                     break
                 if ops[k].name == "JUMP" and not w.is_loop_jump(ops[k]):
                     break
@@ -810,6 +811,17 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and _dead_way_out(w, k, clause_end):
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, exit_target, k
+
+
+def _returns_constant_through_finally(w, k) -> bool:
+    """``return c`` (``c`` a constant) ends the clause at ``k``, inside a try with
+    a finally: the copies of the enclosing finally bodies come first, then the
+    constant loads (a return statement's, marked "explicit" up to 3.9: no copy
+    of the code after the statement, which 3.10+ may copy there)."""
+    ops = w.ops
+    j = w.past_copies(k)
+    return k < j < w.n - 1 and ops[j].name == "LOAD_CONST" \
+        and ops[j + 1].name == "RETURN_VALUE" and ops[j + 1].arg == "explicit"
 
 
 def _dead_way_out(w, k, clause_end) -> bool:

@@ -511,3 +511,19 @@ def try_except_return_else_body(doc):
         if lines:
             lines[0] = lines[0].lstrip()
         return margin
+
+
+def except_clause_try_else_try_return(obj, argument):
+    try:
+        return obj[argument]
+    except LookupError:
+        try:
+            attr = str(argument)
+        except Exception:
+            pass
+        else:
+            try:
+                return getattr(obj, attr)
+            except AttributeError:
+                pass
+        return 2

@@ -210,6 +210,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [(t[0], t[2]) for t in tails], inline)
+    if not inline and end is not None and hs < end and hs > i and w.frames.handler_code \
+            and not w.func.cold_handlers:
+        # (in handler code no op is normal: the clauses jumping on past the
+        # handler to the enclosing clause's code lay it out inline)
+        inline = True
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
             if clause is None:

@@ -270,3 +270,17 @@ def if_none_raise_assertion_error(output_size, output_ratio):
             raise AssertionError("output_ratio is unexpectedly None")
         output_size = output_ratio
     return output_size
+
+
+def nested_ifs_threaded_past_else_body(gens, bases, f, symbol):
+    result = False
+    if len(gens) > 1:
+        if bases:
+            u = bases.pop()
+            if isinstance(u, (int, float)):
+                ftry = f.replace(u)
+                if not ftry.has(symbol):
+                    result = [ftry]
+    elif len(gens) == 1:
+        result = gens[0]
+    return result

@@ -832,7 +832,9 @@ def unthread_if_ends(func: Function, table: VersionTable) -> None:
     """
     func.reindex()
     ops = func.ops
-    for op in ops:
+    # (inner ifs first: an outer if's body holds their jumps, which must land
+    # inside it by the time it is looked at)
+    for op in reversed(ops):
         if op.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") \
                 or op.target is None or op.target.index <= op.index + 2:
             continue

@@ -527,3 +527,24 @@ def except_clause_try_else_try_return(obj, argument):
             except AttributeError:
                 pass
         return 2
+
+
+def except_as_try_returns(f, E, T):
+    try:
+        return f()
+    except E as e:
+        try:
+            return e.resume_parse()
+        except T:
+            pass
+        return 2
+
+
+def except_as_try_returns_reraises(f, E, T):
+    try:
+        return f()
+    except E as e:
+        try:
+            return e.resume_parse()
+        except T:
+            raise

@@ -602,6 +602,9 @@ def _try_body(w, m, i, body_end, handler):
             break
         # (a SWAP before an enclosing with's __exit__ call steps over the call)
         end = max(end + 1, w.step(sub, end, end + 1))
+        if op.name == "POP_EXCEPT" and end + 1 < w.n \
+                and name_epilogue(w.ops, end, w.ops[end + 1].arg):
+            end += 3        # (the enclosing `except E as name` unbinds its name)
     if _constant_return_after_block(w, end, handler) and not terminal(sub):
         w.step(sub, end, end + 1)
         w.step(sub, end + 1, end + 2)

@@ -696,6 +696,22 @@ def f(state, data):
          "its constant: read as the clause falling off into a copy of the code after the "
          "try (fixed up to 3.9, whose returns are marked explicit; from hypothesis.core, "
          "fuzz_one_input)"),
+    Case('tp_return_through_finally_with', """\
+def f(lock, d, t, settings):
+    try:
+        if not settings:
+            with lock:
+                del d[t]
+            return
+        t.run()
+    finally:
+        with lock:
+            del d[t]
+""",
+         '3.12 3.13',
+         "the copy of a finally body holding a with statement on a return's way out is not "
+         "seen as one and is written as a second with (fixed up to 3.10: their BEFORE_WITH "
+         "kept its handler's offset; from hypothesis.core, wrapped_test)"),
 ]
 
 

@@ -451,7 +451,7 @@ finally:
         pass
 b = [c for c in b]
 """,
-         '3.10 3.11 3.12 3.13',
+         '',
          'a class in a try whose finally is an if: the structuring loses the finally copy'),
     Case('try_while_break_handlers', """\
 try:

@@ -284,3 +284,18 @@ def nested_ifs_threaded_past_else_body(gens, bases, f, symbol):
     elif len(gens) == 1:
         result = gens[0]
     return result
+
+
+def if_pass_then_code(c, d):
+    if c:
+        pass
+    d.append(c)
+    return d
+
+
+def elif_pass_then_code(c, d, e):
+    if c:
+        e = 1
+    elif d:
+        pass
+    return e

@@ -856,6 +856,10 @@ class Walker:
                 end = self._if_continue_or_break(m, test, then_start, else_start, hi, line, loop)
             if end is not None:
                 return end
+        if else_start == then_start and len(m.stack) == m.base:
+            # `if test: pass` (up to 3.10): the jump goes on where the empty body ends.
+            m.stmts.append(_at(ast.If(test=test, body=[_at(ast.Pass(), line)], orelse=[]), line))
+            return then_start
         if else_start <= then_start:
             raise DecompileFailure("backward conditional jump outside a loop")
         if then_start in self.back_targets:

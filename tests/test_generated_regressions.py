@@ -42,14 +42,24 @@ class Case(NamedTuple):
 
 
 CASES = [
+    Case('finally_raises_inlined_comprehension', """\
+try:
+    x = 's'
+finally:
+    raise {c: c for c in 'a b' if 195} from True
+""",
+         '3.10 3.11 3.12 3.13',
+         "a finally body that always raises leaves its handler without the closing RERAISE "
+         "the structurer looks for (3.12+: with an inlined comprehension's handler inside, "
+         "and the fallback reads the saved exception as a value)"),
     Case('false_if_then_chained_comparison', """\
 if False:
     214
 else:
     c = x is not x in x
 """,
-         '3.10',
-         "the if on a false constant compiles to a NOP of its line, which stops 3.10 from "
+         '3.10 3.12 3.13',
+         "the if on a false constant compiles to a NOP of its line, which stops 3.10+ from "
          "copying the chained comparison's shared tail; depyf writes the else body alone"),
     Case('folded_boolean_statement', """\
 True or x
@@ -181,7 +191,7 @@ def f(b):
          '`True or a` compiles to the constant; depyf writes `not True`, which the AST '
          'optimizer folds to False'),
     Case('ifexp_const_test_statement', 'x if None else 127\n',
-         '3.12 3.13',
+         '',
          'an expression statement `x if None else 127` still loads 127; depyf drops the '
          'statement as if it had no effect'),
     Case('assert_ifexp_message', 'assert b, (c if a else a) not in 117\n',

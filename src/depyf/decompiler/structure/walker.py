@@ -856,8 +856,10 @@ class Walker:
                 end = self._if_continue_or_break(m, test, then_start, else_start, hi, line, loop)
             if end is not None:
                 return end
-        if else_start == then_start and len(m.stack) == m.base:
-            # `if test: pass` (up to 3.10): the jump goes on where the empty body ends.
+        if else_start == then_start and len(m.stack) == m.base \
+                and then_start not in self.back_targets:
+            # `if test: pass` (up to 3.10): the jump goes on where the empty body ends
+            # (not to a loop's header: a part of its test, `while x or 151:` 3.11+).
             m.stmts.append(_at(ast.If(test=test, body=[_at(ast.Pass(), line)], orelse=[]), line))
             return then_start
         if else_start <= then_start:

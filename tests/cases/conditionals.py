@@ -299,3 +299,10 @@ def elif_pass_then_code(c, d, e):
     elif d:
         pass
     return e
+
+
+def not_and_chain_with_is_not(load, self, ref, P):
+    if not (load is not None and load[0] == P and not self.und(ref)):
+        self.write(ref)
+        return
+    self.write(load)

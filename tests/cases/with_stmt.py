@@ -114,3 +114,39 @@ async def with_and_async_with(lock, manager):
     with lock:
         async with manager:
             pass
+
+
+def with_try_body_returns(opener, f, strict):
+    with opener(f) as handle:
+        if strict:
+            try:
+                return handle.read(strict=strict)
+            except ValueError as e:
+                raise RuntimeError(e) from None
+        return handle.read()
+
+
+def with_try_returns_clause_falls_off(opener, f, log):
+    with opener(f) as handle:
+        try:
+            return handle.read()
+        except ValueError:
+            log()
+    return False
+
+
+def with_body_ending_if_else_returns(func, args, nowrap, convert):
+    with func.context():
+        ret = func(*args)
+        if func in nowrap():
+            return ret
+        else:
+            return convert(ret)
+
+
+def with_body_ending_if_return(func, args, nowrap, convert):
+    with func.context():
+        ret = func(*args)
+        if func in nowrap():
+            return ret
+        return convert(ret)

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the generated corpus (tests/test_generated.py,
+"""Hypothesis strategies for the generated corpus (tests/generated_suite.py,
 tools/fuzz_roundtrip.py).
 
 * :func:`hypothesmith_programs`: hypothesmith's programs, from Python's

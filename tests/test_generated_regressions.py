@@ -42,6 +42,18 @@ class Case(NamedTuple):
 
 
 CASES = [
+    Case('while_true_try_continue_then_named_clause', """\
+while 278:
+    try:
+        raise
+    except Exception:
+        continue
+    except x as x:
+        pass
+""",
+         '3.10 3.11 3.12 3.13',
+         "an endless loop whose try always raises, one clause continuing and a named one "
+         "falling off the body: the named clause's way out is taken for the continue"),
     Case('finally_raises_inlined_comprehension', """\
 try:
     x = 's'
@@ -482,7 +494,7 @@ c.attr = x
 with x as x, y as y:
     raise
 """,
-         '3.10 3.11 3.12 3.13',
+         '3.10 3.11',
          'two nested withs whose body always raises (no normal __exit__ call) fall back to the'
          ' dispatch loop'),
     Case('with_assert_false', """\
@@ -695,22 +707,57 @@ def f(self, gid):
          "3.10+ copy the closing return None onto each jump there; an explicit 'else: return' "
          "is on a line of its own, so it stays (the copies alone mean no else: "
          "tests/cases/conditionals.py if_ends_in_checks_that_raise)"),
-    Case('while_test_or_true_constant', """\
-while x or 151 or x:
-    x
-""",
-         '3.10 3.11 3.12 3.13',
-         "a while test with a true constant operand folded away: the first test's jump lands on "
-         "the body, the bottom one's jumps both go back; depyf writes 'if not x: pass' then "
-         "'while True:' (the same behaviour; it fell back before 'if c: pass' was read)"),
-    Case('assert_true_constant_comprehension_message', """\
+    Case('generator_dead_assert_cell', """\
+@c
 def g():
     x = (yield)
     assert 's', x if [x for b in x if c] else x
 """,
          '3.10 3.11',
-         "an assert of a true constant compiles to nothing, but the comprehension in its "
-         "message still made x a cell (3.10/3.11): the output, without the assert, has x plain"),
+         "an assert on a true constant compiles to nothing, but the comprehension in its "
+         "message still makes x a cell: depyf drops the assert and with it the cell "
+         "(MAKE_CELL); 3.12+ inline the comprehension"),
+    Case('tp_except_return_through_finally_if', """\
+def f(state, data):
+    try:
+        state.run(data)
+    except StopTest:
+        return None
+    finally:
+        if on():
+            deliver()
+    return bytes(data)
+""",
+         '3.10 3.11',
+         "a clause's 'return None' runs a copy of a finally body holding an if, then loads "
+         "its constant: read as the clause falling off into a copy of the code after the "
+         "try (fixed up to 3.9, whose returns are marked explicit; from hypothesis.core, "
+         "fuzz_one_input)"),
+    Case('tp_return_through_finally_with', """\
+def f(lock, d, t, settings):
+    try:
+        if not settings:
+            with lock:
+                del d[t]
+            return
+        t.run()
+    finally:
+        with lock:
+            del d[t]
+""",
+         '',
+         "the copy of a finally body holding a with statement on a return's way out is not "
+         "seen as one and is written as a second with (fixed up to 3.10: their BEFORE_WITH "
+         "kept its handler's offset; from hypothesis.core, wrapped_test)"),
+    Case('while_or_true_constant_test', """\
+while x or 151 or x:
+    x
+""",
+         '3.10 3.11 3.12 3.13',
+         "a while test 'x or C or y' with C a true constant: the first operand's jump goes "
+         "to the loop's header right after it (the loop never ends), read as a backward "
+         "conditional jump outside the loop: fallback (now that a jump to the next op reads "
+         "as 'if c: pass': 'if not x: pass' then 'while True:', the same behaviour)"),
 ]
 
 

@@ -1,7 +1,7 @@
 """Longer runs of the generated corpus: programs from Hypothesis strategies,
 round-tripped on this host, each distinct failure shown minimized.
 
-The bounded run is tests/test_generated.py; this is the same trip
+The bounded run is tests/generated_suite.py (run by tests/test_generated.py); this is the same trip
 (depyf.verify.host_trip) for as many examples as asked. Each program is
 compiled by the interpreter running this script, decompiled by depyf,
 recompiled and compared code object by code object (the strict rule). The

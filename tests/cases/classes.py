@@ -167,3 +167,15 @@ class PrivateAttributes:
 
     def forget(self):
         del self.__map
+
+
+class ModuleRenamed(dict):
+    __module__ = 'typing'
+
+    def copy(self):
+        return super().copy()
+
+
+class QualnameRenamed:
+    __qualname__ = 'Other'
+    size = 1

@@ -337,3 +337,25 @@ def nested_if_pass_ending_branch(x, name, value):
         value.owner = x
     value.module = name
     return value
+
+
+def if_pass_then_code(c, d):
+    if c:
+        pass
+    d.append(c)
+    return d
+
+
+def elif_pass_then_code(c, d, e):
+    if c:
+        e = 1
+    elif d:
+        pass
+    return e
+
+
+def not_and_chain_with_is_not(load, self, ref, P):
+    if not (load is not None and load[0] == P and not self.und(ref)):
+        self.write(ref)
+        return
+    self.write(load)

@@ -466,6 +466,32 @@ def try_body_ending_if_else_returns(localetuple):
         raise TypeError('Locale must be a pair') from None
 
 
+def try_body_returns_constant_clause_falls_off(f, g):
+    try:
+        f.seek(f.tell())
+        return True
+    except (ValueError, AttributeError) as e:
+        g(e)
+    return False
+
+
+def try_body_returns_constant_clause_returns(f):
+    try:
+        f()
+        return None
+    except ValueError:
+        return False
+
+
+def try_body_returns_in_for(items, g):
+    for item in items:
+        try:
+            item.seek()
+            return
+        except ValueError:
+            g()
+
+
 def try_body_returns_constant(name):
     try:
         t = open(name)
@@ -575,3 +601,40 @@ def try_else_ends_function(self, main):
         if hasattr(builtin, self.name):
             if builtin is self:
                 return builtin
+
+
+def except_clause_try_else_try_return(obj, argument):
+    try:
+        return obj[argument]
+    except LookupError:
+        try:
+            attr = str(argument)
+        except Exception:
+            pass
+        else:
+            try:
+                return getattr(obj, attr)
+            except AttributeError:
+                pass
+        return 2
+
+
+def except_as_try_returns(f, E, T):
+    try:
+        return f()
+    except E as e:
+        try:
+            return e.resume_parse()
+        except T:
+            pass
+        return 2
+
+
+def except_as_try_returns_reraises(f, E, T):
+    try:
+        return f()
+    except E as e:
+        try:
+            return e.resume_parse()
+        except T:
+            raise

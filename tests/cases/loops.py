@@ -346,6 +346,29 @@ def for_or_continue(items, seen):
         seen.add(item)
 
 
+def for_body_returns_none(items, g):
+    for item in items:
+        if item:
+            return
+        g(item)
+
+
+def while_true_try_while(gen, size, push):
+    c_size = 0
+    while True:
+        try:
+            while c_size < size:
+                c = next(gen)
+                push(c)
+                if c:
+                    c_size += 1
+        except StopIteration:
+            if not c_size:
+                return
+        yield c_size
+        c_size = 0
+
+
 def while_true_ending_or_break(random, d):
     while 1:
         u1 = random()

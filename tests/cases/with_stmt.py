@@ -188,3 +188,39 @@ def with_try_clause_returns_then_return(fp, data):
         except Exception as e:
             return None
         return co
+
+
+def with_try_body_returns(opener, f, strict):
+    with opener(f) as handle:
+        if strict:
+            try:
+                return handle.read(strict=strict)
+            except ValueError as e:
+                raise RuntimeError(e) from None
+        return handle.read()
+
+
+def with_try_returns_clause_falls_off(opener, f, log):
+    with opener(f) as handle:
+        try:
+            return handle.read()
+        except ValueError:
+            log()
+    return False
+
+
+def with_body_ending_if_else_returns(func, args, nowrap, convert):
+    with func.context():
+        ret = func(*args)
+        if func in nowrap():
+            return ret
+        else:
+            return convert(ret)
+
+
+def with_body_ending_if_return(func, args, nowrap, convert):
+    with func.context():
+        ret = func(*args)
+        if func in nowrap():
+            return ret
+        return convert(ret)

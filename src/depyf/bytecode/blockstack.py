@@ -82,6 +82,7 @@ def block_stack_handlers(func: Function, table) -> None:
         elif name == "SETUP_WITH":
             op.name = "BEFORE_WITH"
             op.target = None
+            op.arg = None       # (its handler's offset: copies of one with differ there)
         elif name == "RERAISE":
             if op.arg is None:
                 op.arg = 0

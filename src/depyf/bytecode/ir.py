@@ -85,6 +85,10 @@ class Function:
     #: the compiler keeps the unreached way out of a block after a jump that
     #: leaves it (3.8/3.9; see ``normalize.dead_ways_out``)
     dead_ways_out: bool = False
+    #: a try statement's else is laid out after its handlers, so the normal
+    #: code between the body's covered ops and the handler is the end of the
+    #: body's last statement (3.8/3.9; see ``normalize.else_after_handlers``)
+    else_after_handlers: bool = False
 
     def reindex(self) -> None:
         for i, op in enumerate(self.ops):

@@ -1195,6 +1195,19 @@ def dead_ways_out(func: Function, table: VersionTable) -> None:
     func.dead_ways_out = True
 
 
+def else_after_handlers(func: Function, table: VersionTable) -> None:
+    """3.8/3.9 lay a try statement's else out after its handlers
+    (``Function.else_after_handlers``), so normal code between the body's
+    covered ops and the handler ends the body's last statement: a constant
+    ``return`` unwinds the block first, then loads its value. The ops are
+    unchanged::
+
+        B; POP_BLOCK; LOAD_CONST c; RETURN_VALUE; H: ...         (try: B; return c)
+        B; POP_BLOCK; JUMP_FORWARD L; H: ...; L: LOAD_CONST c; RETURN_VALUE   (else: return c)
+    """
+    func.else_after_handlers = True
+
+
 def drop_async_gen_wrap(func: Function, table: VersionTable) -> None:
     """3.11+: ``yield x`` in an async generator wraps the value first:
     ``ASYNC_GEN_WRAP; YIELD_VALUE`` (3.12+: ``INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP``)
@@ -1459,7 +1472,7 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps,
         popped_branch_constants,
         cold_handlers,
-        dead_ways_out, bool_conversions, jumps_to_line_nops)
+        dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1539,12 +1552,13 @@ PASSES = {
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
         "unthread_or_jumps", "unthread_continues", "unthread_if_ends", "assertion_error_loads",
         "copied_loop_returns",
-        "doubled_returns", "dead_ways_out"],
+        "doubled_returns", "dead_ways_out", "else_after_handlers"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_or_jumps",
-        "unthread_continues", "unthread_if_ends", "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out"],
+        "unthread_continues", "unthread_if_ends", "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out",
+        "else_after_handlers"],
     (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

@@ -153,7 +153,7 @@ SEMANTIC_PASSES = frozenset({
     # a jump retargeted to the jump back it was threaded through: the same place
     "unthread_continues", "unthread_if_ends", "unthread_or_jumps",
     # change no op, only record layout facts
-    "cold_handlers", "dead_ways_out", "jumps_to_line_nops",
+    "cold_handlers", "dead_ways_out", "else_after_handlers", "jumps_to_line_nops",
     # a value's bool() spelt as two nots; a jump's own truth test dropped
     "bool_conversions"})
 

@@ -484,12 +484,17 @@ def _is_none(node):
 
 
 def _strip_class_boilerplate(body):
+    """The class body less the compiler's own statements: each prologue name's
+    first assignment (a second one is the source's: ``__module__ = 'typing'``),
+    the epilogue's, and returns."""
     out = []
+    seen = set()
     for i, stmt in enumerate(body):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
-            if name in _CLASS_BOILERPLATE:
+            if name in _CLASS_EPILOGUE or (name in _CLASS_PROLOGUE and name not in seen):
+                seen.add(name)
                 continue
             if name == "__doc__" and isinstance(stmt.value, ast.Constant) and not out:
                 out.append(ast.Expr(value=stmt.value, lineno=getattr(stmt, "lineno", None)))

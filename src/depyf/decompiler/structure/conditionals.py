@@ -48,8 +48,20 @@ class Segment:
 
 def parse_chain(segments: List[Segment], fallthrough: int, target: int, cond: bool) -> ast.expr:
     """The expression E such that the chain jumps to ``target`` when E is ``cond``
-    and falls through to ``fallthrough`` otherwise."""
-    return _parse(segments, 0, len(segments), fallthrough, target, cond)
+    and falls through to ``fallthrough`` otherwise. (When reading it so puts a
+    ``not`` on a comparison the compiler would fold, ``not E'`` with ``E'`` read
+    for the other sense is taken if it has fewer: ``not (a is not None and b)``
+    compiles to ``a is not None`` jumping, ``a is None or not b`` does not.)"""
+    expr = _parse(segments, 0, len(segments), fallthrough, target, cond)
+    if len(segments) > 1 and _cost(expr)[0] > 0:
+        try:
+            alt = ast.UnaryOp(op=ast.Not(), operand=_parse(segments, 0, len(segments),
+                                                          fallthrough, target, not cond))
+        except DecompileFailure:
+            return expr
+        if _cost(alt) < _cost(expr):
+            return alt
+    return expr
 
 
 def longest_chain(segments: List[Segment], after: int, accept=None):

@@ -205,9 +205,16 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         # (a jump to the end of the enclosing block, past a branch that returns,
         # leaves the body too: `if c: return x` ending a loop's body)
         body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
+    if w.func.else_after_handlers:
+        body_end = _constant_return_end(w, m, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
     clauses, exits, tails = (parse or _clauses)(w, m, hs, he, handler)
     end = _join(w, body_end, hs, he, hi, exits, [(t[0], t[2]) for t in tails], inline)
+    if not inline and end is not None and hs < end and hs > i and w.frames.handler_code \
+            and not w.func.cold_handlers:
+        # (in handler code no op is normal: the clauses jumping on past the
+        # handler to the enclosing clause's code lay it out inline)
+        inline = True
     for signature, clause, k, clause_end in tails:
         if end is None or names(ops, end, end + len(signature)) != signature:
             if clause is None:
@@ -575,6 +582,31 @@ def _top_test_exit(ops, k, t) -> bool:
                and ops[j].name.startswith("POP_JUMP") for j in range(k + 1, t))
 
 
+def _constant_return_end(w, m, k, stop) -> int:
+    """Where the body ends when it ends in ``return c`` (``c`` a constant) and
+    the else is laid out after the handlers (``Function.else_after_handlers``):
+    the blocks are unwound before the constant loads, so ``[POP_TOP or
+    __exit__ call...;] LOAD_CONST c; RETURN_VALUE`` at ``k`` lies past the
+    covered ops (enclosing for loops drop their iterators, with statements
+    call their exits), and nothing normal flow reaches follows it before
+    ``stop``; ``k`` otherwise."""
+    ops = w.ops
+    exits = [v.exit_call for v in reversed(m.stack) if isinstance(v, WithExit)]
+    j = k
+    while j < stop:
+        if ops[j].name == "POP_TOP":
+            j += 1
+        elif exits and names(ops, j, j + len(exits[0])) == exits[0]:
+            j += len(exits.pop(0))
+        else:
+            break
+    if j + 1 < stop and ops[j].name == "LOAD_CONST" and ops[j + 1].name == "RETURN_VALUE" \
+            and all(q in w.normal for q in range(k, j + 2)) \
+            and not any(q in w.reachable for q in range(j + 2, stop)):
+        return j + 2
+    return k
+
+
 def _try_body(w, m, i, body_end, handler):
     """Walk a try body; ``return expr`` in it ends with a RETURN_VALUE just past
     the covered range (returning cannot raise), which belongs to the body."""
@@ -599,8 +631,11 @@ def _try_body(w, m, i, body_end, handler):
         if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
                 or (op.name == "JUMP" and w.is_loop_jump(op))):
             break
-        w.step(sub, end, end + 1)
-        end += 1
+        # (a SWAP before an enclosing with's __exit__ call steps over the call)
+        end = max(end + 1, w.step(sub, end, end + 1))
+        if op.name == "POP_EXCEPT" and end + 1 < w.n \
+                and name_epilogue(w.ops, end, w.ops[end + 1].arg):
+            end += 3        # (the enclosing `except E as name` unbinds its name)
     if _constant_return_after_block(w, end, handler) and not terminal(sub):
         w.step(sub, end, end + 1)
         w.step(sub, end + 1, end + 2)
@@ -788,7 +823,8 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
         with w.frames.push(GuardFrame(code=True)):
             while k < clause_end and not terminal(sub):
                 if _settled(sub.stack, rest) and not _drops_iterator(ops[k], sub) \
-                        and not _leaves_loop_through_finally(w, sub, k):
+                        and not _leaves_loop_through_finally(w, sub, k) \
+                        and not _returns_constant_through_finally(w, k):
                     break
                 if ops[k].name == "JUMP" and not w.is_loop_jump(ops[k]):
                     break
@@ -814,6 +850,17 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and _dead_way_out(w, k, clause_end):
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, exit_target, k
+
+
+def _returns_constant_through_finally(w, k) -> bool:
+    """``return c`` (``c`` a constant) ends the clause at ``k``, inside a try with
+    a finally: the copies of the enclosing finally bodies come first, then the
+    constant loads (a return statement's, marked "explicit" up to 3.9: no copy
+    of the code after the statement, which 3.10+ may copy there)."""
+    ops = w.ops
+    j = w.past_copies(k)
+    return k < j < w.n - 1 and ops[j].name == "LOAD_CONST" \
+        and ops[j + 1].name == "RETURN_VALUE" and ops[j + 1].arg == "explicit"
 
 
 def _dead_way_out(w, k, clause_end) -> bool:
@@ -1178,6 +1225,12 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
             and not (k == hs and _endless(sub.stmts)):
         k = _past_exit_call(w, m, sub, k, hi, handler, exit_call)
+    if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and 0 < k < w.n \
+            and k not in w.reachable and ops[k - 1].name == "RETURN_VALUE" \
+            and names(ops, k, k + len(exit_call)) == exit_call:
+        # (the body's own way out, the __exit__ call, after its last return:
+        # unreached, left by an if/else whose branches return, up to 3.9)
+        sub.stmts[:] = else_before_dead_tail(sub.stmts)
     if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
             and not getattr(sub.stmts[-1], "implicit", False):
         k = _swallowed_way_on(w, k, hs)
@@ -1389,9 +1442,13 @@ def _exit_join(w, lo, body_end, handler, exit_call) -> int:
     ops = w.ops
     hs = handler.target.index
     end = body_end
-    for k in range(lo, body_end):
+    # (the handler code of a try statement in the body lies before the handler,
+    # covered too: an except clause's way out jumps to the call as well)
+    covered = w.regions.covered
+    for k in range(lo, hs if lo < hs else body_end):
         t = ops[k].target
         if t is not None and end < t.index and (t.index < hs or hs < lo) \
+                and (k < body_end or covered(ops[k], handler)) \
                 and names(ops, t.index, t.index + len(exit_call)) == exit_call:
             end = t.index
     return end

@@ -364,7 +364,7 @@ class Walker:
         if op.name in _WITH_STARTS:
             return with_statement(self, m, i, hi)
         h = op.handler
-        is_header = i in self.back_targets and not frames.current_header(i)
+        is_header = i in self.back_targets and not self._header_walked(i)
         if h is not None and not self.handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
         if is_header:
@@ -434,6 +434,33 @@ class Walker:
             and ops[i].name == "LOAD_CONST" and ops[i].arg is None \
             and ops[i + 1].name.startswith("STORE") and ops[i + 2].name.startswith("DELETE") \
             and ops[i + 1].arg == ops[i + 2].arg and ops[i + 1].name[5:] == ops[i + 2].name[6:]
+
+    def _header_walked(self, i: int) -> bool:
+        """``i`` starts the next iteration of a loop being walked, and no other
+        loop starts there inside it (see :meth:`_loop_inside_try`)."""
+        return self.frames.current_header(i) and self._loop_inside_try(i) is None
+
+    def _loop_inside_try(self, i: int) -> Optional[int]:
+        """The latch of a loop at ``i`` inside the try body being walked, when a
+        loop started outside the try starts at ``i`` too (``while True: try:
+        while c:`` up to 3.9, whose try set-up the outer loop jumped to is
+        dropped), else None. A jump back to ``i`` covered by the try is the inner
+        loop's: a ``continue`` leaves the try's range before it jumps."""
+        frames = self.frames
+        guard = frames.innermost(GuardFrame)
+        if guard is None or guard.code:
+            return None
+        h = guard.handlers[0]
+        covered = [k for k in self.back_targets[i] if self.regions.covered(self.ops[k], h)]
+        if not covered:
+            return None
+        stack = frames.frames
+        for f in reversed(stack):
+            if f is guard:
+                break
+            if isinstance(f, LoopFrame) and i in f.continues:
+                return None     # (that loop is the inner one, being walked)
+        return max(covered)
 
     def _loop_holds_try(self, i: int, h) -> bool:
         """A loop and a try start at ``i`` (``while True: try:``): the jump back
@@ -533,14 +560,16 @@ class Walker:
 
     def _copy_at(self, lo: int, exit_: int):
         """Where a copy of the code at ``exit_`` (up to its return) starting at
-        ``lo`` ends, if it is one."""
+        ``lo`` ends, if it is one. (A return labelled a statement's own,
+        ``normalize.explicit_returns``, is no copy: those compilers copy none.)"""
         i = lo - 1
         k = 0
         while True:
             a = self.ops[i + 1 + k] if i + 1 + k < self.n else None
             b = self.ops[exit_ + k] if exit_ + k < self.n else None
             if a is None or b is None or a is b or a.name != b.name or a.target is not None \
-                    or (a.arg != b.arg and a.name != "RETURN_VALUE"):
+                    or (a.arg != b.arg and a.name != "RETURN_VALUE") \
+                or (a.name == "RETURN_VALUE" and a.arg == "explicit"):
                 return None
             k += 1
             if a.name == "RETURN_VALUE" and a.arg == "explicit":
@@ -832,6 +861,12 @@ class Walker:
                 end = self._if_continue_or_break(m, test, then_start, else_start, hi, line, loop)
             if end is not None:
                 return end
+        if else_start == then_start and len(m.stack) == m.base \
+                and then_start not in self.back_targets:
+            # `if test: pass` (up to 3.10): the jump goes on where the empty body ends
+            # (not to a loop's header: a part of its test, `while x or 151:` 3.11+).
+            m.stmts.append(_at(ast.If(test=test, body=[_at(ast.Pass(), line)], orelse=[]), line))
+            return then_start
         if else_start <= then_start:
             raise DecompileFailure("backward conditional jump outside a loop")
         if then_start in self.back_targets:
@@ -1497,6 +1532,8 @@ class Walker:
 
     def loop(self, m: StackMachine, i: int, hi: int) -> int:
         latch = max(self.back_targets[i])
+        if self.frames.current_header(i):
+            latch = self._loop_inside_try(i)
         flow = None
         if self.frames.handler_code and len(self.back_targets[i]) > 1:
             # In handler code (a finally body) a jump back from the handler code

@@ -142,6 +142,7 @@ def _host_pyc(tmp_path, name="x"):
     return pyc
 
 
+@pytest.mark.host_decompiles
 def test_decompile_prints_the_verdict_counts_on_stderr(tmp_path, capsys):
     pyc = _host_pyc(tmp_path)
     assert main(["decompile", str(pyc)]) == 0
@@ -155,6 +156,7 @@ def test_decompile_prints_the_verdict_counts_on_stderr(tmp_path, capsys):
     assert "identical" not in captured.err and "def greet(name):" in captured.out
 
 
+@pytest.mark.host_decompiles
 def test_decompile_folder_counts_per_file_and_in_total(tmp_path, capsys):
     folder = tmp_path / "pkg"
     folder.mkdir()

@@ -42,6 +42,20 @@ class Case(NamedTuple):
 
 
 CASES = [
+    Case('while_else_try_finally_with_raise', """\
+while x:
+    try:
+        with None as a, x as b:
+            raise x from True
+    finally:
+        pass
+else:
+    a *= 2
+""",
+         '3.10 3.11 3.12 3.13',
+         "two with items whose body always raises, in a try/finally ending a while body with "
+         "an else: the with's exit is not found (3.10/3.11), the loop's else is taken for "
+         "code after the compiler's return (3.12+)"),
     Case('while_true_try_continue_then_named_clause', """\
 while 278:
     try:

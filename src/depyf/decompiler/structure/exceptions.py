@@ -636,10 +636,6 @@ def _try_body(w, m, i, body_end, handler):
         if op.name == "POP_EXCEPT" and end + 1 < w.n \
                 and name_epilogue(w.ops, end, w.ops[end + 1].arg):
             end += 3        # (the enclosing `except E as name` unbinds its name)
-    if _constant_return_after_block(w, end, handler) and not terminal(sub):
-        w.step(sub, end, end + 1)
-        w.step(sub, end + 1, end + 2)
-        end += 2
     if len(sub.stack) == len(m.stack) + 1 and not terminal(sub):
         # `return value` leaves through an enclosing finally's copy.
         copy = w.finally_copy_at(end)
@@ -648,22 +644,10 @@ def _try_body(w, m, i, body_end, handler):
             end += copy + 1
     if len(sub.stack) != len(m.stack) and not terminal(sub):
         raise DecompileFailure("try body leaves values on the stack")
-    if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and 0 < end < w.n \
-            and w.ops[end - 1].name == "RETURN_VALUE" and w.ops[end].name == "JUMP" \
-            and end not in w.reachable:
+    if _returns_before_dead_code(w, sub.stmts, end) and w.ops[end].name == "JUMP":
         # (the body's own way out after its last return, unreached)
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, end
-
-
-def _constant_return_after_block(w, k, handler) -> bool:
-    """``return c`` ending a try body, where the compiler drops the block before
-    it loads the constant (up to 3.9, whose returns are marked "explicit"), so
-    both ops lie between the covered range and the handler; an else clause
-    there would be laid out after the handlers."""
-    ops = w.ops
-    return k + 2 < w.n and handler.target.index == k + 2 and ops[k].name == "LOAD_CONST" \
-        and ops[k + 1].name == "RETURN_VALUE" and ops[k + 1].arg == "explicit"
 
 
 def _drop_pass(body):
@@ -847,7 +831,9 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
                     and not _leaves_loop_through_finally(w, sub, way_out)
             else:
                 exit_target = ops[k].target.index
-    if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and _dead_way_out(w, k, clause_end):
+    if _returns_before_dead_code(w, sub.stmts, k) and k < clause_end \
+            and w.clause_exit_at(k) is not None:
+        # (the clause's own way out, POP_EXCEPT; JUMP, after its last return, unreached)
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, exit_target, k
 
@@ -863,12 +849,12 @@ def _returns_constant_through_finally(w, k) -> bool:
         and ops[j + 1].name == "RETURN_VALUE" and ops[j + 1].arg == "explicit"
 
 
-def _dead_way_out(w, k, clause_end) -> bool:
-    """The clause's own way out (``POP_EXCEPT; JUMP``) follows its last return
-    at ``k``, unreached: see :func:`.clauses.else_before_dead_tail`."""
-    ops = w.ops
-    return 0 < k < clause_end and ops[k - 1].name == "RETURN_VALUE" \
-        and k not in w.reachable and w.clause_exit_at(k) is not None
+def _returns_before_dead_code(w, stmts, k) -> bool:
+    """``stmts`` end in a return whose RETURN_VALUE is right before ``k``, and
+    the op at ``k`` is unreached: up to 3.9, the block's own way out left by an
+    if/else whose branches return (see :func:`.clauses.else_before_dead_tail`)."""
+    return bool(stmts) and isinstance(stmts[-1], ast.Return) and 0 < k < w.n \
+        and w.ops[k - 1].name == "RETURN_VALUE" and k not in w.reachable
 
 
 def _settled(stack, rest) -> bool:
@@ -1225,8 +1211,7 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
             and not (k == hs and _endless(sub.stmts)):
         k = _past_exit_call(w, m, sub, k, hi, handler, exit_call)
-    if sub.stmts and isinstance(sub.stmts[-1], ast.Return) and 0 < k < w.n \
-            and k not in w.reachable and ops[k - 1].name == "RETURN_VALUE" \
+    if _returns_before_dead_code(w, sub.stmts, k) \
             and names(ops, k, k + len(exit_call)) == exit_call:
         # (the body's own way out, the __exit__ call, after its last return:
         # unreached, left by an if/else whose branches return, up to 3.9)

@@ -569,11 +569,9 @@ class Walker:
             b = self.ops[exit_ + k] if exit_ + k < self.n else None
             if a is None or b is None or a is b or a.name != b.name or a.target is not None \
                     or (a.arg != b.arg and a.name != "RETURN_VALUE") \
-                or (a.name == "RETURN_VALUE" and a.arg == "explicit"):
+                    or (a.name == "RETURN_VALUE" and a.arg == "explicit"):
                 return None
             k += 1
-            if a.name == "RETURN_VALUE" and a.arg == "explicit":
-                return None     # (a return statement: the compilers that copy mark none)
             if a.name in ("RETURN_VALUE", "RAISE_VARARGS"):
                 return i + 1 + k
 
@@ -861,12 +859,6 @@ class Walker:
                 end = self._if_continue_or_break(m, test, then_start, else_start, hi, line, loop)
             if end is not None:
                 return end
-        if else_start == then_start and len(m.stack) == m.base \
-                and then_start not in self.back_targets:
-            # `if test: pass` (up to 3.10): the jump goes on where the empty body ends
-            # (not to a loop's header: a part of its test, `while x or 151:` 3.11+).
-            m.stmts.append(_at(ast.If(test=test, body=[_at(ast.Pass(), line)], orelse=[]), line))
-            return then_start
         if else_start <= then_start:
             raise DecompileFailure("backward conditional jump outside a loop")
         if then_start in self.back_targets:

@@ -18,6 +18,12 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 
+#: normalised ops control never falls through (the next op in the code is no flow)
+NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+#: the normalised conditional jumps that pop their test
+POP_JUMPS = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+
+
 @dataclass(eq=False)
 class Handler:
     """Where an exception raised by an Op goes (3.11-style, for every version).

@@ -41,7 +41,7 @@ from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .decode import Bytecode, as_record, decode_ops
 from .edits import one_scan, remove_ops, replace_ops, rewrite_each
-from .ir import Function, Handler, Op
+from .ir import NO_FALLTHROUGH, POP_JUMPS, Function, Handler, Op
 from .versions import SILENT_OPS, VersionTable, get_table
 
 
@@ -776,7 +776,7 @@ def unthread_continues(func: Function, table: VersionTable) -> None:
     func.reindex()
     ops = func.ops
     for op in ops:
-        if op.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") \
+        if op.name not in POP_JUMPS \
                 or op.target is None or op.target.index >= op.index:
             continue
         k = _fall_into_jump_back(ops, op)
@@ -792,20 +792,20 @@ def _fall_into_jump_back(ops: List[Op], jump: Op) -> Optional[int]:
               if ops[k].name == "JUMP" and ops[k].target is head), None)
     if k is None or not _same_handler(jump, ops[k]):
         return None
-    # (``if c: b else: continue``: b jumps over the else's jump back, to the op
-    # after it, where the test went to the else)
+    # (b may end in a jump over an else that is this jump back: ``if c: b
+    # else: continue``)
     before = ops[k - 1]
     over = before.target if before.name == "JUMP" and k + 1 < len(ops) \
         and before.target is ops[k + 1] else None
-    if before.name in _NO_FALL_THROUGH and over is None:
+    if before.name in NO_FALLTHROUGH and over is None:
         return None
     # (the body's jumps: back to the head, or anywhere inside it, an inner
     # loop's back jump included; none out of it)
     if any(op.target is not None and op.target is not head and op.target is not over
            and not i < op.target.index <= k for op in ops[i + 1:k]):
         return None
-    # (``if c: b`` then ``else: continue``: the else's jump back, unreached from
-    # the body's own, is where the test went)
+    # (b falling into its own jump back, an ``else: continue`` right after it,
+    # unreached from b, is where the test went)
     if k + 1 < len(ops) and ops[k + 1].name == "JUMP" and ops[k + 1].target is head:
         return k + 1
     return k
@@ -826,16 +826,16 @@ def unthread_if_ends(func: Function, table: VersionTable) -> None:
 
     Only after a raise, or where J ends the body of an if with an else (a
     test before goes to the op after J), where the ops between stay inside
-    (their jumps land in them or on J),
-    in J's handler region, and not in a loop whose closing jump comes after J
-    (there J is a ``break``, the jump the loop's own test leaves by).
+    (their jumps land in them or on J), in J's handler region, and not in a
+    loop whose closing jump comes after J (there J is a ``break``, the jump
+    the loop's own test leaves by).
     """
     func.reindex()
     ops = func.ops
     # (inner ifs first: an outer if's body holds their jumps, which must land
     # inside it by the time it is looked at)
     for op in reversed(ops):
-        if op.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") \
+        if op.name not in POP_JUMPS \
                 or op.target is None or op.target.index <= op.index + 2:
             continue
         k = _branch_end_before(ops, op)
@@ -866,7 +866,7 @@ def _jumps_over_else(ops: List[Op], i: int, k: int) -> bool:
     over its else: a test before ``i`` goes to the op after it."""
     after = ops[k + 1] if k + 1 < len(ops) else None
     return after is not None and any(
-        op.name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and op.target is after
+        op.name in POP_JUMPS and op.target is after
         for op in ops[:i])
 
 
@@ -888,7 +888,7 @@ def unthread_or_jumps(func: Function, table: VersionTable) -> None:
     func.reindex()
     ops = func.ops
     for op in ops:
-        if op.name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and op.target is not None:
+        if op.name in POP_JUMPS and op.target is not None:
             k = _guarded_jump_after(ops, op)
             if k is not None:
                 op.target = ops[k]
@@ -904,7 +904,7 @@ def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
     if k >= len(ops) or ops[k].name != "JUMP" or _destination(ops[k]) is not t:
         return None
     last = ops[k - 1]
-    if last.name not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or last.target is None \
+    if last.name not in POP_JUMPS or last.target is None \
             or not _over(ops, last, k) or not _same_handler(jump, ops[k]) \
             or last.line != jump.line:
         # (on one line: a while's test jumping out to the next iteration of an
@@ -937,10 +937,6 @@ def _destination(op: Op) -> Op:
 _STATEMENT_ENDS = frozenset({"POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",
                              "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR", "RETURN_VALUE",
                              "RAISE_VARARGS", "RERAISE", "FOR_ITER", "SETUP_FINALLY"})
-
-
-#: ops after which control never reaches the next op
-_NO_FALL_THROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
 
 def unthread_with_exits(func: Function, table: VersionTable) -> None:
@@ -1037,7 +1033,7 @@ def _straight_return(ops: List[Op], x: int) -> Optional[int]:
     for k in range(x, min(x + 6, len(ops))):
         if ops[k].name == "RETURN_VALUE":
             return k
-        if ops[k].target is not None or ops[k].name in _NO_FALL_THROUGH:
+        if ops[k].target is not None or ops[k].name in NO_FALLTHROUGH:
             return None
     return None
 
@@ -1469,9 +1465,7 @@ PASS_FUNCTIONS.update({
         async_for_loops, comprehension_cleanups_out_of_line, except_star_handlers,
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails, unthread_with_exits, copied_with_exits, unthread_continues,
-        unthread_if_ends, unthread_or_jumps,
-        popped_branch_constants,
-        cold_handlers,
+        unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops)
 })
 
@@ -1551,14 +1545,13 @@ PASSES = {
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
         "unthread_or_jumps", "unthread_continues", "unthread_if_ends", "assertion_error_loads",
-        "copied_loop_returns",
-        "doubled_returns", "dead_ways_out", "else_after_handlers"],
+        "copied_loop_returns", "doubled_returns", "dead_ways_out", "else_after_handlers"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_or_jumps",
-        "unthread_continues", "unthread_if_ends", "unthread_with_exits", "copied_loop_returns", "doubled_returns", "dead_ways_out",
-        "else_after_handlers"],
+        "unthread_continues", "unthread_if_ends", "unthread_with_exits", "copied_loop_returns",
+        "doubled_returns", "dead_ways_out", "else_after_handlers"],
     (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
+from ...bytecode.ir import NO_FALLTHROUGH
 from ..astcompat import TryStar
 from ..cfg import EXCEPTION
 from .clauses import (TERMINALS, clause_body_end, clause_type_end, else_before_dead_tail,
@@ -35,7 +36,7 @@ from .frames import (BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, G
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
-from .signatures import NO_FALLTHROUGH, names, tail_signature
+from .signatures import names, tail_signature
 from ..values import CaughtException, Entered, ExcInfo, Iterator, WithExit
 
 

@@ -13,8 +13,7 @@ Example::
 """
 from __future__ import annotations
 
-#: ops control never falls through (one after another in the code is no flow)
-NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+from ...bytecode.ir import NO_FALLTHROUGH
 
 
 def names(ops, lo, hi):

@@ -18,6 +18,7 @@ from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_cha
 from ..expressions import StackMachine, ForTarget
 from ..failure import DecompileFailure
 from ..spill import spill_before_branches
+from ...bytecode.ir import NO_FALLTHROUGH
 from ..cfg import build_cfg, reachable_ops
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
@@ -25,7 +26,7 @@ from .exceptions import (Regions, copied_at, finally_end, flow_from, try_stateme
                          with_statement)
 from .frames import BranchFrame, FrameStack, GuardFrame, LoopFrame
 from .match import match_statement
-from .signatures import NO_FALLTHROUGH, names
+from .signatures import names
 from ..values import ChainLink, Iterator, WithExit
 
 _COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}

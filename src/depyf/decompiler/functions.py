@@ -424,7 +424,6 @@ def _bare_returns(stmts):
     return stmts
 
 
-_TERMINAL_STMTS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 #: statements without a body (most of them): nothing inside to visit
 _SIMPLE_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return,
                                 ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Assert,

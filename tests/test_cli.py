@@ -85,13 +85,13 @@ def test_decompile_one_file_any_version(version, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("version", ["3.14", "3.15"])
-def test_decompile_names_a_version_not_decompiled_yet(version, tmp_path, capsys):
+def test_decompile_newest_versions(version, tmp_path, capsys):
     python = need_python(version)
     pyc = compile_with(python, tmp_path, version.replace(".", ""))
-    assert main(["decompile", str(pyc)]) == 1
-    err = capsys.readouterr().err
-    assert "decompiling Python %s bytecode is not supported yet" % version in err
-    assert "internal error" not in err and "Traceback" not in err
+    assert main(["decompile", str(pyc)]) == 0
+    out, err = capsys.readouterr()
+    assert "def greet(name):" in out and "return [x * 2 for x in range(3)]" in out
+    assert "unstructured fallback" not in out and " 0 fallback" in err and "Traceback" not in err
 
 
 def test_decompile_folder_in_parallel(tmp_path, capsys):

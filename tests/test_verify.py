@@ -116,7 +116,9 @@ def test_constant_type_matters(version):
                          "def f():\n    x = %s\n    return x\n" % b)
         f = by_path(result)["<module>/f#0"]
         assert not f.equal, (a, b)
-        assert f.kind == "arg:LOAD_CONST", f.kind
+        # (3.14+ loads small ints and True/False (3.15) with ops of their own)
+        assert f.kind == "arg:LOAD_CONST" or set(f.kind.split("/")) <= {
+            "LOAD_CONST", "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT"}, f.kind
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -638,8 +640,8 @@ def test_cli_refuses_versions_not_decompiled_yet():
         import roundtrip as cli
     finally:
         sys.path.pop(0)
-    with pytest.raises(SystemExit, match=r"decompiling Python 3\.14, 3\.15 is not supported yet"):
-        cli.chosen_versions("3.14,3.15")
+    with pytest.raises(SystemExit, match=r"decompiling Python 3\.7 is not supported"):
+        cli.chosen_versions("3.7")
     assert set(cli.chosen_versions(None)) <= set(DECOMPILED_VERSIONS)
 
 

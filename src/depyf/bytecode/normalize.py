@@ -39,6 +39,8 @@ from typing import Callable, Dict, List, Optional
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
+from .inlined_calls import inlined_builtin_calls
+from .special_lookups import with_specials
 from .decode import Bytecode, as_record, decode_ops
 from .edits import one_scan, remove_ops, replace_ops, rewrite_each
 from .ir import NO_FALLTHROUGH, POP_JUMPS, Function, Handler, Op
@@ -166,12 +168,70 @@ def rename(op: Op, table: VersionTable) -> None:
 
 def binary_ops(op: Op, table: VersionTable) -> None:
     """``BINARY_ADD`` -> ``BINARY_OP "+"``, ``INPLACE_ADD`` -> ``BINARY_OP "+="``;
-    3.11+ ``BINARY_OP 13`` -> ``BINARY_OP "+="`` (its symbol from the table)."""
+    3.11+ ``BINARY_OP 13`` -> ``BINARY_OP "+="`` (its symbol from the table);
+    3.14+ ``BINARY_OP 26 ([])`` -> ``BINARY_SUBSCR``, as every earlier version wrote it."""
     if op.name != "BINARY_OP":
         op.arg = _OLD_BINARY[op.name]
         op.name = "BINARY_OP"
     elif isinstance(op.arg, int):
         op.arg = table.binary_ops[op.arg][1]
+        if op.arg == _SUBSCRIPT:
+            op.name, op.arg = "BINARY_SUBSCR", None
+
+
+#: 3.14's symbol for its subscript operator
+_SUBSCRIPT = "[]"
+
+
+def small_ints(op: Op, table: VersionTable) -> None:
+    """3.14+ loads a small int without a constant: ``LOAD_SMALL_INT 5`` -> ``LOAD_CONST 5``."""
+    op.name = "LOAD_CONST"
+
+
+def common_constants(op: Op, table: VersionTable) -> None:
+    """3.14+ loads a few values by number: ``LOAD_COMMON_CONSTANT 0`` ->
+    ``LOAD_ASSERTION_ERROR`` (as 3.9-3.13 wrote it); 3.15's literals (None,
+    ``''``, True, False, -1) -> ``LOAD_CONST``; the other builtins (those an
+    inlined ``all(genexpr)`` checks against, ``NotImplementedError`` of an
+    ``__annotate__``) keep the op, with the builtin's name:
+    ``LOAD_COMMON_CONSTANT "all"``."""
+    value = table.common_constant(op.arg)
+    if value is None or type(value) in _LITERALS:
+        op.name, op.arg = "LOAD_CONST", value
+        return
+    name = getattr(value, "__name__", value)
+    if name == "AssertionError":
+        op.name, op.arg = "LOAD_ASSERTION_ERROR", None
+    else:
+        op.arg = name
+
+
+#: the types of the common constants that are literals, not builtins
+_LITERALS = frozenset({str, int, bool, float, bytes})
+
+
+def call_ex_kwargs_slot(func: Function, table: VersionTable) -> None:
+    """3.14+ ``CALL_FUNCTION_EX`` has no argument: a keyword mapping or NULL is
+    always pushed. ``PUSH_NULL; CALL_FUNCTION_EX`` -> ``CALL_FUNCTION_EX 0``;
+    with a mapping, ``CALL_FUNCTION_EX 1`` (as 3.13 wrote them).
+    The NULL may be a ``LOAD_GLOBAL``'s (``LOAD_GLOBAL a + NULL; CALL_FUNCTION_EX``
+    for ``f(*a)``): its bit is cleared. Runs on the decoded ops, before the
+    NULLs of loads are made ops of their own."""
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.name == "CALL_FUNCTION_EX" and op.arg is None:
+            before = ops[i - 1] if i else None
+            if before is not None and before.name == "PUSH_NULL":
+                doomed.append(before)
+                op.arg = 0
+            elif before is not None and before.name == "LOAD_GLOBAL" \
+                    and before.extra is not None and before.extra & 1:
+                before.extra &= ~1
+                op.arg = 0
+            else:
+                op.arg = 1
+    remove_ops(func, doomed)
 
 
 def compare_ops(op: Op, table: VersionTable) -> None:
@@ -619,6 +679,71 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
                 else:
                     func.unguarded.discard(id(op))
     remove_ops(func, doomed)
+
+
+def closing_jumps_back(func: Function, table: VersionTable) -> None:
+    """3.14+ threads a test that lands on a loop body's closing jump back
+    straight to the loop's head, and drops the closing jump: the if that ends
+    the body (its own body never falls through) no longer ends at it. Put
+    the closing jump back where the body ends, as 3.13 has it::
+
+        H: ...; c; POP_JUMP_IF_FALSE H      (after backward_conditional_jumps)
+           b; RAISE_VARARGS 1
+        E: (after the loop)
+        -> H: ...; c; POP_JUMP_IF_FALSE J; b; RAISE_VARARGS 1; J: JUMP H; E:
+
+    The body ends at the first way out (a raise, a return, a jump) past which
+    none of its jumps lands but on the op right after it, where a ``break``
+    goes. A ``continue`` statement's jump (``Function.jump_statements``) and a
+    body with no such end are left alone.
+    """
+    func.reindex()
+    ops = func.ops
+    inserts: Dict[int, Op] = {}
+    for op in ops:
+        if op.name not in POP_JUMPS and op.name not in _INVERTED_JUMPS:
+            continue
+        head = op.target
+        if head is None or head.index > op.index or id(op) in func.jump_statements:
+            continue
+        end = _body_end(ops, op.index, head)
+        if end is None or end in inserts:
+            continue
+        jump = Op("JUMP", None, head, op.line, op.offset, op.handler)
+        inserts[end] = jump
+        op.target = jump
+    if inserts:
+        out = []
+        for k, op in enumerate(ops):
+            if k in inserts:
+                out.append(inserts[k])
+            out.append(op)
+        if len(ops) in inserts:
+            out.append(inserts[len(ops)])
+        func.ops = out
+        func.reindex()
+
+
+def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:
+    """Where the body after the test at ``i`` ends (see closing_jumps_back), or
+    None: the first way out past which its jumps go nowhere but back (to the
+    head or an outer loop's) and, by a ``break``'s JUMP, to the op right
+    after it. (A conditional jump there is an inner if's, whose body goes
+    on.) None once the scan meets an op some jump from outside reaches: the
+    body ended before it."""
+    entered = {id(o.target) for k, o in enumerate(ops) if o.target is not None
+               and not i <= k}
+    for k in range(i + 2, len(ops) + 1):
+        if id(ops[k - 1]) in entered:
+            return None
+        if ops[k - 1].name not in NO_FALLTHROUGH:
+            continue
+        after = ops[k] if k < len(ops) else None
+        if all(o.target is None or o.target is head or o.target.index < head.index
+               or i < o.target.index < k or (o.target is after and o.name == "JUMP")
+               for o in ops[i + 1:k]) and _same_handler(ops[i], ops[k - 1]):
+            return k
+    return None
 
 
 _INVERTED_JUMPS = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
@@ -1391,6 +1516,10 @@ _RENAMES = {
     "JUMP_NO_INTERRUPT": "JUMP",
     "LOAD_FAST_CHECK": "LOAD_FAST",
     "ROT_TWO": "SWAP",
+    # 3.14+: a borrowed reference is a reference-count choice made after layout
+    "LOAD_FAST_BORROW": "LOAD_FAST",
+    # 3.14+: what ends a for loop and leaves it early pops its iterator so
+    "POP_ITER": "POP_TOP",
 }
 
 _OLD_BINARY = {
@@ -1408,6 +1537,7 @@ _SUPER = {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
     "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
 }
 
 # (decode_ops leaves the silent ops out already; code from decode(), as the
@@ -1435,10 +1565,13 @@ OP_PASSES: Dict[str, frozenset] = {
     "method_loads": frozenset({"LOAD_ATTR", "LOAD_SUPER_ATTR"}),
     "make_function_flags": frozenset({"MAKE_FUNCTION"}),
     "drop_noise": _NOISE,
+    "small_ints": frozenset({"LOAD_SMALL_INT"}),
+    "common_constants": frozenset({"LOAD_COMMON_CONSTANT"}),
 }
 _OP_REWRITES = {f.__name__: f for f in (
     rename, binary_ops, compare_ops, split_superinstructions, call_ex_plain, call_ex_null,
-    null_before_global, null_after_global, method_loads, make_function_flags, drop_noise)}
+    null_before_global, null_after_global, method_loads, make_function_flags, drop_noise,
+    small_ints, common_constants)}
 
 
 def _alone(name: str) -> Callable[[Function, VersionTable], None]:
@@ -1466,7 +1599,8 @@ PASS_FUNCTIONS.update({
         block_stack_handlers, exc_info_shuffles, finally_to_py39, merge_copied_exits,
         merge_copied_tails, unthread_with_exits, copied_with_exits, unthread_continues,
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
-        dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops)
+        dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
+        call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1523,6 +1657,9 @@ NEEDS: Dict[str, frozenset] = {
     # (the jump back it looks for: no loop, no such jump)
     "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
                                              "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
+    "with_specials": frozenset({"LOAD_SPECIAL"}),
+    "inlined_builtin_calls": frozenset({"LOAD_COMMON_CONSTANT"}),
+    "call_ex_kwargs_slot": frozenset({"CALL_FUNCTION_EX"}),
 }
 
 #: A chained comparison's link keeps its operand with DUP_TOP or COPY: decoded,
@@ -1578,3 +1715,12 @@ PASSES = {
         "backward_conditional_jumps", "copied_loop_returns", "doubled_returns",
         "cold_handlers"] + _COPIED_EXITS,
 }
+#: 3.14 and 3.15: their new spellings first (each brings its idiom to 3.13's
+#: form, on the decoded names), then 3.13's passes; not ``copied_returns``:
+#: with RETURN_CONST gone, every ``return <constant>`` is what it looks for
+_FROM_314 = ["with_specials", "inlined_builtin_calls", "call_ex_kwargs_slot", "small_ints",
+             "common_constants"]
+PASSES[(3, 14)] = _FROM_314 + [
+    name for name in PASSES[(3, 13)] if name != "copied_returns" for name in (
+        (name, "closing_jumps_back") if name == "backward_conditional_jumps" else (name,))]
+PASSES[(3, 15)] = PASSES[(3, 14)]

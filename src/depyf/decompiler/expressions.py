@@ -322,7 +322,7 @@ def const(value) -> ast.expr:
 @handles("LOAD_CONST")
 def _load_const(m, op):
     value = op.arg
-    if type(value) in _PLAIN_CONSTANTS:
+    if type(value) in _PLAIN_CONSTANTS and not (type(value) is tuple and slice in map(type, value)):
         # (most constants: one test, and push_new inlined)
         node = ast.Constant(value)
         node.lineno = op.line
@@ -333,7 +333,22 @@ def _load_const(m, op):
     elif isinstance(value, dict) and module_globals_expr(value) is not None:
         m.push(module_globals_expr(value), op)     # generated code's globals argument
     else:
-        m.push_new(ast.Constant(value), op)
+        m.push_new(slice_node(value) if type(value) in (slice, tuple) else ast.Constant(value), op)
+
+
+def slice_node(value) -> ast.expr:
+    """3.14+ folds a subscript's constant slice (``x[1:2]``, ``x[:, 0]``) into a
+    ``slice`` constant: written back as the slice it was.
+
+    >>> ast.unparse(ast.Subscript(ast.Name("x"), slice_node((slice(1, None, None), 0))))
+    'x[1:, 0]'
+    """
+    if type(value) is tuple:
+        return ast.Tuple(elts=[slice_node(v) for v in value], ctx=ast.Load())
+    if type(value) is not slice:
+        return ast.Constant(value)
+    return ast.Slice(*(None if part is None else ast.Constant(part)
+                       for part in (value.start, value.stop, value.step)))
 
 
 #: constant types that are never code, nor a module's globals

@@ -123,7 +123,7 @@ CO_ASYNC_GENERATOR = 0x200
 STRUCTURAL_PASSES = frozenset({
     "block_stack_handlers", "exc_info_shuffles", "finally_to_py39", "chained_comparisons",
     "send_loops", "merge_copied_exits", "merge_copied_tails",
-    "backward_conditional_jumps", "doubled_returns",
+    "backward_conditional_jumps", "doubled_returns", "closing_jumps_back",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits",
     # the global AssertionError is not always the builtin one
@@ -155,7 +155,12 @@ SEMANTIC_PASSES = frozenset({
     # change no op, only record layout facts
     "cold_handlers", "dead_ways_out", "else_after_handlers", "jumps_to_line_nops",
     # a value's bool() spelt as two nots; a jump's own truth test dropped
-    "bool_conversions"})
+    "bool_conversions",
+    # 3.14's spellings of 3.13's ops: the same values, stack and calls
+    "small_ints", "common_constants", "call_ex_kwargs_slot", "with_specials",
+    # the check that the name is still the builtin, and the loop run if it is,
+    # compute what the call computes
+    "inlined_builtin_calls"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

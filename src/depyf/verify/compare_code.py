@@ -78,12 +78,23 @@ CO_OPTIMIZED = 0x01
 #: Left out of the instruction list.
 SKIPPED = frozenset(["NOP", "EXTENDED_ARG", "CACHE"])
 
-#: 3.13 superinstructions -> the opnames of their two halves, in execution order.
+#: 3.13 superinstructions -> the opnames of their two halves, in execution order
+#: (3.14's borrowing pair too: see :data:`SAME_AS`).
 FUSED = {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
     "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
 }
+
+#: 3.14+: opnames that count as another. The compiler decides to borrow a
+#: reference after laying the code out (a reference-count optimisation that
+#: depends on what follows a load), so it says nothing of the source.
+SAME_AS = {"LOAD_FAST_BORROW": "LOAD_FAST"}
+
+#: Loads of the value stored to a class body's ``__firstlineno__`` (3.14 writes
+#: a small line number with LOAD_SMALL_INT).
+_FIRSTLINENO_LOADS = frozenset(["LOAD_CONST", "LOAD_SMALL_INT"])
 
 JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
 CONSTS = frozenset(dis.hasconst)
@@ -164,7 +175,7 @@ def _kept(code):
     """
     rows = []
     for ins in dis.get_instructions(code):
-        opname = ins.opname
+        opname = SAME_AS.get(ins.opname, ins.opname)
         if opname in SKIPPED:
             continue
         halves = FUSED.get(opname)
@@ -231,7 +242,7 @@ def canonical_rows(code, class_body=False):
         if target is not None:
             target = _index_of(offsets, target)
         if (class_body and opname == "STORE_NAME" and text == _FIRSTLINENO_STORE
-                and out and out[-1][0] == "LOAD_CONST"):
+                and out and out[-1][0] in _FIRSTLINENO_LOADS):
             # The value is a line number, which the rule ignores.
             out[-1] = ("LOAD_CONST", FIRSTLINENO_PLACEHOLDER, out[-1][2], None)
         out.append((opname, text, handler, target))
@@ -287,6 +298,11 @@ def header(code):
 #: compiler writes one or falls through, so they are edges, not instructions.
 UNCONDITIONAL = frozenset(["JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP_BACKWARD",
                            "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"])
+
+#: 3.14+: marks the path a branch falls into (for the specialising
+#: interpreter's branch counts): part of the edge, which either polarity
+#: of the test lays out on its own side.
+EDGE_MARKERS = frozenset(["NOT_TAKEN"])
 
 #: Instructions after which the next one is never reached from them.
 NO_FALL = frozenset(["RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"])
@@ -358,7 +374,7 @@ def flow_graph(rows):
         end = starts[k + 1] if k + 1 < len(starts) else n
         body = []
         for opname, text, handler, target in rows[start:end]:
-            if target is None:
+            if target is None and opname not in EDGE_MARKERS:
                 body.append((opname + (" " + text if text else ""), handler))
         opname, _text, handler, target = rows[end - 1]
         if target is None:

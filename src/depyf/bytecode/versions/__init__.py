@@ -164,6 +164,18 @@ class VersionTable:
     def name(self) -> str:
         return "%d.%d" % self.version
 
+    def common_constant(self, argval):
+        """The value a decoded ``LOAD_COMMON_CONSTANT`` loads, from its argval
+        (an index on 3.14, the value itself on 3.15, as each version's dis gives it).
+
+        >>> get_table((3, 14)).common_constant(0).__name__
+        'AssertionError'
+        """
+        if self.common_constant_argval == "index" and type(argval) is int \
+                and 0 <= argval < len(self.common_constants):
+            return self.common_constants[argval]
+        return argval
+
     def __repr__(self) -> str:
         return f"<VersionTable {self.name}>"
 

@@ -128,12 +128,14 @@ def _enclosing_withs(ops: List[Op], h: Optional[Handler], withs: Set[Handler],
         chain.append(h)
         t = _index(ops, h.target)
         h = ops[t].handler if t is not None else None
+    # (a with statement is known by its handler's first op: the exception
+    # table may cover its body with several entries, one Handler each)
     for link in reversed(chain):
         mine = set()
         if link in withs:
-            mine.add(link)
+            mine.add(id(link.target))
         if link in cleanups:
-            mine.add(cleanups[link])
+            mine.add(id(cleanups[link].target))
         found = memo[link] = found | mine
     return found
 

@@ -46,7 +46,7 @@ def inlined_builtin_calls(func: Function, table) -> None:
         name = _builtin_name(check.arg, table)
         load = ops[i - 1]
         end = position.get(id(jump.target))
-        if (name is None or load.arg != name or not load.name.startswith("LOAD_")
+        if (name is None or _loaded_name(load) != name
                 or end is None or end <= i or ops[end].name != "PUSH_NULL"
                 or not _closed(ops, i, end, position)):
             i += 1
@@ -54,6 +54,13 @@ def inlined_builtin_calls(func: Function, table) -> None:
         doomed += ops[i:end]
         i = end
     remove_ops(func, doomed)
+
+
+def _loaded_name(op):
+    """The name ``op`` loads last (a fused pair's second), or None."""
+    if op.name.endswith("_LOAD_FAST") or op.name == "LOAD_FAST_BORROW_LOAD_FAST_BORROW":
+        return op.arg[-1] if isinstance(op.arg, tuple) else None
+    return op.arg if op.name.startswith("LOAD_") and op.name != "LOAD_CONST" else None
 
 
 def _builtin_name(arg, table):

@@ -422,6 +422,31 @@ def short_circuit_jumps(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def unthread_short_circuit_pops(func: Function, table: VersionTable) -> None:
+    """3.14+ threads an ``and`` operand's jump past the ``or`` test that follows
+    when it knows that test's outcome: a false ``b`` in ``a or b and c or d``
+    lands on the or's POP_TOP, skipping its test. Send it to the test, as
+    3.12 and 3.13 do, so that each operator's jumps end at its own operand::
+
+        b; COPY 1; POP_JUMP_IF_FALSE X; POP_TOP; c; T: COPY 1; POP_JUMP_IF_TRUE M; X: POP_TOP; d
+        -> b; COPY 1; POP_JUMP_IF_FALSE T; POP_TOP; c; T: ...
+
+    (Before ``short_circuit_jumps`` makes each triple one jump.)
+    """
+    ops = func.ops
+    func.reindex()
+    for i, op in enumerate(ops[:-2]):
+        if op.name != "COPY" or op.arg != 1 or ops[i + 1].name not in POP_JUMPS \
+                or ops[i + 2].name != "POP_TOP":
+            continue
+        x = ops[i + 1].target
+        k = x.index if x is not None else -1
+        if k >= 2 and ops[k] is x and x.name == "POP_TOP" and ops[k - 1].name in POP_JUMPS \
+                and ops[k - 2].name == "COPY" and ops[k - 2].arg == 1 \
+                and ops[k - 1].name != ops[i + 1].name:
+            ops[i + 1].target = ops[k - 2]
+
+
 #: ops that test a value's truth themselves: a conversion to bool before one is theirs
 _TRUTH_USERS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "UNARY_NOT"})
 
@@ -1600,7 +1625,8 @@ PASS_FUNCTIONS.update({
         merge_copied_tails, unthread_with_exits, copied_with_exits, unthread_continues,
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
-        call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back)
+        call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
+        unthread_short_circuit_pops)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1718,9 +1744,11 @@ PASSES = {
 #: 3.14 and 3.15: their new spellings first (each brings its idiom to 3.13's
 #: form, on the decoded names), then 3.13's passes; not ``copied_returns``:
 #: with RETURN_CONST gone, every ``return <constant>`` is what it looks for
-_FROM_314 = ["with_specials", "inlined_builtin_calls", "call_ex_kwargs_slot", "small_ints",
-             "common_constants"]
+_FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
+             "call_ex_kwargs_slot"]
+_AFTER_314 = {"backward_conditional_jumps": ("backward_conditional_jumps", "closing_jumps_back"),
+              "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps")}
 PASSES[(3, 14)] = _FROM_314 + [
-    name for name in PASSES[(3, 13)] if name != "copied_returns" for name in (
-        (name, "closing_jumps_back") if name == "backward_conditional_jumps" else (name,))]
+    name for name in PASSES[(3, 13)] if name != "copied_returns"
+    for name in _AFTER_314.get(name, (name,))]
 PASSES[(3, 15)] = PASSES[(3, 14)]

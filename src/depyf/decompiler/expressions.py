@@ -413,6 +413,13 @@ def _load_super_attr(m, op):
     m.push(ast.Attribute(value=call, attr=op.arg, ctx=ast.Load()), op)
 
 
+@handles("LOAD_COMMON_CONSTANT")
+def _load_common_constant(m, op):
+    # (3.14+: a builtin the normalising passes left, ``NotImplementedError`` in
+    # an ``__annotate__``: loaded as the builtin, whatever the globals hold)
+    m.push(load(op.arg), op)
+
+
 @handles("LOAD_ASSERTION_ERROR")
 def _load_assertion_error(m, op):
     node = load("AssertionError")
@@ -930,6 +937,12 @@ def _make_function(m, op):
     flags = op.arg or 0
     closure = m.pop_value() if flags & 8 else None
     annotations = m.pop_value() if flags & 4 else None
+    if flags & 16:
+        # 3.14+ (PEP 649): the annotations are what an __annotate__ function returns
+        annotate = m.pop()
+        if not isinstance(annotate, FunctionValue):
+            raise DecompileFailure("__annotate__ is not a function made here")
+        annotations = m.ctx.nested(annotate, "annotate")
     kwdefaults = m.pop_value() if flags & 2 else None
     defaults = m.pop_value() if flags & 1 else None
     m.push_new(FunctionValue(code.code, defaults, kwdefaults, annotations, closure), op)

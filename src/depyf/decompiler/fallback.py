@@ -125,7 +125,7 @@ STRUCTURAL_PASSES = frozenset({
     "send_loops", "merge_copied_exits", "merge_copied_tails",
     "backward_conditional_jumps", "doubled_returns", "closing_jumps_back",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
-    "unthread_short_circuits",
+    "unthread_short_circuits", "unthread_short_circuit_pops",
     # the global AssertionError is not always the builtin one
     "assertion_error_loads",
     # 3.10's MATCH_CLASS/MATCH_KEYS in the 3.11 shape (the fallback reads them as they are)

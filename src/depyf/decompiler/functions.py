@@ -156,7 +156,20 @@ class CodeDecompiler:
             return self.generic(value, how[1])
         if how == "alias":
             return self.type_alias(value)
+        if how == "annotate":
+            return self.annotate(value)
         raise DecompileFailure("unknown nested form %r" % (how,))
+
+    def annotate(self, value: FunctionValue) -> ast.Dict:
+        """3.14+ (PEP 649): the annotations dict a function's ``__annotate__``
+        returns, its values as written (read lazily, in that function's scope:
+        ``if format > 2: raise NotImplementedError; return {'x': int}``)."""
+        child = CodeDecompiler(value.code, "function", None, self.class_name, self.forced)
+        stmts = without_format_check(child.statements())
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) \
+                or not isinstance(stmts[0].value, ast.Dict):
+            raise DecompileFailure("__annotate__ does not return its annotations")
+        return stmts[0].value
 
     # -- PEP 695 ----------------------------------------------------------------------------
 
@@ -196,7 +209,7 @@ class CodeDecompiler:
     def lazy_expression(self, value: FunctionValue) -> ast.expr:
         """The expression a lazily evaluated bound, default or alias value returns."""
         child = CodeDecompiler(value.code, "lambda", None, self.class_name, self.forced)
-        return _lambda_body(child.statements())
+        return _lambda_body(without_format_check(child.statements()))
 
     def type_alias(self, value: TypeAliasValue) -> ast.stmt:
         return make(TypeAlias, name=ast.Name(id=value.name, ctx=ast.Store()),
@@ -340,6 +353,24 @@ def _annotation(value: FunctionValue, name: str) -> Optional[ast.expr]:
         if isinstance(key, ast.Constant) and key.value == name:
             return annotation_expr(value.code, val)
     return None
+
+
+def without_format_check(stmts: List[ast.stmt]) -> List[ast.stmt]:
+    """3.14+'s lazily evaluated code (``__annotate__``, a type alias's or a
+    type parameter's value) starts by refusing formats it cannot give
+    (``if format > 2: raise NotImplementedError``): no source wrote that.
+
+    >>> len(without_format_check(ast.parse("if format > 2:\\n    raise NotImplementedError\\nx").body))
+    1
+    """
+    if stmts and isinstance(stmts[0], ast.If) and not stmts[0].orelse \
+            and len(stmts[0].body) == 1 and isinstance(stmts[0].body[0], ast.Raise) \
+            and isinstance(stmts[0].body[0].exc, ast.Name) \
+            and stmts[0].body[0].exc.id == "NotImplementedError" \
+            and isinstance(stmts[0].test, ast.Compare) and isinstance(stmts[0].test.left, ast.Name) \
+            and isinstance(stmts[0].test.ops[0], ast.Gt):
+        return stmts[1:]
+    return stmts
 
 
 def _docstring(code) -> Optional[str]:

@@ -447,6 +447,32 @@ def unthread_short_circuit_pops(func: Function, table: VersionTable) -> None:
             ops[i + 1].target = ops[k - 2]
 
 
+def unfolded_not_jumps(func: Function, table: VersionTable) -> None:
+    """Up to 3.13 the compiler folds ``not`` into an ``is``/``in`` test before a
+    jump (``if not (a in b)`` is ``a not in b``); 3.14 folds it into the jump
+    instead, so a jump on true after such a test is a ``not`` someone wrote.
+    Spell it out, so that the structurer writes it back::
+
+        COMPARE_OP in; POP_JUMP_IF_TRUE L    -> COMPARE_OP in; UNARY_NOT; POP_JUMP_IF_FALSE L
+
+    (The structurer folds the two ``not`` of ``a in b or c`` away again.)
+    """
+    ops = func.ops
+    replacements = {}
+    for i, op in enumerate(ops[:-1]):
+        jump = ops[i + 1]
+        if op.name == "COMPARE_OP" and op.arg in _FOLDING_COMPARES \
+                and jump.name == "POP_JUMP_IF_TRUE":
+            jump.name = "POP_JUMP_IF_FALSE"
+            replacements[id(op)] = [op, Op("UNARY_NOT", None, None, op.line, op.offset, op.handler)]
+    if replacements:
+        replace_ops(func, replacements)
+
+
+#: the comparisons up to 3.13 folds a ``not`` into
+_FOLDING_COMPARES = frozenset({"in", "not in", "is", "is not"})
+
+
 #: ops that test a value's truth themselves: a conversion to bool before one is theirs
 _TRUTH_USERS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "UNARY_NOT"})
 
@@ -1626,7 +1652,7 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
-        unthread_short_circuit_pops)
+        unthread_short_circuit_pops, unfolded_not_jumps)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1747,7 +1773,8 @@ PASSES = {
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
              "call_ex_kwargs_slot"]
 _AFTER_314 = {"backward_conditional_jumps": ("backward_conditional_jumps", "closing_jumps_back"),
-              "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps")}
+              "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),
+              "bool_conversions": ("bool_conversions", "unfolded_not_jumps")}
 PASSES[(3, 14)] = _FROM_314 + [
     name for name in PASSES[(3, 13)] if name != "copied_returns"
     for name in _AFTER_314.get(name, (name,))]

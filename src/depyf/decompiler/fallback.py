@@ -160,7 +160,9 @@ SEMANTIC_PASSES = frozenset({
     "small_ints", "common_constants", "call_ex_kwargs_slot", "with_specials",
     # the check that the name is still the builtin, and the loop run if it is,
     # compute what the call computes
-    "inlined_builtin_calls"})
+    "inlined_builtin_calls",
+    # a comparison's bool negated, and the jump on it inverted
+    "unfolded_not_jumps"})
 
 #: more nodes than this means the shapes do not settle (malformed bytecode)
 NODE_LIMIT = 20000

@@ -32,13 +32,11 @@ def need(version):
 #: the structurer and the fallback both refuse: it raises NotImplementedError
 #: saying so, never runs other code): 3.14 and 3.15 are new, and these are
 #: the constructs their passes do not bring to 3.13's shape yet (a with or try
-#: inside a loop, 3.15's iterator pairs and generator expressions).
+#: inside a loop, mostly).
 STUBBED = {("loops_in_branches.py", "3.14"), ("loops_try.py", "3.14"),
            ("loops_with_handlers.py", "3.14"), ("statements_mix.py", "3.14"),
-           ("fuzz_found.py", "3.15"), ("generators_closures.py", "3.15"),
            ("loops_in_branches.py", "3.15"), ("loops_try.py", "3.15"),
-           ("loops_with_handlers.py", "3.15"), ("match_stmt.py", "3.15"),
-           ("module_tail.py", "3.15"), ("statements_mix.py", "3.15")}
+           ("loops_with_handlers.py", "3.15"), ("statements_mix.py", "3.15")}
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -190,6 +190,30 @@ def code_objects():
         yield code
 
 
+def stack_effects():
+    """Each opcode's dis.stack_effect, (no jump, jump), for the arguments 0-255
+    and a few larger ones (None where dis refuses)."""
+    has_arg = set(getattr(opcode, "hasarg", ())) or set(range(opcode.HAVE_ARGUMENT, 256))
+    specialized = set(specialized_names())
+    out = {}
+    for name, op in sorted(opcode.opmap.items()):
+        if op >= 256 or name in specialized or name.startswith("INSTRUMENTED_"):
+            continue
+        args = list(range(256)) + [256, 257, 512, 769, 1024] if op in has_arg else [None]
+        rows = []
+        for arg in args:
+            try:
+                if arg is None:
+                    rows.append([dis.stack_effect(op, jump=False), dis.stack_effect(op, jump=True)])
+                else:
+                    rows.append([dis.stack_effect(op, arg, jump=False),
+                                 dis.stack_effect(op, arg, jump=True)])
+            except (ValueError, TypeError):
+                rows.append(None)
+        out[name] = rows
+    return out
+
+
 def disassembly():
     rows = []
     for code in code_objects():
@@ -222,6 +246,7 @@ def main():
         "backward_jumps": backward_jumps(),
         "common_constants": common_constants(),
         "special_method_names": list(opt("_special_method_names", [])),
+        "stack_effects": stack_effects(),
         "disassembly": disassembly(),
     }))
 
@@ -434,8 +459,48 @@ def build_table(version, raw):
         table["common_constant_argval"] = raw["common_constants"]["argval"]
     if raw.get("special_method_names"):
         table["special_method_names"] = raw["special_method_names"]
+    table["stack_effects"] = {name: compress_effects(rows)
+                              for name, rows in sorted(raw["stack_effects"].items())}
     table.update(version_facts(version))
     return table
+
+
+#: the larger arguments the probe samples past 0-255
+_LARGE_ARGS = (256, 257, 512, 769, 1024)
+
+
+def compress_effects(rows):
+    """A short description of one opcode's stack effects (see
+    ``depyf.bytecode.versions.VersionTable.stack_effect``), from the probe's rows.
+
+    >>> compress_effects([[1, 1]])
+    {'c': [1, 1]}
+    >>> compress_effects([[1 - a, 1 - a] for a in list(range(256)) + [256, 257, 512, 769, 1024]])
+    {'l': [1, 1, -1, -1]}
+    """
+    if len(rows) == 1:
+        return {"c": rows[0]} if rows[0] is not None else {"x": 1}
+    args = list(range(256)) + list(_LARGE_ARGS)
+    known = [(a, r) for a, r in zip(args, rows) if r is not None]
+    if not known:
+        return {"x": 1}
+    small = [(a, r) for a, r in known if a < 256]
+    if all(r == known[0][1] for _, r in known):
+        return {"c": known[0][1]}
+    if len(small) > 1 and small[0][0] == 0:
+        e0 = small[0][1]
+        d = [small[1][1][k] - e0[k] for k in (0, 1)]
+        if all(r[k] == e0[k] + a * d[k] for a, r in known for k in (0, 1)):
+            return {"l": e0 + d}
+        if all(r[k] == e0[k] + a * d[k] for a, r in small for k in (0, 1)):
+            # linear in the low byte, each higher byte counting once (UNPACK_EX)
+            if all(r[k] == e0[k] + (a & 0xFF) * d[k] + (a >> 8) * d[k] for a, r in known for k in (0, 1)):
+                return {"b": e0 + d}
+    for mask in (1, 3, 7, 15, 31, 63, 127, 255):
+        base = {a: r for a, r in small if a <= mask}
+        if len(base) == mask + 1 and all(base[a & mask] == r for a, r in known):
+            return {"m": mask, "e": [base[a] for a in range(mask + 1)]}
+    return {"t": [r for _, r in small]} if len(small) == 256 else {"x": 1}
 
 
 # ---------------------------------------------------------------------------

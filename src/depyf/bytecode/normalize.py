@@ -40,6 +40,7 @@ from typing import Callable, Dict, List, Optional
 from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .inlined_calls import inlined_builtin_calls
+from .iterator_pairs import iterator_pairs
 from .special_lookups import with_specials
 from .decode import Bytecode, as_record, decode_ops
 from .edits import one_scan, remove_ops, replace_ops, rewrite_each
@@ -1652,7 +1653,7 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
-        unthread_short_circuit_pops, unfolded_not_jumps)
+        unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1710,6 +1711,8 @@ NEEDS: Dict[str, frozenset] = {
     "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
                                              "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
     "with_specials": frozenset({"LOAD_SPECIAL"}),
+    # (and the MAKE_FUNCTION of a generator expression, whose call gets its GET_ITER back)
+    "iterator_pairs": frozenset({"GET_ITER", "SEND", "MAKE_FUNCTION"}),
     "inlined_builtin_calls": frozenset({"LOAD_COMMON_CONSTANT"}),
     "call_ex_kwargs_slot": frozenset({"CALL_FUNCTION_EX"}),
 }
@@ -1778,4 +1781,6 @@ _AFTER_314 = {"backward_conditional_jumps": ("backward_conditional_jumps", "clos
 PASSES[(3, 14)] = _FROM_314 + [
     name for name in PASSES[(3, 13)] if name != "copied_returns"
     for name in _AFTER_314.get(name, (name,))]
-PASSES[(3, 15)] = PASSES[(3, 14)]
+#: 3.15: its iterator pairs made one item first, on the decoded ops (the stack
+#: effects it follows are the decoded names')
+PASSES[(3, 15)] = ["iterator_pairs"] + PASSES[(3, 14)]

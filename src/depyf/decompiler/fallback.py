@@ -158,6 +158,8 @@ SEMANTIC_PASSES = frozenset({
     "bool_conversions",
     # 3.14's spellings of 3.13's ops: the same values, stack and calls
     "small_ints", "common_constants", "call_ex_kwargs_slot", "with_specials",
+    # 3.15's iterator pairs as 3.14's single items (the same values, one slot fewer)
+    "iterator_pairs",
     # the check that the name is still the builtin, and the loop run if it is,
     # compute what the call computes
     "inlined_builtin_calls",

@@ -39,6 +39,12 @@ Table schema (keys of the JSON object):
                        "object" (3.15)
 ``special_method_names``  LOAD_SPECIAL's names (3.14+)
 ``make_function_flags``  names of MAKE_FUNCTION / SET_FUNCTION_ATTRIBUTE bits
+``stack_effects``      ``{name: description}`` of ``dis.stack_effect`` (no jump, jump):
+                       ``{"c": [e, ej]}`` for any argument, ``{"l": [e, ej, d, dj]}``
+                       linear in it, ``{"b": ...}`` linear in its low byte plus one
+                       per higher byte (UNPACK_EX), ``{"m": mask, "e": [[e, ej], ...]}``
+                       by ``arg & mask``, ``{"t": [...]}`` a table for 0-255, ``{"x": 1}``
+                       unknown
 ``compiler_flags``     ``{bit: name}`` for ``co_flags``
 ``localsplus_kinds``   ``{name: bit}`` for 3.11+ ``co_localspluskinds``
 ``hasarg_threshold``   ``opcode.HAVE_ARGUMENT``; informational: 3.13 numbers ops by
@@ -139,6 +145,7 @@ class VersionTable:
         self.common_constants: list = [_common_constant(v) for v in data.get("common_constants", [])]
         self.common_constant_argval: str = data.get("common_constant_argval", "index")
         self.special_method_names: List[str] = list(data.get("special_method_names", []))
+        self.stack_effects: Dict[str, dict] = data.get("stack_effects", {})
         self.make_function_flags: List[str] = list(data["make_function_flags"])
         self.compiler_flags: Dict[int, str] = {int(k): v for k, v in data["compiler_flags"].items()}
         self.localsplus_kinds: Dict[str, int] = dict(data.get("localsplus_kinds", {}))
@@ -163,6 +170,34 @@ class VersionTable:
     @property
     def name(self) -> str:
         return "%d.%d" % self.version
+
+    def stack_effect(self, name: str, arg: Optional[int], jump: bool = False) -> Optional[int]:
+        """What ``name`` with raw argument ``arg`` does to the stack depth, as
+        this version's ``dis.stack_effect`` says (``jump``: on its jump), or None
+        where it is not known.
+
+        >>> get_table((3, 13)).stack_effect("BUILD_TUPLE", 3)
+        -2
+        >>> get_table((3, 13)).stack_effect("LOAD_GLOBAL", 5)
+        2
+        """
+        desc = self.stack_effects.get(name)
+        if desc is None:
+            return None
+        k = 1 if jump else 0
+        if "c" in desc:
+            return desc["c"][k]
+        if arg is None:
+            return None
+        if "l" in desc:
+            return desc["l"][k] + arg * desc["l"][2 + k]
+        if "b" in desc:
+            return desc["b"][k] + ((arg & 0xFF) + (arg >> 8)) * desc["b"][2 + k]
+        if "m" in desc:
+            return desc["e"][arg & desc["m"]][k]
+        if "t" in desc and 0 <= arg < len(desc["t"]):
+            return desc["t"][arg][k]
+        return None
 
     def common_constant(self, argval):
         """The value a decoded ``LOAD_COMMON_CONSTANT`` loads, from its argval

@@ -213,7 +213,10 @@ def _step(op: Op, ops: List[Op], i: int, state: list, table, first: bool,
 
 
 def _beside_receiver(ops: List[Op], i: int) -> bool:
-    """``PUSH_NULL; <None>; SEND``: the NULL a receiver's pair takes."""
+    """``PUSH_NULL; <None>; SEND``: the NULL a receiver's pair takes; also
+    ``PUSH_NULL; FOR_ITER`` (a generator's, in 3.15's inlined ``all(genexpr)``)."""
+    if i + 1 < len(ops) and ops[i + 1].name == "FOR_ITER":
+        return True
     return i + 2 < len(ops) and ops[i + 2].name == "SEND" \
         and ops[i + 1].name in ("LOAD_CONST", "LOAD_COMMON_CONSTANT") and ops[i + 1].arg is None
 

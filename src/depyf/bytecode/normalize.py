@@ -474,6 +474,37 @@ def unfolded_not_jumps(func: Function, table: VersionTable) -> None:
 _FOLDING_COMPARES = frozenset({"in", "not in", "is", "is not"})
 
 
+def annotation_marks(func: Function, table: VersionTable) -> None:
+    """3.14+ (PEP 649) records which module- or class-level annotations ran (an
+    annotation inside an ``if`` may not), in a set the ``__annotate__``
+    function reads; each ``x: int = v`` leaves a mark after its store. One op
+    says so, for the structurer to put the annotation there::
+
+        BUILD_SET 0; STORE_NAME __conditional_annotations__       -> (nothing)
+        LOAD_NAME __conditional_annotations__; LOAD_CONST 2; SET_ADD 1; POP_TOP
+                                                                   -> ANNOTATION_MARK 2
+    """
+    ops = func.ops
+    doomed = []
+    for i, op in enumerate(ops):
+        if op.arg != _CONDITIONAL or i + 1 >= len(ops):
+            continue
+        if op.name in _NAME_STORES and i and ops[i - 1].name == "BUILD_SET" and ops[i - 1].arg == 0:
+            doomed += [ops[i - 1], op]
+        elif op.name in _NAME_LOADS and i + 3 < len(ops) and ops[i + 1].name == "LOAD_CONST" \
+                and type(ops[i + 1].arg) is int and ops[i + 2].name == "SET_ADD" \
+                and ops[i + 2].arg == 1 and ops[i + 3].name == "POP_TOP":
+            op.name, op.arg = "ANNOTATION_MARK", ops[i + 1].arg
+            doomed += ops[i + 1:i + 4]
+    remove_ops(func, doomed)
+
+
+_CONDITIONAL = "__conditional_annotations__"
+_NAME_STORES = frozenset({"STORE_NAME", "STORE_DEREF", "STORE_GLOBAL", "STORE_FAST"})
+_NAME_LOADS = frozenset({"LOAD_NAME", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_FAST",
+                         "LOAD_FAST_BORROW", "LOAD_FROM_DICT_OR_DEREF"})
+
+
 #: ops that test a value's truth themselves: a conversion to bool before one is theirs
 _TRUTH_USERS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "UNARY_NOT"})
 
@@ -1653,7 +1684,7 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
-        unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs)
+        unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1711,6 +1742,7 @@ NEEDS: Dict[str, frozenset] = {
     "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
                                              "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
     "with_specials": frozenset({"LOAD_SPECIAL"}),
+    "annotation_marks": frozenset({"BUILD_SET"}),
     # (and the MAKE_FUNCTION of a generator expression, whose call gets its GET_ITER back)
     "iterator_pairs": frozenset({"GET_ITER", "SEND", "MAKE_FUNCTION"}),
     "inlined_builtin_calls": frozenset({"LOAD_COMMON_CONSTANT"}),
@@ -1774,7 +1806,7 @@ PASSES = {
 #: form, on the decoded names), then 3.13's passes; not ``copied_returns``:
 #: with RETURN_CONST gone, every ``return <constant>`` is what it looks for
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
-             "call_ex_kwargs_slot"]
+             "call_ex_kwargs_slot", "annotation_marks"]
 _AFTER_314 = {"backward_conditional_jumps": ("backward_conditional_jumps", "closing_jumps_back"),
               "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),
               "bool_conversions": ("bool_conversions", "unfolded_not_jumps")}

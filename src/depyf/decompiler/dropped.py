@@ -33,7 +33,9 @@ _NAMED = frozenset({
 _COMPILER_NAMES = frozenset({
     "__module__", "__qualname__", "__firstlineno__", "__type_params__",
     "__static_attributes__", "__classcell__", "__classdictcell__", "__classdict__",
-    "__doc__", "__annotations__", "__name__", "__class__", "AssertionError"})
+    "__doc__", "__annotations__", "__name__", "__class__", "AssertionError",
+    # 3.14+ (PEP 649): the deferred annotations' function and which have run
+    "__annotate__", "__annotate_func__", "__conditional_annotations__"})
 
 
 def check_names_kept(code, ops, reached, stmts, hidden=()) -> None:

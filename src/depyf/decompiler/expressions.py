@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional
 
+from .deferred_annotations import AnnotationMark, DeferredAnnotations
 from .values import (AST_KINDS, DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated,
                      Entered, ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue,
                      InPlace, Iterator, Null, PendingNamed, Placeholder, SavedLocal,
@@ -1141,10 +1142,23 @@ def _store_ctx(node):
 
 @handles("STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF")
 def _store_name(m, op):
+    if op.arg in _ANNOTATE_NAMES and m.ctx.kind in ("module", "class") and m.stack \
+            and isinstance(m.stack[-1], FunctionValue) and m.stack[-1].code.name == "__annotate__":
+        m.emit(DeferredAnnotations(m.pop()), op)     # (3.14+: see deferred_annotations)
+        return
     if m.stack and type(m.stack[-1]) is ForTarget and m.stack[-1].target is None:
         m.pop().target = ast.Name(op.arg, _STORE)
         return
     store(m, ast.Name(op.arg, _STORE), op)
+
+
+#: where a 3.14+ module (``__annotate__``) or class body keeps its annotations' function
+_ANNOTATE_NAMES = frozenset({"__annotate__", "__annotate_func__"})
+
+
+@handles("ANNOTATION_MARK")
+def _annotation_mark(m, op):
+    m.emit(AnnotationMark(op.arg), op)
 
 
 @handles("STORE_ATTR")

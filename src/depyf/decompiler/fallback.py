@@ -132,6 +132,8 @@ STRUCTURAL_PASSES = frozenset({
     "match_results",
     # an async for header folded into one op with no handler
     "async_for_loops",
+    # the set of annotations run is filled at run time: the fallback keeps it
+    "annotation_marks",
     # reads the handler form that block_stack_handlers makes
     "unthread_with_exits", "copied_with_exits",
     # blocks moved or merged for the structurer (same meaning, other layout)

@@ -20,6 +20,7 @@ from .structure.clauses import else_before_dead_tail
 from .objects import unbound_cells
 from .closing_returns import without_returns
 from .dropped import check_names_kept
+from .deferred_annotations import annotate_entries, fold_deferred_annotations
 from .astcompat import ParamSpec, TypeAlias, TypeVar, TypeVarTuple, make, with_type_params
 from .values import ClassValue, FunctionValue, TypeAliasValue, TypeParamValue
 
@@ -76,6 +77,8 @@ class CodeDecompiler:
                 raise Refused(self.forced[self.code])
             walker = Walker(func, ctx)
             stmts = walker.body()
+            if self.kind in ("module", "class"):
+                stmts = fold_deferred_annotations(stmts, self.annotate_entries)
             if walker.dead_return_tail():
                 stmts = else_before_dead_tail(stmts)
             # (straight-line code has nothing to lose; a generic's statement
@@ -159,6 +162,12 @@ class CodeDecompiler:
         if how == "annotate":
             return self.annotate(value)
         raise DecompileFailure("unknown nested form %r" % (how,))
+
+    def annotate_entries(self, value: FunctionValue):
+        """A body's ``__annotate__`` function's annotations (see
+        :mod:`.deferred_annotations`)."""
+        child = CodeDecompiler(value.code, "function", None, self.class_name, self.forced)
+        return annotate_entries(without_format_check(child.statements()))
 
     def annotate(self, value: FunctionValue) -> ast.Dict:
         """3.14+ (PEP 649): the annotations dict a function's ``__annotate__``

@@ -40,6 +40,8 @@ __all__ = [
     "ParamSpec",
     "TypeVarTuple",
     "TryStar",
+    "TemplateStr",
+    "Interpolation",
     "type_param",
     "with_type_params",
     "make",
@@ -107,6 +109,22 @@ else:
         """``try: ... except* E: ...`` (``ast.TryStar`` from 3.11)."""
 
         _fields = ("body", "handlers", "orelse", "finalbody")
+
+
+if _native("TemplateStr") is not None:
+    TemplateStr, Interpolation = ast.TemplateStr, ast.Interpolation
+else:
+    class TemplateStr(ast.expr):
+        """``t"..."`` (``ast.TemplateStr`` from 3.14): literal strings and
+        :class:`Interpolation` in ``values``."""
+
+        _fields = ("values",)
+
+    class Interpolation(ast.expr):
+        """A t-string's ``{value!conversion:format_spec}`` (``ast.Interpolation``
+        from 3.14); ``str`` is the expression's source text."""
+
+        _fields = ("value", "str", "conversion", "format_spec")
 
 
 def with_type_params(node: ast.AST, params: Iterable[ast.AST]) -> ast.AST:

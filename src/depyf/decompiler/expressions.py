@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional
 
+from .astcompat import Interpolation, TemplateStr
 from .deferred_annotations import AnnotationMark, DeferredAnnotations
 from .values import (AST_KINDS, DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated,
                      Entered, ExcInfo, FunctionValue, GenericBase, ImportFromValue, ImportValue,
@@ -1154,6 +1155,42 @@ def _store_name(m, op):
 
 #: where a 3.14+ module (``__annotate__``) or class body keeps its annotations' function
 _ANNOTATE_NAMES = frozenset({"__annotate__", "__annotate_func__"})
+
+
+@handles("BUILD_INTERPOLATION")
+def _build_interpolation(m, op):
+    # (3.14+, PEP 750) the argument: a format spec (bit 0), the conversion (bits 2-3)
+    flags = op.arg or 0
+    spec = m.pop_value() if flags & 1 else None
+    text = m.pop_value()
+    value = m.pop_value()
+    if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+        raise DecompileFailure("an interpolation without its expression's text")
+    conversion = (-1, ord("s"), ord("r"), ord("a"))[(flags >> 2) & 3]
+    if spec is not None and not isinstance(spec, ast.JoinedStr):
+        spec = ast.JoinedStr(values=[spec])
+    m.push_new(Interpolation(value=value, str=text.value, conversion=conversion,
+                             format_spec=spec), op)
+
+
+@handles("BUILD_TEMPLATE")
+def _build_template(m, op):
+    interpolations = m.pop_value()
+    strings = m.pop_value()
+    if isinstance(interpolations, ast.Constant) and interpolations.value == ():
+        interpolations = ast.Tuple(elts=[], ctx=ast.Load())
+    if not (isinstance(strings, ast.Constant) and isinstance(strings.value, tuple)
+            and isinstance(interpolations, ast.Tuple)
+            and len(strings.value) == len(interpolations.elts) + 1
+            and all(isinstance(i, Interpolation) for i in interpolations.elts)):
+        raise DecompileFailure("BUILD_TEMPLATE without its strings and interpolations")
+    values = []
+    for k, text in enumerate(strings.value):
+        if text:
+            values.append(ast.Constant(text))
+        if k < len(interpolations.elts):
+            values.append(interpolations.elts[k])
+    m.push_new(TemplateStr(values=values), op)
 
 
 @handles("ANNOTATION_MARK")

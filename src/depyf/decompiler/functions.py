@@ -12,6 +12,7 @@ from typing import List, Optional
 
 from ..bytecode.code import parameters
 from ..bytecode.normalize import normalize
+from ..bytecode.versions import get_table
 from .expressions import Context, annotation_expr
 from .failure import DecompileFailure
 from .structure.walker import Walker
@@ -383,9 +384,13 @@ def without_format_check(stmts: List[ast.stmt]) -> List[ast.stmt]:
 
 
 def _docstring(code) -> Optional[str]:
-    if code.consts and isinstance(code.consts[0], str):
-        return code.consts[0]
-    return None
+    """The docstring: the first constant if a string; from 3.14, which has a
+    flag for it, only where the flag says so (a t-string's strings come first
+    otherwise)."""
+    if not (code.consts and isinstance(code.consts[0], str)):
+        return None
+    bit = get_table(code.version).flag_bit("HAS_DOCSTRING")
+    return code.consts[0] if bit is None or code.flags & bit else None
 
 
 def _drop_implicit_return(stmts, top=True):

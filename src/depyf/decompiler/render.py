@@ -42,7 +42,7 @@ import struct
 import unicodedata
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from .astcompat import fill_missing
+from .astcompat import Interpolation, fill_missing
 
 __all__ = ["render", "LAYOUTS", "DEFAULT_TARGET"]
 
@@ -175,6 +175,18 @@ def _pick_quote(value) -> str:
     if isinstance(value, bytes):
         return '"' if b"'" in value and b'"' not in value else "'"
     return '"' if "'" in value and '"' not in value else "'"
+
+
+def _same_expression(a: str, b: str) -> bool:
+    """Whether two expression texts parse to the same tree.
+
+    >>> _same_expression("x+1", "x + 1"), _same_expression("x", "y")
+    (True, False)
+    """
+    try:
+        return ast.dump(ast.parse(a.strip(), mode="eval")) == ast.dump(ast.parse(b.strip(), mode="eval"))
+    except SyntaxError:
+        return False
 
 
 def _std_literal(value, prefix: str = "") -> str:
@@ -328,6 +340,7 @@ class _Renderer:
         self._nobreak = 0             # > 0: no line breaks (inside f-strings)
         self._fresh = False           # just broke a line inside an expression
         self._fq: Tuple[str, ...] = ()  # quotes of enclosing pre-3.12-style f-strings
+        self._fprefix = "f"             # "t" while a t-string (3.14+) is written
         self._join = None             # (block, line) where a simple statement ended
         self._inline = 0              # 0 off, 1 first statement, 2 later ones
         #: [body, index of the statement being written, the enclosing body's list]
@@ -1039,6 +1052,14 @@ class _Renderer:
     def x_FormattedValue(self, node, ctx) -> None:
         self._w(self._fstring([node]))
 
+    def x_TemplateStr(self, node, ctx) -> None:
+        # (a t-string, PEP 750: written as an f-string is, with its own prefix)
+        saved, self._fprefix = self._fprefix, "t"
+        try:
+            self._w(self._fstring(list(node.values)))
+        finally:
+            self._fprefix = saved
+
     @staticmethod
     def _quote_order(values) -> Tuple[str, ...]:
         text = "".join(v.value for v in values
@@ -1077,7 +1098,10 @@ class _Renderer:
                 run.append(value.value)
                 continue
             if run:
-                pieces.append(_std_literal("".join(run)))
+                text = "".join(run)
+                # (a t-string's pieces are t-strings: a plain literal cannot join one)
+                pieces.append(_std_literal(text) if self._fprefix == "f" else
+                              self._fstring_as([ast.Constant(text)], _QUOTES[0], (_QUOTES[0],)))
                 run = []
             if value is None:
                 break
@@ -1091,13 +1115,13 @@ class _Renderer:
                 if not best_effort:
                     return None
                 pieces.append(self._fstring_as([value], "'", None))  # 3.12+ only
-        return " ".join(pieces) if pieces else "f''"
+        return " ".join(pieces) if pieces else self._fprefix + "''"
 
     def _fstring_as(self, values, quote: str, inner: Optional[Tuple[str, ...]]) -> str:
         """The f-string with delimiters ``quote``; ``inner`` is the quote stack
         its replacement fields live in (None: 3.12 rules, no restrictions)."""
         parts = [self._fstring_part(v, quote, inner) for v in values]
-        return "f" + quote + "".join(parts) + quote
+        return self._fprefix + quote + "".join(parts) + quote
 
     def _fstring_part(self, value, quote, inner) -> str:
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
@@ -1109,7 +1133,7 @@ class _Renderer:
                 if body is None:
                     raise _Impossible()
             return body.replace("{", "{{").replace("}", "}}")
-        if isinstance(value, ast.FormattedValue):
+        if isinstance(value, (ast.FormattedValue, Interpolation)):
             return self._replacement_field(value, quote, inner)
         if isinstance(value, ast.JoinedStr):
             return "".join(self._fstring_part(v, quote, inner) for v in value.values)
@@ -1122,6 +1146,11 @@ class _Renderer:
             text = self._capture(lambda: self._expr(node.value, OR))
         finally:
             self._fq = saved
+        source = getattr(node, "str", None)
+        if source is not None and source != text and _same_expression(source, text):
+            # A t-string keeps its expressions' text: the one written, where ours
+            # reads the same.
+            text = source
         if inner is not None:
             if "\\" in text:
                 raise _Impossible()

@@ -171,6 +171,14 @@ class VersionTable:
     def name(self) -> str:
         return "%d.%d" % self.version
 
+    def flag_bit(self, name: str) -> Optional[int]:
+        """The ``co_flags`` bit this version calls ``name``, or None if it has none.
+
+        >>> get_table((3, 14)).flag_bit("HAS_DOCSTRING"), get_table((3, 13)).flag_bit("HAS_DOCSTRING")
+        (67108864, None)
+        """
+        return next((bit for bit, flag in self.compiler_flags.items() if flag == name), None)
+
     def stack_effect(self, name: str, arg: Optional[int], jump: bool = False) -> Optional[int]:
         """What ``name`` with raw argument ``arg`` does to the stack depth, as
         this version's ``dis.stack_effect`` says (``jump``: on its jump), or None

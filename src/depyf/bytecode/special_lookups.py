@@ -156,15 +156,18 @@ def _exit_calls(ops: List[Op], withs: Set[Handler], doomed: List[Op]) -> None:
         # (a return value is moved below the exit's pair first, outside the body)
         start = i - 2 if i >= 2 and ops[i - 1].name == "SWAP" and ops[i - 1].arg == 2 \
             and ops[i - 2].name == "SWAP" and ops[i - 2].arg == 3 else i
-        preds = list(into.get(id(ops[start]), ()))
+        swaps = start
+        while start and ops[start - 1].name == "NOP":
+            start -= 1      # (a line's NOP before it, what the body's jumps may aim at)
+        preds = [p for k in range(start, i + 1) for p in into.get(id(ops[k]), ())]
         if start and ops[start - 1].name not in NO_FALLTHROUGH and not _is_jump(ops[start - 1]):
             preds.append(ops[start - 1])
         here = _enclosing_withs(ops, ops[i].handler, withs, cleanups, memo)
         if not any(_enclosing_withs(ops, p.handler, withs, cleanups, memo) - here for p in preds):
             continue        # a call of some function with three Nones
         ops[i + 3].arg = 2
-        if start != i:
-            doomed.append(ops[start])
+        if swaps != i:
+            doomed.append(ops[swaps])
 
 
 def _is_exit_call(ops: List[Op], i: int) -> bool:

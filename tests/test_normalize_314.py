@@ -1,0 +1,237 @@
+"""The passes that bring 3.14's and 3.15's spellings into the IR, each on
+small hand-built op lists: what each rewrites, and what it must leave alone."""
+import ast
+
+import pytest
+
+from depyf.bytecode.inlined_calls import inlined_builtin_calls
+from depyf.bytecode.ir import Function, Handler, Op
+from depyf.bytecode.iterator_pairs import iterator_pairs
+from depyf.bytecode.normalize import (annotation_marks, closing_jumps_back, unfolded_not_jumps,
+                                      unthread_short_circuit_pops)
+from depyf.bytecode.special_lookups import with_specials
+from depyf.bytecode.versions import get_table
+from depyf.decompiler.deferred_annotations import (AnnotationMark, DeferredAnnotations,
+                                                   fold_deferred_annotations)
+from depyf.decompiler.failure import DecompileFailure
+
+T314, T315 = get_table((3, 14)), get_table((3, 15))
+
+
+def names(func):
+    return [op.name for op in func.ops]
+
+
+def prologue():
+    return [Op("LOAD_FAST", "cm"), Op("COPY", 1), Op("LOAD_SPECIAL", 1), Op("SWAP", 2),
+            Op("SWAP", 3), Op("LOAD_SPECIAL", 0), Op("CALL", 0)]
+
+
+def nones_call():
+    return [Op("LOAD_CONST", None) for _ in range(3)] + [Op("CALL", 3), Op("POP_TOP")]
+
+
+def with_handler():
+    return [Op("PUSH_EXC_INFO"), Op("WITH_EXCEPT_START"), Op("POP_EXCEPT"), Op("POP_TOP"),
+            Op("POP_TOP"), Op("POP_TOP"), Op("RETURN_VALUE")]
+
+
+# -- with statements ------------------------------------------------------------------
+
+def test_a_call_with_three_nones_in_the_body_is_not_an_exit():
+    handler = with_handler()
+    w = Handler(handler[0], 2, True)
+    body = [Op("LOAD_GLOBAL", "f"), Op("PUSH_NULL")] + nones_call()
+    for op in [Op("POP_TOP")] + body:
+        op.handler = w
+    ops = prologue() + [Op("POP_TOP", handler=w)] + body + nones_call() + handler
+    func = Function(None, ops)
+    with_specials(func, T314)
+    calls = [op.arg for op in func.ops if op.name == "CALL"]
+    assert calls == [3, 2]       # the user's call keeps its three arguments; the exit has two
+    assert w.depth == 1
+
+
+def test_handlers_inside_two_withs_lose_two_items():
+    outer_h, inner_h = with_handler(), with_handler()
+    w1 = Handler(outer_h[0], 2, True)
+    w2 = Handler(inner_h[0], 4, True)
+    inner_body = [Op("LOAD_GLOBAL", "g", handler=w2), Op("POP_TOP", handler=w2)]
+    ops = prologue() + [Op("POP_TOP", handler=w1)] + [
+        Op("LOAD_FAST", "cm2", handler=w1), Op("COPY", 1, handler=w1),
+        Op("LOAD_SPECIAL", 1, handler=w1), Op("SWAP", 2, handler=w1), Op("SWAP", 3, handler=w1),
+        Op("LOAD_SPECIAL", 0, handler=w1), Op("CALL", 0, handler=w1),
+        Op("POP_TOP", handler=w2)] + inner_body + nones_call() + nones_call() + inner_h + outer_h
+    # the inner handler's own code is covered by its clean-up, whose code runs
+    # inside the outer with
+    cleanup = [Op("COPY", 3, handler=w1), Op("POP_EXCEPT", handler=w1), Op("RERAISE", 1, handler=w1)]
+    c2 = Handler(cleanup[0], 6, True)
+    for op in inner_h:
+        op.handler = c2
+    func = Function(None, ops + cleanup)
+    with_specials(func, T314)
+    assert names(func).count("BEFORE_WITH") == 2
+    assert (w1.depth, w2.depth, c2.depth) == (1, 2, 4)
+
+
+# -- inlined builtin calls ------------------------------------------------------------
+
+def inlined(jump_in=False):
+    call = [Op("PUSH_NULL"), Op("LOAD_FAST", "g"), Op("CALL", 1), Op("RETURN_VALUE")]
+    fast = [Op("POP_TOP"), Op("LOAD_CONST", True), Op("RETURN_VALUE")]
+    ops = [Op("LOAD_GLOBAL", "all"), Op("COPY", 1), Op("LOAD_COMMON_CONSTANT", "all"),
+           Op("IS_OP", 0), Op("POP_JUMP_IF_FALSE", target=call[0])] + fast + call
+    if jump_in:
+        ops.append(Op("JUMP", target=fast[1]))
+    return Function(None, ops)
+
+
+def test_the_fast_path_goes():
+    func = inlined()
+    inlined_builtin_calls(func, T314)
+    assert names(func) == ["LOAD_GLOBAL", "PUSH_NULL", "LOAD_FAST", "CALL", "RETURN_VALUE"]
+
+
+def test_a_fast_path_something_else_jumps_into_stays():
+    func = inlined(jump_in=True)
+    before = names(func)
+    inlined_builtin_calls(func, T314)
+    assert names(func) == before
+
+
+def test_a_check_against_another_name_stays():
+    func = inlined()
+    func.ops[0].arg = "any"          # loads any, checks against all: not the idiom
+    before = names(func)
+    inlined_builtin_calls(func, T314)
+    assert names(func) == before
+
+
+# -- loops ----------------------------------------------------------------------------
+
+def test_the_closing_jump_comes_back_where_the_body_ends():
+    head = Op("LOAD_GLOBAL", "a")
+    ops = [head, Op("POP_TOP"), Op("LOAD_FAST", "x"), Op("POP_JUMP_IF_FALSE", target=head),
+           Op("LOAD_GLOBAL", "E"), Op("RAISE_VARARGS", 1)]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert names(func) == ["LOAD_GLOBAL", "POP_TOP", "LOAD_FAST", "POP_JUMP_IF_FALSE",
+                           "LOAD_GLOBAL", "RAISE_VARARGS", "JUMP"]
+    assert func.ops[3].target is func.ops[6] and func.ops[6].target is head
+
+
+def test_a_continue_statement_is_left_alone():
+    head = Op("LOAD_GLOBAL", "a")
+    test = Op("POP_JUMP_IF_FALSE", target=head)
+    ops = [head, Op("POP_TOP"), Op("LOAD_FAST", "x"), test, Op("LOAD_GLOBAL", "E"),
+           Op("RAISE_VARARGS", 1)]
+    func = Function(None, ops)
+    func.jump_statements.add(id(test))
+    closing_jumps_back(func, T314)
+    assert "JUMP" not in names(func)
+
+
+def test_no_end_where_other_code_jumps_in():
+    head = Op("LOAD_GLOBAL", "a")
+    shared = Op("LOAD_GLOBAL", "E")
+    ops = [head, Op("POP_JUMP_IF_TRUE", target=shared), Op("LOAD_FAST", "x"),
+           Op("POP_JUMP_IF_FALSE", target=head), shared, Op("RAISE_VARARGS", 1)]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert "JUMP" not in names(func)
+
+
+# -- short circuits and nots ----------------------------------------------------------
+
+def test_an_and_jump_past_the_or_test_goes_to_the_test():
+    d = Op("LOAD_FAST", "d")
+    or_pop = Op("POP_TOP")
+    or_copy = Op("COPY", 1)
+    ops = [Op("LOAD_FAST", "b"), Op("COPY", 1), Op("POP_JUMP_IF_FALSE", target=or_pop),
+           Op("POP_TOP"), Op("LOAD_FAST", "c"), or_copy, Op("POP_JUMP_IF_TRUE"), or_pop, d,
+           Op("RETURN_VALUE")]
+    ops[6].target = ops[9]
+    func = Function(None, ops)
+    unthread_short_circuit_pops(func, T314)
+    assert func.ops[2].target is or_copy
+
+
+def test_a_not_on_a_membership_test_is_spelt_out():
+    ops = [Op("LOAD_FAST", "x"), Op("LOAD_FAST", "y"), Op("COMPARE_OP", "in"),
+           Op("POP_JUMP_IF_TRUE"), Op("RETURN_VALUE")]
+    ops[3].target = ops[4]
+    func = Function(None, ops)
+    unfolded_not_jumps(func, T314)
+    assert names(func)[2:4] == ["COMPARE_OP", "UNARY_NOT"] and func.ops[4].name == "POP_JUMP_IF_FALSE"
+
+
+def test_a_not_on_an_equality_test_is_left_to_the_jump():
+    ops = [Op("LOAD_FAST", "x"), Op("LOAD_FAST", "y"), Op("COMPARE_OP", "=="),
+           Op("POP_JUMP_IF_TRUE"), Op("RETURN_VALUE")]
+    ops[3].target = ops[4]
+    func = Function(None, ops)
+    unfolded_not_jumps(func, T314)
+    assert "UNARY_NOT" not in names(func)
+
+
+# -- 3.15's iterator pairs ------------------------------------------------------------
+
+def test_a_comprehension_append_counts_without_the_pair():
+    end = Op("END_FOR")
+    ops = [Op("BUILD_LIST", 0, extra=0), Op("LOAD_FAST", "a", extra=0), Op("GET_ITER", 0, extra=0),
+           Op("FOR_ITER", target=end, extra=0), Op("LIST_APPEND", 3, extra=3),
+           Op("JUMP_BACKWARD", extra=0), end, Op("POP_ITER"), Op("RETURN_VALUE")]
+    ops[5].target = ops[3]
+    func = Function(None, ops)
+    iterator_pairs(func, T315)
+    assert [op.arg for op in func.ops if op.name == "LIST_APPEND"] == [2]
+
+
+def test_an_awaits_null_goes():
+    ops = [Op("LOAD_FAST", "x", extra=0), Op("GET_AWAITABLE", 0, extra=0), Op("PUSH_NULL"),
+           Op("LOAD_CONST", None, extra=0), Op("SEND", extra=4), Op("END_SEND"),
+           Op("RETURN_VALUE")]
+    ops[4].target = ops[5]
+    func = Function(None, ops)
+    iterator_pairs(func, T315)
+    assert names(func) == ["LOAD_FAST", "GET_AWAITABLE", "LOAD_CONST", "SEND", "END_SEND",
+                           "RETURN_VALUE"]
+
+
+def test_paths_that_disagree_leave_the_code_alone():
+    join = Op("RETURN_VALUE")
+    ops = [Op("LOAD_FAST", "a", extra=0), Op("POP_JUMP_IF_FALSE", target=join, extra=0),
+           Op("LOAD_FAST", "b", extra=0), Op("LOAD_FAST", "c", extra=0), join]
+    func = Function(None, ops)
+    before = [(op.name, op.arg) for op in func.ops]
+    iterator_pairs(func, T315)
+    assert [(op.name, op.arg) for op in func.ops] == before
+
+
+# -- deferred annotations -------------------------------------------------------------
+
+def test_annotation_marks():
+    ops = [Op("BUILD_SET", 0), Op("STORE_NAME", "__conditional_annotations__"),
+           Op("LOAD_CONST", 1), Op("STORE_NAME", "x"),
+           Op("LOAD_NAME", "__conditional_annotations__"), Op("LOAD_CONST", 0),
+           Op("SET_ADD", 1), Op("POP_TOP"), Op("RETURN_VALUE")]
+    func = Function(None, ops)
+    annotation_marks(func, T314)
+    assert [(op.name, op.arg) for op in func.ops] == [
+        ("LOAD_CONST", 1), ("STORE_NAME", "x"), ("ANNOTATION_MARK", 0), ("RETURN_VALUE", None)]
+
+
+def test_a_mark_without_its_function_is_refused():
+    with pytest.raises(DecompileFailure, match="annotation marks without"):
+        fold_deferred_annotations([AnnotationMark(0)], lambda value: [])
+
+
+def test_an_unmarked_annotation_goes_on_its_line():
+    stored = ast.Assign([ast.Name("a", ast.Store())], ast.Constant(3))
+    stored.lineno = 5
+    later = ast.Pass()
+    later.lineno = 9
+    body = [stored, later, DeferredAnnotations(None)]
+    entries = [(None, "a", ast.Name("int"), 5), (None, "b", ast.Name("str"), 7)]
+    out = fold_deferred_annotations(body, lambda value: entries)
+    assert ast.unparse(ast.Module(out, [])).splitlines() == ["a: int = 3", "b: str", "pass"]

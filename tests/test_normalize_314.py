@@ -131,11 +131,12 @@ def test_a_continue_statement_is_left_alone():
     assert "JUMP" not in names(func)
 
 
-def test_no_end_where_other_code_jumps_in():
+def test_no_end_where_code_before_the_loop_jumps_in():
     head = Op("LOAD_GLOBAL", "a")
     shared = Op("LOAD_GLOBAL", "E")
-    ops = [head, Op("POP_JUMP_IF_TRUE", target=shared), Op("LOAD_FAST", "x"),
-           Op("POP_JUMP_IF_FALSE", target=head), shared, Op("RAISE_VARARGS", 1)]
+    ops = [Op("LOAD_FAST", "c"), Op("POP_JUMP_IF_TRUE", target=shared), head, Op("POP_TOP"),
+           Op("LOAD_FAST", "x"), Op("POP_JUMP_IF_FALSE", target=head), shared,
+           Op("RAISE_VARARGS", 1)]
     func = Function(None, ops)
     closing_jumps_back(func, T314)
     assert "JUMP" not in names(func)
@@ -235,3 +236,32 @@ def test_an_unmarked_annotation_goes_on_its_line():
     entries = [(None, "a", ast.Name("int"), 5), (None, "b", ast.Name("str"), 7)]
     out = fold_deferred_annotations(body, lambda value: entries)
     assert ast.unparse(ast.Module(out, [])).splitlines() == ["a: int = 3", "b: str", "pass"]
+
+
+def test_an_if_break_ending_the_body_gets_its_jumps_back():
+    head = Op("LOAD_FAST", "s", line=4)
+    exit_ = Op("LOAD_CONST", None, line=7)
+    ops = [head, Op("POP_JUMP_IF_FALSE", target=exit_, line=5), Op("LOAD_FAST", "s", line=5),
+           Op("POP_JUMP_IF_FALSE", target=head, line=5), exit_, Op("RETURN_VALUE", line=7)]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert names(func) == ["LOAD_FAST", "POP_JUMP_IF_FALSE", "LOAD_FAST", "POP_JUMP_IF_FALSE",
+                           "JUMP", "JUMP", "LOAD_CONST", "RETURN_VALUE"]
+    brk, back = func.ops[4], func.ops[5]
+    assert brk.target is exit_ and back.target is head
+    assert func.ops[1].target is brk and func.ops[3].target is back
+
+
+def test_an_if_or_falling_into_its_body_is_no_break():
+    # for x in xs: if a or b: body  (the body goes back to the loop's head)
+    head = Op("FOR_ITER")
+    body = Op("LOAD_FAST", "x", line=5)
+    after = Op("RETURN_VALUE", line=9)
+    head.target = after
+    ops = [head, Op("STORE_FAST", "x", line=3), Op("LOAD_FAST", "a", line=4),
+           Op("POP_JUMP_IF_TRUE", target=body, line=4), Op("LOAD_FAST", "b", line=4),
+           Op("POP_JUMP_IF_FALSE", target=head, line=4), body, Op("POP_TOP", line=5),
+           Op("JUMP", target=head, line=5), after]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert func.ops[5].target is head and names(func).count("JUMP") == 1

@@ -779,10 +779,18 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
     none of its jumps lands but on the op right after it, where a ``break``
     goes. A ``continue`` statement's jump (``Function.jump_statements``) and a
     body with no such end are left alone.
+
+    An ``if c: break`` ending the body is threaded twice: its ``break`` falls
+    into the loop's exit E, and the test's other jumps to the break land on E.
+    Both jumps come back, and the test's jumps (those on its line) aim at the
+    ``break`` again::
+
+        H: ...; a; POP_JUMP_IF_FALSE E; c; POP_JUMP_IF_FALSE H; E:
+        -> H: ...; a; POP_JUMP_IF_FALSE B; c; POP_JUMP_IF_FALSE J; B: JUMP E; J: JUMP H; E:
     """
     func.reindex()
     ops = func.ops
-    inserts: Dict[int, Op] = {}
+    inserts: Dict[int, List[Op]] = {}
     for op in ops:
         if op.name not in POP_JUMPS and op.name not in _INVERTED_JUMPS:
             continue
@@ -790,21 +798,51 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
         if head is None or head.index > op.index or id(op) in func.jump_statements:
             continue
         end = _body_end(ops, op.index, head)
-        if end is None or end in inserts:
+        if end is None:
+            end = _break_end(ops, op, head)
+            if end is None or end in inserts:
+                continue
+            exit_ = ops[end]
+            brk = Op("JUMP", None, exit_, op.line, op.offset, op.handler)
+            back = Op("JUMP", None, head, op.line, op.offset, op.handler)
+            for other in ops[head.index:op.index]:
+                if other.target is exit_ and other.line == op.line and other.name != "JUMP":
+                    other.target = brk
+            inserts[end] = [brk, back]
+            op.target = back
+            continue
+        if end in inserts:
             continue
         jump = Op("JUMP", None, head, op.line, op.offset, op.handler)
-        inserts[end] = jump
+        inserts[end] = [jump]
         op.target = jump
     if inserts:
         out = []
         for k, op in enumerate(ops):
-            if k in inserts:
-                out.append(inserts[k])
+            out += inserts.get(k, ())
             out.append(op)
-        if len(ops) in inserts:
-            out.append(inserts[len(ops)])
+        out += inserts.get(len(ops), ())
         func.ops = out
         func.reindex()
+
+
+def _break_end(ops: List[Op], test: Op, head: Op) -> Optional[int]:
+    """The index of the loop's exit right after ``test`` where the if it ends
+    was ``if ...: break`` (see closing_jumps_back): something before the test,
+    inside the loop, jumps there."""
+    k = test.index + 1
+    if k >= len(ops) or not _same_handler(test, ops[k]):
+        return None
+    exit_ = ops[k]
+    # (the loop's exit, not the body of an ``if a or b`` the test falls into:
+    # nothing after it goes back to the head, and a for loop ends there)
+    if head.name == "FOR_ITER" and head.target is not exit_:
+        return None
+    if any(o.target is head for o in ops[k:]):
+        return None
+    if any(o.target is exit_ for o in ops[head.index:test.index]):
+        return k
+    return None
 
 
 def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:

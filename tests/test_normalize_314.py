@@ -7,7 +7,8 @@ import pytest
 from depyf.bytecode.inlined_calls import inlined_builtin_calls
 from depyf.bytecode.ir import Function, Handler, Op
 from depyf.bytecode.iterator_pairs import iterator_pairs
-from depyf.bytecode.normalize import (annotation_marks, closing_jumps_back, unfolded_not_jumps,
+from depyf.bytecode.normalize import (adjacent_jumps, annotation_marks, closing_jumps_back,
+                                      unfolded_not_jumps,
                                       unthread_short_circuit_pops)
 from depyf.bytecode.special_lookups import with_specials
 from depyf.bytecode.versions import get_table
@@ -265,3 +266,25 @@ def test_an_if_or_falling_into_its_body_is_no_break():
     func = Function(None, ops)
     closing_jumps_back(func, T314)
     assert func.ops[5].target is head and names(func).count("JUMP") == 1
+
+
+def test_a_conditions_two_jumps_back_become_one():
+    head = Op("LOAD_FAST", "i", line=2)
+    j1, j2 = Op("JUMP", target=head, line=6), Op("JUMP", target=head, line=6)
+    ops = [head, Op("POP_JUMP_IF_FALSE", target=j2, line=6), Op("LOAD_FAST", "b", line=6),
+           Op("POP_JUMP_IF_FALSE", target=j1, line=6), Op("JUMP", target=head, line=7), j1, j2]
+    func = Function(None, ops)
+    adjacent_jumps(func, T314)
+    # (an END marker takes the place of a last op removed)
+    assert names(func)[4:] == ["JUMP", "JUMP", "END"]
+    assert func.ops[1].target is j1 and func.ops[3].target is j1
+
+
+def test_two_statements_jumps_back_stay_two():
+    head = Op("LOAD_FAST", "i", line=2)
+    j1, j2 = Op("JUMP", target=head, line=5), Op("JUMP", target=head, line=8)
+    ops = [head, Op("POP_JUMP_IF_FALSE", target=j2, line=4), Op("LOAD_FAST", "b", line=5),
+           Op("POP_JUMP_IF_FALSE", target=j1, line=5), Op("JUMP", target=head, line=7), j1, j2]
+    func = Function(None, ops)
+    adjacent_jumps(func, T314)
+    assert len(func.ops) == 7

@@ -826,6 +826,34 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
         func.reindex()
 
 
+def adjacent_jumps(func: Function, table: VersionTable) -> None:
+    """3.14+ copies a jump back to each way out of a condition that ends a
+    body, side by side: one jump, as 3.13 jumps there::
+
+        ...; a; POP_JUMP_IF_FALSE J2; b; POP_JUMP_IF_FALSE J1; ...; J1: JUMP H; J2: JUMP H
+        -> ...; a; POP_JUMP_IF_FALSE J1; b; POP_JUMP_IF_FALSE J1; ...; J1: JUMP H
+
+    (Two jumps to one place do the same: what aims at the second aims at the
+    first. Only jumps on one line, a condition's: the ends of two statements'
+    bodies that jump back alike are each their own.)
+    """
+    ops = func.ops
+    doomed = []
+    moved = {}
+    for i in range(1, len(ops)):
+        a, b = ops[i - 1], ops[i]
+        if a.name == "JUMP" and b.name == "JUMP" and a.target is b.target \
+                and a.target is not None and a.line == b.line and _same_handler(a, b) \
+                and id(a) not in moved:
+            doomed.append(b)
+            moved[id(b)] = moved.get(id(a), a)
+    if doomed:
+        for op in ops:
+            if op.target is not None and id(op.target) in moved:
+                op.target = moved[id(op.target)]
+        remove_ops(func, doomed)
+
+
 def _break_end(ops: List[Op], test: Op, head: Op) -> Optional[int]:
     """The index of the loop's exit right after ``test`` where the if it ends
     was ``if ...: break`` (see closing_jumps_back): something before the test,
@@ -1722,7 +1750,8 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
-        unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks)
+        unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
+        adjacent_jumps)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1845,7 +1874,8 @@ PASSES = {
 #: with RETURN_CONST gone, every ``return <constant>`` is what it looks for
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
              "call_ex_kwargs_slot", "annotation_marks"]
-_AFTER_314 = {"backward_conditional_jumps": ("backward_conditional_jumps", "closing_jumps_back"),
+_AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditional_jumps",
+                                             "closing_jumps_back"),
               "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),
               "bool_conversions": ("bool_conversions", "unfolded_not_jumps")}
 PASSES[(3, 14)] = _FROM_314 + [

@@ -969,7 +969,7 @@ CHECKS += [("matcher", ([], s)) for s in ([1, 2, 3], {"k": 1, "j": 2}, 7, 2, "s"
 '''
 
 
-@pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"])
+@pytest.mark.parametrize("version", ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"])
 def test_interpreter_bytecode_behaves_the_same(version, forced):
     if tuple(map(int, version.split("."))) != HOST and find_interpreter(version) is None:
         print("skipping Python %s: no interpreter installed" % version)
@@ -977,4 +977,17 @@ def test_interpreter_bytecode_behaves_the_same(version, forced):
     from depyf.verify.behaviour import check_behaviour
     source = CROSS_SOURCE + (CROSS_MATCH if version not in ("3.8", "3.9") else "")
     result = check_behaviour(source, version, filename="<cross %s>" % version)
+    assert result.ok and "unstructured fallback" in result.candidate, result.format()
+
+
+@pytest.mark.parametrize("version", ["3.14", "3.15"])
+def test_a_type_alias_in_a_fallback_body_compiles(version, forced):
+    # 3.14's lazily evaluated alias value takes a '.format' parameter: the
+    # fallback renames it, in the def's body too
+    if find_interpreter(version) is None:
+        print("skipping Python %s: no interpreter installed" % version)
+        pytest.skip("no Python %s interpreter" % version)
+    from depyf.verify.behaviour import check_behaviour
+    source = "type Pair = tuple[int, int]\n\ndef value():\n    return Pair.__value__\n\nCHECKS = [('value', ())]\n"
+    result = check_behaviour(source, version, filename="<alias %s>" % version)
     assert result.ok and "unstructured fallback" in result.candidate, result.format()

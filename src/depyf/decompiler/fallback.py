@@ -739,8 +739,24 @@ def _sanitize_names(tree) -> None:
             node.arg = sanitize(node.arg)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             todo.extend(c for c in child_nodes(node) if not isinstance(c, ast.stmt))
+            if not isinstance(node, ast.ClassDef):
+                _sanitize_parameters_in_body(node)
         else:
             todo.extend(child_nodes(node))
+
+
+def _sanitize_parameters_in_body(fn) -> None:
+    """A def the structured decompiler wrote inside a fallback body (3.14's
+    lazily evaluated ``.format`` functions) uses its odd parameters by their
+    own names: where its parameters are renamed, its body follows."""
+    odd = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+           if not a.arg.isidentifier()}
+    if not odd:
+        return
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id in odd:
+                node.id = sanitize(node.id)
 
 
 # -- building one node ------------------------------------------------------------------
@@ -1387,6 +1403,12 @@ def _load_closure(b, op):
 @handles("LOAD_ASSERTION_ERROR")
 def _load_assertion_error(b, op):
     b.push(b.names.builtin("AssertionError"))
+
+
+@handles("LOAD_COMMON_CONSTANT")
+def _load_common_constant(b, op):
+    # (3.14+: the builtin itself, whatever the globals hold; the passes left its name)
+    b.push(b.names.builtin(op.arg))
 
 
 @handles("LOAD_LOCALS")
@@ -2080,8 +2102,8 @@ def _before_with(b, op):
 
 def _enter(b, prefix: str) -> None:
     """[mgr] -> [bound __exit__, __enter__()]: looked up on the type and bound as
-    the interpreter does (``__enter__`` first, but for 3.8's ``async with``; an
-    attribute that is no descriptor, a mock's say, is used as it is)."""
+    the interpreter does (``__enter__`` first, but for 3.8's ``async with`` and
+    3.14's both; an attribute that is no descriptor, a mock's say, is used as it is)."""
     b.need(1)
     b.unmark(1)
     b.flush()
@@ -2089,7 +2111,7 @@ def _enter(b, prefix: str) -> None:
     special = load(_special_helper(b, prefix))
     enter = b.names.temp()
     exit_lookup = call(copy.copy(special), copy.copy(mgr), const("__%sexit__" % prefix))
-    if prefix and b.t.table.aexit_looked_up_first:
+    if (prefix and b.t.table.aexit_looked_up_first) or (not prefix and b.t.table.exit_looked_up_first):
         held = b.names.temp()
         b.emit(assign(held, exit_lookup))
         exit_lookup = load(held)
@@ -2112,6 +2134,10 @@ def _special_helper(b, prefix: str) -> str:
         protocol = "asynchronous context manager" if prefix else "context manager"
         error = "TypeError", ("\"'%%s' object does not support the %s protocol\" %% t(obj).__name__"
                               % protocol)
+        if b.t.table.special_lookup_names_missing:
+            # 3.14+ names the method it missed
+            error = "TypeError", ("\"'%%s' object does not support the %s protocol (missed %%s "
+                                  "method)\" %% (t(obj).__name__, name)" % protocol)
     defaults = {"t": "type", "h": "hasattr", "e": error[0]}
     for alias in defaults.values():
         names.builtin(alias)            # the aliases go first in the prologue

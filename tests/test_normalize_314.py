@@ -288,3 +288,18 @@ def test_two_statements_jumps_back_stay_two():
     func = Function(None, ops)
     adjacent_jumps(func, T314)
     assert len(func.ops) == 7
+
+
+def test_an_if_break_before_an_enclosing_loops_continue():
+    # for x in xs: ... while True: ...; if c: break  /  continue
+    outer = Op("FOR_ITER")
+    head = Op("LOAD_FAST", "s", line=7)
+    cont = Op("JUMP", target=outer, line=11)
+    ops = [outer, Op("STORE_FAST", "x"), head, Op("POP_TOP", line=7), Op("LOAD_FAST", "c", line=9),
+           Op("POP_JUMP_IF_FALSE", target=head, line=9), cont, Op("RETURN_VALUE")]
+    outer.target = ops[-1]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert names(func)[5:9] == ["POP_JUMP_IF_FALSE", "JUMP", "JUMP", "JUMP"]
+    brk, back = func.ops[6], func.ops[7]
+    assert brk.target is cont and back.target is head and func.ops[5].target is back

@@ -870,14 +870,16 @@ def _break_end(ops: List[Op], test: Op, head: Op) -> Optional[int]:
         return None
     if any(o.target is exit_ for o in ops[head.index:test.index]):
         return k
+    # (the loop's exit is an enclosing loop's continue: nothing else goes there)
+    if exit_.name == "JUMP" and exit_.target is not None and exit_.target.index < head.index:
+        return k
     return None
 
 
 def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:
     """Where the body after the test at ``i`` ends (see closing_jumps_back), or
-    None: the first way out past which its jumps go nowhere but back (to the
-    head or an outer loop's) and, by a ``break``'s JUMP, to the op right
-    after it. (A conditional jump there is an inner if's, whose body goes
+    None: the first way out past which its jumps go nowhere but back to the
+    head and, by a ``break``'s JUMP, to the op right after it. (A conditional jump there is an inner if's, whose body goes
     on.) None once the scan meets an op some jump from outside reaches: the
     body ended before it."""
     entered = {id(o.target) for k, o in enumerate(ops) if o.target is not None
@@ -888,7 +890,9 @@ def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:
         if ops[k - 1].name not in NO_FALLTHROUGH:
             continue
         after = ops[k] if k < len(ops) else None
-        if all(o.target is None or o.target is head or o.target.index < head.index
+        # (a jump back past the head leaves the loop: an enclosing loop's continue
+        # after it, which a body of this loop's cannot be)
+        if all(o.target is None or o.target is head
                or i < o.target.index < k or (o.target is after and o.name == "JUMP")
                for o in ops[i + 1:k]) and _same_handler(ops[i], ops[k - 1]):
             return k

@@ -58,7 +58,9 @@ _STOPS = frozenset({"RETURN_VALUE", "RERAISE", "RAISE_VARARGS", "JUMP_FORWARD",
 #: ops whose target says where they came from (for monitoring), not where they go
 _MARKS_ONLY = frozenset({"END_ASYNC_FOR"})
 #: depth-relative ops -> how many items the op pops before it counts
-_COUNTED = {"SWAP": 0, "COPY": 0, "LIST_APPEND": 1, "SET_ADD": 1, "MAP_ADD": 2}
+_COUNTED = {"SWAP": 0, "COPY": 0, "LIST_APPEND": 1, "SET_ADD": 1, "MAP_ADD": 2,
+            # (PEP 798's unpacking in comprehensions: ``[*x for x in y]``)
+            "LIST_EXTEND": 1, "SET_UPDATE": 1, "DICT_UPDATE": 1, "DICT_MERGE": 1}
 
 
 class _Unfollowed(Exception):

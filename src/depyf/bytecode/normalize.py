@@ -505,6 +505,21 @@ _NAME_LOADS = frozenset({"LOAD_NAME", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_FAST",
                          "LOAD_FAST_BORROW", "LOAD_FROM_DICT_OR_DEREF"})
 
 
+def lazy_imports(func: Function, table: VersionTable) -> None:
+    """3.15+ (PEP 810): IMPORT_NAME's low bits say ``lazy import`` (bit 0) or
+    an import the compiler keeps eager (bit 1: in a try or a function; no
+    source says so). The decoded argument is the name; the lazy bit is kept
+    in ``extra`` for the structurer, every other IMPORT_NAME's cleared::
+
+        IMPORT_NAME 1 (json + lazy)    -> IMPORT_NAME 'json' (extra "lazy")
+    """
+    if table.opcode_by_name["IMPORT_NAME"].kind != "import_name":
+        return
+    for op in func.ops:
+        if op.name == "IMPORT_NAME":
+            op.extra = "lazy" if isinstance(op.extra, int) and op.extra & 1 else None
+
+
 #: ops that test a value's truth themselves: a conversion to bool before one is theirs
 _TRUTH_USERS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "UNARY_NOT"})
 
@@ -1755,7 +1770,7 @@ PASS_FUNCTIONS.update({
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
         unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
-        adjacent_jumps)
+        adjacent_jumps, lazy_imports)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1814,6 +1829,7 @@ NEEDS: Dict[str, frozenset] = {
                                              "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
     "with_specials": frozenset({"LOAD_SPECIAL"}),
     "annotation_marks": frozenset({"BUILD_SET"}),
+    "lazy_imports": frozenset({"IMPORT_NAME"}),
     # (and the MAKE_FUNCTION of a generator expression, whose call gets its GET_ITER back)
     "iterator_pairs": frozenset({"GET_ITER", "SEND", "MAKE_FUNCTION"}),
     "inlined_builtin_calls": frozenset({"LOAD_COMMON_CONSTANT"}),
@@ -1887,4 +1903,4 @@ PASSES[(3, 14)] = _FROM_314 + [
     for name in _AFTER_314.get(name, (name,))]
 #: 3.15: its iterator pairs made one item first, on the decoded ops (the stack
 #: effects it follows are the decoded names')
-PASSES[(3, 15)] = ["iterator_pairs"] + PASSES[(3, 14)]
+PASSES[(3, 15)] = ["iterator_pairs", "lazy_imports"] + PASSES[(3, 14)]

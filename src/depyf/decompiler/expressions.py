@@ -642,6 +642,10 @@ def _build_const_key_map(m, op):
 def _extend(m, op):
     value = m.pop_value()
     target = m.stack[-op.arg]
+    if m.ctx.kind == "comprehension" and getattr(target, "comprehension", False):
+        # 3.15+ (PEP 798): ``[*x for x in y]`` extends the comprehension's result
+        m.emit(ComprehensionAppend(ast.Starred(value=value, ctx=ast.Load())), op)
+        return
     if not isinstance(target, (ast.List, ast.Set)):
         _mutate(m, target, "extend" if op.name == "LIST_EXTEND" else "update", value, op)
         return
@@ -689,6 +693,9 @@ def _mutate(m, target, method, value, op):
 def _dict_update(m, op):
     value = m.pop_value()
     target = m.stack[-op.arg]
+    if m.ctx.kind == "comprehension" and getattr(target, "comprehension", False):
+        m.emit(ComprehensionAppend(None, value), op)     # {**d for d in ds} (PEP 798)
+        return
     if not isinstance(target, ast.Dict):
         raise DecompileFailure("%s into a non-dict" % op.name)
     target.keys.append(None)
@@ -1317,7 +1324,19 @@ def _import_name(m, op):
     level = m.pop()
     if not (isinstance(fromlist, ast.Constant) and isinstance(level, ast.Constant)):
         raise DecompileFailure("IMPORT_NAME with computed arguments")
-    m.push(ImportValue(op.arg, level.value, fromlist.value, op.line), op)
+    value = ImportValue(op.arg, level.value, fromlist.value, op.line)
+    value.lazy = op.extra == LAZY      # (3.15+, PEP 810: see normalize.lazy_imports)
+    m.push(value, op)
+
+
+#: what ``bytecode.normalize.lazy_imports`` leaves in a lazy IMPORT_NAME's ``extra``
+LAZY = "lazy"
+
+
+def _lazy(node, module: ImportValue):
+    if getattr(module, "lazy", False):
+        node.is_lazy = 1
+    return node
 
 
 @handles("IMPORT_FROM")
@@ -1336,24 +1355,25 @@ def _import_star(m, op):
     module = m.pop()
     if not isinstance(module, ImportValue):
         raise DecompileFailure("import * without a module")
-    m.emit(ast.ImportFrom(module=module.name or None, names=[ast.alias(name="*")],
-                          level=module.level), op)
+    m.emit(_lazy(ast.ImportFrom(module=module.name or None, names=[ast.alias(name="*")],
+                                level=module.level), module), op)
 
 
 def _import_statement(module: ImportValue, stored: str):
     if module.fromlist is None and module.level == 0:
         first = module.name.split(".")[0]
         if stored == first:
-            return ast.Import(names=[ast.alias(name=module.name)])
+            return _lazy(ast.Import(names=[ast.alias(name=module.name)]), module)
         if "." not in module.name:
-            return ast.Import(names=[ast.alias(name=module.name, asname=stored)])
+            return _lazy(ast.Import(names=[ast.alias(name=module.name, asname=stored)]), module)
     raise DecompileFailure("unrecognised import form")
 
 
 def _import_from_statement(module: ImportValue):
     if not module.aliases:
         raise DecompileFailure("from-import with no names")
-    return ast.ImportFrom(module=module.name or None, names=module.aliases, level=module.level)
+    return _lazy(ast.ImportFrom(module=module.name or None, names=module.aliases,
+                                level=module.level), module)
 
 
 def store_import_from(m, value: ImportFromValue, target, op) -> None:

@@ -162,6 +162,8 @@ SEMANTIC_PASSES = frozenset({
     "small_ints", "common_constants", "call_ex_kwargs_slot", "with_specials",
     # 3.15's iterator pairs as 3.14's single items (the same values, one slot fewer)
     "iterator_pairs",
+    # only a flag kept for the structurer (the fallback writes its imports with it)
+    "lazy_imports",
     # the check that the name is still the builtin, and the loop run if it is,
     # compute what the call computes
     "inlined_builtin_calls",

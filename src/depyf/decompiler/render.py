@@ -799,11 +799,12 @@ class _Renderer:
             self._expr(node.msg, TEST)
 
     def s_Import(self, node) -> None:
-        self._w("import ")
+        self._w("lazy import " if getattr(node, "is_lazy", 0) else "import ")
         self._items(node.names, None)
 
     def s_ImportFrom(self, node) -> None:
-        self._w("from " + "." * (node.level or 0) + (node.module or "") + " import ")
+        self._w(("lazy from " if getattr(node, "is_lazy", 0) else "from ")
+                + "." * (node.level or 0) + (node.module or "") + " import ")
         names = node.names
         wrap = any(self._wants_break(a) for a in names) and names[0].name != "*"
         with self._delim("(", ")", wrap):
@@ -1223,9 +1224,14 @@ class _Renderer:
 
     def x_DictComp(self, node, ctx) -> None:
         with self._delim("{", "}"):
-            self._expr(node.key, TEST)
-            self._w(": ")
-            self._expr(node.value, TEST)
+            if getattr(node, "value", None) is None:
+                # 3.15+ (PEP 798): ``{**d for d in ds}`` has no value
+                self._w("**")
+                self._expr(node.key, BOR)
+            else:
+                self._expr(node.key, TEST)
+                self._w(": ")
+                self._expr(node.value, TEST)
             self._comprehensions(node.generators)
 
     def x_NamedExpr(self, node, ctx) -> None:

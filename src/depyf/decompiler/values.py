@@ -67,6 +67,8 @@ class ImportValue(Placeholder):
         self.fromlist = fromlist
         self.aliases: List[ast.alias] = []
         self.lineno = lineno
+        #: ``lazy import`` (3.15+, PEP 810)
+        self.lazy = False
 
 
 class ImportFromValue(Placeholder):

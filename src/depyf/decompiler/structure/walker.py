@@ -36,6 +36,10 @@ CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
 
 
 _WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+#: what adds an item to an inlined comprehension's result (3.15's unpacking
+#: ``[*x for x in y]``, PEP 798, extends it)
+_COMPREHENSION_ADDS = frozenset({"LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND",
+                                 "SET_UPDATE", "DICT_UPDATE"})
 #: ops that end a condition operand's code without being part of it
 _NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | _WITH_STARTS
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
@@ -1690,7 +1694,12 @@ class Walker:
         display = m.stack[-1]
         if getattr(display, "elts", None) or getattr(display, "keys", None):
             return False
-        return any(op.name in ("LIST_APPEND", "SET_ADD", "MAP_ADD") for op in self.ops[i:latch + 1])
+        if not any(op.name in _COMPREHENSION_ADDS for op in self.ops[i:latch + 1]):
+            return False
+        # (what adds to it, and only it, builds the comprehension: an inner
+        # display's own extends do not)
+        display.comprehension = True
+        return True
 
     def _break_target(self, lo, latch, exit_):
         """Where breaks go; beyond ``exit_`` when the loop has an else clause."""

@@ -84,6 +84,9 @@ class Function:
     #: (a ``break`` whose jump to the next op the compiler dropped, 3.10+;
     #: see ``normalize.jumps_to_line_nops``)
     line_nop_jumps: dict = field(default_factory=dict)
+    #: id of a try body's first op -> the line of the ``try:`` before it, where
+    #: that is a line of its own (3.14+: see normalize.try_line_nops)
+    try_lines: dict = field(default_factory=dict)
     #: the compiler moved the code only exception handlers reach after all other
     #: code (3.12+), so what follows a try body in layout says nothing of
     #: whether it was the statement's else (see ``normalize.cold_handlers``)

@@ -1460,6 +1460,28 @@ def jumps_to_line_nops(func: Function, table: VersionTable) -> None:
                     func.line_nop_jumps[id(o)] = op.line
 
 
+def try_line_nops(func: Function, table: VersionTable) -> None:
+    """A ``try:`` on a line of its own leaves a NOP of that line before its
+    body (``drop_noise`` drops it). Record the line for the body's first op
+    (``Function.try_lines``): 3.14 lays the exception table out by lines (a
+    branch's NOT_TAKEN in the body is covered only when the body starts on
+    the ``try:`` line), so the ``try:`` goes back on its own line::
+
+        NOP (line 1); LOAD_CONST 251 (line 2, covered)  -> try_lines[LOAD_CONST] = 1
+
+    (Run before ``drop_noise``.)
+    """
+    ops = func.ops
+    for i in range(1, len(ops)):
+        op, before = ops[i], ops[i - 1]
+        if before.name == "NOP" and op.handler is not None and before.handler is not op.handler \
+                and before.line is not None and op.line is not None and before.line < op.line:
+            k = i
+            while k + 1 < len(ops) and ops[k].name == "NOP" and ops[k + 1].handler is op.handler:
+                k += 1      # (an ``if <constant>:`` first in the body leaves a NOP too)
+            func.try_lines[id(ops[k])] = before.line
+
+
 def cold_handlers(func: Function, table: VersionTable) -> None:
     """3.12+: handler code is laid out after all the code normal flow reaches
     (``Function.cold_handlers``), whatever statement it belongs to. The ops are
@@ -1770,7 +1792,7 @@ PASS_FUNCTIONS.update({
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
         unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
-        adjacent_jumps, lazy_imports)
+        adjacent_jumps, lazy_imports, try_line_nops)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1893,7 +1915,7 @@ PASSES = {
 #: form, on the decoded names), then 3.13's passes; not ``copied_returns``:
 #: with RETURN_CONST gone, every ``return <constant>`` is what it looks for
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
-             "call_ex_kwargs_slot", "annotation_marks"]
+             "call_ex_kwargs_slot", "annotation_marks", "try_line_nops"]
 _AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditional_jumps",
                                              "closing_jumps_back"),
               "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),

@@ -156,6 +156,7 @@ SEMANTIC_PASSES = frozenset({
     "unthread_continues", "unthread_if_ends", "unthread_or_jumps",
     # change no op, only record layout facts
     "cold_handlers", "dead_ways_out", "else_after_handlers", "jumps_to_line_nops",
+    "try_line_nops",
     # a value's bool() spelt as two nots; a jump's own truth test dropped
     "bool_conversions",
     # 3.14's spellings of 3.13's ops: the same values, stack and calls

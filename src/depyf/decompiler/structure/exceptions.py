@@ -78,7 +78,7 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     hs = handler.target.index
     cleanup = regions.cleanup_of(handler)
     he = cleanup.target.index if cleanup is not None else w.n
-    line = ops[i].line
+    line = w.func.try_lines.get(id(ops[i]), ops[i].line)
     saved = w.normal
     if i not in w.normal:
         # A try statement inside handler code: what is "normal flow" (as opposed

@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 
 def pytest_runtest_setup(item):
     # Tests marked host_decompiles decompile the host's own code: on a host whose
-    # version the decompiler does not cover yet (3.14, 3.15) they skip, saying so.
+    # version the decompiler does not cover yet they skip, saying so.
     if item.get_closest_marker("host_decompiles") is None:
         return
     from depyf.bytecode.normalize import decompiled_versions

@@ -544,13 +544,15 @@ def test_class_body_with_metaclass_namespace(forced):
 # -- hand-assembled bytecode (the shapes Dynamo writes) -------------------------------------------
 
 class Assembler:
-    """Just enough of an assembler for this host (3.10-3.13): named ops, labels,
+    """Just enough of an assembler for this host (3.10-3.15): named ops, labels,
     jumps in either direction, inline caches, and a portable call."""
 
     def __init__(self):
         self.items = []
 
     def op(self, name, arg=0):
+        if name == "BINARY_SUBSCR" and name not in dis.opmap:
+            return self.binary("[]")        # (3.14+ subscripts with BINARY_OP)
         self.items.append((name, arg))
         return self
 

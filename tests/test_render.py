@@ -463,8 +463,21 @@ def test_fstrings_from_the_host_test_suite():
     for text, node in zip(texts, found):
         assert dump_fstring(parse(text).body[0].value) == dump_fstring(node), text
     errors = run_python("3.8", PARSE_ALL, texts)
-    failed = [(t, e) for t, e in zip(texts, errors) if e and "nested too deeply" not in e]
+    failed = [(t, e) for t, e, node in zip(texts, errors, found)
+              if e and "nested too deeply" not in e and not _needs_pep_701(node)]
     assert not failed
+
+
+def _needs_pep_701(node) -> bool:
+    """An f-string no version before 3.12 can spell: a string in a replacement
+    field that needs a backslash (3.14's test_fstring.py has them)."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.FormattedValue):
+            for inner in ast.walk(part.value):
+                if isinstance(inner, ast.Constant) and isinstance(inner.value, (str, bytes)) \
+                        and "\\" in repr(inner.value):
+                    return True
+    return False
 
 
 # -- (d) the compat nodes ------------------------------------------------------------------

@@ -114,7 +114,7 @@ def _index(ops: List[Op], op: Op) -> Optional[int]:
 
 
 def _enclosing_withs(ops: List[Op], h: Optional[Handler], withs: Set[Handler],
-                     cleanups: Dict[Handler, Handler], memo: Dict[Handler, frozenset]) -> frozenset:
+                     cleanups: Dict[int, int], memo: Dict[Handler, frozenset]) -> frozenset:
     """The with handlers whose bodies hold ``h`` (or whose own handler code
     ``h`` covers): up the chain handler -> the handler covering its code."""
     chain = []
@@ -134,8 +134,9 @@ def _enclosing_withs(ops: List[Op], h: Optional[Handler], withs: Set[Handler],
         mine = set()
         if link in withs:
             mine.add(id(link.target))
-        if link in cleanups:
-            mine.add(id(cleanups[link].target))
+        cleaned = cleanups.get(id(link.target))
+        if cleaned is not None:
+            mine.add(cleaned)
         found = memo[link] = found | mine
     return found
 
@@ -176,20 +177,23 @@ def _is_exit_call(ops: List[Op], i: int) -> bool:
 
 
 def _is_jump(op: Op) -> bool:
-    return op.target is not None and not _is_conditional(op)
+    # (END_ASYNC_FOR's target says where its loop starts: it falls through)
+    return op.target is not None and not _is_conditional(op) and op.name != "END_ASYNC_FOR"
 
 
 def _is_conditional(op: Op) -> bool:
     return op.target is not None and ("_IF_" in op.name or op.name in ("FOR_ITER", "SEND"))
 
 
-def _cleanups(ops: List[Op], withs: Set[Handler]) -> Dict[Handler, Handler]:
-    """The clean-up handler covering each with handler's code -> that with handler."""
+def _cleanups(ops: List[Op], withs: Set[Handler]) -> Dict[int, int]:
+    """id of the first op of the clean-up handler covering each with handler's
+    code -> id of that with handler's first op (by first ops: the exception
+    table may cover one handler's code with several entries)."""
     out = {}
     for w in withs:
         t = _index(ops, w.target)
         if t is not None and ops[t].handler is not None:
-            out[ops[t].handler] = w
+            out[id(ops[t].handler.target)] = id(w.target)
     return out
 
 

@@ -50,14 +50,19 @@ _EXIT_OF = {"__enter__": "__exit__", "__aenter__": "__aexit__"}
 
 def with_specials(func: Function, table) -> None:
     """See the module docstring."""
+    func.reindex()      # (nothing moves until remove_ops: indices hold throughout)
     ops = func.ops
     withs = _with_handlers(ops)
     doomed: List[Op] = []
     _prologues(ops, table, doomed)
     if withs:
-        _exit_calls(ops, withs, doomed)
+        # (which withs hold each handler reads only targets: worked out once for
+        # the exit calls and the depths)
+        cleanups = _cleanups(ops, withs)
+        memo: Dict[Handler, frozenset] = {}
+        _exit_calls(ops, withs, cleanups, memo, doomed)
         _handler_pops(ops, withs, doomed)
-        _depths(ops, withs)
+        _depths(ops, withs, cleanups, memo)
     remove_ops(func, doomed)
 
 
@@ -93,24 +98,11 @@ def _with_handlers(ops: List[Op]) -> Set[Handler]:
     for op in ops:
         h = op.handler
         if h is not None and h not in found:
-            t = _index(ops, h.target)
-            if t is not None and t + 1 < len(ops) and ops[t].name == "PUSH_EXC_INFO" \
+            t = h.target.index
+            if t + 1 < len(ops) and ops[t].name == "PUSH_EXC_INFO" \
                     and ops[t + 1].name == "WITH_EXCEPT_START":
                 found.add(h)
     return found
-
-
-def _index(ops: List[Op], op: Op) -> Optional[int]:
-    # (ops are not indexed yet while the passes run; a handler target is rare
-    # enough for a scan)
-    i = op.index
-    if 0 <= i < len(ops) and ops[i] is op:
-        return i
-    for k, other in enumerate(ops):
-        if other is op:
-            op.index = k
-            return k
-    return None
 
 
 def _enclosing_withs(ops: List[Op], h: Optional[Handler], withs: Set[Handler],
@@ -126,8 +118,7 @@ def _enclosing_withs(ops: List[Op], h: Optional[Handler], withs: Set[Handler],
             break
         seen.add(h)
         chain.append(h)
-        t = _index(ops, h.target)
-        h = ops[t].handler if t is not None else None
+        h = ops[h.target.index].handler
     # (a with statement is known by its handler's first op: the exception
     # table may cover its body with several entries, one Handler each)
     for link in reversed(chain):
@@ -141,12 +132,11 @@ def _enclosing_withs(ops: List[Op], h: Optional[Handler], withs: Set[Handler],
     return found
 
 
-def _exit_calls(ops: List[Op], withs: Set[Handler], doomed: List[Op]) -> None:
+def _exit_calls(ops: List[Op], withs: Set[Handler], cleanups: Dict[int, int],
+                memo: Dict[Handler, frozenset], doomed: List[Op]) -> None:
     """``LOAD_CONST None x3; CALL 3`` where control leaves a with body -> ``CALL 2``;
     a ``SWAP 3; SWAP 2`` just before it (a return value moved below the exit's
     pair) -> ``SWAP 2``."""
-    cleanups = _cleanups(ops, withs)
-    memo: Dict[Handler, frozenset] = {}
     into: Dict[int, List[Op]] = {}
     for op in ops:
         if op.target is not None:
@@ -191,9 +181,9 @@ def _cleanups(ops: List[Op], withs: Set[Handler]) -> Dict[int, int]:
     table may cover one handler's code with several entries)."""
     out = {}
     for w in withs:
-        t = _index(ops, w.target)
-        if t is not None and ops[t].handler is not None:
-            out[id(ops[t].handler.target)] = id(w.target)
+        cleanup = ops[w.target.index].handler
+        if cleanup is not None:
+            out[id(cleanup.target)] = id(w.target)
     return out
 
 
@@ -201,8 +191,7 @@ def _handler_pops(ops: List[Op], withs: Set[Handler], doomed: List[Op]) -> None:
     """The with handler pops the exit's pair and the exception's three items
     after POP_EXCEPT, 3.13 one item less: the first of them goes."""
     for w in withs:
-        t = _index(ops, w.target)
-        k = t + 2
+        k = w.target.index + 2
         while k < len(ops) and ops[k].name != "POP_EXCEPT":
             if ops[k].name == "PUSH_EXC_INFO":
                 break       # (another handler: not this one's layout)
@@ -212,10 +201,9 @@ def _handler_pops(ops: List[Op], withs: Set[Handler], doomed: List[Op]) -> None:
             doomed.append(ops[k + 1])
 
 
-def _depths(ops: List[Op], withs: Set[Handler]) -> None:
+def _depths(ops: List[Op], withs: Set[Handler], cleanups: Dict[int, int],
+            memo: Dict[Handler, frozenset]) -> None:
     """Every handler's depth less the with statements' extra items below it."""
-    cleanups = _cleanups(ops, withs)
-    memo: Dict[Handler, frozenset] = {}
     handlers = []
     seen = set()
     for op in ops:

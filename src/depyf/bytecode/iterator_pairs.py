@@ -69,7 +69,6 @@ class _Unfollowed(Exception):
 
 def iterator_pairs(func: Function, table) -> None:
     """See the module docstring."""
-    ops = func.ops
     _genexpr_prologue(func)
     ops = func.ops
     try:
@@ -103,7 +102,8 @@ def _genexpr_prologue(func: Function) -> None:
 
 
 def _follow(ops: List[Op], table):
-    """Walk every path, keeping the kinds of the stack's slots at each op."""
+    """Walk every path, keeping the kinds of the stack's slots at each op
+    (each op is stepped once: a state reached again must be the one it has)."""
     n = len(ops)
     position = {id(op): k for k, op in enumerate(ops)}
     states: List[Optional[list]] = [None] * n
@@ -113,7 +113,6 @@ def _follow(ops: List[Op], table):
     args: List[tuple] = []
     depths: Dict[Handler, int] = {}
     calls: List[Op] = []
-    seen_ops = set()
 
     def reach(k: Optional[int], state: list) -> None:
         if k is None or k >= n:
@@ -138,10 +137,8 @@ def _follow(ops: List[Op], table):
                 raise _Unfollowed("a handler met at two depths")
             reach(position.get(id(handler.target)),
                   kept + [VALUE] * (1 + bool(handler.lasti)))
-        first = id(op) not in seen_ops
-        seen_ops.add(id(op))
         try:
-            fall, jump = _step(op, ops, i, state, table, first, doomed, args, calls)
+            fall, jump = _step(op, ops, i, state, table, doomed, args, calls)
         except _Unfollowed as e:
             raise _Unfollowed("%s at %d (%s)" % (e, i, op.name)) from None
         if op.target is not None and jump is not None and op.name not in _MARKS_ONLY:
@@ -151,7 +148,7 @@ def _follow(ops: List[Op], table):
     return doomed, args, depths, calls
 
 
-def _step(op: Op, ops: List[Op], i: int, state: list, table, first: bool,
+def _step(op: Op, ops: List[Op], i: int, state: list, table,
           doomed: list, args: list, calls: list):
     """(the state falling through, the state on the jump) after ``op``."""
     name = op.name
@@ -159,12 +156,10 @@ def _step(op: Op, ops: List[Op], i: int, state: list, table, first: bool,
         _pop(state, 1)
         return state + [VALUE, PAIR], None
     if name == "PUSH_NULL" and _beside_receiver(ops, i):
-        if first:
-            doomed.append(op)
+        doomed.append(op)
         return state + [PAIR], None
     if name == "POP_TOP" and state and state[-1] == PAIR:
-        if first:
-            doomed.append(op)
+        doomed.append(op)
         state.pop()
         return state, None
     if name == "POP_ITER":
@@ -185,7 +180,7 @@ def _step(op: Op, ops: List[Op], i: int, state: list, table, first: bool,
         if name in ("SWAP", "COPY") and (state[-reach_] == PAIR or (name == "SWAP" and state[-1] == PAIR)):
             raise _Unfollowed("a pair's slot moved")
         counted = sum(1 for s in window if s != PAIR)
-        if first and counted != op.extra:
+        if counted != op.extra:
             args.append((op, counted))
         if name == "SWAP":
             state[-1], state[-reach_] = state[-reach_], state[-1]
@@ -204,8 +199,7 @@ def _step(op: Op, ops: List[Op], i: int, state: list, table, first: bool,
         del state[-2]
         return state, None
     if name == "CALL" and op.extra == 0 and len(state) >= 2 and state[-2] == GENEXPR:
-        if first:
-            calls.append(op)
+        calls.append(op)
         _pop(state, 2)
         return state + [VALUE], None
     jump = _effect(list(state), table.stack_effect(name, op.extra, True), name) \

@@ -22,6 +22,8 @@ from typing import List, Optional
 NO_FALLTHROUGH = frozenset({"JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 #: the normalised conditional jumps that pop their test
 POP_JUMPS = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+#: a lazy ``IMPORT_NAME``'s ``extra`` (3.15+, PEP 810: see normalize.lazy_imports)
+LAZY_IMPORT = "lazy"
 
 
 @dataclass(eq=False)

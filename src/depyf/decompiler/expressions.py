@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional
 
+from ..bytecode.ir import LAZY_IMPORT
 from .astcompat import Interpolation, TemplateStr
 from .deferred_annotations import AnnotationMark, DeferredAnnotations
 from .values import (AST_KINDS, DEAD, BuildClass, ChainLink, ClassValue, Converted, Delegated,
@@ -1325,16 +1326,12 @@ def _import_name(m, op):
     if not (isinstance(fromlist, ast.Constant) and isinstance(level, ast.Constant)):
         raise DecompileFailure("IMPORT_NAME with computed arguments")
     value = ImportValue(op.arg, level.value, fromlist.value, op.line)
-    value.lazy = op.extra == LAZY      # (3.15+, PEP 810: see normalize.lazy_imports)
+    value.lazy = op.extra == LAZY_IMPORT
     m.push(value, op)
 
 
-#: what ``bytecode.normalize.lazy_imports`` leaves in a lazy IMPORT_NAME's ``extra``
-LAZY = "lazy"
-
-
 def _lazy(node, module: ImportValue):
-    if getattr(module, "lazy", False):
+    if module.lazy:
         node.is_lazy = 1
     return node
 

@@ -167,19 +167,22 @@ class CodeDecompiler:
     def annotate_entries(self, value: FunctionValue):
         """A body's ``__annotate__`` function's annotations (see
         :mod:`.deferred_annotations`)."""
-        child = CodeDecompiler(value.code, "function", None, self.class_name, self.forced)
-        return annotate_entries(without_format_check(child.statements()))
+        return annotate_entries(self._annotate_body(value))
 
     def annotate(self, value: FunctionValue) -> ast.Dict:
         """3.14+ (PEP 649): the annotations dict a function's ``__annotate__``
         returns, its values as written (read lazily, in that function's scope:
         ``if format > 2: raise NotImplementedError; return {'x': int}``)."""
-        child = CodeDecompiler(value.code, "function", None, self.class_name, self.forced)
-        stmts = without_format_check(child.statements())
+        stmts = self._annotate_body(value)
         if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) \
                 or not isinstance(stmts[0].value, ast.Dict):
             raise DecompileFailure("__annotate__ does not return its annotations")
         return stmts[0].value
+
+    def _annotate_body(self, value: FunctionValue) -> List[ast.stmt]:
+        """An ``__annotate__`` function's statements, its format check gone."""
+        child = CodeDecompiler(value.code, "function", None, self.class_name, self.forced)
+        return without_format_check(child.statements())
 
     # -- PEP 695 ----------------------------------------------------------------------------
 

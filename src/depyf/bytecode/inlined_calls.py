@@ -30,8 +30,8 @@ from .ir import Function
 
 
 def inlined_builtin_calls(func: Function, table) -> None:
-    """See the module docstring. (Runs on the decoded ops, before
-    ``common_constants`` names the builtin: its argument is an index there.)"""
+    """See the module docstring. (Runs on the decoded ops, after
+    ``common_constants`` has named the builtin.)"""
     ops = func.ops
     doomed = []
     position = {id(op): k for k, op in enumerate(ops)}

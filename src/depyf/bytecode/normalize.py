@@ -44,7 +44,7 @@ from .iterator_pairs import iterator_pairs
 from .special_lookups import with_specials
 from .decode import Bytecode, as_record, decode_ops
 from .edits import one_scan, remove_ops, replace_ops, rewrite_each
-from .ir import NO_FALLTHROUGH, POP_JUMPS, Function, Handler, Op
+from .ir import LAZY_IMPORT, NO_FALLTHROUGH, POP_JUMPS, Function, Handler, Op
 from .versions import SILENT_OPS, VersionTable, get_table
 
 
@@ -517,7 +517,7 @@ def lazy_imports(func: Function, table: VersionTable) -> None:
         return
     for op in func.ops:
         if op.name == "IMPORT_NAME":
-            op.extra = "lazy" if isinstance(op.extra, int) and op.extra & 1 else None
+            op.extra = LAZY_IMPORT if isinstance(op.extra, int) and op.extra & 1 else None
 
 
 #: ops that test a value's truth themselves: a conversion to bool before one is theirs
@@ -894,9 +894,9 @@ def _break_end(ops: List[Op], test: Op, head: Op) -> Optional[int]:
 def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:
     """Where the body after the test at ``i`` ends (see closing_jumps_back), or
     None: the first way out past which its jumps go nowhere but back to the
-    head and, by a ``break``'s JUMP, to the op right after it. (A conditional jump there is an inner if's, whose body goes
-    on.) None once the scan meets an op some jump from outside reaches: the
-    body ended before it."""
+    head and, by a ``break``'s JUMP, to the op right after it. (A conditional
+    jump there is an inner if's, whose body goes on.) None once the scan meets
+    an op some jump from outside reaches: the body ended before it."""
     entered = {id(o.target) for k, o in enumerate(ops) if o.target is not None
                and not i <= k}
     for k in range(i + 2, len(ops) + 1):

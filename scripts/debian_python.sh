@@ -31,7 +31,7 @@ say() { echo "debian_python: $*" >&2; }
 
 # Bumped whenever what this script puts in the cache changes, so that older
 # caches are redone.
-LAYOUT=4
+LAYOUT=5
 
 cache=$(debian_python_root)
 apt_dir="$cache/apt"
@@ -164,14 +164,21 @@ provide() {
     download "$tmp/deb" $(printf '%s\n' "${all[@]}" | sort -u) || { say "download failed"; return 1; }
     local deb
     for deb in "$tmp"/deb/*.deb; do dpkg -x "$deb" "$tmp/root" || return 1; done
-    # From 3.14 the list of every magic number (which tools/gen_opcode_tables.py
-    # reads) is only in a C header; the rest of the -dev package is not needed.
-    local header="./usr/include/python$v/internal/pycore_magic_number.h"
+    # The C headers: Inductor compiles its CPU kernels against Python.h, and
+    # from 3.14 the list of every magic number (which tools/gen_opcode_tables.py
+    # reads) is only in a header. The rest of the -dev package (static
+    # libraries, python-config) is not needed.
     if download "$tmp/dev" "libpython$v-dev/unstable"; then
-        dpkg-deb --fsys-tarfile "$tmp"/dev/*.deb | tar -x -C "$tmp/root" "$header" 2>/dev/null ||
-            say "libpython$v-dev has no $header"
+        dpkg-deb --fsys-tarfile "$tmp"/dev/*.deb | tar -x -C "$tmp/root" ./usr/include 2>/dev/null ||
+            say "libpython$v-dev has no usr/include"
+        # Debian's pyconfig.h only includes <TRIPLET/python3.X/pyconfig.h>,
+        # found on the system's include path, which this tree is not on: put
+        # the real one in its place, so -I usr/include/python3.X is enough.
+        local real
+        real=$(ls "$tmp"/root/usr/include/*-linux-gnu*/"python$v"/pyconfig.h 2>/dev/null | head -n 1)
+        [ -n "$real" ] && cp "$real" "$tmp/root/usr/include/python$v/pyconfig.h"
     else
-        say "cannot download libpython$v-dev (only the table generator needs it)"
+        say "cannot download libpython$v-dev (Inductor's C++ kernels and the table generator need its headers)"
     fi
     # unstable's dynamic loader (ld-linux-x86-64.so.2 on amd64), whatever the machine
     local loader

@@ -133,16 +133,27 @@ def test_a_continue_statement_is_left_alone():
 
 
 def test_a_body_ending_in_the_closing_jump_is_left_alone():
-    # `for m in ms: ...; if m: s += 1`, whose false way 3.14 lays out first:
+    # `while a: ...; if m: t = s`, whose false way 3.14 lays out first:
     # after backward_conditional_jumps it is already 3.13's shape.
-    head = Op("FOR_ITER")
-    ops = [head, Op("STORE_FAST", "m"), Op("LOAD_FAST", "m"),
+    head = Op("LOAD_GLOBAL", "a")
+    ops = [head, Op("POP_TOP"), Op("LOAD_FAST", "m"),
            Op("POP_JUMP_IF_FALSE", target=head), Op("LOAD_FAST", "s"), Op("STORE_FAST", "t"),
-           Op("JUMP", target=head), Op("RETURN_VALUE")]
-    head.target = ops[-1]
+           Op("JUMP", target=head)]
     func = Function(None, ops)
     closing_jumps_back(func, T314)
     assert names(func).count("JUMP") == 1 and func.ops[3].target is head
+
+
+def test_a_for_loops_test_stays_threaded():
+    # `for x in y: if c: raise E`: 3.13 jumps straight to FOR_ITER as well.
+    head = Op("FOR_ITER")
+    ops = [head, Op("STORE_FAST", "x"), Op("LOAD_FAST", "c"),
+           Op("POP_JUMP_IF_FALSE", target=head), Op("LOAD_GLOBAL", "E"),
+           Op("RAISE_VARARGS", 1), Op("RETURN_VALUE")]
+    head.target = ops[-1]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert "JUMP" not in names(func)
 
 
 def test_no_end_where_code_before_the_loop_jumps_in():

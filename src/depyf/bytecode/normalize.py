@@ -803,9 +803,10 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
         H: ...; a; POP_JUMP_IF_FALSE E; c; POP_JUMP_IF_FALSE H; E:
         -> H: ...; a; POP_JUMP_IF_FALSE B; c; POP_JUMP_IF_FALSE J; B: JUMP E; J: JUMP H; E:
 
-    A body that ends in the closing jump itself (``if c: x`` ending the loop's
-    body, its false way laid out first as ``POP_JUMP_IF_TRUE B; JUMP H; B: x;
-    JUMP H``) lost nothing and stays as it is, as 3.13 has it.
+    Only while loops: 3.13 threads a for loop's test so too. A body that ends
+    in the closing jump itself (``if c: x`` ending the loop's body, its false
+    way laid out first as ``POP_JUMP_IF_TRUE B; JUMP H; B: x; JUMP H``) lost
+    nothing and stays as it is.
     """
     func.reindex()
     ops = func.ops
@@ -817,8 +818,11 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
         if head is None or head.index > op.index or id(op) in func.jump_statements:
             continue
         end = _body_end(ops, op.index, head)
-        if end is not None and ops[end - 1].name == "JUMP" and ops[end - 1].target is head:
-            continue        # (the body ends in the closing jump: nothing was dropped)
+        if end is not None and (head.name == "FOR_ITER" or (
+                ops[end - 1].name == "JUMP" and ops[end - 1].target is head)):
+            # (a for loop's test jumps so in 3.13 too; a body that ends in the
+            # closing jump lost nothing)
+            continue
         if end is None:
             end = _break_end(ops, op, head)
             if end is None or end in inserts:

@@ -7,7 +7,8 @@ import pytest
 from depyf.bytecode.inlined_calls import inlined_builtin_calls
 from depyf.bytecode.ir import Function, Handler, Op
 from depyf.bytecode.iterator_pairs import iterator_pairs
-from depyf.bytecode.normalize import (adjacent_jumps, annotation_marks, closing_jumps_back,
+from depyf.bytecode.normalize import (adjacent_jumps, annotation_marks,
+                                      backward_conditional_jumps, closing_jumps_back,
                                       unfolded_not_jumps,
                                       unthread_short_circuit_pops)
 from depyf.bytecode.special_lookups import with_specials
@@ -154,6 +155,31 @@ def test_a_for_loops_test_stays_threaded():
     func = Function(None, ops)
     closing_jumps_back(func, T314)
     assert "JUMP" not in names(func)
+
+
+def test_a_while_loops_pass_is_not_folded_into_its_test():
+    # `while c: pass`: 3.14 tests at the top only, and the jump over which
+    # the test jumps is the pass (on a line of its own).
+    head = Op("LOAD_FAST", "c", line=2)
+    exit_ = Op("RETURN_VALUE", line=3)
+    ops = [head, Op("POP_JUMP_IF_FALSE", target=exit_, line=2), Op("JUMP", target=head, line=3),
+           exit_]
+    func = Function(None, ops)
+    backward_conditional_jumps(func, T314)
+    assert names(func) == ["LOAD_FAST", "POP_JUMP_IF_FALSE", "JUMP", "RETURN_VALUE"]
+
+
+def test_a_continue_after_code_on_other_lines_is_folded():
+    # `while True: x(); if c: continue; ...`
+    head = Op("LOAD_GLOBAL", "x", line=2)
+    after = Op("LOAD_GLOBAL", "y", line=5)
+    ops = [head, Op("POP_TOP", line=2), Op("LOAD_FAST", "c", line=3),
+           Op("POP_JUMP_IF_FALSE", target=after, line=3), Op("JUMP", target=head, line=4),
+           after, Op("POP_TOP", line=5), Op("JUMP", target=head, line=5)]
+    func = Function(None, ops)
+    backward_conditional_jumps(func, T314)
+    assert func.ops[3].name == "POP_JUMP_IF_TRUE" and func.ops[3].target is head
+    assert id(func.ops[3]) in func.jump_statements
 
 
 def test_no_end_where_code_before_the_loop_jumps_in():

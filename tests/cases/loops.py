@@ -391,3 +391,19 @@ def for_if_else_continue_mid_body(pairs, strict, keep):
                 continue
         r.append(nv)
     return r
+
+
+def while_test_with_empty_body(self, c, d):
+    while self.next() is not None:
+        pass
+    while c() and d:
+        pass
+    while c:
+        continue
+    self.loaded = True
+
+
+def while_test_with_empty_body_ending_a_for(xs, c):
+    for x in xs:
+        while c(x):
+            pass

@@ -758,7 +758,8 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
             func.reindex()
             targeted = {id(o.target) for o in ops if o.target is not None}
         jump = ops[i + 1]
-        if jump.target.index <= i + 1 and id(jump) not in targeted and _same_region(op, jump):
+        if jump.target.index <= i + 1 and id(jump) not in targeted and _same_region(op, jump) \
+                and not _empty_loop_body(ops, jump.target.index, i):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
@@ -777,6 +778,19 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
                 else:
                     func.unguarded.discard(id(op))
     remove_ops(func, doomed)
+
+
+def _empty_loop_body(ops: List[Op], head: int, i: int) -> bool:
+    """The test at ``i`` jumps over a ``pass`` (or ``continue``), the whole body of
+    a while loop whose test starts at ``head`` (3.14+ tests at the top only)::
+
+        H: c; POP_JUMP_IF_FALSE E; JUMP H (the pass's line); E:
+
+    Folded, the loop would be one block that jumps to itself, with no op left
+    on the pass's line."""
+    test, jump = ops[i], ops[i + 1]
+    return test.line is not None and jump.line is not None and jump.line != test.line \
+        and all(o.line == test.line and o.name not in NO_FALLTHROUGH for o in ops[head:i])
 
 
 def closing_jumps_back(func: Function, table: VersionTable) -> None:

@@ -1945,10 +1945,16 @@ class Walker:
 
     def _exit_threaded(self, target, latch) -> bool:
         """A loop test's exit jump sent on to an enclosing loop's top, where the
-        op after the loop's latch (its exit) jumps too."""
+        op after the loop's latch (its exit) jumps too, or where falling off the
+        loop goes: it ends the enclosing loop's body (3.14 drops the jump)."""
+        if target >= latch or not self.frames.current_header(target):
+            return False
         after = self.ops[latch + 1] if latch + 1 < self.n else None
-        return target < latch and after is not None and after.name == "JUMP" \
-            and after.target.index == target and self.frames.current_header(target)
+        if after is not None and after.name == "JUMP" and after.target.index == target:
+            return True
+        outer = self.frames.loop
+        return outer is not None and target in outer.continues \
+            and self.flows_to_next_iteration(outer, latch + 1)
 
     def _left_by_clause_breaks(self, i, latch, exit_) -> bool:
         """The loop ``[i, latch]`` jumps to ``exit_`` only from handler code, by

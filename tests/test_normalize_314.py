@@ -8,7 +8,7 @@ from depyf.bytecode.inlined_calls import inlined_builtin_calls
 from depyf.bytecode.ir import Function, Handler, Op
 from depyf.bytecode.iterator_pairs import iterator_pairs
 from depyf.bytecode.normalize import (adjacent_jumps, annotation_marks,
-                                      backward_conditional_jumps, closing_jumps_back,
+                                      backward_conditional_jumps, closing_jumps_back, dead_loop_tails,
                                       unfolded_not_jumps,
                                       unthread_short_circuit_pops)
 from depyf.bytecode.special_lookups import with_specials
@@ -180,6 +180,46 @@ def test_a_continue_after_code_on_other_lines_is_folded():
     backward_conditional_jumps(func, T314)
     assert func.ops[3].name == "POP_JUMP_IF_TRUE" and func.ops[3].target is head
     assert id(func.ops[3]) in func.jump_statements
+
+
+def test_a_while_loops_raising_tail_gets_its_closing_jump():
+    # `while c: if x: y() else: raise x`: the else lies past the jump back.
+    head = Op("LOAD_FAST", "c")
+    exit_ = Op("RETURN_VALUE")
+    raise_ = Op("LOAD_FAST", "x")
+    ops = [head, Op("POP_JUMP_IF_FALSE", target=exit_), Op("LOAD_FAST", "x"),
+           Op("POP_JUMP_IF_FALSE", target=raise_), Op("LOAD_GLOBAL", "y"), Op("POP_TOP"),
+           Op("JUMP", target=head), raise_, Op("RAISE_VARARGS", 1), exit_]
+    func = Function(None, ops)
+    dead_loop_tails(func, T314)
+    assert names(func)[-3:] == ["RAISE_VARARGS", "JUMP", "RETURN_VALUE"]
+    assert func.ops[-2].target is head
+
+
+def test_a_for_loops_raising_tail_stays():
+    head = Op("FOR_ITER")
+    exit_ = Op("RETURN_VALUE")
+    raise_ = Op("LOAD_FAST", "x")
+    ops = [head, Op("STORE_FAST", "v"), Op("LOAD_FAST", "x"),
+           Op("POP_JUMP_IF_FALSE", target=raise_), Op("JUMP", target=head), raise_,
+           Op("RAISE_VARARGS", 1), exit_]
+    head.target = exit_
+    func = Function(None, ops)
+    dead_loop_tails(func, T314)
+    assert names(func).count("JUMP") == 1
+
+
+def test_a_tail_code_before_the_loop_jumps_into_stays():
+    head = Op("LOAD_FAST", "c")
+    exit_ = Op("RETURN_VALUE")
+    raise_ = Op("LOAD_FAST", "x")
+    ops = [Op("LOAD_FAST", "a"), Op("POP_JUMP_IF_TRUE", target=raise_), head,
+           Op("POP_JUMP_IF_FALSE", target=exit_), Op("LOAD_FAST", "x"),
+           Op("POP_JUMP_IF_FALSE", target=raise_), Op("JUMP", target=head), raise_,
+           Op("RAISE_VARARGS", 1), exit_]
+    func = Function(None, ops)
+    dead_loop_tails(func, T314)
+    assert names(func).count("JUMP") == 1
 
 
 def test_no_end_where_code_before_the_loop_jumps_in():

@@ -407,3 +407,18 @@ def while_test_with_empty_body_ending_a_for(xs, c):
     for x in xs:
         while c(x):
             pass
+
+
+def while_if_else_raising_after_the_jump_back(rest, x, y):
+    while rest:
+        if x:
+            rest = rest[1:]
+        elif y:
+            return 3
+        else:
+            raise ValueError(x)
+    while rest and x:
+        if y:
+            pass
+        else:
+            raise ValueError(x)

@@ -865,6 +865,55 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
         func.reindex()
 
 
+def dead_loop_tails(func: Function, table: VersionTable) -> None:
+    """3.14+ tests a while loop at the top only, and code of its body laid out
+    past its last jump back (an else branch that raises or returns) ends the
+    loop with no jump after it. Up to 3.9, the top-tested loops' versions,
+    the body's closing jump stays there, unreached; put it back, so the loop
+    ends where its body does::
+
+        H: c; POP_JUMP_IF_FALSE E; x; POP_JUMP_IF_FALSE L; y; JUMP H
+        L: x; RAISE_VARARGS 1
+        E: ...
+        -> ... L: x; RAISE_VARARGS 1; JUMP H; E: ...
+
+    Only where the top test (the first conditional jump from H on) goes past
+    that code and nothing before the loop jumps into it. A for loop keeps its
+    layout: 3.13 lays it out so too.
+    """
+    func.reindex()
+    ops = func.ops
+    latches: Dict[int, Op] = {}
+    for op in ops:
+        if op.target is not None and op.target.index < op.index:
+            latches[id(op.target)] = op         # (the last one, in layout)
+    inserts: Dict[int, Op] = {}
+    for op in ops:
+        latch = latches.get(id(op))
+        if latch is None or op.name == "FOR_ITER":
+            continue
+        test = next((o for o in ops[op.index:latch.index] if o.name in POP_JUMPS), None)
+        if test is None or test.target.index <= latch.index + 1:
+            continue
+        end = test.target.index
+        last = ops[end - 1]
+        if last.name not in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") or end in inserts \
+                or not _same_handler(last, latch):
+            continue
+        if any(o.target is not None and latch.index < o.target.index < end
+               and not op.index <= o.index < end for o in ops):
+            continue
+        inserts[end] = Op("JUMP", None, op, latch.line, latch.offset, latch.handler)
+    if inserts:
+        out = []
+        for k, op in enumerate(ops):
+            if k in inserts:
+                out.append(inserts[k])
+            out.append(op)
+        func.ops = out
+        func.reindex()
+
+
 def adjacent_jumps(func: Function, table: VersionTable) -> None:
     """3.14+ copies a jump back to each way out of a condition that ends a
     body, side by side: one jump, as 3.13 jumps there::
@@ -1815,7 +1864,7 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
-        unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
+        dead_loop_tails, unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
         adjacent_jumps, lazy_imports, try_line_nops)
 })
 
@@ -1941,7 +1990,7 @@ PASSES = {
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
              "call_ex_kwargs_slot", "annotation_marks", "try_line_nops"]
 _AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditional_jumps",
-                                             "closing_jumps_back"),
+                                             "closing_jumps_back", "dead_loop_tails"),
               "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),
               "bool_conversions": ("bool_conversions", "unfolded_not_jumps")}
 PASSES[(3, 14)] = _FROM_314 + [

@@ -124,6 +124,7 @@ STRUCTURAL_PASSES = frozenset({
     "block_stack_handlers", "exc_info_shuffles", "finally_to_py39", "chained_comparisons",
     "send_loops", "merge_copied_exits", "merge_copied_tails",
     "backward_conditional_jumps", "doubled_returns", "closing_jumps_back", "adjacent_jumps",
+    "dead_loop_tails",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits", "unthread_short_circuit_pops",
     # the global AssertionError is not always the builtin one

@@ -349,3 +349,30 @@ def test_branches_sharing_a_long_tail_after_statements(monkeypatch):
     source = structured(asm.code(template, ["then", "else", 1, 10, 20]), [(1, True), (2, False)])
     assert source.count("note(") >= 3, source
     assert len(tries) == 1, tries
+
+
+@pytest.mark.skipif(HOST < (3, 14), reason="3.14+ CALL_FUNCTION_EX always takes a mapping or NULL")
+def test_call_ex_whose_null_mapping_was_swapped_up():
+    # torch 2.15 on 3.14: `PUSH_NULL; PUSH_NULL; SWAP 3; SWAP 2` puts the
+    # callable's NULL and the empty mapping under and over the arguments
+    asm = Assembler()
+    asm.op("LOAD_FAST", 2).op("LOAD_FAST", 0).op("BUILD_LIST", 1)
+    asm.op("PUSH_NULL").op("PUSH_NULL").op("SWAP", 3).op("SWAP", 2)
+    asm.op("CALL_FUNCTION_EX").op("RETURN_VALUE")
+    source = structured(asm.code(template, []), [(1, 0), ("x", 0)])
+    assert "note(*[a])" in source or "note(a)" in source, source
+
+
+@pytest.mark.skipif(HOST < (3, 11), reason="cells live among the locals from 3.11")
+def test_a_cell_passed_as_a_value_stays_a_cell_when_structured():
+    # Dynamo 2.15 hands the frame's cells to the code making a nested resume
+    # function: `__nested_resume_fns = box,`; 3.13+ loads a cell with LOAD_FAST
+    from test_fallback import LOAD_CLOSURE_IS_REAL, template_cell
+    box = 3
+    asm = Assembler()
+    asm.op("MAKE_CELL", box).op("LOAD_FAST", 0).op("STORE_DEREF", box)
+    cell = "LOAD_CLOSURE" if LOAD_CLOSURE_IS_REAL else "LOAD_FAST"
+    asm.call(2, 1, lambda s: s.op(cell, box).op("BUILD_TUPLE", 1))
+    asm.op("RETURN_VALUE")
+    source = structured(asm.code(template_cell, [None]), [(1, 0), ("x", 0)])
+    assert "__closure__" in source, source

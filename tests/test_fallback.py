@@ -685,12 +685,10 @@ def template_cell(a, b, note):
 
 
 #: 3.13's LOAD_CLOSURE is a pseudo-instruction: the compiler writes a LOAD_FAST
-#: of the cell's slot, which the decoder reads as a load of the variable
+#: of the cell's slot (normalize.closure_loads names it LOAD_CLOSURE again)
 LOAD_CLOSURE_IS_REAL = dis.opmap.get("LOAD_CLOSURE", 256) < 256
 
 
-@pytest.mark.xfail(not LOAD_CLOSURE_IS_REAL, strict=True,
-                   reason="a LOAD_FAST of a cell's slot (3.13) reads as the variable's value")
 def test_a_cell_passed_as_a_value_stays_a_cell(forced):
     # Dynamo hands a closure tuple (LOAD_CLOSURE box; BUILD_TUPLE) to the code
     # that makes a resume function: the cell itself, not what it holds

@@ -1423,6 +1423,26 @@ def intrinsics(func: Function, table: VersionTable) -> None:
     remove_ops(func, doomed)
 
 
+def closure_loads(func: Function, table: VersionTable) -> None:
+    """3.13+ has no LOAD_CLOSURE: the compiler loads a cell itself (for a
+    closure tuple, or ``__classcell__``) with LOAD_FAST on the cell's slot,
+    where the cell's contents come by LOAD_DEREF. Name it as 3.12 does::
+
+        LOAD_FAST x (a cell or free variable's slot)  -> LOAD_CLOSURE x
+
+    (Dynamo's code passes such cells as plain values, to the functions that
+    make its resume functions.) Not where an inlined comprehension shares the
+    slot (LOAD_FAST_AND_CLEAR saves it): its own variable there is no cell.
+    """
+    cells = set(func.code.cellvars) | set(func.code.freevars)
+    if not cells:
+        return
+    cells -= {op.arg for op in func.ops if op.name == "LOAD_FAST_AND_CLEAR"}
+    for op in func.ops:
+        if op.name == "LOAD_FAST" and op.arg in cells:
+            op.name = "LOAD_CLOSURE"
+
+
 def class_deref(func: Function, table: VersionTable) -> None:
     """3.12+: a class body's free names, and names in the annotation scopes of its
     generic methods (which see the class namespace through ``__classdict__``)::
@@ -1864,7 +1884,7 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
-        dead_loop_tails, unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
+        dead_loop_tails, closure_loads, unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
         adjacent_jumps, lazy_imports, try_line_nops)
 })
 
@@ -1975,7 +1995,8 @@ PASSES = {
         "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
         "doubled_returns", "cold_handlers"] + _COPIED_EXITS,
-    (3, 13): ["copied_returns"] + _LINE_NOPS + _COMMON + ["bool_conversions"] + _GENERATED + [
+    (3, 13): ["copied_returns"] + _LINE_NOPS + _COMMON + ["closure_loads", "bool_conversions"]
+    + _GENERATED + [
         "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
         "drop_generator_prologue", "intrinsics", "class_deref", "fold_kwnames",
         "fold_function_attributes", "drop_end_for_pop", "short_circuit_jumps", "send_loops",

@@ -900,7 +900,13 @@ def _class_value(m, positional, keywords, op):
 @handles("CALL_FUNCTION_EX")
 def _call_ex(m, op):
     flags, slots = op.arg
-    kwargs = m.pop_value() if flags & 1 else None
+    kwargs = None
+    if flags & 1 and m.stack and type(m.stack[-1]) is Null:
+        # 3.14+ always has the slot: a NULL pushed earlier and moved up by
+        # SWAPs (as Dynamo writes it) is no mapping either.
+        m.pop()
+    elif flags & 1:
+        kwargs = m.pop_value()
     args = m.pop()
     func, extra = _callable(m, slots, [])
     if extra:

@@ -144,6 +144,7 @@ STRUCTURAL_PASSES = frozenset({
 #: new pass is left out until someone files it here or above (a test checks)
 SEMANTIC_PASSES = frozenset({
     "rename", "binary_ops", "compare_ops", "split_superinstructions", "fold_kwnames",
+    "closure_loads",
     "drop_noise", "drop_generator_prologue", "call_ex_plain", "call_ex_null",
     "null_before_global", "null_after_global", "method_loads", "drop_qualname", "make_function_flags",
     "fold_function_attributes", "drop_end_for", "drop_end_for_pop",

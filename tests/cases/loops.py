@@ -422,3 +422,10 @@ def while_if_else_raising_after_the_jump_back(rest, x, y):
             pass
         else:
             raise ValueError(x)
+
+
+def for_if_not_in_continue(versions, caps):
+    for version in versions:
+        if not version in caps:
+            continue
+        return version

@@ -171,7 +171,13 @@ def negate(expr: ast.expr) -> ast.expr:
     is pushed away from it whenever the and/or allows.
     """
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        if _foldable(expr.operand):
+            # (a `not` 3.14+ keeps apart, unfolded_not_jumps: negated again,
+            # the test is that `not` once more, not the flipped comparison)
+            expr.operand.written_not = True
         return expr.operand
+    if _foldable(expr) and getattr(expr, "written_not", False):
+        return ast.UnaryOp(op=ast.Not(), operand=expr)
     if _foldable(expr):
         # What the compiler makes of `not (a is b)` anyway: `a is not b`.
         flipped = ast.Compare(left=expr.left, ops=[_FLIP[type(expr.ops[0])]()],

@@ -376,3 +376,14 @@ def test_a_cell_passed_as_a_value_stays_a_cell_when_structured():
     asm.op("RETURN_VALUE")
     source = structured(asm.code(template_cell, [None]), [(1, 0), ("x", 0)])
     assert "__closure__" in source, source
+
+
+@pytest.mark.skipif(HOST < (3, 13), reason="CALL_KW takes its names off the stack from 3.13")
+def test_call_kw_whose_names_were_loaded_first():
+    # torch 2.15: the keyword names' tuple is loaded before the argument and
+    # moved up to the top with a SWAP
+    asm = Assembler()
+    asm.op("LOAD_FAST", 2).op("PUSH_NULL").op("LOAD_CONST", 0).op("LOAD_FAST", 0)
+    asm.op("SWAP", 2).op("CALL_KW", 1).op("RETURN_VALUE")
+    source = structured(asm.code(template, [("end",)]), [(1, 0), ("x", 0)])
+    assert "note(end=a)" in source, source

@@ -745,3 +745,15 @@ def test_trap_dynamos_list_juggling_in_bytecode():
     fn, source = _readable_function(code, {})
     assert fn(1, 2, None) == types.FunctionType(code, {})(1, 2, None) == ([1, 2],)
     assert ".extend" not in source and "stack_" not in source and "[0:0]" not in source, source
+
+
+def test_a_negated_identity_test_reads_as_is_not():
+    # torch 2.15 on 3.14: `tmp_1 is None; POP_JUMP_IF_TRUE` decompiles (faithfully)
+    # to `if not tmp_1 is None:`, which says `is not`
+    after = rewrite("""
+        def f(a, b):
+            if not a is None:
+                b(a)
+            return not b in a
+        """, keep={"a", "b"})
+    assert body_of(after) == ["if a is not None:", "b(a)", "return b not in a"], after

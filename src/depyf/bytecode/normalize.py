@@ -268,6 +268,9 @@ def fold_kwnames(func: Function, table: VersionTable) -> None:
         CALL_METHOD 1                        -> CALL (1, (), 2)
         KW_NAMES ('b',); CALL 2  (3.11+)     -> CALL (2, ('b',), 2)
         LOAD_CONST ('b',); CALL_KW 2 (3.13)  -> CALL (2, ('b',), 2)
+        SWAP 2; CALL_KW 1 (names loaded earlier) -> CALL (1, None, 2)
+
+    (None: the names are the constant on top of the stack, above the arguments.)
     """
     doomed = []
     pending = None
@@ -279,8 +282,14 @@ def fold_kwnames(func: Function, table: VersionTable) -> None:
             doomed.append(op)
         elif op.name in ("CALL_FUNCTION_KW", "CALL_KW"):
             names = func.ops[i - 1]
-            doomed.append(names)
-            op.arg = (op.arg, names.arg, 1 if op.name == "CALL_FUNCTION_KW" else 2)
+            slots = 1 if op.name == "CALL_FUNCTION_KW" else 2
+            if names.name == "LOAD_CONST" and isinstance(names.arg, tuple):
+                doomed.append(names)
+                op.arg = (op.arg, names.arg, slots)
+            else:
+                # (Dynamo loads the names first and moves them up with SWAPs:
+                # they are read off the stack)
+                op.arg = (op.arg, None, slots)
             op.name = "CALL"
         elif op.name == "CALL_FUNCTION":
             op.name, op.arg = "CALL", (op.arg, (), 1)

@@ -854,6 +854,12 @@ def _load_method(m, op):
 @handles("CALL")
 def _call(m, op):
     argc, kwnames, slots = op.arg
+    if kwnames is None:
+        names = m.pop()
+        if not (isinstance(names, ast.Constant) and isinstance(names.value, tuple)
+                and all(isinstance(k, str) for k in names.value)):
+            raise DecompileFailure("keyword names that are not a constant tuple")
+        kwnames = names.value
     func, args = _callable(m, slots, m.popn(argc))
     if kwnames:
         positional = args[:len(args) - len(kwnames)]

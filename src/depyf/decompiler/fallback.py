@@ -1337,7 +1337,7 @@ def _pops(op) -> Optional[int]:
     if name == "FORMAT_VALUE":
         return 2 if arg[1] else 1
     if name == "CALL":
-        return arg[0] + arg[2]
+        return arg[0] + arg[2] + (arg[1] is None)
     if name == "CALL_FUNCTION_EX":
         return 1 + (arg[0] & 1) + arg[1]
     if name == "MAKE_FUNCTION":

@@ -31,7 +31,8 @@ show that, it leaves the statement as it was. Code whose decompilation went
 to the unstructured fallback is left faithful whole.
 
 The passes (in the order of :data:`PASSES`, rounds of them until none
-changes anything), then :func:`~.naming.name_values`:
+changes anything), then :func:`~.cleanup.fold_negated_tests` (``not a is b``
+is ``a is not b``) and :func:`~.naming.name_values`:
 
 * :func:`~.cleanup.drop_temporary_deletes`: ``del tmp_N`` goes;
 * :func:`~.cleanup.drop_dead_stores`: stores nobody reads go (also later);
@@ -71,7 +72,8 @@ from dataclasses import dataclass, field
 from typing import Collection, Mapping, Optional, Sequence
 
 from .cleanup import (declare_unbound_cells, drop_dead_stores, drop_no_op_statements,
-                      drop_temporary_deletes, drop_unused_walrus, flatten_star_displays)
+                      drop_temporary_deletes, drop_unused_walrus, flatten_star_displays,
+                      fold_negated_tests)
 from .facts import Facts
 from .inline import inline_single_use, propagate_copies
 from .lists import follow_local_lists
@@ -131,6 +133,7 @@ def make_readable(fn: ast.FunctionDef, hints: Readable) -> ast.FunctionDef:
             clean[step] = edits
         if not changed:
             break
+    fold_negated_tests(fn)
     name_values(facts)
     return fn
 

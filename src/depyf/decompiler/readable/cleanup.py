@@ -253,3 +253,35 @@ def declare_unbound_cells(facts: Facts) -> bool:
         facts.remove(stmt)
         changed = True
     return changed
+
+
+_NEGATED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
+def fold_negated_tests(fn: ast.FunctionDef) -> None:
+    """``not a is b`` is written ``a is not b`` (``in`` likewise): the same
+    test, which 3.14's Dynamo spells with a jump on true after ``is``.
+
+    Before::                            After::
+
+        if not value is None:               if value is not None:
+            f(value)                            f(value)
+
+    (After the other passes: it changes no name, value or statement.)
+    """
+    for node in ast.walk(fn):
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                value[:] = [_folded(v) for v in value]
+            elif isinstance(value, ast.expr):
+                setattr(node, name, _folded(value))
+
+
+def _folded(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) \
+            and isinstance(node.operand, ast.Compare) and len(node.operand.ops) == 1 \
+            and type(node.operand.ops[0]) in _NEGATED:
+        test = node.operand
+        return ast.copy_location(ast.Compare(left=test.left, ops=[_NEGATED[type(test.ops[0])]()],
+                                             comparators=test.comparators), node)
+    return node

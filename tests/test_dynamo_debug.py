@@ -218,7 +218,7 @@ LINEMAP_CHECK = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
+@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13", "3.14", "3.15"])
 def test_linemap_retarget_keeps_code_and_moves_lines(tmp_path, version):
     """Same bytecode, the dumped file's name and lines, on each host version
     (3.10 has its own line table format)."""
@@ -255,6 +255,20 @@ def test_alignment_blocks_match_and_keep_order():
             last_i, last_j = i + n, j + n
         if a == b:
             assert blocks == ([(0, 0, len(a))] if a else [])
+
+
+def test_a_moved_first_statement_stops_on_entry():
+    # The readable form moved `value = None` first and renamed Dynamo's
+    # temporary: the function's entry carries that first line, where a
+    # breakpoint on it is expected to stop.
+    from depyf.dynamo import linemap
+    live = linemap.find_code(compile(
+        "def f(a):\n    t = a.x\n    tmp_1 = None\n    return t, tmp_1\n", "<live>", "exec"), "f")
+    dumped = linemap.find_code(compile(
+        "def f(a):\n    value = None\n    w = a.x\n    return w, value\n", "/d/f.py", "exec"), "f")
+    code = linemap.retarget(live, dumped, "/d/f.py")
+    lines = [line for _, _, line in code.co_lines() if line is not None and line > 1]
+    assert lines[0] == 2 and 3 in lines and 4 in lines, lines
 
 
 def test_alignment_takes_matched_lines():

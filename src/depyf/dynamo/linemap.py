@@ -88,7 +88,8 @@ def _const_key(value) -> str:
     return "<%s>" % kind.__name__
 
 
-def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[Span]:
+def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None,
+          shared_locals: Optional[frozenset] = None) -> List[Span]:
     """One :data:`Span` per instruction, EXTENDED_ARG prefixes, inline caches
     and the interpreter's bookkeeping ops (RESUME, MAKE_CELL, ...) included in
     the span of the instruction they belong to.
@@ -100,6 +101,10 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
 
     >>> [s[2] for s in spans(compile("x = y", "<s>", "exec"))][-3:]
     [('STORE_NAME', 'x'), ('LOAD_CONST', 'None'), 'RETURN_VALUE']
+
+    ``shared_locals``: the local variables both codes have; any other is keyed
+    as ``<local>`` (the readable form renames Dynamo's temporaries, ``tmp_1``
+    becomes ``value``: its loads and stores still match by place).
     """
     names = names or {}
     shapes, extended_arg, localsplus = _host_shapes()
@@ -138,7 +143,10 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
             key = (name, arg >> shift)
         elif how == "pair":
             local = values["local"]
-            key = (name, (local[arg >> 4], local[arg & 15]))
+            key = (name, (_local_key(local[arg >> 4], shared_locals),
+                          _local_key(local[arg & 15], shared_locals)))
+        elif how == "local":
+            key = (name, _local_key(values["local"][arg >> shift], shared_locals))
         else:
             value = values[how][arg >> shift]
             key = (name, names.get(value, value))
@@ -148,6 +156,10 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None) -> List[
         out.append((start, end, key, ranges[r][2] if ranges[r][0] <= i else None))
         start = i = end
     return out
+
+
+def _local_key(name: str, shared: Optional[frozenset]) -> str:
+    return name if shared is None or name in shared else "<local>"
 
 
 _SILENT, _JUMP, _NO_ARG, _COMPARE = "<silent>", "<jump>", "<no argument>", "<compare>"
@@ -306,8 +318,17 @@ def retarget(live: types.CodeType, dumped: types.CodeType, filename: str,
     """``live`` with ``filename`` and the lines of ``dumped`` (the same function
     compiled from the file); ``names`` maps names in ``live`` to the names
     the file uses for them (torch's graph names to stable ones)."""
-    live_spans = spans(live, names)
-    lines = matched_lines(live_spans, spans(dumped), dumped.co_firstlineno)
+    shared = frozenset(live.co_varnames) & frozenset(dumped.co_varnames)
+    live_spans = spans(live, names, shared)
+    dumped_spans = spans(dumped, shared_locals=shared)
+    lines = matched_lines(live_spans, dumped_spans, dumped.co_firstlineno)
+    first = next((s[3] for s in dumped_spans if s[3] is not None and s[3] > dumped.co_firstlineno),
+                 None)
+    if lines and first is not None and first not in lines:
+        # The file's first statement matched nothing (the readable form moved
+        # it, or renamed what it stores): it is where the function starts,
+        # so a breakpoint there stops on entry.
+        lines[0] = first
     ranges = [(s[0], s[1], line) for s, line in zip(live_spans, lines)]
     table = encode_host_line_table(ranges, dumped.co_firstlineno, len(live.co_code))
     new = live.replace(co_filename=filename, co_firstlineno=dumped.co_firstlineno, co_linetable=table)

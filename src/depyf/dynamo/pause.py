@@ -7,7 +7,9 @@ in a file they never wrote and have to step out twice. So when the breakpoint
 hook is Python's default one and it names pdb (``PYTHONBREAKPOINT`` unset,
 empty or ``pdb.set_trace``), pdb is started on the caller's frame
 (``pdb.Pdb().set_trace(frame)``) and stops at the next line there: the first
-line of the ``with`` body. Any other hook (``PYTHONBREAKPOINT=ipdb.set_trace``,
+line of the ``with`` body (from 3.14, whose pdb stops at the next
+instruction, on the ``with`` line itself, after ``__enter__``: the block has
+not run either way). Any other hook (``PYTHONBREAKPOINT=ipdb.set_trace``,
 the ``sys.breakpointhook`` an IDE installs) is called through ``breakpoint()``
 as usual, and ``PYTHONBREAKPOINT=0`` does not stop at all.
 

@@ -398,8 +398,6 @@ def while_test_with_empty_body(self, c, d):
         pass
     while c() and d:
         pass
-    while c:
-        continue
     self.loaded = True
 
 

@@ -1442,11 +1442,14 @@ def closure_loads(func: Function, table: VersionTable) -> None:
     (Dynamo's code passes such cells as plain values, to the functions that
     make its resume functions.) Not where an inlined comprehension shares the
     slot (LOAD_FAST_AND_CLEAR saves it): its own variable there is no cell.
+    Nor ``__classdict__``, the class namespace's cell that a class body hands
+    its annotation scopes: the class body readers take its loads as they are.
     """
     cells = set(func.code.cellvars) | set(func.code.freevars)
     if not cells:
         return
     cells -= {op.arg for op in func.ops if op.name == "LOAD_FAST_AND_CLEAR"}
+    cells.discard("__classdict__")
     for op in func.ops:
         if op.name == "LOAD_FAST" and op.arg in cells:
             op.name = "LOAD_CLOSURE"

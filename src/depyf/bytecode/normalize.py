@@ -864,14 +864,20 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
         jump = Op("JUMP", None, head, op.line, op.offset, op.handler)
         inserts[end] = [jump]
         op.target = jump
-    if inserts:
-        out = []
-        for k, op in enumerate(ops):
-            out += inserts.get(k, ())
-            out.append(op)
-        out += inserts.get(len(ops), ())
-        func.ops = out
-        func.reindex()
+    _insert_before(func, inserts)
+
+
+def _insert_before(func: Function, inserts: Dict[int, List[Op]]) -> None:
+    """Put ``inserts[k]`` before the op at index ``k`` (``len(ops)``: at the end)."""
+    if not inserts:
+        return
+    out = []
+    for k, op in enumerate(func.ops):
+        out += inserts.get(k, ())
+        out.append(op)
+    out += inserts.get(len(func.ops), ())
+    func.ops = out
+    func.reindex()
 
 
 def dead_loop_tails(func: Function, table: VersionTable) -> None:
@@ -896,7 +902,7 @@ def dead_loop_tails(func: Function, table: VersionTable) -> None:
     for op in ops:
         if op.target is not None and op.target.index < op.index:
             latches[id(op.target)] = op         # (the last one, in layout)
-    inserts: Dict[int, Op] = {}
+    inserts: Dict[int, List[Op]] = {}
     for op in ops:
         latch = latches.get(id(op))
         if latch is None or op.name == "FOR_ITER":
@@ -912,15 +918,8 @@ def dead_loop_tails(func: Function, table: VersionTable) -> None:
         if any(o.target is not None and latch.index < o.target.index < end
                and not op.index <= o.index < end for o in ops):
             continue
-        inserts[end] = Op("JUMP", None, op, latch.line, latch.offset, latch.handler)
-    if inserts:
-        out = []
-        for k, op in enumerate(ops):
-            if k in inserts:
-                out.append(inserts[k])
-            out.append(op)
-        func.ops = out
-        func.reindex()
+        inserts[end] = [Op("JUMP", None, op, latch.line, latch.offset, latch.handler)]
+    _insert_before(func, inserts)
 
 
 def adjacent_jumps(func: Function, table: VersionTable) -> None:
@@ -1896,8 +1895,8 @@ PASS_FUNCTIONS.update({
         unthread_if_ends, unthread_or_jumps, popped_branch_constants, cold_handlers,
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
-        dead_loop_tails, closure_loads, unthread_short_circuit_pops, unfolded_not_jumps, iterator_pairs, annotation_marks,
-        adjacent_jumps, lazy_imports, try_line_nops)
+        dead_loop_tails, closure_loads, unthread_short_circuit_pops, unfolded_not_jumps,
+        iterator_pairs, annotation_marks, adjacent_jumps, lazy_imports, try_line_nops)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as

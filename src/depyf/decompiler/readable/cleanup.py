@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import List
 
+from ..structure.conditionals import FLIPPED_TESTS
 from .effects import PURE, kind_of, writes_of
 from .facts import LOOPS, Facts
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
@@ -255,9 +256,6 @@ def declare_unbound_cells(facts: Facts) -> bool:
     return changed
 
 
-_NEGATED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
-
-
 def fold_negated_tests(fn: ast.FunctionDef) -> None:
     """``not a is b`` is written ``a is not b`` (``in`` likewise): the same
     test, which 3.14's Dynamo spells with a jump on true after ``is``.
@@ -280,8 +278,8 @@ def fold_negated_tests(fn: ast.FunctionDef) -> None:
 def _folded(node):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) \
             and isinstance(node.operand, ast.Compare) and len(node.operand.ops) == 1 \
-            and type(node.operand.ops[0]) in _NEGATED:
+            and type(node.operand.ops[0]) in FLIPPED_TESTS:
         test = node.operand
-        return ast.copy_location(ast.Compare(left=test.left, ops=[_NEGATED[type(test.ops[0])]()],
+        return ast.copy_location(ast.Compare(left=test.left, ops=[FLIPPED_TESTS[type(test.ops[0])]()],
                                              comparators=test.comparators), node)
     return node

@@ -180,7 +180,7 @@ def negate(expr: ast.expr) -> ast.expr:
         return ast.UnaryOp(op=ast.Not(), operand=expr)
     if _foldable(expr):
         # What the compiler makes of `not (a is b)` anyway: `a is not b`.
-        flipped = ast.Compare(left=expr.left, ops=[_FLIP[type(expr.ops[0])]()],
+        flipped = ast.Compare(left=expr.left, ops=[FLIPPED_TESTS[type(expr.ops[0])]()],
                               comparators=expr.comparators)
         # (A test of a POP_JUMP_IF_NONE jump compiles back either way.)
         flipped.none_jump = getattr(expr, "none_jump", False)
@@ -198,7 +198,8 @@ def negate(expr: ast.expr) -> ast.expr:
 _FOLDABLE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
-_FLIP = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+#: each is/in comparison and the one that says its opposite
+FLIPPED_TESTS = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 
 
 def folds_a_not(expr) -> bool:

@@ -268,7 +268,7 @@ try:
 finally:
     pass
 """,
-         '3.10 3.11 3.12 3.13 3.15',
+         '3.10 3.11 3.12 3.13',
          'a continue in a while loop inside try/finally is written as pass'),
     Case('while_const_break', """\
 while 80:

@@ -9,6 +9,7 @@ from depyf.bytecode.ir import Function, Handler, Op
 from depyf.bytecode.iterator_pairs import iterator_pairs
 from depyf.bytecode.normalize import (adjacent_jumps, annotation_marks,
                                       backward_conditional_jumps, closing_jumps_back, dead_loop_tails,
+                                      nested_loop_tops,
                                       unfolded_not_jumps,
                                       unthread_short_circuit_pops)
 from depyf.bytecode.special_lookups import with_specials
@@ -329,6 +330,19 @@ def test_an_unmarked_annotation_goes_on_its_line():
     assert ast.unparse(ast.Module(out, [])).splitlines() == ["a: int = 3", "b: str", "pass"]
 
 
+def test_an_annotation_after_a_class_bodys_closing_statements_goes_before_them():
+    # class A: / x: int  -- the epilogue and return carry the class's line, 1
+    def on_line_1(stmt):
+        stmt.lineno = 1
+        return stmt
+    body = [on_line_1(ast.Assign([ast.Name("__static_attributes__", ast.Store())], ast.Constant(()))),
+            on_line_1(ast.Return(ast.Constant(None))), DeferredAnnotations(None)]
+    out = fold_deferred_annotations(body, lambda value: [(None, "x", ast.Name("int"), 2)],
+                                    {"__static_attributes__"})
+    assert ast.unparse(ast.Module(out, [])).splitlines() == [
+        "x: int", "__static_attributes__ = ()", "return None"]
+
+
 def test_an_if_break_ending_the_body_gets_its_jumps_back():
     head = Op("LOAD_FAST", "s", line=4)
     exit_ = Op("LOAD_CONST", None, line=7)
@@ -393,3 +407,33 @@ def test_an_if_break_before_an_enclosing_loops_continue():
     assert names(func)[5:9] == ["POP_JUMP_IF_FALSE", "JUMP", "JUMP", "JUMP"]
     brk, back = func.ops[6], func.ops[7]
     assert brk.target is cont and back.target is head and func.ops[5].target is back
+
+
+# -- nested loop heads ----------------------------------------------------------------
+
+def nested_while_ops():
+    # while 1: / while c: x / y   (3.14: both tested at the top)
+    outer = Op("NOP", line=2)
+    inner = Op("LOAD_FAST", "c", line=3)
+    out = Op("LOAD_FAST", "y", line=5)
+    return outer, inner, [outer, inner, Op("POP_JUMP_IF_FALSE", target=out, line=3),
+                          Op("LOAD_FAST", "x", line=4), Op("POP_TOP", line=4),
+                          Op("JUMP_BACKWARD", target=inner, line=4), out, Op("POP_TOP", line=5),
+                          Op("JUMP_BACKWARD", target=outer, line=5)]
+
+
+def test_an_outer_loops_nop_right_before_an_inner_loop_head_stays():
+    outer, _, ops = nested_while_ops()
+    func = Function(None, ops)
+    nested_loop_tops(func, T314)
+    assert outer.name == "LOOP_TOP"
+
+
+def test_a_loop_head_nop_with_no_loop_after_it_goes():
+    # while 1: x  -- one loop: its NOP is dropped later, as ever
+    outer, inner, ops = nested_while_ops()
+    ops[5].target = outer
+    func = Function(None, ops)
+    nested_loop_tops(func, T314)
+    assert outer.name == "NOP"
+

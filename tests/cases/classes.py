@@ -68,6 +68,11 @@ class Slots:
         self.b = b
 
 
+class OnlyAnnotated:
+    name: str
+    count: int
+
+
 class Annotated:
     name: str
     count: int = 0

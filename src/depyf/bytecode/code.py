@@ -22,6 +22,7 @@ from typing import Optional, Tuple
 # Code flags of a signature (the inspect module's), the same on every version.
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
+CO_ASYNC_GENERATOR = 0x200
 # 3.11+ co_localspluskinds bits (Include/internal/pycore_code.h).
 CO_FAST_HIDDEN = 0x10
 CO_FAST_LOCAL = 0x20

@@ -21,6 +21,7 @@ the slot each pair adds, and rewrites what counts it::
     SWAP 3 / COPY n / LIST_APPEND n    -> the depth without pair slots
     a handler's depth                  -> the depth without pair slots
     <genexpr>: LOAD_FAST .0; GET_ITER  -> LOAD_FAST .0         (its caller: GET_ITER; CALL 0)
+    <genexpr>: LOAD_FAST .0; GET_AITER -> LOAD_FAST .0         (its caller: GET_AITER; CALL 0)
 
 Where the stack cannot be followed (an op the table has no effect for,
 paths that disagree), the code is left as it is.
@@ -43,14 +44,21 @@ Example (``for x in a: return x``, 3.15, as decoded)::
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
+from .code import CO_ASYNC_GENERATOR
 from .edits import remove_ops, replace_ops
 from .ir import Function, Handler, Op
 
 #: a stack slot: a value, the second item of an iterator pair, a generator
-#: expression's function (its call passes the iterable)
-VALUE, PAIR, GENEXPR = "v", "x", "g"
+#: expression's function (its call passes the iterable), an asynchronous one's
+VALUE, PAIR, GENEXPR, ASYNC_GENEXPR = "v", "x", "g", "a"
+#: a generator expression's own iterator op -> the stack items it leaves
+_PROLOGUE_SLOTS = {"GET_ITER": 2, "GET_AITER": 1}
+#: CALL_INTRINSIC_1's operand for a generator's StopIteration wrapper
+_STOPITERATION_ERROR = 3
+#: what a generator expression's caller gets back, by the slot of its function
+_CALLER_ITER = {GENEXPR: "GET_ITER", ASYNC_GENEXPR: "GET_AITER"}
 
 #: ops after which control does not fall through
 _STOPS = frozenset({"RETURN_VALUE", "RERAISE", "RAISE_VARARGS", "JUMP_FORWARD",
@@ -87,17 +95,32 @@ def iterator_pairs(func: Function, table) -> None:
         handler.depth = depth
     remove_ops(func, doomed)
     if calls:
-        replace_ops(func, {id(call): [Op("GET_ITER", None, None, call.line, call.offset,
-                                         call.handler), call] for call in calls})
+        replace_ops(func, {id(call): [Op(name, None, None, call.line, call.offset, call.handler),
+                                      call] for call, name in calls})
 
 
 def _genexpr_prologue(func: Function) -> None:
-    """A generator expression's own ``iter()`` of its argument goes: its caller gets it back."""
+    """A generator expression's own ``iter()`` (``aiter()``) of its argument
+    goes: its caller gets it back. The handler that turns a StopIteration into
+    a RuntimeError counted the iterator below everything (two items for
+    ``iter()``'s pair), even where the loop has popped it; it starts from the
+    bottom again, as in 3.14::
+
+        LOAD_FAST .0; GET_AITER; RETURN_GENERATOR; ...    (the wrapper's depth 1)
+        -> LOAD_FAST .0; RETURN_GENERATOR; ...            (the wrapper's depth 0)
+    """
     code = func.code
     ops = func.ops
     if getattr(code, "name", None) == "<genexpr>" and len(ops) > 1 \
             and ops[0].name in ("LOAD_FAST", "LOAD_FAST_BORROW") and ops[0].arg == ".0" \
-            and ops[1].name == "GET_ITER":
+            and ops[1].name in _PROLOGUE_SLOTS:
+        slots = _PROLOGUE_SLOTS[ops[1].name]
+        wrappers = {id(op.handler): op.handler for op in ops
+                    if op.handler is not None and op.handler.lasti
+                    and op.handler.target.name == "CALL_INTRINSIC_1"
+                    and op.handler.target.arg == _STOPITERATION_ERROR}
+        for handler in wrappers.values():
+            handler.depth = max(0, handler.depth - slots)
         remove_ops(func, [ops[1]])
 
 
@@ -112,7 +135,7 @@ def _follow(ops: List[Op], table):
     doomed: List[Op] = []
     args: List[tuple] = []
     depths: Dict[Handler, int] = {}
-    calls: List[Op] = []
+    calls: List[Tuple[Op, str]] = []
 
     def reach(k: Optional[int], state: list) -> None:
         if k is None or k >= n:
@@ -190,7 +213,7 @@ def _step(op: Op, ops: List[Op], i: int, state: list, table,
         _pop(state, below)
         return state, None
     if name == "LOAD_CONST" and getattr(op.arg, "name", None) == "<genexpr>":
-        return state + [GENEXPR], None
+        return state + [ASYNC_GENEXPR if op.arg.flags & CO_ASYNC_GENERATOR else GENEXPR], None
     if name == "MAKE_FUNCTION":
         return state, None          # (the code's slot becomes the function's)
     if name == "SET_FUNCTION_ATTRIBUTE":
@@ -198,8 +221,8 @@ def _step(op: Op, ops: List[Op], i: int, state: list, table,
             raise _Unfollowed("SET_FUNCTION_ATTRIBUTE below the stack")
         del state[-2]
         return state, None
-    if name == "CALL" and op.extra == 0 and len(state) >= 2 and state[-2] == GENEXPR:
-        calls.append(op)
+    if name == "CALL" and op.extra == 0 and len(state) >= 2 and state[-2] in _CALLER_ITER:
+        calls.append((op, _CALLER_ITER[state[-2]]))
         _pop(state, 2)
         return state + [VALUE], None
     jump = _effect(list(state), table.stack_effect(name, op.extra, True), name) \

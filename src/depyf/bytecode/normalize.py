@@ -1564,6 +1564,29 @@ def jumps_to_line_nops(func: Function, table: VersionTable) -> None:
                     func.line_nop_jumps[id(o)] = op.line
 
 
+def nested_loop_tops(func: Function, table: VersionTable) -> None:
+    """3.14+ tests a while loop at its top, so a loop whose body starts with
+    another while loop has both loops' jumps back land one op apart: the outer
+    one on the NOP of its ``while 1:`` line, the inner one on its test right
+    after. ``drop_noise`` would send the outer jump to the inner test and the
+    two loops would read as one. Keep that NOP as ``LOOP_TOP``, a no-op the
+    loop forest sees as a head of its own::
+
+        L1: NOP; L2: c; POP_JUMP_IF_FALSE X; ...; JUMP_BACKWARD L2; X: ...; JUMP_BACKWARD L1
+        -> L1: LOOP_TOP; L2: c; ...
+
+    (Run before ``drop_noise``.)
+    """
+    func.reindex()
+    ops = func.ops
+    back_to = {id(o.target) for o in ops
+               if o.name in _NO_FALLTHROUGH_DECODED and o.target is not None
+               and o.target.index < o.index}
+    for i, op in enumerate(ops[:-1]):
+        if op.name == "NOP" and id(op) in back_to and id(ops[i + 1]) in back_to:
+            op.name = "LOOP_TOP"
+
+
 def try_line_nops(func: Function, table: VersionTable) -> None:
     """A ``try:`` on a line of its own leaves a NOP of that line before its
     body (``drop_noise`` drops it). Record the line for the body's first op
@@ -1896,7 +1919,8 @@ PASS_FUNCTIONS.update({
         dead_ways_out, else_after_handlers, bool_conversions, jumps_to_line_nops,
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
         dead_loop_tails, closure_loads, unthread_short_circuit_pops, unfolded_not_jumps,
-        iterator_pairs, annotation_marks, adjacent_jumps, lazy_imports, try_line_nops)
+        iterator_pairs, annotation_marks, adjacent_jumps, lazy_imports, try_line_nops,
+        nested_loop_tops)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -1948,6 +1972,7 @@ NEEDS: Dict[str, frozenset] = {
     "doubled_returns": frozenset({"RETURN_VALUE"}),
     "bool_conversions": frozenset({"TO_BOOL", "COMPARE_OP"}),
     "jumps_to_line_nops": frozenset({"NOP"}),
+    "nested_loop_tops": frozenset({"NOP"}),
     # (and the passes that add RERAISEs: their set-up names)
     "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE"}) | _BLOCK_SETUPS | _FINALLY_38,
     # (the jump back it looks for: no loop, no such jump)
@@ -2020,7 +2045,7 @@ PASSES = {
 #: form, on the decoded names), then 3.13's passes; not ``copied_returns``:
 #: with RETURN_CONST gone, every ``return <constant>`` is what it looks for
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
-             "call_ex_kwargs_slot", "annotation_marks", "try_line_nops"]
+             "call_ex_kwargs_slot", "annotation_marks", "try_line_nops", "nested_loop_tops"]
 _AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditional_jumps",
                                              "closing_jumps_back", "dead_loop_tails"),
               "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),

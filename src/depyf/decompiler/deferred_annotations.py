@@ -28,7 +28,7 @@ Example::
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import AbstractSet, Callable, Dict, List, Optional, Tuple
 
 from .failure import DecompileFailure
 
@@ -56,9 +56,13 @@ class AnnotationMark(ast.stmt):
 
 
 def fold_deferred_annotations(stmts: List[ast.stmt],
-                              entries_of: Callable[[object], List[Entry]]) -> List[ast.stmt]:
+                              entries_of: Callable[[object], List[Entry]],
+                              epilogue: AbstractSet[str] = frozenset()) -> List[ast.stmt]:
     """``stmts`` (a module's or class's body) with its annotations written back;
-    ``entries_of`` reads the ``__annotate__`` function's annotations."""
+    ``entries_of`` reads the ``__annotate__`` function's annotations. An
+    annotation on no statement's line goes before the compiler's closing
+    statements (a return, stores of the names in ``epilogue``), which carry
+    the first line of a class body, not its last."""
     stored = [s for s in stmts if isinstance(s, DeferredAnnotations)]
     if not stored:
         if _marks(stmts):
@@ -72,8 +76,16 @@ def fold_deferred_annotations(stmts: List[ast.stmt],
     _place_marked(body, by_index)
     for entry in entries:
         if entry[0] is None:
-            _place_by_line(body, entry)
+            _place_by_line(body, entry, _closing_start(body, epilogue))
     return body
+
+
+def _closing_start(body: List[ast.stmt], epilogue: AbstractSet[str]) -> int:
+    at = len(body)
+    while at and (isinstance(body[at - 1], ast.Return) or any(
+            _stores(body[at - 1], name) for name in epilogue)):
+        at -= 1
+    return at
 
 
 def annotate_entries(stmts: List[ast.stmt]) -> List[Entry]:
@@ -173,7 +185,7 @@ def _place_marked(body: List[ast.stmt], by_index: Dict[int, Entry]) -> None:
             k += 1
 
 
-def _place_by_line(body: List[ast.stmt], entry: Entry) -> None:
+def _place_by_line(body: List[ast.stmt], entry: Entry, end: int) -> None:
     line = entry[3]
     for k, stmt in enumerate(body):
         if _stores(stmt, entry[1]) and line is not None and getattr(stmt, "lineno", None) == line:
@@ -181,6 +193,7 @@ def _place_by_line(body: List[ast.stmt], entry: Entry) -> None:
             return
     at = next((k for k, stmt in enumerate(body)
                if line is not None and (getattr(stmt, "lineno", None) or 0) > line), len(body))
+    at = min(at, end)
     body.insert(at, _annotated(entry, None, line))
 
 

@@ -1525,6 +1525,6 @@ def _pop_except(m, op):
     raise DecompileFailure("POP_EXCEPT without a saved exception")
 
 
-@handles("SETUP_ANNOTATIONS")
-def _setup_annotations(m, op):
+@handles("SETUP_ANNOTATIONS", "LOOP_TOP")
+def _no_value(m, op):
     pass

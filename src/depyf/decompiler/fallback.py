@@ -125,6 +125,8 @@ STRUCTURAL_PASSES = frozenset({
     "send_loops", "merge_copied_exits", "merge_copied_tails",
     "backward_conditional_jumps", "doubled_returns", "closing_jumps_back", "adjacent_jumps",
     "dead_loop_tails",
+    # an op only the structurer reads (the loop head a NOP marks)
+    "nested_loop_tops",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits", "unthread_short_circuit_pops",
     # the global AssertionError is not always the builtin one

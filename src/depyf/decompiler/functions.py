@@ -79,7 +79,9 @@ class CodeDecompiler:
             walker = Walker(func, ctx)
             stmts = walker.body()
             if self.kind in ("module", "class"):
-                stmts = fold_deferred_annotations(stmts, self.annotate_entries)
+                stmts = fold_deferred_annotations(
+                    stmts, self.annotate_entries,
+                    _CLASS_EPILOGUE if self.kind == "class" else frozenset())
             if walker.dead_return_tail():
                 stmts = else_before_dead_tail(stmts)
             # (straight-line code has nothing to lose; a generic's statement

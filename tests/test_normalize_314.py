@@ -1,6 +1,7 @@
 """The passes that bring 3.14's and 3.15's spellings into the IR, each on
 small hand-built op lists: what each rewrites, and what it must leave alone."""
 import ast
+import types
 
 import pytest
 
@@ -288,6 +289,46 @@ def test_an_awaits_null_goes():
     func = Function(None, ops)
     iterator_pairs(func, T315)
     assert names(func) == ["LOAD_FAST", "GET_AWAITABLE", "LOAD_CONST", "SEND", "END_SEND",
+                           "RETURN_VALUE"]
+
+
+def async_genexpr_ops():
+    # (x async for x in .0), 3.15, as decoded: aiter() before the generator starts
+    wrap = Op("CALL_INTRINSIC_1", 3)
+    wrapper = Handler(wrap, 1, True)
+    loop_exit = Op("END_ASYNC_FOR", extra=12)
+    in_loop = Handler(loop_exit, 1, False)
+    head = Op("GET_ANEXT", handler=in_loop)
+    send = Op("SEND", extra=4, handler=in_loop)
+    done = Op("END_SEND", handler=wrapper)
+    send.target = done
+    ops = [Op("LOAD_FAST", ".0", extra=0), Op("GET_AITER"), Op("RETURN_GENERATOR"), Op("POP_TOP"),
+           head, Op("PUSH_NULL", handler=in_loop), Op("LOAD_CONST", None, extra=0, handler=in_loop),
+           send, done, Op("STORE_FAST", "x", extra=0, handler=wrapper),
+           Op("LOAD_FAST", "x", extra=0, handler=wrapper), Op("YIELD_VALUE", 0, extra=0, handler=wrapper),
+           Op("POP_TOP", handler=wrapper), Op("JUMP_BACKWARD", target=head, handler=wrapper),
+           loop_exit, Op("LOAD_CONST", None, extra=0, handler=wrapper),
+           Op("RETURN_VALUE", handler=wrapper), wrap, Op("RERAISE", 1, extra=1)]
+    loop_exit.target = ops[9]
+    return ops, wrapper
+
+
+def test_an_async_generator_expressions_aiter_goes_to_its_caller():
+    ops, wrapper = async_genexpr_ops()
+    func = Function(types.SimpleNamespace(name="<genexpr>"), ops)
+    iterator_pairs(func, T315)
+    assert names(func)[:6] == ["LOAD_FAST", "RETURN_GENERATOR", "POP_TOP", "GET_ANEXT",
+                               "LOAD_CONST", "SEND"]
+    assert wrapper.depth == 0       # the StopIteration wrapper counts no iterator, as in 3.14
+
+
+def test_an_async_generator_expressions_caller_gets_aiter_back():
+    genexpr = types.SimpleNamespace(name="<genexpr>", flags=0x200 | 0x20)
+    ops = [Op("LOAD_CONST", genexpr, extra=0), Op("MAKE_FUNCTION"), Op("LOAD_FAST", "a", extra=0),
+           Op("CALL", 0, extra=0), Op("RETURN_VALUE")]
+    func = Function(None, ops)
+    iterator_pairs(func, T315)
+    assert names(func) == ["LOAD_CONST", "MAKE_FUNCTION", "LOAD_FAST", "GET_AITER", "CALL",
                            "RETURN_VALUE"]
 
 

@@ -198,6 +198,21 @@ def test_a_while_loops_raising_tail_gets_its_closing_jump():
     assert func.ops[-2].target is head
 
 
+def test_a_while_loops_break_tail_gets_its_closing_jump():
+    # `while True: if a: (if b: x() else: break) else: break`: the inner
+    # break's jump lies past the jump back, the outer one's NOP dropped.
+    head = Op("LOAD_FAST", "a")
+    exit_ = Op("LOAD_FAST", "x")
+    brk = Op("JUMP", target=exit_)
+    ops = [head, Op("POP_JUMP_IF_FALSE", target=exit_), Op("LOAD_FAST", "b"),
+           Op("POP_JUMP_IF_FALSE", target=brk), Op("LOAD_FAST", "x"), Op("POP_TOP"),
+           Op("JUMP", target=head), brk, exit_, Op("RETURN_VALUE")]
+    func = Function(None, ops)
+    dead_loop_tails(func, T314)
+    assert names(func)[7:9] == ["JUMP", "JUMP"]
+    assert func.ops[7] is brk and func.ops[8].target is head and func.ops[9] is exit_
+
+
 def test_a_for_loops_raising_tail_stays():
     head = Op("FOR_ITER")
     exit_ = Op("RETURN_VALUE")

@@ -892,6 +892,13 @@ def dead_loop_tails(func: Function, table: VersionTable) -> None:
         E: ...
         -> ... L: x; RAISE_VARARGS 1; JUMP H; E: ...
 
+    So too for a ``break`` there (a jump to E): ``while True: if a: (if b: x
+    else: break) else: break`` ends in the one break's jump, the other's NOP
+    (dropped) falling into E::
+
+        H: a; POP_JUMP_IF_FALSE E; b; POP_JUMP_IF_FALSE L; x; JUMP H; L: JUMP E; E: ...
+        -> ... L: JUMP E; JUMP H; E: ...
+
     Only where the top test (the first conditional jump from H on) goes past
     that code and nothing before the loop jumps into it. A for loop keeps its
     layout: 3.13 lays it out so too.
@@ -912,8 +919,10 @@ def dead_loop_tails(func: Function, table: VersionTable) -> None:
             continue
         end = test.target.index
         last = ops[end - 1]
-        if last.name not in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") or end in inserts \
-                or not _same_handler(last, latch):
+        # (a break's jump to E, the loop's last branch's break falling into E)
+        breaks = last.name == "JUMP" and last.target is ops[end]
+        if (last.name not in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") and not breaks) \
+                or end in inserts or not _same_handler(last, latch):
             continue
         if any(o.target is not None and latch.index < o.target.index < end
                and not op.index <= o.index < end for o in ops):

@@ -399,6 +399,21 @@ def test_an_annotation_after_a_class_bodys_closing_statements_goes_before_them()
         "x: int", "__static_attributes__ = ()", "return None"]
 
 
+def test_a_body_ending_in_a_return_from_a_with_gets_its_closing_jump():
+    # with cm: / while True: / if c: return v   -- the with's exit runs
+    # outside the with's handler, before the return
+    with_h = Handler(Op("PUSH_EXC_INFO"), 1, True)
+    head = Op("LOAD_GLOBAL", "c", handler=with_h)
+    ops = [head, Op("POP_JUMP_IF_FALSE", target=head, handler=with_h),
+           Op("LOAD_GLOBAL", "v", handler=with_h), Op("SWAP", 2), Op("LOAD_CONST", None),
+           Op("CALL", 2), Op("POP_TOP"), Op("RETURN_VALUE"), with_h.target]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert names(func)[7:9] == ["RETURN_VALUE", "JUMP"]
+    back = func.ops[8]
+    assert back.target is head and back.handler is with_h and func.ops[1].target is back
+
+
 def test_an_if_break_ending_the_body_gets_its_jumps_back():
     head = Op("LOAD_FAST", "s", line=4)
     exit_ = Op("LOAD_CONST", None, line=7)

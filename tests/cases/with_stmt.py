@@ -224,3 +224,10 @@ def with_body_ending_if_return(func, args, nowrap, convert):
         if func in nowrap():
             return ret
         return convert(ret)
+
+
+def with_loop_left_by_return_only(server, poll):
+    with server.selector() as selector:
+        while True:
+            if poll(selector):
+                return server.handle()

@@ -999,7 +999,10 @@ def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:
         # after it, which a body of this loop's cannot be)
         if all(o.target is None or o.target is head
                or i < o.target.index < k or (o.target is after and o.name == "JUMP")
-               for o in ops[i + 1:k]) and _same_handler(ops[i], ops[k - 1]):
+               for o in ops[i + 1:k]) and (_same_handler(ops[i], ops[k - 1])
+                                           or ops[k - 1].name == "RETURN_VALUE"):
+            # (a return leaves the blocks around it: the clean-up copies
+            # before it run outside their handlers)
             return k
     return None
 

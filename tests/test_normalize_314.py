@@ -414,6 +414,23 @@ def test_a_body_ending_in_a_return_from_a_with_gets_its_closing_jump():
     assert back.target is head and back.handler is with_h and func.ops[1].target is back
 
 
+def test_an_if_break_into_code_a_handler_breaks_to_gets_its_jumps_back():
+    # while 1: / try: ... except E: break / if c: break  -- the if's break
+    # (its NOP dropped) falls into the exit, which the clause's break jumps to
+    head = Op("LOAD_FAST", "s", line=4)
+    exit_ = Op("LOAD_CONST", None, line=9)
+    test = Op("POP_JUMP_IF_FALSE", target=head, line=7)
+    ops = [head, Op("POP_TOP", line=4), Op("LOAD_FAST", "c", line=7), test, exit_,
+           Op("RETURN_VALUE", line=9), Op("PUSH_EXC_INFO"), Op("POP_EXCEPT", line=6),
+           Op("JUMP", target=exit_, line=6)]
+    func = Function(None, ops)
+    func.line_nop_jumps[id(test)] = 8
+    closing_jumps_back(func, T314)
+    assert names(func)[3:6] == ["POP_JUMP_IF_FALSE", "JUMP", "JUMP"]
+    brk, back = func.ops[4], func.ops[5]
+    assert brk.target is exit_ and brk.line == 8 and back.target is head and test.target is back
+
+
 def test_an_if_break_ending_the_body_gets_its_jumps_back():
     head = Op("LOAD_FAST", "s", line=4)
     exit_ = Op("LOAD_CONST", None, line=7)

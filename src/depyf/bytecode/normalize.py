@@ -840,18 +840,23 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
         head = op.target
         if head is None or head.index > op.index or id(op) in func.jump_statements:
             continue
-        end = _body_end(ops, op.index, head)
+        # (its way on was a ``break``'s NOP, dropped (see jumps_to_line_nops), into
+        # code another jump goes to as well: the loop's exit, not the body's end)
+        dropped_break = id(op) in func.line_nop_jumps and op.index + 1 < len(ops) and any(
+            o.target is ops[op.index + 1] for o in ops)
+        end = None if dropped_break else _body_end(ops, op.index, head)
         if end is not None and (head.name == "FOR_ITER" or (
                 ops[end - 1].name == "JUMP" and ops[end - 1].target is head)):
             # (a for loop's test jumps so in 3.13 too; a body that ends in the
             # closing jump lost nothing)
             continue
         if end is None:
-            end = _break_end(ops, op, head)
+            end = _break_end(ops, op, head, dropped_break)
             if end is None or end in inserts:
                 continue
             exit_ = ops[end]
-            brk = Op("JUMP", None, exit_, op.line, op.offset, op.handler)
+            brk = Op("JUMP", None, exit_, func.line_nop_jumps.get(id(op), op.line), op.offset,
+                     op.handler)
             back = Op("JUMP", None, head, op.line, op.offset, op.handler)
             for other in ops[head.index:op.index]:
                 if other.target is exit_ and other.line == op.line and other.name != "JUMP":
@@ -959,10 +964,10 @@ def adjacent_jumps(func: Function, table: VersionTable) -> None:
         remove_ops(func, doomed)
 
 
-def _break_end(ops: List[Op], test: Op, head: Op) -> Optional[int]:
+def _break_end(ops: List[Op], test: Op, head: Op, dropped_break: bool = False) -> Optional[int]:
     """The index of the loop's exit right after ``test`` where the if it ends
     was ``if ...: break`` (see closing_jumps_back): something before the test,
-    inside the loop, jumps there."""
+    inside the loop, jumps there, or the break's NOP is known (``dropped_break``)."""
     k = test.index + 1
     if k >= len(ops) or not _same_handler(test, ops[k]):
         return None
@@ -973,7 +978,7 @@ def _break_end(ops: List[Op], test: Op, head: Op) -> Optional[int]:
         return None
     if any(o.target is head for o in ops[k:]):
         return None
-    if any(o.target is exit_ for o in ops[head.index:test.index]):
+    if dropped_break or any(o.target is exit_ for o in ops[head.index:test.index]):
         return k
     # (the loop's exit is an enclosing loop's continue: nothing else goes there)
     if exit_.name == "JUMP" and exit_.target is not None and exit_.target.index < head.index:

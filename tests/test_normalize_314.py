@@ -431,6 +431,20 @@ def test_an_if_break_into_code_a_handler_breaks_to_gets_its_jumps_back():
     assert brk.target is exit_ and brk.line == 8 and back.target is head and test.target is back
 
 
+def test_an_inner_loops_test_threaded_to_the_outer_head_gets_the_closing_jump():
+    # while a: / while b: pass   -- b's way out goes straight to a's test
+    outer = Op("LOAD_FAST", "a", line=2)
+    exit_ = Op("LOAD_CONST", None, line=2)
+    inner = Op("LOAD_FAST", "b", line=3)
+    test = Op("POP_JUMP_IF_FALSE", target=outer, line=3)
+    ops = [outer, Op("POP_JUMP_IF_FALSE", target=exit_, line=2), inner, test,
+           Op("JUMP", target=inner, line=4), exit_, Op("RETURN_VALUE", line=2)]
+    func = Function(None, ops)
+    closing_jumps_back(func, T314)
+    assert names(func)[4:6] == ["JUMP", "JUMP"]
+    assert func.ops[5].target is outer and test.target is func.ops[5]
+
+
 def test_an_if_break_ending_the_body_gets_its_jumps_back():
     head = Op("LOAD_FAST", "s", line=4)
     exit_ = Op("LOAD_CONST", None, line=7)

@@ -427,3 +427,9 @@ def for_if_not_in_continue(versions, caps):
         if not version in caps:
             continue
         return version
+
+
+def while_around_waiting_while(conn, more):
+    while more():
+        while conn.poll():
+            pass

@@ -1002,8 +1002,10 @@ def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:
         after = ops[k] if k < len(ops) else None
         # (a jump back past the head leaves the loop: an enclosing loop's continue
         # after it, which a body of this loop's cannot be)
+        # (a jump back to the test's own loop, one inside this one: ``while a: while
+        # b: ...``, the inner test threaded to the outer head)
         if all(o.target is None or o.target is head
-               or i < o.target.index < k or (o.target is after and o.name == "JUMP")
+               or head.index < o.target.index < k or (o.target is after and o.name == "JUMP")
                for o in ops[i + 1:k]) and (_same_handler(ops[i], ops[k - 1])
                                            or ops[k - 1].name == "RETURN_VALUE"):
             # (a return leaves the blocks around it: the clean-up copies

@@ -270,6 +270,22 @@ finally:
 """,
          '3.10 3.11 3.12 3.13',
          'a continue in a while loop inside try/finally is written as pass'),
+    Case('while_try_endless_while', """\
+def merge(h, replace, pop):
+    while len(h) > 1:
+        try:
+            while True:
+                s = h[0]
+                yield s
+                replace(h, s)
+        except StopIteration:
+            pop(h)
+    return 1
+""",
+         '3.12 3.13',
+         "a while loop whose only jump back is its except clause's (the try body an endless "
+         "loop, heapq.merge's shape): 3.12/3.13 test the loop at the bottom, the test's copy "
+         "after the handlers, which the structurer does not read as a loop: fallback"),
     Case('while_const_break', """\
 while 80:
     if x:

@@ -141,9 +141,20 @@ class Walker:
                 else self.cfg.op_indices(self.cfg.reachable_normal)
         # A handler jumping back to the code after its try is not a loop.
         self.back_targets = {}
+        clause_latches = []
         for op in backward:
-            if op.arg != "swallowed" and not self._handler_exit(op):
+            if op.arg == "swallowed":
+                continue
+            if not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
+            elif op.target.handler is None and self._before_own_try(op):
+                clause_latches.append(op)
+        for op in clause_latches:
+            if op.target.index not in self.back_targets:
+                # Back to before the try whose clause it ends, where no other jump
+                # goes back: the loop holding the try, whose body never falls off
+                # its end (`while c: try: while True: ...`).
+                self.back_targets[op.target.index] = [op.index]
         self._check_handlers(setups)
         #: ops none of step()'s tests can catch while no statement form is being
         #: walked (see run): reached normal code, no handler, no loop header, no
@@ -202,6 +213,19 @@ class Walker:
             return True
         cleanup = self.ops[h.target.index].handler
         return cleanup is not None and op.index >= cleanup.target.index
+
+    def _before_own_try(self, op) -> bool:
+        """``op`` (in handler code) jumps to before the first op the handler
+        whose code it is in protects."""
+        k = op.index
+        while k >= 0 and self.ops[k].name != "PUSH_EXC_INFO":
+            k -= 1
+        if k < 0:
+            return False
+        entry = self.ops[k]
+        start = next((o.index for o in self.ops if o.handler is not None
+                      and o.handler.target is entry), None)
+        return start is not None and op.target.index < start
 
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,

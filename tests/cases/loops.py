@@ -433,3 +433,16 @@ def while_around_waiting_while(conn, more):
     while more():
         while conn.poll():
             pass
+
+
+def while_elif_is_else_break(get_origin, get_args, t, Required, ReadOnly):
+    while True:
+        origin = get_origin(t)
+        if origin is Required:
+            yield Required
+            t = get_args(t)
+        elif origin is ReadOnly:
+            yield ReadOnly
+            t = get_args(t)
+        else:
+            break

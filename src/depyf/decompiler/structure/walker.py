@@ -977,7 +977,15 @@ class Walker:
             return then_start
         if else_start == loop.exit and else_start > hi \
                 or else_start < then_start and self._break_threaded(else_start):
-            stmt = ast.If(test=negate(test), body=[_at(ast.Break(), line)], orelse=[])
+            negated = negate(test)
+            if folds_a_not(negated) and then_start < hi:
+                # `if not a is b: break` would be `a is not b`, jumping the other
+                # way: the source was `if a is b: rest-of-the-block else: break`.
+                body = self.block(then_start, hi, m.stack)
+                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
+                                          orelse=[_at(ast.Break(), line)]), line))
+                return hi
+            stmt = ast.If(test=negated, body=[_at(ast.Break(), line)], orelse=[])
             m.stmts.append(_at(stmt, line))
             return then_start
         return None

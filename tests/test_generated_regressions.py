@@ -286,6 +286,19 @@ def merge(h, replace, pop):
          "a while loop whose only jump back is its except clause's (the try body an endless "
          "loop, heapq.merge's shape): 3.12/3.13 test the loop at the bottom, the test's copy "
          "after the handlers, which the structurer does not read as a loop: fallback"),
+    Case('while_try_except_continue', """\
+def f():
+    while w:
+        try:
+            t()
+        except E:
+            continue
+        x()
+""",
+         '3.12 3.13',
+         "an except clause's continue goes to the bottom-tested loop's first test, before the "
+         "body the other jumps back go to: read as the try's else (no continue), whose "
+         "continue jumps elsewhere"),
     Case('while_const_break', """\
 while 80:
     if x:
@@ -796,7 +809,7 @@ while x:
     except x as c:
         pass
 """,
-         '3.12 3.13 3.14 3.15',
+         '3.12 3.13',
          "a while loop whose try body breaks, with a named except clause (its name's clean-up "
          "copied on the way out): 3.12+ lays the break's copy after the handlers, where the "
          "structurer finds no progress: fallback"),

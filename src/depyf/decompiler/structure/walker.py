@@ -18,7 +18,7 @@ from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_cha
 from ..expressions import StackMachine, ForTarget
 from ..failure import DecompileFailure
 from ..spill import spill_before_branches
-from ...bytecode.ir import NO_FALLTHROUGH
+from ...bytecode.ir import NO_FALLTHROUGH, Op
 from ..cfg import build_cfg, reachable_ops
 from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
@@ -147,10 +147,10 @@ class Walker:
                 continue
             if not self._handler_exit(op):
                 self.back_targets.setdefault(op.target.index, []).append(op.index)
-            elif op.target.handler is None and self._before_own_try(op):
+            elif op.target.handler is None and self._before_own_try(op) is not None:
                 clause_latches.append(op)
         for op in clause_latches:
-            if op.target.index not in self.back_targets:
+            if op.target.index not in self.back_targets and not self._loop_around_try(op):
                 # Back to before the try whose clause it ends, where no other jump
                 # goes back: the loop holding the try, whose body never falls off
                 # its end (`while c: try: while True: ...`).
@@ -214,18 +214,28 @@ class Walker:
         cleanup = self.ops[h.target.index].handler
         return cleanup is not None and op.index >= cleanup.target.index
 
-    def _before_own_try(self, op) -> bool:
-        """``op`` (in handler code) jumps to before the first op the handler
-        whose code it is in protects."""
+    def _before_own_try(self, op) -> Optional[Op]:
+        """The entry of the handler whose code ``op`` is in, when ``op`` jumps to
+        before the first op that handler protects; else None."""
         k = op.index
         while k >= 0 and self.ops[k].name != "PUSH_EXC_INFO":
             k -= 1
         if k < 0:
-            return False
+            return None
         entry = self.ops[k]
         start = next((o.index for o in self.ops if o.handler is not None
                       and o.handler.target is entry), None)
-        return start is not None and op.target.index < start
+        return entry if start is not None and op.target.index < start else None
+
+    def _loop_around_try(self, op) -> bool:
+        """A loop starting between ``op``'s target and its try holds the whole
+        try (it jumps back from past it): 3.10-3.13's bottom-tested while, whose
+        ``continue`` goes to the test before it."""
+        entry = self._before_own_try(op)
+        covered = [o.index for o in self.ops if o.handler is not None and o.handler.target is entry]
+        start, end = covered[0], covered[-1]
+        return any(op.target.index < head <= start and any(k > end for k in latches)
+                   for head, latches in self.back_targets.items())
 
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,

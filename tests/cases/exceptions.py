@@ -638,3 +638,182 @@ def except_as_try_returns_reraises(f, E, T):
             return e.resume_parse()
         except T:
             raise
+
+
+# A try ending a while body, its clause leaving the loop, then an if: after the
+# statement or its else (3.14 lays the two out apart where 3.13 does not).
+
+def try_break_then_if_return(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        if c():
+            return 1
+
+
+def try_break_else_if_return(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        else:
+            if c():
+                return 1
+
+
+def try_raise_then_if_return(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        if c():
+            return 1
+
+
+def try_raise_else_if_return(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        else:
+            if c():
+                return 1
+
+
+def try_break_then_if_break(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        if c():
+            break
+
+
+def try_break_else_if_break(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        else:
+            if c():
+                break
+
+
+def try_raise_then_if_break(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        if c():
+            break
+
+
+def try_raise_else_if_break(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        else:
+            if c():
+                break
+
+
+def try_break_then_if_call(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        if c():
+            x()
+
+
+def try_break_else_if_call(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        else:
+            if c():
+                x()
+
+
+def try_raise_then_if_call(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        if c():
+            x()
+
+
+def try_raise_else_if_call(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        else:
+            if c():
+                x()
+
+
+def try_break_then_if_else(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        if c():
+            x()
+        else:
+            y()
+
+
+def try_break_else_if_else(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            break
+        else:
+            if c():
+                x()
+            else:
+                y()
+
+
+def try_raise_then_if_else(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        if c():
+            x()
+        else:
+            y()
+
+
+def try_raise_else_if_else(w, t, c, x, y):
+    while w():
+        try:
+            t()
+        except ValueError:
+            raise
+        else:
+            if c():
+                x()
+            else:
+                y()

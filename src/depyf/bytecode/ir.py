@@ -89,6 +89,9 @@ class Function:
     #: id of a try body's first op -> the line of the ``try:`` before it, where
     #: that is a line of its own (3.14+: see normalize.try_line_nops)
     try_lines: dict = field(default_factory=dict)
+    #: ids of the jumps back ``normalize.closing_jumps_back`` put back (3.14+
+    #: threads them only where an if ends a loop's body outside a try's else)
+    rebuilt_jumps_back: set = field(default_factory=set)
     #: the compiler moved the code only exception handlers reach after all other
     #: code (3.12+), so what follows a try body in layout says nothing of
     #: whether it was the statement's else (see ``normalize.cold_handlers``)

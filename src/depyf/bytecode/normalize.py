@@ -863,12 +863,14 @@ def closing_jumps_back(func: Function, table: VersionTable) -> None:
                     other.target = brk
             inserts[end] = [brk, back]
             op.target = back
+            func.rebuilt_jumps_back.add(id(back))
             continue
         if end in inserts:
             continue
         jump = Op("JUMP", None, head, op.line, op.offset, op.handler)
         inserts[end] = [jump]
         op.target = jump
+        func.rebuilt_jumps_back.add(id(jump))
     _insert_before(func, inserts)
 
 

@@ -235,6 +235,11 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
         and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
              or _goes_round(w, body_end, min(hs, hi))
              or _compiled_after_handlers(w, body_end, min(hs, hi), hs, he))
+    if not ends_at_body and end is None and body_end < min(hs, hi) and not inline \
+            and w.frames.clause is None and _threaded_after(w, body_end, min(hs, hi)):
+        # 3.14+ threads the jump back of an if ending the loop's body only
+        # where the if follows the statement: it is no else.
+        ends_at_body = True
     if (end is None or end >= hi) and not ends_at_body and w.frames.loop is not None \
             and w.flows_to_next_iteration(w.frames.loop, hi):
         # The try ends its loop's body: a clause falling off its end goes round.
@@ -254,6 +259,15 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None:
         m.emit(ast.Break(), after)
     return k
+
+
+def _threaded_after(w, lo, hi) -> bool:
+    """Some conditional jump in ``[lo, hi)`` goes to a jump back that
+    ``closing_jumps_back`` put back (the compiler had threaded it)."""
+    rebuilt = w.func.rebuilt_jumps_back
+    return bool(rebuilt) and any(
+        o.target is not None and id(o.target) in rebuilt and o.name != "JUMP"
+        for o in w.ops[lo:hi])
 
 
 def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):

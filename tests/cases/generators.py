@@ -162,3 +162,52 @@ def generator_return_in_loop(grouping):
             return
         yield interval
         last = interval
+
+
+# A try whose clause leaves, then a yield from: after the statement or its else
+# (where the compiler lays the yield from's own handler out tells them apart).
+def try_in_for_branch_then_yield_from_continue():
+    for e in es:
+        if a:
+            try:
+                t()
+            except E:
+                continue
+            v = x()
+            yield from z(v)
+        else:
+            yield e
+
+
+def try_in_for_then_yield_from_continue():
+    for e in es:
+        try:
+            t()
+        except E:
+            continue
+        v = x()
+        yield from z(v)
+
+
+def try_in_for_branch_then_yield_from_raise():
+    for e in es:
+        if a:
+            try:
+                t()
+            except E:
+                raise
+            v = x()
+            yield from z(v)
+        else:
+            yield e
+
+
+def try_in_for_else_yield_from_raise():
+    for e in es:
+        try:
+            t()
+        except E:
+            raise
+        else:
+            v = x()
+            yield from z(v)

@@ -92,6 +92,10 @@ class Function:
     #: ids of the jumps back ``normalize.closing_jumps_back`` put back (3.14+
     #: threads them only where an if ends a loop's body outside a try's else)
     rebuilt_jumps_back: set = field(default_factory=set)
+    #: id of a YIELD_FROM -> the op laid out just before its out-of-line
+    #: CLEANUP_THROW block (3.12+: where its statement's handlers were compiled;
+    #: see ``normalize.send_loops``)
+    yield_from_cleanups: dict = field(default_factory=dict)
     #: the compiler moved the code only exception handlers reach after all other
     #: code (3.12+), so what follows a try body in layout says nothing of
     #: whether it was the statement's else (see ``normalize.cold_handlers``)

@@ -1512,9 +1512,12 @@ def send_loops(func: Function, table: VersionTable) -> None:
     3.12+ also routes the YIELD_VALUE's exceptions to a ``CLEANUP_THROW; JUMP E``
     block out of line, or to a ``CLEANUP_THROW`` right before E that falls into it
     (the layout the compiler picks inside an inlined async comprehension); it goes too.
+    Where the out-of-line block lay is kept (``Function.yield_from_cleanups``): it
+    tells code compiled after a try's clauses from the try's else.
     """
     ops = func.ops
     doomed = []
+    cleanups = []
     for i, op in enumerate(ops[:-3]):
         if op.name != "SEND":
             continue
@@ -1534,7 +1537,15 @@ def send_loops(func: Function, table: VersionTable) -> None:
             doomed.append(ops[k])
             if k + 1 < len(ops) and ops[k + 1].name == "JUMP" and ops[k + 1].target is after:
                 doomed.append(ops[k + 1])
+                cleanups.append((op, k))
         op.name, op.arg, op.target = "YIELD_FROM", None, None
+    gone = {id(o) for o in doomed}
+    for op, k in cleanups:
+        # (its handlers were compiled with the code before that block)
+        while k > 0 and id(ops[k - 1]) in gone:
+            k -= 1
+        if k > 0:
+            func.yield_from_cleanups[id(op)] = ops[k - 1]
     remove_ops(func, doomed)
 
 

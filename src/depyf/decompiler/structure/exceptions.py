@@ -422,8 +422,12 @@ def _compiled_before_handlers(w, lo, hi, hs) -> bool:
     before this statement's clauses, so it is the statement's else. (Handler
     code moved last keeps the order it was written in.)"""
     ops, normal = w.ops, w.normal
-    return any(ops[k].handler is not None and ops[k].handler.target.index < hs
-               and k in normal for k in range(lo, hi))
+    cleanups = w.func.yield_from_cleanups
+    return any(k in normal and (
+        (ops[k].handler is not None and ops[k].handler.target.index < hs)
+        # (a yield from's handler block, laid out before the handler code)
+        or (cleanups and id(ops[k]) in cleanups and cleanups[id(ops[k])].index < hs))
+        for k in range(lo, hi))
 
 
 def _moved_loop_exit(w, body_end, hs, he, end, inline):
@@ -481,10 +485,15 @@ def _compiled_after_handlers(w, lo, hi, hs, he) -> bool:
     compiler wrote that code after this statement's clauses."""
     ops = w.ops
     enclosing = ops[he].handler if he < w.n else None
+    cleanups = w.func.yield_from_cleanups
     for k in range(lo, hi):
         h = ops[k].handler
         if h is not None and h.target.index > hs and k in w.normal and not (
                 enclosing is not None and h.target is enclosing.target):
+            return True
+        # (a yield from's handler block, laid out after the handler code)
+        before = cleanups.get(id(ops[k])) if cleanups else None
+        if before is not None and before.index >= hs and k in w.normal:
             return True
     return False
 

@@ -8,7 +8,7 @@ import pytest
 from depyf.bytecode.inlined_calls import inlined_builtin_calls
 from depyf.bytecode.ir import Function, Handler, Op
 from depyf.bytecode.iterator_pairs import iterator_pairs
-from depyf.bytecode.normalize import (adjacent_jumps, annotation_marks,
+from depyf.bytecode.normalize import (adjacent_jumps, annotation_marks, send_loops,
                                       backward_conditional_jumps, closing_jumps_back, dead_loop_tails,
                                       nested_loop_tops,
                                       unfolded_not_jumps,
@@ -539,3 +539,21 @@ def test_a_loop_head_nop_with_no_loop_after_it_goes():
     nested_loop_tops(func, T314)
     assert outer.name == "NOP"
 
+
+
+# -- yield from's clean-up ------------------------------------------------------------
+
+def test_a_yield_froms_clean_up_block_keeps_where_it_lay():
+    # yield from x  (3.12+): SEND's exceptions go to CLEANUP_THROW; JUMP E, out of line
+    end_send = Op("END_SEND")
+    cleanup = Op("CLEANUP_THROW")
+    send = Op("SEND", target=end_send)
+    yield_ = Op("YIELD_VALUE", 1, handler=Handler(cleanup, 3, False))
+    marker = Op("RERAISE", 1)       # (the handler code the block was laid out after)
+    ops = [Op("LOAD_FAST", "x"), Op("GET_YIELD_FROM_ITER"), Op("LOAD_CONST", None), send, yield_,
+           Op("JUMP", target=send), end_send, Op("POP_TOP"), Op("RETURN_VALUE"), marker, cleanup,
+           Op("JUMP", target=end_send)]
+    func = Function(None, ops)
+    send_loops(func, T314)
+    assert "CLEANUP_THROW" not in names(func) and send.name == "YIELD_FROM"
+    assert func.yield_from_cleanups[id(send)] is marker

@@ -79,6 +79,10 @@ def iterator_pairs(func: Function, table) -> None:
     """See the module docstring."""
     _genexpr_prologue(func)
     ops = func.ops
+    names = func.decoded_names
+    if names is not None and "GET_ITER" not in names and "SEND" not in names and not any(
+            op.name == "LOAD_CONST" and getattr(op.arg, "name", None) == "<genexpr>" for op in ops):
+        return      # (a MAKE_FUNCTION of no generator expression: nothing to follow)
     try:
         plan = _follow(ops, table)
     except _Unfollowed:

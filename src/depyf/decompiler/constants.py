@@ -172,9 +172,20 @@ def holds_odd_constants(record) -> bool:
     writes? (Checked before walking a whole tree for them.)"""
     for code in record.walk():
         for value in code.consts:
-            if not has_literal(value) and not (hasattr(value, "co_code") or type(value).__name__ == "CodeRecord"):
+            if not _written_in_code(value) and not (
+                    hasattr(value, "co_code") or type(value).__name__ == "CodeRecord"):
                 return True
     return False
+
+
+def _written_in_code(value) -> bool:
+    """A literal, or a 3.14+ folded subscript slice (``x[1:2]``, ``x[:, 0]``),
+    which the expressions write back as the slice it was."""
+    if type(value) is slice:
+        return all(_written_in_code(v) for v in (value.start, value.stop, value.step))
+    if type(value) is tuple:
+        return all(_written_in_code(v) for v in value)
+    return has_literal(value)
 
 
 def name_constants(tree: ast.AST) -> List[Tuple[str, str]]:

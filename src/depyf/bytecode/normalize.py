@@ -1965,6 +1965,10 @@ _FINALLY_38 = frozenset({"BEGIN_FINALLY", "END_FINALLY", "CALL_FINALLY"})
 #: no try statement...). Only names the compiler writes and no pass that runs
 #: before this one (in any version's list) creates belong here: then the names
 #: present before the passes are all the pass can meet.
+#: the decoded names of jumps back (a loop's)
+_JUMPS_BACK = frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "INSTRUMENTED_JUMP_BACKWARD",
+                         "JUMP_ABSOLUTE"})
+
 NEEDS: Dict[str, frozenset] = {
     "block_stack_handlers": _BLOCK_SETUPS,
     "finally_to_py39": _FINALLY_38,
@@ -2005,11 +2009,17 @@ NEEDS: Dict[str, frozenset] = {
     "bool_conversions": frozenset({"TO_BOOL", "COMPARE_OP"}),
     "jumps_to_line_nops": frozenset({"NOP"}),
     "nested_loop_tops": frozenset({"NOP"}),
+    "try_line_nops": frozenset({"NOP"}),
+    "unthread_short_circuit_pops": frozenset({"COPY"}),
+    "unfolded_not_jumps": frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"}),
+    # (the jumps back they read or put back: no loop, none)
+    "closing_jumps_back": _JUMPS_BACK,
+    "dead_loop_tails": _JUMPS_BACK,
+    "adjacent_jumps": _JUMPS_BACK | {"JUMP_FORWARD", "JUMP"},
     # (and the passes that add RERAISEs: their set-up names)
     "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE"}) | _BLOCK_SETUPS | _FINALLY_38,
     # (the jump back it looks for: no loop, no such jump)
-    "backward_conditional_jumps": frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
-                                             "INSTRUMENTED_JUMP_BACKWARD", "JUMP_ABSOLUTE"}),
+    "backward_conditional_jumps": _JUMPS_BACK,
     "with_specials": frozenset({"LOAD_SPECIAL"}),
     "annotation_marks": frozenset({"BUILD_SET"}),
     "lazy_imports": frozenset({"IMPORT_NAME"}),

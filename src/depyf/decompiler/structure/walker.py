@@ -216,16 +216,23 @@ class Walker:
 
     def _before_own_try(self, op) -> Optional[Op]:
         """The entry of the handler whose code ``op`` is in, when ``op`` jumps to
-        before the first op that handler protects; else None."""
-        k = op.index
-        while k >= 0 and self.ops[k].name != "PUSH_EXC_INFO":
-            k -= 1
-        if k < 0:
-            return None
-        entry = self.ops[k]
-        start = next((o.index for o in self.ops if o.handler is not None
-                      and o.handler.target is entry), None)
-        return entry if start is not None and op.target.index < start else None
+        before the first op that handler protects, and before the try holding
+        that one where it is in handler code itself; else None."""
+        k, entry = op.index, None
+        while True:
+            while k >= 0 and self.ops[k].name != "PUSH_EXC_INFO":
+                k -= 1
+            if k < 0:
+                return None
+            here = self.ops[k]
+            start = next((o.index for o in self.ops if o.handler is not None
+                          and o.handler.target is here), None)
+            if start is None:
+                return None
+            entry = entry or here
+            if start in self.normal:
+                return entry if op.target.index < start else None
+            k = start       # (a try in an except clause: the outer try's start counts)
 
     def _loop_around_try(self, op) -> bool:
         """A loop starting between ``op``'s target and its try holds the whole

@@ -299,6 +299,20 @@ def f():
          "an except clause's continue goes to the bottom-tested loop's first test, before the "
          "body the other jumps back go to: read as the try's else (no continue), whose "
          "continue jumps elsewhere"),
+    Case('try_endless_while_if_assert_true', """\
+try:
+    while 'a b':
+        if x:
+            assert 144, x
+except x as b:
+    pass
+except:
+    pass
+""",
+         '3.14',
+         "an endless loop in a try body whose if holds only an assert of a true constant "
+         "(compiled to nothing): 3.14 lays the if's jump back out after the handlers, which "
+         "the walk meets as an unstructured jump (3.8/3.9 targets fail on it too)"),
     Case('while_const_break', """\
 while 80:
     if x:

@@ -139,22 +139,7 @@ class Walker:
             # Only except clauses (not clean-up handlers) hold code to leave out.
             self.normal = self._outside_handlers() if any_try \
                 else self.cfg.op_indices(self.cfg.reachable_normal)
-        # A handler jumping back to the code after its try is not a loop.
-        self.back_targets = {}
-        clause_latches = []
-        for op in backward:
-            if op.arg == "swallowed":
-                continue
-            if not self._handler_exit(op):
-                self.back_targets.setdefault(op.target.index, []).append(op.index)
-            elif op.target.handler is None and self._before_own_try(op) is not None:
-                clause_latches.append(op)
-        for op in clause_latches:
-            if op.target.index not in self.back_targets and not self._loop_around_try(op):
-                # Back to before the try whose clause it ends, where no other jump
-                # goes back: the loop holding the try, whose body never falls off
-                # its end (`while c: try: while True: ...`).
-                self.back_targets[op.target.index] = [op.index]
+        self.back_targets = self._loop_back_targets(backward)
         self._check_handlers(setups)
         #: ops none of step()'s tests can catch while no statement form is being
         #: walked (see run): reached normal code, no handler, no loop header, no
@@ -198,6 +183,26 @@ class Walker:
         return (len(names) >= 4 and names[:3] == ["SWAP", "POP_TOP", "SWAP"]
                 and all(n == "STORE_FAST" for n in names[3:]))
 
+    def _loop_back_targets(self, backward) -> dict:
+        """Loop headers -> the indices of the jumps back to them. A handler
+        jumping back to the code after its try is not a loop; one jumping back
+        to before its try, where no other jump goes back, is the loop holding
+        the try, whose body never falls off its end (`while c: try: while
+        True: ...`)."""
+        targets = {}
+        clause_latches = []
+        for op in backward:
+            if op.arg == "swallowed":
+                continue
+            if not self._handler_exit(op):
+                targets.setdefault(op.target.index, []).append(op.index)
+            elif op.target.handler is None and self._before_own_try(op) is not None:
+                clause_latches.append(op)
+        for op in clause_latches:
+            if op.target.index not in targets and not self._loop_around_try(op, targets):
+                targets[op.target.index] = [op.index]
+        return targets
+
     def _handler_exit(self, op) -> bool:
         """A jump from handler code back to normal code (to after its try), not
         into that try's own body (a `continue` of a loop the try starts)."""
@@ -229,12 +234,14 @@ class Walker:
                           and o.handler.target is here), None)
             if start is None:
                 return None
+            if entry is None and k + 1 < self.n and self.ops[k + 1].name == "WITH_EXCEPT_START":
+                return None     # (a with statement's exit, no except clause)
             entry = entry or here
             if start in self.normal:
                 return entry if op.target.index < start else None
             k = start       # (a try in an except clause: the outer try's start counts)
 
-    def _loop_around_try(self, op) -> bool:
+    def _loop_around_try(self, op, targets) -> bool:
         """A loop starting between ``op``'s target and its try holds the whole
         try (it jumps back from past it): 3.10-3.13's bottom-tested while, whose
         ``continue`` goes to the test before it."""
@@ -242,7 +249,7 @@ class Walker:
         covered = [o.index for o in self.ops if o.handler is not None and o.handler.target is entry]
         start, end = covered[0], covered[-1]
         return any(op.target.index < head <= start and any(k > end for k in latches)
-                   for head, latches in self.back_targets.items())
+                   for head, latches in targets.items())
 
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,

@@ -196,10 +196,12 @@ class Walker:
                 continue
             if not self._handler_exit(op):
                 targets.setdefault(op.target.index, []).append(op.index)
-            elif op.target.handler is None and self._before_own_try(op) is not None:
-                clause_latches.append(op)
-        for op in clause_latches:
-            if op.target.index not in targets and not self._loop_around_try(op, targets):
+            elif op.target.handler is None:
+                entry = self._before_own_try(op)
+                if entry is not None:
+                    clause_latches.append((op, entry))
+        for op, entry in clause_latches:
+            if op.target.index not in targets and not self._loop_around_try(op, entry, targets):
                 targets[op.target.index] = [op.index]
         return targets
 
@@ -219,6 +221,11 @@ class Walker:
         cleanup = self.ops[h.target.index].handler
         return cleanup is not None and op.index >= cleanup.target.index
 
+    def _protected_span(self, entry: Op):
+        """(first, last) index of the ops the handler at ``entry`` protects, or None."""
+        covered = [o.index for o in self.ops if o.handler is not None and o.handler.target is entry]
+        return (covered[0], covered[-1]) if covered else None
+
     def _before_own_try(self, op) -> Optional[Op]:
         """The entry of the handler whose code ``op`` is in, when ``op`` jumps to
         before the first op that handler protects, and before the try holding
@@ -230,24 +237,22 @@ class Walker:
             if k < 0:
                 return None
             here = self.ops[k]
-            start = next((o.index for o in self.ops if o.handler is not None
-                          and o.handler.target is here), None)
-            if start is None:
+            span = self._protected_span(here)
+            if span is None:
                 return None
             if entry is None and k + 1 < self.n and self.ops[k + 1].name == "WITH_EXCEPT_START":
                 return None     # (a with statement's exit, no except clause)
             entry = entry or here
+            start = span[0]
             if start in self.normal:
                 return entry if op.target.index < start else None
             k = start       # (a try in an except clause: the outer try's start counts)
 
-    def _loop_around_try(self, op, targets) -> bool:
-        """A loop starting between ``op``'s target and its try holds the whole
-        try (it jumps back from past it): 3.10-3.13's bottom-tested while, whose
-        ``continue`` goes to the test before it."""
-        entry = self._before_own_try(op)
-        covered = [o.index for o in self.ops if o.handler is not None and o.handler.target is entry]
-        start, end = covered[0], covered[-1]
+    def _loop_around_try(self, op, entry: Op, targets) -> bool:
+        """A loop starting between ``op``'s target and its try (the handler at
+        ``entry``'s) holds the whole try (it jumps back from past it): 3.10-3.13's
+        bottom-tested while, whose ``continue`` goes to the test before it."""
+        start, end = self._protected_span(entry)
         return any(op.target.index < head <= start and any(k > end for k in latches)
                    for head, latches in targets.items())
 

@@ -133,7 +133,8 @@ def make_readable(fn: ast.FunctionDef, hints: Readable) -> ast.FunctionDef:
             clean[step] = edits
         if not changed:
             break
-    fold_negated_tests(fn)
+    if census[ast.UnaryOp]:     # (the fold walks every node: only where a ``not`` may be)
+        fold_negated_tests(fn)
     name_values(facts)
     return fn
 

@@ -3,10 +3,14 @@
 One module per construct family:
 
 - :mod:`.walker` walks a code object's normalised ops and dispatches each
-  region to its family (statements, conditionals and loops live here for now);
+  region to its family (straight-line statements and ``if`` statements live
+  here for now);
 - :mod:`.conditionals` reads chains of conditional jumps as ``and``/``or``/``not``;
+- :mod:`.loops` rebuilds ``for`` and ``while`` loops, their ``else``, ``break``
+  and ``continue``;
 - :mod:`.comprehensions` rebuilds comprehensions from their loops;
-- :mod:`.exceptions` rebuilds ``try``/``except``/``finally`` and ``with``;
+- :mod:`.exceptions` rebuilds ``try``/``except``/``finally``;
+- :mod:`.withs` rebuilds ``with`` and ``async with``;
 - :mod:`.except_star` the ``except*`` clauses of 3.11+;
 - :mod:`.clauses` what both kinds of except clause read alike;
 - :mod:`.match` the ``match`` statement;
@@ -14,4 +18,6 @@ One module per construct family:
 
 Nothing here asks which CPython made the code: version idioms are rewritten
 into one IR by :mod:`depyf.bytecode.normalize` before structuring starts.
+Each family has tests of its own on op lists written by hand in that IR
+(``tests/test_structure_<family>.py``, through ``tests/structure_ops.py``).
 """

@@ -14,6 +14,13 @@ from .conditionals import negate
 from ..expressions import ComprehensionAppend
 from ..failure import DecompileFailure
 
+#: the name of the code object a display's comprehension has up to 3.11
+COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
+#: what adds an item to an inlined comprehension's result (3.15's unpacking
+#: ``[*x for x in y]``, PEP 798, extends it)
+COMPREHENSION_ADDS = frozenset({"LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND",
+                                "SET_UPDATE", "DICT_UPDATE"})
+
 
 def build_comprehension(name: str, body, iterable) -> ast.expr:
     """Fold the statements of a ``<listcomp>``-style code object into one expression.

@@ -21,6 +21,21 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from ..failure import DecompileFailure
+from ..values import ChainLink
+
+#: the conditional jumps, and the truth value each jumps on (None: the ``is
+#: None`` tests, whose sense the jump's name gives)
+CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
+               "POP_JUMP_IF_NONE": None, "POP_JUMP_IF_NOT_NONE": None}
+#: the jumps of an and/or whose value is kept (not a condition's)
+VALUE_BOOLOPS = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
+
+
+def operand(m):
+    """The condition operand on top of ``m``'s stack (a chained comparison's open
+    last link stays open: the jump may be its ``is None``)."""
+    top = m.pop()
+    return top if type(top) is ChainLink else m.value(top)     # (a leaf class)
 
 
 @dataclass

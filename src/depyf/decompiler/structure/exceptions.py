@@ -1,4 +1,5 @@
-"""try/except/else/finally and with statements, from explicit handler regions.
+"""try/except/else/finally statements, from explicit handler regions (the
+with statement, read from its handler too, is :mod:`.withs`).
 
 Every Op carries the exception handler that covers it (3.11-style; see
 ``bytecode.ir.Handler``). A handler's own code is covered by a clean-up
@@ -17,9 +18,6 @@ Shapes recognised (3.11+ layout; handlers may sit inline or at the end)::
     -- or, for finally --
     H: PUSH_EXC_INFO ; finally body ; RERAISE 0
        and a copy of the finally body on every normal way out of the try body
-
-    with: cm ; BEFORE_WITH ; STORE name | POP_TOP ; body (handler W)
-          LOAD_CONST None x3 ; CALL 2 ; POP_TOP
 """
 from __future__ import annotations
 
@@ -31,13 +29,12 @@ from ..astcompat import TryStar
 from ..cfg import EXCEPTION
 from .clauses import (TERMINALS, clause_body_end, clause_type_end, else_before_dead_tail,
                       name_epilogue, terminal)
-from .frames import (BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, GuardFrame,
-                     WithFrame)
+from .frames import BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, GuardFrame
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from .signatures import names, tail_signature
-from ..values import CaughtException, Entered, ExcInfo, Iterator, WithExit
+from ..values import CaughtException, ExcInfo, Iterator, WithExit
 
 
 class Regions:
@@ -168,7 +165,7 @@ def flow_from(w, i, hi):
     return seen
 
 
-def _body_end(w, i, hi, handler, limit=None):
+def try_body_end(w, i, hi, handler, limit=None):
     """Last op of the try body: the last op in layout covered by ``handler``
     before its handler code (finally copies inside are skipped by the walker)."""
     stop = min(hi, limit if limit is not None else hi)
@@ -199,13 +196,13 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     ops = w.ops
     inline = hs > i and any(k in w.normal for k in range(hs, w.n))
     limit = hs if inline else hi
-    body_end = _body_end(w, i, hi, handler, limit)
+    body_end = try_body_end(w, i, hi, handler, limit)
     if inline:
-        body_end = _extend_inline_body(w, i, body_end, hs)
+        body_end = extend_inline_body(w, i, body_end, hs)
     elif hs > i:
         # (a jump to the end of the enclosing block, past a branch that returns,
         # leaves the body too: `if c: return x` ending a loop's body)
-        body_end = _extend_inline_body(w, i, body_end, min(hs, hi + 1))
+        body_end = extend_inline_body(w, i, body_end, min(hs, hi + 1))
     if w.func.else_after_handlers:
         body_end = _constant_return_end(w, m, body_end, min(hs, hi))
     body, body_end = _try_body(w, m, i, body_end, handler)
@@ -229,7 +226,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     ends_at_body = end is None and body_end < min(hs, hi) and not inline \
         and w.func.cold_handlers and w.frames.clause is None \
         and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
-        and all(_ends_terminal(c.body) for c in clauses) \
+        and all(ends_terminal(c.body) for c in clauses) \
         and not (_leaves_through_jump(w, body_end, min(hs, hi))
                  and not _compiled_after_handlers(w, body_end, min(hs, hi), hs, he)) \
         and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
@@ -301,7 +298,7 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
         if stop == hi:
             stop = _clause_return_end(w, stop, hs)
             k = max(k, stop)
-        if ops[stop - 1].name == "JUMP" and _continues(w, ops[stop - 1]) \
+        if ops[stop - 1].name == "JUMP" and jump_continues(w, ops[stop - 1]) \
                 and w.frames.loops[-1].body_end in (hi, k):
             stop -= 1       # the try ends its loop's body: that jump goes round
         orelse = w.block(body_end, stop, m.stack)
@@ -391,7 +388,7 @@ def _else_before_join(w, m, body_end, hs, hi, end, inline):
             stop = _clause_return_end(w, stop, min(end, hs))
         if stop - 1 >= body_end and ops[stop - 1].name == "JUMP" and \
                 (ops[stop - 1].target.index == end
-                 or (end >= hi and _continues(w, ops[stop - 1]))):
+                 or (end >= hi and jump_continues(w, ops[stop - 1]))):
             stop -= 1       # the body's way out (to the join, or on round its loop)
         orelse = w.block(body_end, stop, m.stack) if stop > body_end else []
     return orelse
@@ -401,8 +398,8 @@ def _break_after_statement(w, body, clauses, orelse, hs, end, hi):
     """The op of the ``break`` after the statement when every way out of it
     leaves the loop (the clauses' own breaks go), None otherwise; an ``else:
     break`` is appended to ``orelse`` when only the body's way out leaves."""
-    after = _break_after(w, hs, end, hi) if not _ends_terminal(body) else None
-    if after is not None and not all(isinstance(c.body[-1], ast.Break) or _ends_terminal(c.body)
+    after = _break_after(w, hs, end, hi) if not ends_terminal(body) else None
+    if after is not None and not all(isinstance(c.body[-1], ast.Break) or ends_terminal(c.body)
                                      for c in clauses):
         # The body's way out leaves the loop, a clause's goes round: `else: break`.
         orelse.append(ast.Break(lineno=after.line))
@@ -439,7 +436,7 @@ def _moved_loop_exit(w, body_end, hs, he, end, inline):
     stop = min(end, hs) if inline else end
     if not w.func.cold_handlers or w.frames.loop is None or not body_end < stop \
             or w.frames.loop.moved_exit is not None or ops[end].name != "JUMP" \
-            or not _continues(w, ops[end]) or w.frames.loop.extra_continue is not None \
+            or not jump_continues(w, ops[end]) or w.frames.loop.extra_continue is not None \
             or w.frames.loop.iterator:
         return None
     if ops[stop - 1].name not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") \
@@ -573,16 +570,16 @@ def _else_by_fall_off(w, clauses, hs, end, hi) -> bool:
             or ops[hs - 1].target.index != end or not w.frames.loops \
             or not w.flows_to_next_iteration(w.frames.loops[-1], hi):
         return False
-    if not all(_ends_terminal(c.body) for c in clauses):
+    if not all(ends_terminal(c.body) for c in clauses):
         return False
     return any(getattr(c.body[-1], "fall_off", False) for c in clauses)
 
 
-def _continues(w, jump) -> bool:
+def jump_continues(w, jump) -> bool:
     return any(jump.target.index in loop.continues for loop in w.frames.loops[-1:])
 
 
-def _extend_inline_body(w, i, body_end, hs) -> int:
+def extend_inline_body(w, i, body_end, hs) -> int:
     """Ops that cannot raise are left out of the exception table, so a body's
     ``if c: return x`` ends outside it; take in what the body's own forward
     jumps land before (up to the handler, or ``hs``: the end of the enclosing block)."""
@@ -668,7 +665,7 @@ def _try_body(w, m, i, body_end, handler):
             end += copy + 1
     if len(sub.stack) != len(m.stack) and not terminal(sub):
         raise DecompileFailure("try body leaves values on the stack")
-    if _returns_before_dead_code(w, sub.stmts, end) and w.ops[end].name == "JUMP":
+    if returns_before_dead_code(w, sub.stmts, end) and w.ops[end].name == "JUMP":
         # (the body's own way out after its last return, unreached)
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, end
@@ -779,7 +776,7 @@ def _clauses(w, m, hs, he, handler):
         body, exit_target, k = _clause_body(w, p, clause_end, base, cleanup, name)
         exits.append(exit_target)
         node = ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
-        if exit_target is None and not _ends_terminal(body) and k < clause_end:
+        if exit_target is None and not ends_terminal(body) and k < clause_end:
             tails.append((tail_signature(ops, k, clause_end), node, k, clause_end))
         node.lineno = ops[p - 1].line
         clauses.append(node)
@@ -855,7 +852,7 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
                     and not _leaves_loop_through_finally(w, sub, way_out)
             else:
                 exit_target = ops[k].target.index
-    if _returns_before_dead_code(w, sub.stmts, k) and k < clause_end \
+    if returns_before_dead_code(w, sub.stmts, k) and k < clause_end \
             and w.clause_exit_at(k) is not None:
         # (the clause's own way out, POP_EXCEPT; JUMP, after its last return, unreached)
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
@@ -873,7 +870,7 @@ def _returns_constant_through_finally(w, k) -> bool:
         and ops[j + 1].name == "RETURN_VALUE" and ops[j + 1].arg == "explicit"
 
 
-def _returns_before_dead_code(w, stmts, k) -> bool:
+def returns_before_dead_code(w, stmts, k) -> bool:
     """``stmts`` end in a return whose RETURN_VALUE is right before ``k``, and
     the op at ``k`` is unreached: up to 3.9, the block's own way out left by an
     if/else whose branches return (see :func:`.clauses.else_before_dead_tail`)."""
@@ -903,29 +900,29 @@ def _leaves_loop_through_finally(w, m, k) -> bool:
         or w.copied_while_break(j) is not None
 
 
-def _ends_terminal(body) -> bool:
+def ends_terminal(body) -> bool:
     """``body`` never falls off its end (``if c: return x`` / ``else: raise`` too).
 
-    >>> _ends_terminal(ast.parse("if c:\\n return 1\\nelse:\\n raise").body)
+    >>> ends_terminal(ast.parse("if c:\\n return 1\\nelse:\\n raise").body)
     True
     """
     last = body[-1] if body else None
     if isinstance(last, ast.If):
-        return _ends_terminal(last.body) and _ends_terminal(last.orelse)
+        return ends_terminal(last.body) and ends_terminal(last.orelse)
     if isinstance(last, ast.Try) and last.handlers and not last.finalbody:
-        return _ends_terminal(last.orelse or last.body) \
-            and all(_ends_terminal(h.body) for h in last.handlers)
+        return ends_terminal(last.orelse or last.body) \
+            and all(ends_terminal(h.body) for h in last.handlers)
     if isinstance(last, ast.Try) and not last.handlers and not last.orelse:
-        return _ends_terminal(last.body) or _ends_terminal(last.finalbody)
+        return ends_terminal(last.body) or ends_terminal(last.finalbody)
     if isinstance(last, (ast.With, ast.AsyncWith)):
         # (not a raise: the manager may swallow it, and the code after runs)
         inner = last.body[-1]
         return isinstance(inner, (ast.Return, ast.Break, ast.Continue)) \
-            or (isinstance(inner, (ast.With, ast.AsyncWith)) and _ends_terminal(last.body))
+            or (isinstance(inner, (ast.With, ast.AsyncWith)) and ends_terminal(last.body))
     return isinstance(last, TERMINALS)
 
 
-def _endless(body) -> bool:
+def endless(body) -> bool:
     """``body`` ends in a ``while True`` loop without a ``break`` (no way out of it
     after, so no ``__exit__`` call: the handler follows the loop's jump back)."""
     last = body[-1] if body else None
@@ -1078,7 +1075,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
                                     list(m.stack) + [ExcInfo(), CaughtException()],
                                     cleanup, handler_code=True)
     limit = hs if hs > i else hi
-    body_end = _body_end(w, i, hi, handler, limit)
+    body_end = try_body_end(w, i, hi, handler, limit)
     body_end = _extend_to_finally_copy(w, i, body_end, fin_ops, limit)
     sub = StackMachine(w.ctx, m.stack)
     with w.frames.push(FinallyFrame(fin_ops)):
@@ -1088,7 +1085,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     body = sub.stmts
     k = _over_inline_handlers(w, k)
     # The normal way out runs a copy of the finally body.
-    if not _ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
+    if not ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
         if copied_at(ops, k, fin_ops):
             k += len(fin_ops)
         elif (copy_end := fin_ops.copy_end(ops, k)) is not None:
@@ -1097,7 +1094,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             k = _statement_copy(w, sub.stack, k, hi, finalbody)
         pending = len(sub.stack) > len(m.stack)
         if pending:
-            k = _through_enclosing_finally(w, k, sub)
+            k = through_enclosing_finally(w, k, sub)
         if pending and k < w.n and ops[k].name == "RETURN_VALUE":
             w.step(sub, k, k + 1)
             body = sub.stmts
@@ -1127,7 +1124,7 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     return k
 
 
-def _through_enclosing_finally(w, k, sub=None) -> int:
+def through_enclosing_finally(w, k, sub=None) -> int:
     """Past the copies of the enclosing finally bodies that ``return value`` runs
     on its way out (its value on the stack), when its RETURN_VALUE follows them;
     with ``sub`` (the machine holding the value), past the ``__exit__`` calls of
@@ -1202,296 +1199,3 @@ def _extend_to_finally_copy(w, i, body_end, fin_ops, limit) -> int:
                 and copied_at(ops, t, fin_ops):
             body_end = t
     return body_end
-
-
-# -- with ----------------------------------------------------------------------------------
-
-def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
-    ops = w.ops
-    manager = m.pop_value()
-    line = m.start_line if m.start_line is not None else ops[i].line
-    m.start_line = None
-    j = i + 1
-    is_async = ops[i].name == "BEFORE_ASYNC_WITH"
-    if is_async:
-        # `async with` awaits __aenter__ before the body's handler starts.
-        if [o.name for o in ops[j:j + 3]] != ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]:
-            raise DecompileFailure("async with without its __aenter__ await")
-        j += 3
-    handler = ops[j].handler if j < w.n else None
-    if handler is None:
-        raise DecompileFailure("with body without a handler")
-    exit_call = _exit_call(w, handler, is_async)
-    exit_value = WithExit(manager, exit_call)
-    target, j = _with_target(w, m, j, exit_value)
-    body_end = _exit_join(w, j, _body_end(w, j, hi, handler), handler, exit_call)
-    hs = handler.target.index
-    body_end = _extend_inline_body(w, j, body_end, min(hs, hi) if hs > j else hi)
-    sub = StackMachine(w.ctx, list(m.stack) + [exit_value])
-    with w.frames.push(WithFrame(exit_call)):
-        k = max(body_end, w.run_guarded(sub, j, body_end, handler))
-    # (A walk that ran past the body ended in a statement that left through the
-    # exit call already: a nested with's `return`.)
-    if k == body_end and (not terminal(sub) or len(sub.stack) > len(m.stack) + 1) \
-            and not (k == hs and _endless(sub.stmts)):
-        k = _past_exit_call(w, m, sub, k, hi, handler, exit_call)
-    if _returns_before_dead_code(w, sub.stmts, k) \
-            and names(ops, k, k + len(exit_call)) == exit_call:
-        # (the body's own way out, the __exit__ call, after its last return:
-        # unreached, left by an if/else whose branches return, up to 3.9)
-        sub.stmts[:] = else_before_dead_tail(sub.stmts)
-    if (k == hs or _loop_exit_before(w, k, hs)) and _ends_terminal(sub.stmts) \
-            and not getattr(sub.stmts[-1], "implicit", False):
-        k = _swallowed_way_on(w, k, hs)
-    item = ast.withitem(context_expr=manager, optional_vars=target)
-    body = sub.stmts
-    kind = ast.AsyncWith if is_async else ast.With
-    node = kind(items=[item], body=body or [ast.Pass()])
-    # `with a, b:` is one statement with two items.
-    if len(body) == 1 and type(body[0]) is kind and getattr(body[0], "lineno", None) == line:
-        node.items += body[0].items
-        node.body = body[0].body
-    node.lineno = line
-    m.stmts.append(node)
-    return k
-
-
-def _with_target(w, m, j, exit_value):
-    """(the ``as`` target or None, where the body starts) of a with statement
-    whose entered value is pushed before ``j``."""
-    ops = w.ops
-    target = None
-    if ops[j].name == "POP_TOP":
-        j += 1
-    else:
-        # `as target`: the ops up to the store that takes the entered value
-        # (a name, an attribute or subscript, or a tuple to unpack into).
-        depth = len(m.stack) + 1
-        sub = StackMachine(w.ctx, list(m.stack) + [exit_value, Entered()])
-        while sub.last_target is None or len(sub.stack) > depth:
-            if j >= w.n or ops[j].target is not None or sub.stmts or len(sub.stack) < depth:
-                raise DecompileFailure("with without a target store or POP_TOP")
-            sub.step(ops[j])
-            j += 1
-        target = sub.last_target
-    return target, j
-
-
-def _past_exit_call(w, m, sub, k, hi, handler, exit_call) -> int:
-    """Where the walk goes on after a with body that ends at ``k`` with its
-    exit call (and what a ``return``/``continue`` of the body runs after it)."""
-    ops = w.ops
-    hs = handler.target.index
-    k = _skip_exit_call(ops, k, sub, exit_call)
-    pending = len(sub.stack) > len(m.stack)
-    while pending and k < w.n:
-        # `return value` from nested withs calls each __exit__ in turn.
-        nxt = with_exit_at(w, sub, k)
-        if nxt is None:
-            break
-        k = nxt
-    if pending:
-        k = _through_enclosing_finally(w, k)    # ... and enclosing finally bodies
-    while pending and k + 2 < w.n and ops[k].name == "SWAP" and ops[k].arg == 2 \
-            and ops[k + 1].name == "POP_TOP" and len(sub.stack) >= 2 \
-            and isinstance(sub.stack[-2], Iterator):
-        # ... and a loop's iterator under the value is dropped
-        del sub.stack[-2]
-        k += 2
-    if pending and k < w.n and ops[k].name == "RETURN_VALUE":
-        w.step(sub, k, k + 1)
-        k += 1
-    elif [o.name for o in ops[k:k + 2]] == ["LOAD_CONST", "RETURN_VALUE"] \
-            and ops[k].line == ops[k - 1].line and not _copied_on_swallow(w, hs, k):
-        # `return constant` in the body loads its value after the __exit__ call,
-        # on the with statement's line (code after the statement has its own;
-        # 3.10 copies a closing `return None` after it onto the swallowing way on too).
-        w.run(sub, k, k + 2)
-        k += 2
-    elif k < hi and ops[k].name == "JUMP" and ops[k].target.index < k and _continues(w, ops[k]) \
-            and (k + 1 == handler.target.index
-                 or (k + 1 not in w.reachable
-                     and names(ops, k + 1, k + 1 + len(exit_call)) == exit_call)):
-        # `continue` ends the body: the jump back follows the exit call (the
-        # body's own way out, up to 3.9 left unreached, is no more).
-        w.jump(sub, k, hi)
-        k += 1
-    elif k < w.n and ops[k].name == "JUMP" and k < handler.target.index < ops[k].target.index:
-        k = ops[k].target.index      # over the inline handler
-    elif k < w.n and ops[k].name == "JUMP" and k + 1 == handler.target.index \
-            and _rejoins(w, k + 1, ops[k].target):
-        # The jump over the inline handler, threaded to where the handler's
-        # own way out goes too (the next iteration of a loop, up to 3.9).
-        k += 1
-    return k
-
-
-def _swallowed_way_on(w, k, hs) -> int:
-    """Where the walk goes on after a with statement whose body always leaves:
-    the code a swallowed exception goes on to, when that is the code after the
-    statement."""
-    ops = w.ops
-    after = _suppressed_way_on(w, hs)
-    outer = w.frames.innermost_copy
-    if after is not None and not isinstance(outer, (FinallyOps, type(None))) \
-            and copied_at(ops, after, outer):
-        after = None    # the end of an enclosing with's body: its exit call
-    if after is not None:
-        # Only a suppressed exception reaches the code after the statement
-        # (its body always returns or raises): that code is normal flow all
-        # the same.
-        if k != hs:
-            w.frames.loop.cold_tail = after
-        k = after
-        if after not in w.normal:
-            w.normal = w.normal | flow_from(w, after, w.n)
-    return k
-
-
-def _loop_exit_before(w, k, hs) -> bool:
-    """3.12+ lays the enclosing loop's exit code out between a with body that
-    always leaves and its handler code (``[k, hs)``); the code after the
-    statement, reached only by a swallowed exception, follows the handler code."""
-    if not w.frames.loops or not k < hs or w.ops[hs - 1].name not in NO_FALLTHROUGH:
-        return False
-    loop = w.frames.loops[-1]
-    return k in (loop.exit, loop.break_target)
-
-
-_EXIT_CALL = [("LOAD_CONST", None)] * 3 + [("CALL", (2, (), 2)), ("POP_TOP", None)]
-
-
-def _copied_on_swallow(w, hs, k) -> bool:
-    """The with statement's swallowing way on falls into a copy of the ops at ``k``
-    (``LOAD_CONST c; RETURN_VALUE``)."""
-    q = _swallow_end(w, hs)
-    ops = w.ops
-    return q is not None and q + 1 < w.n and ops[q].name == "LOAD_CONST" \
-        and ops[q + 1].name == "RETURN_VALUE" and ops[q].arg == ops[k].arg \
-        and type(ops[q].arg) is type(ops[k].arg)
-
-
-def _swallow_end(w, hs) -> Optional[int]:
-    """Where a with statement's handler code from ``hs`` goes on after it has
-    swallowed the exception: past ``WITH_EXCEPT_START; POP_JUMP_IF_TRUE T; ...;
-    T: POP_TOP...; POP_EXCEPT; POP_TOP...``; None when it has another shape."""
-    ops, n = w.ops, w.n
-    q = hs
-    while q < n and ops[q].target is None and ops[q].name != "POP_EXCEPT":
-        q += 1
-    return _past_swallowing(ops, n, q)
-
-
-def _past_swallowing(ops, n, q) -> Optional[int]:
-    """From ``POP_JUMP_IF_TRUE T`` at ``q`` (the test of __exit__'s result): past
-    ``T: POP_TOP...; POP_EXCEPT; POP_TOP...``; None when the code has another shape."""
-    if q >= n or ops[q].name != "POP_JUMP_IF_TRUE":
-        return None
-    q = ops[q].target.index
-    while q < n and ops[q].name == "POP_TOP":
-        q += 1
-    if q >= n or ops[q].name != "POP_EXCEPT":
-        return None
-    q += 1
-    while q < n and ops[q].name == "POP_TOP":
-        q += 1
-    return q if q < n else None
-
-
-def _suppressed_way_on(w, hs) -> Optional[int]:
-    """Where a with statement's handler code from ``hs`` goes on after it has
-    swallowed the exception (``WITH_EXCEPT_START; POP_JUMP_IF_TRUE T; ...; T:
-    POP_TOP...; POP_EXCEPT; POP_TOP...`` then a jump forward, or the code it
-    falls into); else None."""
-    q = hs
-    while q < w.n and w.ops[q].target is None and q not in w.normal:
-        q += 1
-    q = _past_swallowing(w.ops, w.n, q)
-    if q is None or q in w.normal:
-        return None
-    op = w.ops[q]
-    if op.name != "JUMP":
-        return q
-    t = op.target.index
-    return t if t > q and all(j not in w.normal for j in range(q, t)) else None
-
-
-def _rejoins(w, hs, target) -> bool:
-    """Handler code from ``hs`` ends in a jump to ``target``."""
-    k = hs
-    while k < w.n and k not in w.normal:
-        op = w.ops[k]
-        if op.name == "JUMP" and op.target is target:
-            return True
-        k += 1
-    return False
-
-
-def _exit_call(w, handler, is_async):
-    """The ops of the normal ``__exit__`` call; ``async with`` awaits it, the await
-    spelled as in the handler's own ``WITH_EXCEPT_START; GET_AWAITABLE`` ."""
-    if not is_async:
-        return _EXIT_CALL
-    k = handler.target.index
-    ops = w.ops
-    while k < w.n and ops[k].name != "WITH_EXCEPT_START":
-        if k - handler.target.index > 2:
-            raise DecompileFailure("async with handler not understood")
-        k += 1
-    if k + 1 >= w.n or ops[k + 1].name != "GET_AWAITABLE":
-        raise DecompileFailure("async with handler not understood")
-    return _EXIT_CALL[:4] + [("GET_AWAITABLE", ops[k + 1].arg), ("LOAD_CONST", None),
-                             ("YIELD_FROM", None), ("POP_TOP", None)]
-
-
-def _exit_join(w, lo, body_end, handler, exit_call) -> int:
-    """The body's normal ``__exit__`` call, when a jump from the body reaches it past
-    the covered ops (``if c: return x`` leaves through its own copy of the call, and
-    the ops of that return are not covered): the body ends there."""
-    ops = w.ops
-    hs = handler.target.index
-    end = body_end
-    # (the handler code of a try statement in the body lies before the handler,
-    # covered too: an except clause's way out jumps to the call as well)
-    covered = w.regions.covered
-    for k in range(lo, hs if lo < hs else body_end):
-        t = ops[k].target
-        if t is not None and end < t.index and (t.index < hs or hs < lo) \
-                and (k < body_end or covered(ops[k], handler)) \
-                and names(ops, t.index, t.index + len(exit_call)) == exit_call:
-            end = t.index
-    return end
-
-
-def with_exit_at(w, m, i) -> Optional[int]:
-    """A copy of an enclosing with's ``__exit__`` call at ``i``, on a way out of its
-    body (``break``, ``continue``, ``return``): drop the exit function from the
-    stack and return where the copy ends. ``return value`` calls it with the value
-    kept on top: ``SWAP 2; <__exit__ call>``."""
-    below = 2 if w.ops[i].name == "SWAP" and w.ops[i].arg == 2 else 1
-    if len(m.stack) < below or not isinstance(m.stack[-below], WithExit):
-        return None
-    exit_call = m.stack[-below].exit_call
-    start = i + below - 1
-    if names(w.ops, start, start + len(exit_call)) != exit_call:
-        return None
-    del m.stack[-below]
-    return start + len(exit_call)
-
-
-def _skip_exit_call(ops, k, sub, exit_call):
-    """The normal ``__exit__`` call, maybe after a SWAP that moves a return value
-    under it."""
-    if k < len(ops) and ops[k].name == "SWAP" and ops[k].arg == 2:
-        k += 1
-        ret = sub.pop()
-        sub.pop()          # the exit function
-        sub.push(ret)
-        skip_exit = True
-    else:
-        skip_exit = False
-    if names(ops, k, k + len(exit_call)) != exit_call:
-        raise DecompileFailure("with statement without its __exit__ call")
-    if not skip_exit:
-        sub.pop()          # the exit function
-    return k + len(exit_call)

@@ -31,3 +31,16 @@ def tail_signature(ops, k, end):
                 or ops[j - 1].target is not None:
             break
     return names(ops, k, j)
+
+
+def walrus_store(ops, k: int) -> bool:
+    """``DUP_TOP``/``COPY 1; STORE x`` (an assignment expression) at ``k``.
+
+    >>> from depyf.bytecode.ir import Op
+    >>> walrus_store([Op("LOAD_FAST", "a"), Op("COPY", 1), Op("STORE_FAST", "x")], 2)
+    True
+    """
+    prev = ops[k - 1] if k >= 1 else None
+    return ops[k].name in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") \
+        and prev is not None and (prev.name == "DUP_TOP"
+                                  or (prev.name == "COPY" and prev.arg == 1))

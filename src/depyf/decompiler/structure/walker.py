@@ -14,32 +14,25 @@ import ast
 import bisect
 from typing import List, Optional
 
-from .conditionals import Segment, folds_a_not, longest_chain, negate, parse_chain
-from ..expressions import StackMachine, ForTarget
+from .conditionals import (CONDITIONAL, VALUE_BOOLOPS, Segment, folds_a_not, longest_chain,
+                           negate, operand)
+from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from ..spill import spill_before_branches
 from ...bytecode.ir import NO_FALLTHROUGH, Op
 from ..cfg import build_cfg, reachable_ops
-from .comprehensions import build_comprehension
 from .except_star import unbinds_before_jump
-from .exceptions import (Regions, copied_at, finally_end, flow_from, try_statement, with_exit_at,
-                         with_statement)
+from .exceptions import Regions, copied_at, finally_end, try_statement
 from .frames import BranchFrame, FrameStack, GuardFrame, LoopFrame
+from . import loops
 from .match import match_statement
-from .signatures import names
+from .signatures import names, walrus_store
+from .withs import with_exit_at, with_statement
 from ..values import ChainLink, Iterator, WithExit
 
-_COMPREHENSION_NAMES = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
-
-CONDITIONAL = {"POP_JUMP_IF_FALSE": False, "POP_JUMP_IF_TRUE": True,
-               "POP_JUMP_IF_NONE": None, "POP_JUMP_IF_NOT_NONE": None}
 
 
 _WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
-#: what adds an item to an inlined comprehension's result (3.15's unpacking
-#: ``[*x for x in y]``, PEP 798, extends it)
-_COMPREHENSION_ADDS = frozenset({"LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND",
-                                 "SET_UPDATE", "DICT_UPDATE"})
 #: ops that end a condition operand's code without being part of it
 _NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | _WITH_STARTS
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
@@ -58,9 +51,6 @@ _TERMINAL_KINDS = frozenset(_TERMINAL)
 #: prefixes of the op names that end a condition operand, and the answer per name
 _SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
 _ENDS_SEGMENT = {}
-#: the jumps of an and/or whose value is kept (not a condition's)
-_VALUE_BOOLOPS = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})
-_STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 #: ops that can start a match statement once its subject is on the stack
 _MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
 #: op names the rest of Walker.step looks at (a LOAD_CONST too, in an except clause)
@@ -426,7 +416,7 @@ class Walker:
         if h is not None and not self.handled(h) and not (is_header and self._loop_holds_try(i, h)):
             return try_statement(self, m, i, hi, h)
         if is_header:
-            return self.loop(m, i, hi)
+            return loops.loop(self, m, i, hi)
         name = op.name
         if name not in _STEP_SPECIAL and (name != "LOAD_CONST" or not (
                 frames.handler_code or frames.star_clause)):
@@ -456,7 +446,7 @@ class Walker:
             return self.jump(m, i, hi)
         if name == "FOR_ITER":
             # A for loop whose body never comes back (it always returns or breaks).
-            return self.for_loop(m, i, i, hi)
+            return loops.for_loop(self, m, i, i, hi)
         if (name in _MATCH_START or (name == "COPY" and op.arg == 1)) and self._tests_ahead(i, hi):
             end = match_statement(self, m, i, hi)
             if end is not None:
@@ -495,10 +485,10 @@ class Walker:
 
     def _header_walked(self, i: int) -> bool:
         """``i`` starts the next iteration of a loop being walked, and no other
-        loop starts there inside it (see :meth:`_loop_inside_try`)."""
-        return self.frames.current_header(i) and self._loop_inside_try(i) is None
+        loop starts there inside it (see :meth:`loop_inside_try`)."""
+        return self.frames.current_header(i) and self.loop_inside_try(i) is None
 
-    def _loop_inside_try(self, i: int) -> Optional[int]:
+    def loop_inside_try(self, i: int) -> Optional[int]:
         """The latch of a loop at ``i`` inside the try body being walked, when a
         loop started outside the try starts at ``i`` too (``while True: try:
         while c:`` up to 3.9, whose try set-up the outer loop jumped to is
@@ -643,7 +633,7 @@ class Walker:
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target) \
                     or self._break_threaded(target) or self._break_leaves_clause(i) \
-                    or (loop.exit < self.n and self._same_jump(target, loop.exit)):
+                    or (loop.exit < self.n and loops.same_jump(self, target, loop.exit)):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
             break
@@ -683,7 +673,7 @@ class Walker:
             return ops[j].target.index, j
         return None
 
-    def _jump_leaves_clause(self, i: int):
+    def jump_leaves_clause(self, i: int):
         """The JUMP at ``i`` leaves the except clause being walked (to where the
         clause's end leads) from a loop begun inside it; the clause's end, or None."""
         clause = self.frames.clause
@@ -700,7 +690,7 @@ class Walker:
     def _break_leaves_clause(self, i: int) -> bool:
         """A ``break`` from a loop at the end of an except clause: the compiler
         copied the clause's way out (``POP_EXCEPT; JUMP``) into it."""
-        return self._jump_leaves_clause(i) is not None and \
+        return self.jump_leaves_clause(i) is not None and \
             len(self.frames.loops) > self.frames.clause.loop_depth
 
     def _past_loop_else(self, loop: LoopFrame, target: int) -> bool:
@@ -720,14 +710,14 @@ class Walker:
             op = self.ops[j] if j < hi else None
             if op is not None and op.name == "JUMP" and (segments or prior) \
                     and j < op.target.index <= hi and not self.is_loop_jump(op) \
-                    and self._chain_continues(list(prior) + segments, j, hi):
+                    and self.chain_continues(list(prior) + segments, j, hi):
                 # The end of a conditional expression's body (`if (a if t else b):`).
                 segments.append(Segment(None, j, op, None))
                 start = j + 1
                 continue
             while j < hi and self.ops[j].name not in CONDITIONAL:
                 op = self.ops[j]
-                if op.name in _VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
+                if op.name in VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
                     # An and/or inside the operand (`a[:n or None] and b`).
                     try:
                         j = self.value_boolop(sub, j, hi)
@@ -749,13 +739,13 @@ class Walker:
             if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
                     or len(sub.stack) != len(m.stack) + 1:
                 return segments, start
-            segments.append(self._segment(_operand(sub), seg_start, self.ops[j]))
+            segments.append(self.segment(operand(sub), seg_start, self.ops[j]))
             start = j + 1
-            if segments and not self._chain_continues(list(prior) + segments, start, hi):
+            if segments and not self.chain_continues(list(prior) + segments, start, hi):
                 return segments, start
 
     @staticmethod
-    def _segment(value, start, jump) -> Segment:
+    def segment(value, start, jump) -> Segment:
         """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
         sense = CONDITIONAL[jump.name]
         link = type(value) is ChainLink     # (a leaf class)
@@ -775,7 +765,7 @@ class Walker:
             sense = True
         return Segment(value, start, jump, sense)
 
-    def _chain_continues(self, segments, nxt: int, hi: int) -> bool:
+    def chain_continues(self, segments, nxt: int, hi: int) -> bool:
         # Another segment belongs to this chain only while some earlier jump
         # still lands inside the chain (on a later segment's start).
         if nxt >= hi or nxt in self.back_targets:
@@ -802,9 +792,9 @@ class Walker:
                 end = ends[op.name]     # (a subscript, not .get(): no call)
             except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
                 end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
-            if (op.target is not None and not (op.name in _VALUE_BOOLOPS
+            if (op.target is not None and not (op.name in VALUE_BOOLOPS
                                                and start < j < op.target.index < hi)) \
-                    or (end and not self._walrus_store(j)):
+                    or (end and not walrus_store(self.ops, j)):
                 return False
             j += 1
         return False
@@ -818,8 +808,8 @@ class Walker:
         starts, where the false branch starts, line)."""
         # The first segment's expression is already on the machine's stack.
         jump = self.ops[i]
-        segments = [self._segment(_operand(m), i, jump)]
-        if self._chain_continues(segments, i + 1, hi):
+        segments = [self.segment(operand(m), i, jump)]
+        if self.chain_continues(segments, i + 1, hi):
             more, after = self.read_chain(m, i + 1, hi, segments)
             segments += more
         else:
@@ -831,7 +821,7 @@ class Walker:
             for s in segments:
                 s.alias = None
             k, test, after = self._chain(segments[:k], segments[k].start)
-        repeat = self._loop_test_jumps(after) if k > 1 else None
+        repeat = loops.loop_test_jumps(self, after) if k > 1 else None
         if repeat is not None and 0 < repeat < k:
             # Only the last jumps repeat at the bottom of the loop whose body
             # starts there: they are its test, and the ones before an if's
@@ -901,7 +891,7 @@ class Walker:
             return end
         if then_start in self.back_targets and else_start < then_start:
             # A bottom-tested while whose exit was threaded to an outer loop's top.
-            end = self.inverted_while(m, test, then_start, else_start, line,
+            end = loops.inverted_while(self, m, test, then_start, else_start, line,
                                       jumps=getattr(test, "chain_length", None))
             if end is not None:
                 return end
@@ -922,7 +912,7 @@ class Walker:
         if then_start in self.back_targets:
             # (The bottom test repeats the whole condition read here; one that
             # repeats more was read short, and the loop is not this one.)
-            end = self.inverted_while(m, test, then_start, else_start, line,
+            end = loops.inverted_while(self, m, test, then_start, else_start, line,
                                       jumps=getattr(test, "chain_length", None))
             if end is not None:
                 return end
@@ -940,8 +930,8 @@ class Walker:
         end = self.ops[hi - 1] if hi - 2 > then_start else None
         if else_start in loop.continues and else_start < then_start and end is not None \
                 and end.index not in self.reachable and hi - 2 in self.reachable \
-                and self._jumps_back(hi - 1, else_start) \
-                and self._else_continue(hi - 1, else_start):
+                and loops.jumps_back(self, hi - 1, else_start) \
+                and loops.else_continue(self, hi - 1, else_start):
             # `if test: A else: continue` ending the body (up to 3.9): the test
             # jumps straight back, the continue after A's jump back is unreached.
             body = self.block(then_start, hi - 2, m.stack)
@@ -1076,7 +1066,7 @@ class Walker:
         elif last is not None and last.name == "JUMP" \
                 and then_start <= last.target.index < else_start and not self.is_loop_jump(last) \
                 and (join := self._join_from_inside(then_start, else_start, hi, True)) is not None \
-                and all(o.name == "JUMP" for o in self._with_handler_code(then_start, else_start)
+                and all(o.name == "JUMP" for o in self.with_handler_code(then_start, else_start)
                         if o.target is not None and o.target.index == join):
             # The branch ends in a loop only breaks leave (`while True`, no test
             # or FOR_ITER going there): no jump over the else follows it, and
@@ -1340,7 +1330,7 @@ class Walker:
         """Where jumps from the branch ``[lo, else_start)`` (with ``handlers``, and
         from the handler code of its try statements laid out elsewhere) land past
         its end (all the same place, within the block), if any do."""
-        ops = self._with_handler_code(lo, else_start) if handlers else self.ops[lo:else_start]
+        ops = self.with_handler_code(lo, else_start) if handlers else self.ops[lo:else_start]
         # (handler code laid out elsewhere jumps within itself too)
         targets = {o.target.index for o in ops
                    if o.target is not None and else_start < o.target.index <= hi
@@ -1354,7 +1344,7 @@ class Walker:
                 targets.update(t for t in self._handler_exits(k) if else_start < t <= hi)
         return targets.pop() if len(targets) == 1 else None
 
-    def _with_handler_code(self, lo, hi):
+    def with_handler_code(self, lo, hi):
         """The ops of ``[lo, hi)`` and of the handler code of the try statements
         there that lies outside it (3.12+ lays handlers out after the code): what
         control reaches from their handlers short of normal code."""
@@ -1559,7 +1549,7 @@ class Walker:
             name = ops[k].name
             if name in _STATEMENT_OPS or name.startswith("DELETE"):
                 return False
-            if name in _NAME_STORES and not self._walrus_store(k):
+            if name in _NAME_STORES and not walrus_store(self.ops, k):
                 if inlined is None:
                     inlined = any(o.name == "LOAD_FAST_AND_CLEAR" for o in ops[lo:hi])
                 if not inlined:
@@ -1585,460 +1575,6 @@ class Walker:
             values.append(right)
         m.push(ast.BoolOp(op=kind(), values=values))
         return end
-
-    # -- loops ------------------------------------------------------------------------------------
-
-    def loop(self, m: StackMachine, i: int, hi: int) -> int:
-        latch = max(self.back_targets[i])
-        if self.frames.current_header(i):
-            latch = self._loop_inside_try(i)
-        flow = None
-        if self.frames.handler_code and len(self.back_targets[i]) > 1:
-            # In handler code (a finally body) a jump back from the handler code
-            # of a statement in the loop (a with statement's suppressing way out)
-            # counts as a jump back too; only plain flow reaches the latch.
-            flow = flow_from(self, i, hi)
-            latch = max((k for k in self.back_targets[i] if k in flow), default=latch)
-        header = self.ops[i]
-        line = m.start_line if m.start_line is not None else header.line
-        if header.name == "FOR_ITER":
-            return self.for_loop(m, i, latch, hi, flow)
-        end = self._inverted_while_with_continue(m, i, latch, line)
-        if end is not None:
-            return end
-        return self.while_loop(m, i, latch, hi, line)
-
-    def _inverted_while_with_continue(self, m, i, latch, line):
-        """3.10+: ``continue`` in a bottom-tested while jumps back to the top test,
-        which makes the top test a jump target as well as the body start."""
-        segments, after, test = self._top_test(m, i, latch)
-        if not segments or after not in self.back_targets \
-                or max(self.back_targets[after]) < latch:
-            return None
-        last = segments[-1]
-        test = test if not last.sense else negate(test)
-        m.start_line = None
-        return self.inverted_while(m, test, after, last.target, line, top=i)
-
-    def for_loop(self, m, i, latch, hi, flow=None) -> int:
-        """``flow``: the ops plain flow reaches from the header, in handler code."""
-        header = self.ops[i]
-        iterator = m.pop()
-        if not isinstance(iterator, Iterator):
-            # A comprehension's `.0` argument is already an iterator.
-            iterator = Iterator(m.value(iterator))
-        exit_ = header.target.index
-        line = header.line
-        loop = LoopFrame(header=i, exit=exit_, iterator=True)
-        # The body runs up to the loop's exit (a last `return` or `break` may follow
-        # the last jump back), less a closing jump back to the header.
-        body_end = max(latch + 1, exit_)
-        closing = None
-        if self._jumps_back(body_end - 1, i) and not self._else_continue(body_end - 1, i):
-            body_end -= 1
-            closing = body_end
-        last = self._before_handler_code(i, body_end)
-        if last is not None and self._jumps_back(last, i) and closing not in self.reachable:
-            body_end = last         # up to 3.11 a finally's handler follows that jump
-        elif flow is not None and latch + 1 < body_end and self._jumps_back(latch, i) \
-                and not any(k in flow for k in range(latch + 1, body_end)):
-            body_end = latch        # the handler code of a statement in the body follows
-        loop.body_end = body_end
-        break_target = self._break_target(i, body_end - 1, exit_)
-        if break_target is None:
-            break_target = self._else_before_outer_end(i, body_end - 1, exit_) \
-                or self._else_before_clause_end(i, body_end - 1, exit_)
-        loop.break_target = break_target
-        inlined = self._inlined_comprehension(m, i, latch, iterator)
-        outer_ctx = self.ctx
-        if inlined:
-            # Appends anywhere inside (nested loops too) build the comprehension.
-            self.ctx = self.ctx.with_kind("comprehension")
-        try:
-            with self.frames.push(loop):
-                item, body = self._for_body(m, iterator, i, max(latch + 1, exit_), loop.body_end)
-            if loop.cold_tail is not None:
-                # the walk after the loop (from its exit) passes that code again
-                self.frames.resume[loop.cold_tail] = max(latch + 1, exit_)
-        finally:
-            self.ctx = outer_ctx
-        orelse = []
-        end = exit_
-        after = []
-        if break_target is not None and break_target > exit_:
-            end = self._else_end(break_target, exit_, hi)
-            orelse = self.block(exit_, end, m.stack)
-        elif loop.moved_exit is not None and not inlined:
-            # The code after the loop lives only in its breaks (3.10+ moved it
-            # there): what follows the loop's exit is its else clause.
-            orelse = self.block(exit_, hi, m.stack)
-            lo, stop = loop.moved_exit
-            # (a break in an except clause holds that code among the handler's)
-            with self.frames.push(GuardFrame(code=lo not in self.normal)):
-                after = self.block(lo, stop, m.stack)
-            tail = len(orelse) - len(after)
-            if after and tail >= 0 and [ast.dump(s) for s in orelse[tail:]] \
-                    == [ast.dump(s) for s in after]:
-                # the else clause runs on into that code: its copy there is no
-                # statement of the else
-                orelse = orelse[:tail]
-            end = hi
-        kind = ast.AsyncFor if header.arg == "async" else ast.For
-        node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
-                    orelse=orelse)
-        if inlined:
-            display = m.pop()
-            m.push(build_comprehension(_COMPREHENSION_NAMES[type(display)], [node], None))
-            return end
-        m.stmts.append(_at(node, line))
-        m.stmts.extend(after)
-        m.start_line = None
-        return end
-
-    def _for_body(self, m, iterator, i, stop, body_end):
-        """(the target, the body) of the for loop at ``i``: its target's ops
-        take the item, the body's run on to ``body_end``."""
-        body_m = StackMachine(self.ctx, m.stack + [iterator])
-        item = ForTarget()
-        body_m.push(item)
-        j = i + 1
-        while item.target is None:
-            if j >= stop:
-                raise DecompileFailure("for loop without a target")
-            body_m.step(self.ops[j])
-            j += 1
-        if body_m.stmts:
-            raise DecompileFailure("statements inside a for target")
-        body_m.start_line = None
-        self.run(body_m, j, body_end)
-        return item, body_m.stmts
-
-    def _else_end(self, break_target, exit_, hi) -> int:
-        """Where a loop's else clause ends: where its breaks go, but for a loop
-        ending an if branch they may go on past the other branch to where the if
-        joins (up to 3.9), and the else ends with the branch."""
-        if break_target > hi and self.frames.join_at(hi) == break_target:
-            return max(hi, exit_)
-        return break_target
-
-    def _jumps_back(self, k, header) -> bool:
-        return self.ops[k].name == "JUMP" and self.ops[k].target.index == header
-
-    def _else_continue(self, k, header) -> bool:
-        """The jump back at ``k`` is ``else: continue`` (on a later line than the
-        if branch's own jump back just before it), not the loop's closing jump."""
-        ops = self.ops
-        return k - 1 > header and self._jumps_back(k - 1, header) \
-            and ops[k].line is not None and ops[k - 1].line is not None \
-            and ops[k].line > ops[k - 1].line
-
-    def _before_handler_code(self, lo, hi):
-        """The last op before the handler code (and dead ops) that ends ``[lo, hi)``;
-        None when no handler code ends it."""
-        normal = lo in self.normal
-        k = hi - 1
-        seen = False
-        while k > lo and (k not in self.reachable or (k in self.normal) != normal):
-            seen = seen or k in self.reachable
-            k -= 1
-        return k if seen else None
-
-    def _inlined_comprehension(self, m, i, latch, iterator) -> bool:
-        """3.12+ inlines comprehensions: an empty display sits under the iterator
-        and the loop appends to it. (A ``<listcomp>`` code object's own loop over
-        ``.0`` looks the same but is the comprehension itself.)"""
-        it = iterator.iterable
-        if isinstance(it, ast.Name) and it.id == ".0":
-            return False
-        if not m.stack or not isinstance(m.stack[-1], tuple(_COMPREHENSION_NAMES)):
-            return False
-        display = m.stack[-1]
-        if getattr(display, "elts", None) or getattr(display, "keys", None):
-            return False
-        if not any(op.name in _COMPREHENSION_ADDS for op in self.ops[i:latch + 1]):
-            return False
-        # (what adds to it, and only it, builds the comprehension: an inner
-        # display's own extends do not)
-        display.comprehension = True
-        return True
-
-    def _break_target(self, lo, latch, exit_):
-        """Where breaks go; beyond ``exit_`` when the loop has an else clause."""
-        targets = set()
-        for k in range(lo, latch + 1):
-            op = self.ops[k]
-            if op.name == "JUMP" and op.target.index > latch:
-                targets.add(op.target.index)
-        beyond = sorted(t for t in targets if t > exit_ and not self._same_jump(t, exit_))
-        return beyond[0] if beyond else None
-
-    def _same_jump(self, a: int, b: int) -> bool:
-        """Both ops are jumps to one place: a ``break`` the compiler sent to
-        another jump where the loop's own exit leads (up to 3.9, through the
-        jump over an enclosing if's else) is no sign of an else clause."""
-        x, y = self.ops[a], self.ops[b]
-        return x.name == "JUMP" and y.name == "JUMP" and x.target is y.target
-
-    def _else_before_outer_end(self, lo, latch, exit_):
-        """A loop's ``break`` that jumps straight to the enclosing loop's next
-        iteration (the compiler threads it there) while code follows the loop's
-        exit: that code is an else clause running to the end of the enclosing
-        body, where the break counts as going."""
-        outer = self.frames.loop
-        if outer is None:
-            return None
-        if outer.body_end is None or not exit_ < outer.body_end:
-            return None
-        nxt = self.ops[exit_]
-        if nxt.name == "JUMP" and nxt.target.index in outer.continues:
-            return None
-        if any(op.name == "JUMP" and op.target.index in outer.continues
-               for op in self.ops[lo:latch + 1]):
-            return outer.body_end
-        return None
-
-    def _else_before_clause_end(self, lo, latch, exit_):
-        """A loop ending an except clause whose breaks leave the clause (by copies
-        of its way out) while other code follows the loop's exit: that code is an
-        else clause, up to the clause's end."""
-        clause = self.frames.clause
-        if clause is None or len(self.frames.loops) != clause.loop_depth:
-            return None
-        exit_target, end = clause.exit, clause.end
-        if exit_ >= end or (self.clause_exit_at(exit_) or (None,))[0] == exit_target:
-            return None
-        for k in range(lo, latch + 1):
-            if self.ops[k].name == "JUMP" and self._jump_leaves_clause(k) is not None:
-                return end
-        return None
-
-    def while_loop(self, m, i, latch, hi, line) -> int:
-        latch_op = self.ops[latch]
-        exit_ = latch + 1
-        body_end = latch
-        if latch >= hi and latch in self.reachable and latch not in self.normal:
-            # The only jump back is a `continue` in an except clause laid out
-            # past the enclosing block: the body ends with the block.
-            body_end = hi
-        if latch_op.name == "JUMP":
-            # `while cond:` tested at the top (3.8/3.9), or `while True:`.
-            segments, after, test = self._top_test(m, i, body_end)
-            if segments:
-                last = segments[-1]
-                exit_ = last.target
-                test = test if not last.sense else negate(test)
-                body_start = after
-            else:
-                test = ast.Constant(value=True)
-                body_start = i
-                exit_ = self._loop_exit(i, body_end)
-                if exit_ < self.n and exit_ not in self.normal and exit_ in self.reachable \
-                        and self._left_by_clause_breaks(i, latch, exit_):
-                    # Only breaks in except clauses leave `while True`: the code
-                    # they go to is normal flow all the same.
-                    self.normal = self.normal | flow_from(self, exit_, self.n)
-            loop = LoopFrame(header=i, exit=exit_, body_end=body_end)
-            loop.break_target = self._break_target(i, body_end, exit_)
-            closing = self._dropped_break(body_start, latch, exit_) if body_end == latch else None
-            # The body may end in a `break` the compiler dropped (its exit is
-            # next): the jump back before it is a `continue`, and falling off the
-            # walk's end is no next iteration (the body's end stays at the jump).
-            with self.frames.push(loop):
-                body = self.block(body_start, exit_ if closing is not None else body_end,
-                                  m.stack)
-            if closing is not None:
-                body.append(_at(ast.Break(), closing))
-            end = exit_
-            orelse = []
-            if loop.break_target is not None and loop.break_target > exit_:
-                end = self._else_end(loop.break_target, exit_, hi)
-                orelse = self.block(exit_, end, m.stack)
-            m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
-            if loop.moved_exit is not None:
-                # (the code after the loop, which its break falls into in the body)
-                m.stmts.extend(self.block(*loop.moved_exit, m.stack))
-            m.start_line = None
-            return max(end, latch + 1) if body_end == latch else hi
-        raise DecompileFailure("loop shape not recognised")
-
-    def inverted_while(self, m, test, body_start, exit_, line, top=None, jumps=None):
-        """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
-        latch = max(self.back_targets[body_start])
-        latch_op = self.ops[latch]
-        if exit_ < body_start:
-            # The exit jumps on to an outer loop's top, as the op after the latch does.
-            after = self.ops[latch + 1] if latch + 1 < self.n else None
-            if after is None or after.name != "JUMP" or after.target.index != exit_:
-                return None
-            exit_ = latch + 1
-        # The top test may jump to a copy of the code after the loop (3.10+
-        # duplicates small exit blocks), so the loop ends at the latch.
-        if latch + 1 > exit_:
-            return None
-        if latch_op.name in CONDITIONAL:
-            test_end = latch
-        elif latch_op.name == "JUMP" and self.ops[latch - 1].name in CONDITIONAL \
-                and self.ops[latch - 1].target.index > latch:
-            # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
-            test_end = latch - 1
-        else:
-            return None
-        bottom_start = self._bottom_test_start(body_start, test_end)
-        if bottom_start is None:
-            return None
-        if jumps is not None and jumps != sum(
-                o.name in CONDITIONAL for o in self.ops[bottom_start:test_end + 1]):
-            # The condition read at the top takes in more than the loop's test
-            # (an `if c: continue` before the loop jumps where it exits).
-            return None
-        if top is None:
-            # Only handler code may jump back to the top test (a `continue` in an
-            # except clause, which is no back edge): the test's ops repeat the
-            # bottom one's, up to its jump.
-            top = body_start - 1 - (test_end - bottom_start)
-        loop = LoopFrame(header=bottom_start, exit=exit_, extra_continue=body_start,
-                         body_end=bottom_start, top=top)
-        loop.break_target = self._break_target(body_start, latch, exit_)
-        with self.frames.push(loop):
-            body = self.block(body_start, bottom_start, m.stack)
-        end = latch + 1
-        orelse = []
-        if loop.break_target is not None and loop.break_target > exit_:
-            orelse = self.block(exit_, loop.break_target, m.stack)
-            end = loop.break_target
-        m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
-        return end
-
-    def _loop_test_jumps(self, body_start):
-        """How many conditional jumps the bottom test of the 3.10+ while loop
-        whose body starts at ``body_start`` repeats; None if no such loop."""
-        targets = self.back_targets.get(body_start)
-        if not targets:
-            return None
-        latch = max(targets)
-        op = self.ops[latch]
-        if op.name in CONDITIONAL:
-            test_end = latch
-        elif op.name == "JUMP" and self.ops[latch - 1].name in CONDITIONAL \
-                and self.ops[latch - 1].target.index > latch:
-            test_end = latch - 1
-        else:
-            return None
-        start = self._bottom_test_start(body_start, test_end)
-        if start is None:
-            return None
-        return sum(o.name in CONDITIONAL for o in self.ops[start:test_end + 1])
-
-    def _dropped_break(self, lo, latch, exit_):
-        """The line of the ``break`` ending a loop body ``[lo, latch]`` whose exit
-        follows its jump back at ``latch``: jumps in the body went to its NOP
-        (``Function.line_nop_jumps``), which the compiler kept after the jump
-        back; None if there is none."""
-        if exit_ != latch + 1:
-            return None
-        nops = self.func.line_nop_jumps
-        if not nops:
-            return None
-        lines = {nops[id(o)] for o in self.ops[lo:latch]
-                 if id(o) in nops and o.target is not None and o.target.index == exit_}
-        return lines.pop() if len(lines) == 1 else None
-
-    def _bottom_test_start(self, body_start, test_end):
-        """Where the repeated loop test begins: the longest run of ops before the
-        latch that repeats the ops before the loop body (the top test)."""
-        # The final jumps differ (false-to-exit above, true-to-body below); the
-        # ops before them repeat. Inner jumps of an and/or test repeat too.
-        k = 0
-        while True:
-            top = body_start - 2 - k
-            bottom = test_end - 1 - k
-            if top < 0 or bottom < body_start:
-                break
-            a, b = self.ops[top], self.ops[bottom]
-            if a.name != b.name or (a.target is None and a.arg != b.arg) \
-                    or a.name in _STATEMENT_END or a.name.startswith("DELETE") \
-                    or (a.name.startswith("STORE") and not self._walrus_store(top)):
-                break
-            k += 1
-        return test_end - k if k else None
-
-    def _walrus_store(self, k: int) -> bool:
-        """``DUP_TOP``/``COPY 1; STORE x`` (an assignment expression) at ``k``."""
-        prev = self.ops[k - 1] if k >= 1 else None
-        return self.ops[k].name in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") \
-            and prev is not None and (prev.name == "DUP_TOP"
-                                      or (prev.name == "COPY" and prev.arg == 1))
-
-    def _top_test(self, m, i, latch):
-        try:
-            sub = StackMachine(self.ctx, m.stack)
-            j = i
-            while j < latch and self.ops[j].name not in CONDITIONAL:
-                if self.ops[j].name in _VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
-                    j = self.value_boolop(sub, j, latch)    # (an and/or in the operand)
-                    continue
-                if self.ops[j].target is not None:
-                    return [], i, None
-                sub.step(self.ops[j])
-                if sub.stmts:
-                    return [], i, None
-                j += 1
-            if j >= latch or len(sub.stack) != len(m.stack) + 1:
-                return [], i, None
-            first = self._segment(_operand(sub), i, self.ops[j])
-            segments = [first]
-            after = j + 1
-            if self._chain_continues(segments, after, latch):
-                more, after = self.read_chain(m, after, latch, segments)
-                segments += more
-                nops = self.func.line_nop_jumps
-                cut = next((n for n, s in enumerate(segments)
-                            if (id(s.jump) in nops) != (id(first.jump) in nops)), None)
-                if cut is not None:
-                    # A test that went to a dropped `break` (its NOP) is an if's in
-                    # the body, not part of the loop's test going past the loop.
-                    segments, after = segments[:cut], segments[cut].start
-            k, test, after = longest_chain(
-                segments, after, lambda s: s.target > latch or self._exit_threaded(s.target, latch))
-            return segments[:k], after, test
-        except DecompileFailure:
-            return [], i, None
-
-    def _exit_threaded(self, target, latch) -> bool:
-        """A loop test's exit jump sent on to an enclosing loop's top, where the
-        op after the loop's latch (its exit) jumps too, or where falling off the
-        loop goes: it ends the enclosing loop's body (3.14 drops the jump)."""
-        if target >= latch or not self.frames.current_header(target):
-            return False
-        after = self.ops[latch + 1] if latch + 1 < self.n else None
-        if after is not None and after.name == "JUMP" and after.target.index == target:
-            return True
-        outer = self.frames.loop
-        return outer is not None and target in outer.continues \
-            and self.flows_to_next_iteration(outer, latch + 1)
-
-    def _left_by_clause_breaks(self, i, latch, exit_) -> bool:
-        """The loop ``[i, latch]`` jumps to ``exit_`` only from handler code, by
-        unconditional jumps: breaks, which leave a clause only so (a conditional
-        jump there is a branch of the clause's own code)."""
-        jumps = [o for o in self.ops[i:latch] if o.target is not None and o.target.index == exit_]
-        return bool(jumps) and all(o.name == "JUMP" and o.index not in self.normal for o in jumps)
-
-    def _loop_exit(self, i, latch):
-        """Where `while True` at ``i`` goes on: the first place past the latch
-        its breaks (from its try statements' handlers too) jump to."""
-        targets = [o.target.index for o in self._with_handler_code(i, latch)
-                   if o.target is not None and o.target.index > latch
-                   and (o.index <= latch or o.target.index in self.normal)]
-        return min(targets) if targets else latch + 1
-
-
-def _operand(m):
-    """The condition operand on top of ``m``'s stack (a chained comparison's open
-    last link stays open: the jump may be its ``is None``)."""
-    top = m.pop()
-    return top if type(top) is ChainLink else m.value(top)     # (a leaf class)
-
 
 def _check_stack_kept(m, stack, reason):
     """A block that runs on must leave the stack it was given as it found it: a

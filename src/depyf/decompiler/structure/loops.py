@@ -1,0 +1,486 @@
+"""Loops: ``for`` and ``while`` statements, their ``else`` clauses, and the
+jumps that are their ``break`` and ``continue``.
+
+A loop's header is the target of a jump back (``Walker.back_targets``); its
+latch is the last op jumping back there. The shapes read here, in normalised
+IR::
+
+    for:        iter; GET_ITER; H: FOR_ITER exit; target; body; JUMP H; exit: [else]
+    while:      H: test; POP_JUMP_IF_FALSE exit; body; JUMP H; exit: [else]
+    while True: H: body; JUMP H
+    bottom-tested while (the compiler's rotated loop):
+                test; POP_JUMP_IF_FALSE exit; B: body; test; POP_JUMP_IF_TRUE B; exit:
+
+A ``break`` is a jump past the latch (beyond the loop's exit when the loop
+has an ``else``), a ``continue`` a jump to the header that is not the latch.
+Each function takes the walker (``w``) whose ops it reads and whose blocks it
+walks, and pushes a :class:`~.frames.LoopFrame` for the body it walks.
+
+Example (tests/test_structure_loops.py builds such op lists by hand)::
+
+    for x in xs:            LOAD_FAST xs; GET_ITER
+        if x:           H:  FOR_ITER exit; STORE_FAST x
+            break           LOAD_FAST x; POP_JUMP_IF_FALSE B
+        g(x)                POP_TOP; JUMP after        <- break (past the else)
+    else:               B:  ... g(x) ...; JUMP H
+        h()             exit: ... h() ...
+                        after:
+"""
+from __future__ import annotations
+
+import ast
+
+from .comprehensions import COMPREHENSION_ADDS, COMPREHENSION_NAMES, build_comprehension
+from .conditionals import CONDITIONAL, VALUE_BOOLOPS, longest_chain, negate, operand
+from ..expressions import ForTarget, StackMachine
+from ..failure import DecompileFailure
+from .exceptions import flow_from
+from .frames import GuardFrame, LoopFrame
+from .signatures import walrus_store
+from ..values import Iterator
+
+#: ops that end a statement: a loop's repeated bottom test holds none of them
+_STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
+
+
+def loop(w, m: StackMachine, i: int, hi: int) -> int:
+    latch = max(w.back_targets[i])
+    if w.frames.current_header(i):
+        latch = w.loop_inside_try(i)
+    flow = None
+    if w.frames.handler_code and len(w.back_targets[i]) > 1:
+        # In handler code (a finally body) a jump back from the handler code
+        # of a statement in the loop (a with statement's suppressing way out)
+        # counts as a jump back too; only plain flow reaches the latch.
+        flow = flow_from(w, i, hi)
+        latch = max((k for k in w.back_targets[i] if k in flow), default=latch)
+    header = w.ops[i]
+    line = m.start_line if m.start_line is not None else header.line
+    if header.name == "FOR_ITER":
+        return for_loop(w, m, i, latch, hi, flow)
+    end = _inverted_while_with_continue(w, m, i, latch, line)
+    if end is not None:
+        return end
+    return while_loop(w, m, i, latch, hi, line)
+
+def _inverted_while_with_continue(w, m, i, latch, line):
+    """3.10+: ``continue`` in a bottom-tested while jumps back to the top test,
+    which makes the top test a jump target as well as the body start."""
+    segments, after, test = _top_test(w, m, i, latch)
+    if not segments or after not in w.back_targets \
+            or max(w.back_targets[after]) < latch:
+        return None
+    last = segments[-1]
+    test = test if not last.sense else negate(test)
+    m.start_line = None
+    return inverted_while(w, m, test, after, last.target, line, top=i)
+
+def for_loop(w, m, i, latch, hi, flow=None) -> int:
+    """``flow``: the ops plain flow reaches from the header, in handler code."""
+    header = w.ops[i]
+    iterator = m.pop()
+    if not isinstance(iterator, Iterator):
+        # A comprehension's `.0` argument is already an iterator.
+        iterator = Iterator(m.value(iterator))
+    exit_ = header.target.index
+    line = header.line
+    loop = LoopFrame(header=i, exit=exit_, iterator=True)
+    # The body runs up to the loop's exit (a last `return` or `break` may follow
+    # the last jump back), less a closing jump back to the header.
+    body_end = max(latch + 1, exit_)
+    closing = None
+    if jumps_back(w, body_end - 1, i) and not else_continue(w, body_end - 1, i):
+        body_end -= 1
+        closing = body_end
+    last = _before_handler_code(w, i, body_end)
+    if last is not None and jumps_back(w, last, i) and closing not in w.reachable:
+        body_end = last         # up to 3.11 a finally's handler follows that jump
+    elif flow is not None and latch + 1 < body_end and jumps_back(w, latch, i) \
+            and not any(k in flow for k in range(latch + 1, body_end)):
+        body_end = latch        # the handler code of a statement in the body follows
+    loop.body_end = body_end
+    break_target = _break_target(w, i, body_end - 1, exit_)
+    if break_target is None:
+        break_target = _else_before_outer_end(w, i, body_end - 1, exit_) \
+            or _else_before_clause_end(w, i, body_end - 1, exit_)
+    loop.break_target = break_target
+    inlined = _inlined_comprehension(w, m, i, latch, iterator)
+    outer_ctx = w.ctx
+    if inlined:
+        # Appends anywhere inside (nested loops too) build the comprehension.
+        w.ctx = w.ctx.with_kind("comprehension")
+    try:
+        with w.frames.push(loop):
+            item, body = _for_body(w, m, iterator, i, max(latch + 1, exit_), loop.body_end)
+        if loop.cold_tail is not None:
+            # the walk after the loop (from its exit) passes that code again
+            w.frames.resume[loop.cold_tail] = max(latch + 1, exit_)
+    finally:
+        w.ctx = outer_ctx
+    orelse = []
+    end = exit_
+    after = []
+    if break_target is not None and break_target > exit_:
+        end = _else_end(w, break_target, exit_, hi)
+        orelse = w.block(exit_, end, m.stack)
+    elif loop.moved_exit is not None and not inlined:
+        # The code after the loop lives only in its breaks (3.10+ moved it
+        # there): what follows the loop's exit is its else clause.
+        orelse = w.block(exit_, hi, m.stack)
+        lo, stop = loop.moved_exit
+        # (a break in an except clause holds that code among the handler's)
+        with w.frames.push(GuardFrame(code=lo not in w.normal)):
+            after = w.block(lo, stop, m.stack)
+        tail = len(orelse) - len(after)
+        if after and tail >= 0 and [ast.dump(s) for s in orelse[tail:]] \
+                == [ast.dump(s) for s in after]:
+            # the else clause runs on into that code: its copy there is no
+            # statement of the else
+            orelse = orelse[:tail]
+        end = hi
+    kind = ast.AsyncFor if header.arg == "async" else ast.For
+    node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
+                orelse=orelse)
+    if inlined:
+        display = m.pop()
+        m.push(build_comprehension(COMPREHENSION_NAMES[type(display)], [node], None))
+        return end
+    m.stmts.append(_at(node, line))
+    m.stmts.extend(after)
+    m.start_line = None
+    return end
+
+def _for_body(w, m, iterator, i, stop, body_end):
+    """(the target, the body) of the for loop at ``i``: its target's ops
+    take the item, the body's run on to ``body_end``."""
+    body_m = StackMachine(w.ctx, m.stack + [iterator])
+    item = ForTarget()
+    body_m.push(item)
+    j = i + 1
+    while item.target is None:
+        if j >= stop:
+            raise DecompileFailure("for loop without a target")
+        body_m.step(w.ops[j])
+        j += 1
+    if body_m.stmts:
+        raise DecompileFailure("statements inside a for target")
+    body_m.start_line = None
+    w.run(body_m, j, body_end)
+    return item, body_m.stmts
+
+def _else_end(w, break_target, exit_, hi) -> int:
+    """Where a loop's else clause ends: where its breaks go, but for a loop
+    ending an if branch they may go on past the other branch to where the if
+    joins (up to 3.9), and the else ends with the branch."""
+    if break_target > hi and w.frames.join_at(hi) == break_target:
+        return max(hi, exit_)
+    return break_target
+
+def jumps_back(w, k, header) -> bool:
+    return w.ops[k].name == "JUMP" and w.ops[k].target.index == header
+
+def else_continue(w, k, header) -> bool:
+    """The jump back at ``k`` is ``else: continue`` (on a later line than the
+    if branch's own jump back just before it), not the loop's closing jump."""
+    ops = w.ops
+    return k - 1 > header and jumps_back(w, k - 1, header) \
+        and ops[k].line is not None and ops[k - 1].line is not None \
+        and ops[k].line > ops[k - 1].line
+
+def _before_handler_code(w, lo, hi):
+    """The last op before the handler code (and dead ops) that ends ``[lo, hi)``;
+    None when no handler code ends it."""
+    normal = lo in w.normal
+    k = hi - 1
+    seen = False
+    while k > lo and (k not in w.reachable or (k in w.normal) != normal):
+        seen = seen or k in w.reachable
+        k -= 1
+    return k if seen else None
+
+def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
+    """3.12+ inlines comprehensions: an empty display sits under the iterator
+    and the loop appends to it. (A ``<listcomp>`` code object's own loop over
+    ``.0`` looks the same but is the comprehension itself.)"""
+    it = iterator.iterable
+    if isinstance(it, ast.Name) and it.id == ".0":
+        return False
+    if not m.stack or not isinstance(m.stack[-1], tuple(COMPREHENSION_NAMES)):
+        return False
+    display = m.stack[-1]
+    if getattr(display, "elts", None) or getattr(display, "keys", None):
+        return False
+    if not any(op.name in COMPREHENSION_ADDS for op in w.ops[i:latch + 1]):
+        return False
+    # (what adds to it, and only it, builds the comprehension: an inner
+    # display's own extends do not)
+    display.comprehension = True
+    return True
+
+def _break_target(w, lo, latch, exit_):
+    """Where breaks go; beyond ``exit_`` when the loop has an else clause."""
+    targets = set()
+    for k in range(lo, latch + 1):
+        op = w.ops[k]
+        if op.name == "JUMP" and op.target.index > latch:
+            targets.add(op.target.index)
+    beyond = sorted(t for t in targets if t > exit_ and not same_jump(w, t, exit_))
+    return beyond[0] if beyond else None
+
+def same_jump(w, a: int, b: int) -> bool:
+    """Both ops are jumps to one place: a ``break`` the compiler sent to
+    another jump where the loop's own exit leads (up to 3.9, through the
+    jump over an enclosing if's else) is no sign of an else clause."""
+    x, y = w.ops[a], w.ops[b]
+    return x.name == "JUMP" and y.name == "JUMP" and x.target is y.target
+
+def _else_before_outer_end(w, lo, latch, exit_):
+    """A loop's ``break`` that jumps straight to the enclosing loop's next
+    iteration (the compiler threads it there) while code follows the loop's
+    exit: that code is an else clause running to the end of the enclosing
+    body, where the break counts as going."""
+    outer = w.frames.loop
+    if outer is None:
+        return None
+    if outer.body_end is None or not exit_ < outer.body_end:
+        return None
+    nxt = w.ops[exit_]
+    if nxt.name == "JUMP" and nxt.target.index in outer.continues:
+        return None
+    if any(op.name == "JUMP" and op.target.index in outer.continues
+           for op in w.ops[lo:latch + 1]):
+        return outer.body_end
+    return None
+
+def _else_before_clause_end(w, lo, latch, exit_):
+    """A loop ending an except clause whose breaks leave the clause (by copies
+    of its way out) while other code follows the loop's exit: that code is an
+    else clause, up to the clause's end."""
+    clause = w.frames.clause
+    if clause is None or len(w.frames.loops) != clause.loop_depth:
+        return None
+    exit_target, end = clause.exit, clause.end
+    if exit_ >= end or (w.clause_exit_at(exit_) or (None,))[0] == exit_target:
+        return None
+    for k in range(lo, latch + 1):
+        if w.ops[k].name == "JUMP" and w.jump_leaves_clause(k) is not None:
+            return end
+    return None
+
+def while_loop(w, m, i, latch, hi, line) -> int:
+    latch_op = w.ops[latch]
+    exit_ = latch + 1
+    body_end = latch
+    if latch >= hi and latch in w.reachable and latch not in w.normal:
+        # The only jump back is a `continue` in an except clause laid out
+        # past the enclosing block: the body ends with the block.
+        body_end = hi
+    if latch_op.name == "JUMP":
+        # `while cond:` tested at the top (3.8/3.9), or `while True:`.
+        segments, after, test = _top_test(w, m, i, body_end)
+        if segments:
+            last = segments[-1]
+            exit_ = last.target
+            test = test if not last.sense else negate(test)
+            body_start = after
+        else:
+            test = ast.Constant(value=True)
+            body_start = i
+            exit_ = _loop_exit(w, i, body_end)
+            if exit_ < w.n and exit_ not in w.normal and exit_ in w.reachable \
+                    and _left_by_clause_breaks(w, i, latch, exit_):
+                # Only breaks in except clauses leave `while True`: the code
+                # they go to is normal flow all the same.
+                w.normal = w.normal | flow_from(w, exit_, w.n)
+        loop = LoopFrame(header=i, exit=exit_, body_end=body_end)
+        loop.break_target = _break_target(w, i, body_end, exit_)
+        closing = _dropped_break(w, body_start, latch, exit_) if body_end == latch else None
+        # The body may end in a `break` the compiler dropped (its exit is
+        # next): the jump back before it is a `continue`, and falling off the
+        # walk's end is no next iteration (the body's end stays at the jump).
+        with w.frames.push(loop):
+            body = w.block(body_start, exit_ if closing is not None else body_end,
+                              m.stack)
+        if closing is not None:
+            body.append(_at(ast.Break(), closing))
+        end = exit_
+        orelse = []
+        if loop.break_target is not None and loop.break_target > exit_:
+            end = _else_end(w, loop.break_target, exit_, hi)
+            orelse = w.block(exit_, end, m.stack)
+        m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+        if loop.moved_exit is not None:
+            # (the code after the loop, which its break falls into in the body)
+            m.stmts.extend(w.block(*loop.moved_exit, m.stack))
+        m.start_line = None
+        return max(end, latch + 1) if body_end == latch else hi
+    raise DecompileFailure("loop shape not recognised")
+
+def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
+    """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
+    latch = max(w.back_targets[body_start])
+    latch_op = w.ops[latch]
+    if exit_ < body_start:
+        # The exit jumps on to an outer loop's top, as the op after the latch does.
+        after = w.ops[latch + 1] if latch + 1 < w.n else None
+        if after is None or after.name != "JUMP" or after.target.index != exit_:
+            return None
+        exit_ = latch + 1
+    # The top test may jump to a copy of the code after the loop (3.10+
+    # duplicates small exit blocks), so the loop ends at the latch.
+    if latch + 1 > exit_:
+        return None
+    if latch_op.name in CONDITIONAL:
+        test_end = latch
+    elif latch_op.name == "JUMP" and w.ops[latch - 1].name in CONDITIONAL \
+            and w.ops[latch - 1].target.index > latch:
+        # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
+        test_end = latch - 1
+    else:
+        return None
+    bottom_start = _bottom_test_start(w, body_start, test_end)
+    if bottom_start is None:
+        return None
+    if jumps is not None and jumps != sum(
+            o.name in CONDITIONAL for o in w.ops[bottom_start:test_end + 1]):
+        # The condition read at the top takes in more than the loop's test
+        # (an `if c: continue` before the loop jumps where it exits).
+        return None
+    if top is None:
+        # Only handler code may jump back to the top test (a `continue` in an
+        # except clause, which is no back edge): the test's ops repeat the
+        # bottom one's, up to its jump.
+        top = body_start - 1 - (test_end - bottom_start)
+    loop = LoopFrame(header=bottom_start, exit=exit_, extra_continue=body_start,
+                     body_end=bottom_start, top=top)
+    loop.break_target = _break_target(w, body_start, latch, exit_)
+    with w.frames.push(loop):
+        body = w.block(body_start, bottom_start, m.stack)
+    end = latch + 1
+    orelse = []
+    if loop.break_target is not None and loop.break_target > exit_:
+        orelse = w.block(exit_, loop.break_target, m.stack)
+        end = loop.break_target
+    m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+    return end
+
+def loop_test_jumps(w, body_start):
+    """How many conditional jumps the bottom test of the 3.10+ while loop
+    whose body starts at ``body_start`` repeats; None if no such loop."""
+    targets = w.back_targets.get(body_start)
+    if not targets:
+        return None
+    latch = max(targets)
+    op = w.ops[latch]
+    if op.name in CONDITIONAL:
+        test_end = latch
+    elif op.name == "JUMP" and w.ops[latch - 1].name in CONDITIONAL \
+            and w.ops[latch - 1].target.index > latch:
+        test_end = latch - 1
+    else:
+        return None
+    start = _bottom_test_start(w, body_start, test_end)
+    if start is None:
+        return None
+    return sum(o.name in CONDITIONAL for o in w.ops[start:test_end + 1])
+
+def _dropped_break(w, lo, latch, exit_):
+    """The line of the ``break`` ending a loop body ``[lo, latch]`` whose exit
+    follows its jump back at ``latch``: jumps in the body went to its NOP
+    (``Function.line_nop_jumps``), which the compiler kept after the jump
+    back; None if there is none."""
+    if exit_ != latch + 1:
+        return None
+    nops = w.func.line_nop_jumps
+    if not nops:
+        return None
+    lines = {nops[id(o)] for o in w.ops[lo:latch]
+             if id(o) in nops and o.target is not None and o.target.index == exit_}
+    return lines.pop() if len(lines) == 1 else None
+
+def _bottom_test_start(w, body_start, test_end):
+    """Where the repeated loop test begins: the longest run of ops before the
+    latch that repeats the ops before the loop body (the top test)."""
+    # The final jumps differ (false-to-exit above, true-to-body below); the
+    # ops before them repeat. Inner jumps of an and/or test repeat too.
+    k = 0
+    while True:
+        top = body_start - 2 - k
+        bottom = test_end - 1 - k
+        if top < 0 or bottom < body_start:
+            break
+        a, b = w.ops[top], w.ops[bottom]
+        if a.name != b.name or (a.target is None and a.arg != b.arg) \
+                or a.name in _STATEMENT_END or a.name.startswith("DELETE") \
+                or (a.name.startswith("STORE") and not walrus_store(w.ops, top)):
+            break
+        k += 1
+    return test_end - k if k else None
+
+def _top_test(w, m, i, latch):
+    try:
+        sub = StackMachine(w.ctx, m.stack)
+        j = i
+        while j < latch and w.ops[j].name not in CONDITIONAL:
+            if w.ops[j].name in VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
+                j = w.value_boolop(sub, j, latch)    # (an and/or in the operand)
+                continue
+            if w.ops[j].target is not None:
+                return [], i, None
+            sub.step(w.ops[j])
+            if sub.stmts:
+                return [], i, None
+            j += 1
+        if j >= latch or len(sub.stack) != len(m.stack) + 1:
+            return [], i, None
+        first = w.segment(operand(sub), i, w.ops[j])
+        segments = [first]
+        after = j + 1
+        if w.chain_continues(segments, after, latch):
+            more, after = w.read_chain(m, after, latch, segments)
+            segments += more
+            nops = w.func.line_nop_jumps
+            cut = next((n for n, s in enumerate(segments)
+                        if (id(s.jump) in nops) != (id(first.jump) in nops)), None)
+            if cut is not None:
+                # A test that went to a dropped `break` (its NOP) is an if's in
+                # the body, not part of the loop's test going past the loop.
+                segments, after = segments[:cut], segments[cut].start
+        k, test, after = longest_chain(
+            segments, after, lambda s: s.target > latch or _exit_threaded(w, s.target, latch))
+        return segments[:k], after, test
+    except DecompileFailure:
+        return [], i, None
+
+def _exit_threaded(w, target, latch) -> bool:
+    """A loop test's exit jump sent on to an enclosing loop's top, where the
+    op after the loop's latch (its exit) jumps too, or where falling off the
+    loop goes: it ends the enclosing loop's body (3.14 drops the jump)."""
+    if target >= latch or not w.frames.current_header(target):
+        return False
+    after = w.ops[latch + 1] if latch + 1 < w.n else None
+    if after is not None and after.name == "JUMP" and after.target.index == target:
+        return True
+    outer = w.frames.loop
+    return outer is not None and target in outer.continues \
+        and w.flows_to_next_iteration(outer, latch + 1)
+
+def _left_by_clause_breaks(w, i, latch, exit_) -> bool:
+    """The loop ``[i, latch]`` jumps to ``exit_`` only from handler code, by
+    unconditional jumps: breaks, which leave a clause only so (a conditional
+    jump there is a branch of the clause's own code)."""
+    jumps = [o for o in w.ops[i:latch] if o.target is not None and o.target.index == exit_]
+    return bool(jumps) and all(o.name == "JUMP" and o.index not in w.normal for o in jumps)
+
+def _loop_exit(w, i, latch):
+    """Where `while True` at ``i`` goes on: the first place past the latch
+    its breaks (from its try statements' handlers too) jump to."""
+    targets = [o.target.index for o in w.with_handler_code(i, latch)
+               if o.target is not None and o.target.index > latch
+               and (o.index <= latch or o.target.index in w.normal)]
+    return min(targets) if targets else latch + 1
+
+
+def _at(node, line):
+    node.lineno = line
+    return node

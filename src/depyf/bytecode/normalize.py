@@ -167,6 +167,37 @@ def rename(op: Op, table: VersionTable) -> None:
     op.name = _RENAMES[op.name]
 
 
+
+def stack_copies(op: Op, table: VersionTable) -> Optional[List[Op]]:
+    """Up to 3.10's stack shuffles in 3.11's two ops (the same stack effect), so
+    that nothing after normalising reads two spellings of one shuffle:
+    ``DUP_TOP`` -> ``COPY 1``; ``DUP_TOP_TWO`` -> ``COPY 2; COPY 2``;
+    ``ROT_THREE`` -> ``SWAP 3; SWAP 2`` (``ROT_FOUR``, ``ROT_N n`` likewise:
+    ``SWAP n; ...; SWAP 2``, each swap moving the old top one place down).
+
+    >>> from depyf.bytecode.edits import rewrite_each
+    >>> f = Function(None, [Op("DUP_TOP_TWO"), Op("ROT_THREE"), Op("RETURN_VALUE")])
+    >>> rewrite_each(f, None, [(OP_PASSES["stack_copies"], stack_copies)])
+    >>> [(op.name, op.arg) for op in f.ops]
+    [('COPY', 2), ('COPY', 2), ('SWAP', 3), ('SWAP', 2), ('RETURN_VALUE', None)]
+
+    (It runs last, after the passes that read the older spellings in the
+    shapes they rebuild: 3.8's finally blocks, the block stack's handlers.)"""
+    name = op.name
+    if name == "DUP_TOP":
+        op.name, op.arg = "COPY", 1
+        return None
+    if name == "DUP_TOP_TWO":
+        return [Op("COPY", 2, line=op.line, offset=op.offset, handler=op.handler)
+                for _ in range(2)]
+    depth = _ROTATIONS.get(name) or op.arg
+    return [Op("SWAP", k, line=op.line, offset=op.offset, handler=op.handler)
+            for k in range(depth, 1, -1)]
+
+
+#: how deep each fixed rotation reaches (ROT_N says so in its argument)
+_ROTATIONS = {"ROT_THREE": 3, "ROT_FOUR": 4}
+
 def binary_ops(op: Op, table: VersionTable) -> None:
     """``BINARY_ADD`` -> ``BINARY_OP "+"``, ``INPLACE_ADD`` -> ``BINARY_OP "+="``;
     3.11+ ``BINARY_OP 13`` -> ``BINARY_OP "+="`` (its symbol from the table);
@@ -1916,11 +1947,12 @@ OP_PASSES: Dict[str, frozenset] = {
     "drop_noise": _NOISE,
     "small_ints": frozenset({"LOAD_SMALL_INT"}),
     "common_constants": frozenset({"LOAD_COMMON_CONSTANT"}),
+    "stack_copies": frozenset({"DUP_TOP", "DUP_TOP_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N"}),
 }
 _OP_REWRITES = {f.__name__: f for f in (
     rename, binary_ops, compare_ops, split_superinstructions, call_ex_plain, call_ex_null,
     null_before_global, null_after_global, method_loads, make_function_flags, drop_noise,
-    small_ints, common_constants)}
+    small_ints, common_constants, stack_copies)}
 
 
 def _alone(name: str) -> Callable[[Function, VersionTable], None]:
@@ -2049,18 +2081,19 @@ PASSES = {
         "drop_qualname", "async_for_loops", "finally_to_py39", "block_stack_handlers",
         "exc_info_shuffles", "chained_comparisons", "unthread_short_circuits",
         "unthread_or_jumps", "unthread_continues", "unthread_if_ends", "assertion_error_loads",
-        "copied_loop_returns", "doubled_returns", "dead_ways_out", "else_after_handlers"],
+        "copied_loop_returns", "doubled_returns", "dead_ways_out", "else_after_handlers",
+        "stack_copies"],
     (3, 9): _COMMON + [
         "call_ex_plain", "drop_generator_prologue", "explicit_returns", "fold_kwnames",
         "drop_qualname", "async_for_loops", "block_stack_handlers", "exc_info_shuffles",
         "chained_comparisons", "unthread_short_circuits", "unthread_or_jumps",
         "unthread_continues", "unthread_if_ends", "unthread_with_exits", "copied_loop_returns",
-        "doubled_returns", "dead_ways_out", "else_after_handlers"],
+        "doubled_returns", "dead_ways_out", "else_after_handlers", "stack_copies"],
     (3, 10): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
-        "merge_copied_tails", "copied_with_exits"] + _COPIED_EXITS,
+        "merge_copied_tails", "copied_with_exits"] + _COPIED_EXITS + ["stack_copies"],
     (3, 11): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "drop_generator_prologue", "fold_kwnames",
         "send_loops", "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",

@@ -472,26 +472,6 @@ def kept_constant(value):
     return ast.BoolOp(op=op, values=[value, ast.Constant(value=value.value)])
 
 
-@handles("DUP_TOP")
-def _dup_top(m, op):
-    m.copied = True
-    m.push(m.top())
-
-
-def _need(m, n):
-    if len(m.stack) < n:
-        raise DecompileFailure("stack shuffle below the stack")
-
-
-@handles("DUP_TOP_TWO")
-def _dup_top_two(m, op):
-    _need(m, 2)
-    a, b = m.stack[-2:]
-    m.copied = True
-    m.push(a)
-    m.push(b)
-
-
 @handles("COPY")
 def _copy(m, op):
     if len(m.stack) < op.arg:
@@ -506,31 +486,6 @@ def _swap(m, op):
     if len(m.stack) < n:
         raise DecompileFailure("SWAP below the stack")
     m.stack[-1], m.stack[-n] = m.stack[-n], m.stack[-1]
-
-
-@handles("ROT_TWO")
-def _rot_two(m, op):
-    _need(m, 2)
-    m.stack[-1], m.stack[-2] = m.stack[-2], m.stack[-1]
-
-
-@handles("ROT_THREE")
-def _rot_three(m, op):
-    _need(m, 3)
-    m.stack[-3:] = [m.stack[-1], m.stack[-3], m.stack[-2]]
-
-
-@handles("ROT_FOUR")
-def _rot_four(m, op):
-    _need(m, 4)
-    m.stack[-4:] = [m.stack[-1], m.stack[-4], m.stack[-3], m.stack[-2]]
-
-
-@handles("ROT_N")
-def _rot_n(m, op):
-    n = op.arg
-    _need(m, n)
-    m.stack[-n:] = [m.stack[-1]] + m.stack[-n:-1]
 
 
 # -- operators ------------------------------------------------------------------------

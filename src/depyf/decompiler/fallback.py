@@ -163,7 +163,9 @@ SEMANTIC_PASSES = frozenset({
     "try_line_nops",
     # a value's bool() spelt as two nots; a jump's own truth test dropped
     "bool_conversions",
-    # 3.14's spellings of 3.13's ops: the same values, stack and calls
+    # up to 3.10's stack shuffles spelt as 3.11's COPY and SWAP (the same stack
+    # effect); 3.14's spellings of 3.13's ops: the same values, stack and calls
+    "stack_copies",
     "small_ints", "common_constants", "call_ex_kwargs_slot", "with_specials",
     # 3.15's iterator pairs as 3.14's single items (the same values, one slot fewer)
     "iterator_pairs",
@@ -771,8 +773,7 @@ def _sanitize_parameters_in_body(fn) -> None:
 #: ops that cannot raise: they never decide which handler covers a node (what
 #: they evaluate was built by earlier ops of the node, under its handler)
 NEUTRAL = frozenset({
-    "JUMP", "NOP", "POP_TOP", "LOAD_CONST", "PUSH_NULL", "SWAP", "COPY", "ROT_TWO",
-    "ROT_THREE", "ROT_FOUR", "ROT_N", "DUP_TOP", "DUP_TOP_TWO", "POP_EXCEPT", "POP_BLOCK",
+    "JUMP", "NOP", "POP_TOP", "LOAD_CONST", "PUSH_NULL", "SWAP", "COPY", "POP_EXCEPT", "POP_BLOCK",
     "SETUP_FINALLY", "BEGIN_FINALLY", "LOAD_CLOSURE", "STORE_FAST", "PUSH_EXC_INFO",
     "RETURN_VALUE"})
 
@@ -1362,26 +1363,19 @@ _POPS = {
 # -- rules: stack shuffles ------------------------------------------------------------------
 
 def _shuffled(name: str, arg, items: list) -> list:
-    """The stack after a shuffle op (items are not copied)."""
-    n = {"DUP_TOP": 1, "DUP_TOP_TWO": 2, "ROT_TWO": 2, "ROT_THREE": 3,
-         "ROT_FOUR": 4}.get(name, arg)
+    """The stack after a ``COPY`` or ``SWAP`` (items are not copied; the older
+    shuffles arrive in these two, ``normalize.stack_copies``)."""
+    n = arg
     if n is None or n < 1 or len(items) < n:
         raise DecompileFailure("%s below the stack" % name)
-    if name == "DUP_TOP":
-        return items + items[-1:]
-    if name == "DUP_TOP_TWO":
-        return items + items[-2:]
     if name == "COPY":
         return items + [items[-n]]
-    if name == "SWAP":
-        out = list(items)
-        out[-1], out[-n] = out[-n], out[-1]
-        return out
-    # ROT_TWO/THREE/FOUR/N: the top moves down n-1 places
-    return items[:-n] + [items[-1]] + items[-n:-1]
+    out = list(items)
+    out[-1], out[-n] = out[-n], out[-1]
+    return out
 
 
-@handles("DUP_TOP", "DUP_TOP_TWO", "COPY", "SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N")
+@handles("COPY", "SWAP")
 def _shuffle(b, op):
     new = _shuffled(op.name, op.arg, b.stack)
     if _waiting(b, new) != _waiting(b, b.stack):

@@ -47,8 +47,7 @@ _LOADS = frozenset({"LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD
 _STORES = frozenset({"STORE_NAME", "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF"})
 _EXITS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 #: how deep into the stack an op reaches (loads reach nothing)
-_REACH = {"POP_TOP": 1, "DUP_TOP": 1, "ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4,
-          "MATCH_SEQUENCE": 1, "MATCH_MAPPING": 1, "GET_LEN": 1, "MATCH_CLASS": 3,
+_REACH = {"POP_TOP": 1, "MATCH_SEQUENCE": 1, "MATCH_MAPPING": 1, "GET_LEN": 1, "MATCH_CLASS": 3,
           "MATCH_KEYS": 2, "COPY_DICT_WITHOUT_KEYS": 2, "COMPARE_OP": 2, "BINARY_OP": 2,
           "BINARY_SUBSCR": 2, "UNPACK_SEQUENCE": 1, "UNPACK_EX": 1, "LOAD_ATTR": 1,
           "BUILD_MAP": 0, "DICT_UPDATE": 0, "DELETE_SUBSCR": 2, "LOAD_CONST": 0}
@@ -477,14 +476,10 @@ class _Reader:
         arg = op.arg
         if name == "POP_TOP":
             stack.pop()
-        elif name in ("COPY", "DUP_TOP"):
-            stack.append(stack[-(arg or 1)])
-        elif name in ("SWAP", "ROT_TWO"):
-            k = arg or 2
-            stack[-1], stack[-k] = stack[-k], stack[-1]
-        elif name in ("ROT_THREE", "ROT_FOUR", "ROT_N"):
-            k = {"ROT_THREE": 3, "ROT_FOUR": 4}.get(name, arg)
-            stack.insert(len(stack) - k, stack.pop())
+        elif name == "COPY":
+            stack.append(stack[-arg])
+        elif name == "SWAP":
+            stack[-1], stack[-arg] = stack[-arg], stack[-1]
         elif name in ("MATCH_SEQUENCE", "MATCH_MAPPING"):
             slot = _slot(stack[-1])
             stack.append(_Helper("test", data=(slot, name[6:].lower(), True)))
@@ -625,12 +620,12 @@ class _Reader:
 # -- helpers --------------------------------------------------------------------------------
 
 def _is_copy(op) -> bool:
-    return (op.name == "COPY" and op.arg == 1) or op.name == "DUP_TOP"
+    return op.name == "COPY" and op.arg == 1
 
 
 def _reach(op) -> int:
     name = op.name
-    if name in ("COPY", "SWAP", "ROT_N"):
+    if name in ("COPY", "SWAP"):
         return op.arg
     if name in ("BUILD_TUPLE",):
         return op.arg

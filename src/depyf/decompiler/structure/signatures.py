@@ -34,7 +34,7 @@ def tail_signature(ops, k, end):
 
 
 def walrus_store(ops, k: int) -> bool:
-    """``DUP_TOP``/``COPY 1; STORE x`` (an assignment expression) at ``k``.
+    """``COPY 1; STORE x`` (an assignment expression) at ``k``.
 
     >>> from depyf.bytecode.ir import Op
     >>> walrus_store([Op("LOAD_FAST", "a"), Op("COPY", 1), Op("STORE_FAST", "x")], 2)
@@ -42,5 +42,4 @@ def walrus_store(ops, k: int) -> bool:
     """
     prev = ops[k - 1] if k >= 1 else None
     return ops[k].name in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") \
-        and prev is not None and (prev.name == "DUP_TOP"
-                                  or (prev.name == "COPY" and prev.arg == 1))
+        and prev is not None and prev.name == "COPY" and prev.arg == 1

@@ -52,7 +52,7 @@ _TERMINAL_KINDS = frozenset(_TERMINAL)
 _SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
 _ENDS_SEGMENT = {}
 #: ops that can start a match statement once its subject is on the stack
-_MATCH_START = frozenset({"DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
+_MATCH_START = frozenset({"MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
 #: op names the rest of Walker.step looks at (a LOAD_CONST too, in an except clause)
 _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP",
                            "JUMP", "FOR_ITER", "COPY", "POP_TOP"}) | frozenset(CONDITIONAL) \
@@ -1539,7 +1539,7 @@ class Walker:
 
     def _may_be_value(self, lo: int, hi: int) -> bool:
         """``[lo, hi)`` holds no statement-only op. A store to a name is one too
-        unless a walrus (``DUP_TOP``/``COPY 1`` before it) or an inlined
+        unless a walrus (``COPY 1`` before it) or an inlined
         comprehension (3.12+, which clears its variables with
         LOAD_FAST_AND_CLEAR) makes it: an ``if`` that assigns in its branches
         is the common case, and walking them as values first would be wasted."""

@@ -94,14 +94,17 @@ def _no_nested(record, how):
     raise AssertionError("the hand-built code holds no nested code object")
 
 
-def structure(text: str, **fields) -> str:
-    """The statements the walker makes of the ops ``text`` writes, as source;
-    ``fields`` are the code record's (``varnames``, ``names``, ``argcount``...)."""
+def walker(text: str, **fields) -> Walker:
+    """A walker over the ops ``text`` writes; ``fields`` are the code record's
+    (``varnames``, ``names``, ``argcount``...)."""
     fields.setdefault("version", HOST)
     fields.setdefault("name", "f")
     fields.setdefault("qualname", fields["name"])
     fields.setdefault("firstlineno", 1)
     record = CodeRecord(**fields)
-    func = Function(record, assemble(text))
-    ctx = Context(record, _no_nested)
-    return "\n".join(ast.unparse(stmt) for stmt in Walker(func, ctx).body())
+    return Walker(Function(record, assemble(text)), Context(record, _no_nested))
+
+
+def structure(text: str, **fields) -> str:
+    """The statements the walker makes of the ops ``text`` writes, as source."""
+    return "\n".join(ast.unparse(stmt) for stmt in walker(text, **fields).body())

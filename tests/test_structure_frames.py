@@ -76,3 +76,53 @@ def test_finally_and_with_bodies_share_one_view_innermost_last():
     with frames.push(FinallyBodyFrame("cleanup")):
         assert frames.finally_cleanup == "cleanup"
     assert frames.finally_cleanup is None and frames.innermost_copy is None
+
+
+# -- what constructs tell the walker of the code (structure/walker.py) --------------------
+
+from structure_ops import walker  # noqa: E402
+
+#: a body whose except clause leaves by a jump to code only the handler reaches
+HANDLED = """
+       1   PUSH_NULL !h/0
+           LOAD_GLOBAL f !h/0
+           CALL (0, (), 2) !h/0
+           RETURN_VALUE !h/0
+h:         PUSH_EXC_INFO !cleanup/1/1
+       2   POP_TOP !cleanup/1/1
+           POP_EXCEPT
+           JUMP -> after
+cleanup:   COPY 3
+           POP_EXCEPT
+           RERAISE 1
+after: 3   LOAD_CONST None
+           RETURN_VALUE
+"""
+
+
+def test_handler_code_is_not_normal_until_a_construct_says_so():
+    w = walker(HANDLED, names=("f",))
+    clause = 5      # the clause's POP_TOP
+    assert clause in w.reachable and clause not in w.normal
+    # (the code after the try, which the clause jumps to, is normal already)
+    assert len(w.ops) - 2 in w.normal
+    w.count_as_normal(clause)
+    assert {5, 6, 7} <= w.normal and 4 not in w.normal
+
+
+def test_normal_inside_a_statement_in_handler_code_comes_back_after():
+    w = walker(HANDLED, names=("f",))
+    before = w.normal
+    with pytest.raises(ValueError):
+        with w.normal_inside(5, 8) as saved:
+            assert saved is before and 5 in w.normal
+            raise ValueError()
+    assert w.normal is before
+
+
+def test_expressions_built_as_a_comprehension_only_inside():
+    w = walker(HANDLED, names=("f",))
+    kind = w.ctx.kind
+    with w.expressions_as("comprehension"):
+        assert w.ctx.kind == "comprehension"
+    assert w.ctx.kind == kind

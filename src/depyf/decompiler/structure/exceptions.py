@@ -76,20 +76,15 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     cleanup = regions.cleanup_of(handler)
     he = cleanup.target.index if cleanup is not None else w.n
     line = w.func.try_lines.get(id(ops[i]), ops[i].line)
-    saved = w.normal
-    if i not in w.normal:
-        # A try statement inside handler code: what is "normal flow" (as opposed
-        # to its own handlers' code) is relative to it.
-        w.normal = w.normal | flow_from(w, i, hi)
-    try:
+    # (a try statement inside handler code: what is normal flow, as opposed
+    # to its own handlers' code, is relative to it)
+    with w.normal_inside(i, hi) as saved:
         if is_except_star(ops, hs):
             k = _try_except(w, m, i, hi, handler, hs, he, line, except_star_clauses, TryStar)
         elif _is_finally(w, hs, he):
             k = _try_finally(w, m, i, hi, handler, hs, he, line)
         else:
             k = _try_except(w, m, i, hi, handler, hs, he, line)
-    finally:
-        w.normal = saved
     if i not in saved and k <= hs:
         # Inside handler code every op is walked: once the walk reaches this
         # statement's handlers (laid out after where it ends, e.g. a finally
@@ -101,7 +96,7 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
             and any(o.target is ops[k] for o in ops[hs:]):
         # Only the handlers reach the code after the statement (its body always
         # returns or raises): that code is normal flow all the same.
-        w.normal = saved | flow_from(w, k, w.n)
+        w.count_as_normal(k)
     return k
 
 

@@ -29,6 +29,7 @@ Example (tests/test_structure_loops.py builds such op lists by hand)::
 from __future__ import annotations
 
 import ast
+from contextlib import nullcontext
 
 from .comprehensions import COMPREHENSION_ADDS, COMPREHENSION_NAMES, build_comprehension
 from .conditionals import CONDITIONAL, VALUE_BOOLOPS, longest_chain, negate, operand
@@ -105,18 +106,12 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
             or _else_before_clause_end(w, i, body_end - 1, exit_)
     loop.break_target = break_target
     inlined = _inlined_comprehension(w, m, i, latch, iterator)
-    outer_ctx = w.ctx
-    if inlined:
-        # Appends anywhere inside (nested loops too) build the comprehension.
-        w.ctx = w.ctx.with_kind("comprehension")
-    try:
+    with w.expressions_as("comprehension") if inlined else nullcontext():
         with w.frames.push(loop):
             item, body = _for_body(w, m, iterator, i, max(latch + 1, exit_), loop.body_end)
-        if loop.cold_tail is not None:
-            # the walk after the loop (from its exit) passes that code again
-            w.frames.resume[loop.cold_tail] = max(latch + 1, exit_)
-    finally:
-        w.ctx = outer_ctx
+    if loop.cold_tail is not None:
+        # the walk after the loop (from its exit) passes that code again
+        w.frames.resume[loop.cold_tail] = max(latch + 1, exit_)
     orelse = []
     end = exit_
     after = []
@@ -291,7 +286,7 @@ def while_loop(w, m, i, latch, hi, line) -> int:
                     and _left_by_clause_breaks(w, i, latch, exit_):
                 # Only breaks in except clauses leave `while True`: the code
                 # they go to is normal flow all the same.
-                w.normal = w.normal | flow_from(w, exit_, w.n)
+                w.count_as_normal(exit_)
         loop = LoopFrame(header=i, exit=exit_, body_end=body_end)
         loop.break_target = _break_target(w, i, body_end, exit_)
         closing = _dropped_break(w, body_start, latch, exit_) if body_end == latch else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from contextlib import contextmanager
 from typing import List, Optional
 
 from .conditionals import (CONDITIONAL, VALUE_BOOLOPS, Segment, folds_a_not, longest_chain,
@@ -22,7 +23,7 @@ from ..spill import spill_before_branches
 from ...bytecode.ir import NO_FALLTHROUGH, Op
 from ..cfg import build_cfg, reachable_ops
 from .except_star import unbinds_before_jump
-from .exceptions import Regions, copied_at, finally_end, try_statement
+from .exceptions import Regions, copied_at, finally_end, flow_from, try_statement
 from .frames import BranchFrame, FrameStack, GuardFrame, LoopFrame
 from . import loops
 from .match import match_statement
@@ -320,6 +321,37 @@ class Walker:
         if cleanup is None:
             return None
         return _target_of(self.ops[cleanup.target.index].handler)
+
+    # -- what the constructs learn of the code --------------------------------------------------
+
+    def count_as_normal(self, k: int) -> None:
+        """The ops plain flow reaches from ``k`` are normal code, not a handler's:
+        a construct found that only its handlers or breaks lead there."""
+        self.normal = self.normal | flow_from(self, k, self.n)
+
+    @contextmanager
+    def normal_inside(self, i: int, hi: int):
+        """While a statement at ``i`` in handler code is walked, the flow from it
+        (up to ``hi``) counts as normal: what is normal is relative to it. Yields
+        what counted as normal before, which comes back after."""
+        saved = self.normal
+        if i not in saved:
+            self.normal = saved | flow_from(self, i, hi)
+        try:
+            yield saved
+        finally:
+            self.normal = saved
+
+    @contextmanager
+    def expressions_as(self, kind: str):
+        """Values inside are built as in code of ``kind`` (an inlined
+        comprehension's appends, from nested loops too, build its result)."""
+        outer = self.ctx
+        self.ctx = outer.with_kind(kind)
+        try:
+            yield
+        finally:
+            self.ctx = outer
 
     @property
     def straight_line(self) -> bool:

@@ -28,8 +28,8 @@ from typing import Optional
 from ...bytecode.ir import NO_FALLTHROUGH
 from .clauses import else_before_dead_tail, terminal
 from .exceptions import (FinallyOps, copied_at, endless, ends_terminal, extend_inline_body,
-                         flow_from, jump_continues, returns_before_dead_code,
-                         through_enclosing_finally, try_body_end)
+                         jump_continues, returns_before_dead_code, through_enclosing_finally,
+                         try_body_end)
 from .frames import WithFrame
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
@@ -175,7 +175,7 @@ def _swallowed_way_on(w, k, hs) -> int:
             w.frames.loop.cold_tail = after
         k = after
         if after not in w.normal:
-            w.normal = w.normal | flow_from(w, after, w.n)
+            w.count_as_normal(after)
     return k
 
 

@@ -127,6 +127,16 @@ else:
         _fields = ("value", "str", "conversion", "format_spec")
 
 
+def at(node: ast.AST, line) -> ast.AST:
+    """``node`` placed at ``line`` (the line its statement starts on), returned.
+
+    >>> at(ast.Pass(), 7).lineno
+    7
+    """
+    node.lineno = line
+    return node
+
+
 def with_type_params(node: ast.AST, params: Iterable[ast.AST]) -> ast.AST:
     """Set ``node.type_params`` (a def or class) on any host; returns ``node``.
 

@@ -3,9 +3,11 @@
 One module per construct family:
 
 - :mod:`.walker` walks a code object's normalised ops and dispatches each
-  region to its family (straight-line statements and ``if`` statements live
-  here for now);
+  region to its family (straight-line statements, the jumps that leave a
+  block and the reading of test chains live here);
 - :mod:`.conditionals` reads chains of conditional jumps as ``and``/``or``/``not``;
+- :mod:`.ifs` rebuilds ``if``/``elif``/``else``, ``assert`` and conditional
+  expressions from a test and the branches after it;
 - :mod:`.loops` rebuilds ``for`` and ``while`` loops, their ``else``, ``break``
   and ``continue``;
 - :mod:`.comprehensions` rebuilds comprehensions from their loops;

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 from contextlib import nullcontext
 
+from ..astcompat import at
 from .comprehensions import COMPREHENSION_ADDS, COMPREHENSION_NAMES, build_comprehension
 from .conditionals import CONDITIONAL, VALUE_BOOLOPS, longest_chain, negate, operand
 from ..expressions import ForTarget, StackMachine
@@ -140,7 +141,7 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
         display = m.pop()
         m.push(build_comprehension(COMPREHENSION_NAMES[type(display)], [node], None))
         return end
-    m.stmts.append(_at(node, line))
+    m.stmts.append(at(node, line))
     m.stmts.extend(after)
     m.start_line = None
     return end
@@ -297,13 +298,13 @@ def while_loop(w, m, i, latch, hi, line) -> int:
             body = w.block(body_start, exit_ if closing is not None else body_end,
                               m.stack)
         if closing is not None:
-            body.append(_at(ast.Break(), closing))
+            body.append(at(ast.Break(), closing))
         end = exit_
         orelse = []
         if loop.break_target is not None and loop.break_target > exit_:
             end = _else_end(w, loop.break_target, exit_, hi)
             orelse = w.block(exit_, end, m.stack)
-        m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+        m.stmts.append(at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
         if loop.moved_exit is not None:
             # (the code after the loop, which its break falls into in the body)
             m.stmts.extend(w.block(*loop.moved_exit, m.stack))
@@ -356,7 +357,7 @@ def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
     if loop.break_target is not None and loop.break_target > exit_:
         orelse = w.block(exit_, loop.break_target, m.stack)
         end = loop.break_target
-    m.stmts.append(_at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
+    m.stmts.append(at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
     return end
 
 def loop_test_jumps(w, body_start):
@@ -474,8 +475,3 @@ def _loop_exit(w, i, latch):
                if o.target is not None and o.target.index > latch
                and (o.index <= latch or o.target.index in w.normal)]
     return min(targets) if targets else latch + 1
-
-
-def _at(node, line):
-    node.lineno = line
-    return node

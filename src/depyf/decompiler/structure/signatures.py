@@ -15,6 +15,12 @@ from __future__ import annotations
 
 from ...bytecode.ir import NO_FALLTHROUGH
 
+#: ops that only a statement holds (the end of one)
+STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
+                           "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
+#: stores to a name
+NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+
 
 def names(ops, lo, hi):
     """The name and argument of each of ``ops[lo:hi]`` (a jump's argument left
@@ -41,5 +47,5 @@ def walrus_store(ops, k: int) -> bool:
     True
     """
     prev = ops[k - 1] if k >= 1 else None
-    return ops[k].name in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") \
+    return ops[k].name in NAME_STORES \
         and prev is not None and prev.name == "COPY" and prev.arg == 1

@@ -15,17 +15,15 @@ import bisect
 from contextlib import contextmanager
 from typing import List, Optional
 
-from .conditionals import (CONDITIONAL, VALUE_BOOLOPS, Segment, folds_a_not, longest_chain,
-                           negate, operand)
+from .conditionals import CONDITIONAL, VALUE_BOOLOPS, Segment, longest_chain, negate, operand
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
-from ..spill import spill_before_branches
 from ...bytecode.ir import NO_FALLTHROUGH, Op
 from ..cfg import build_cfg, reachable_ops
 from .except_star import unbinds_before_jump
 from .exceptions import Regions, copied_at, finally_end, flow_from, try_statement
-from .frames import BranchFrame, FrameStack, GuardFrame, LoopFrame
-from . import loops
+from .frames import FrameStack, GuardFrame, LoopFrame
+from . import ifs, loops
 from .match import match_statement
 from .signatures import names, walrus_store
 from .withs import with_exit_at, with_statement
@@ -37,9 +35,6 @@ _WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
 #: ops that end a condition operand's code without being part of it
 _NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | _WITH_STARTS
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
-_STATEMENT_OPS = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "STORE_ATTR",
-                            "STORE_SUBSCR", "STORE_GLOBAL", "IMPORT_NAME", "PRINT_EXPR"})
-_NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _MAX_HANDLER_DEPTH = 20
 #: what may sit between an except clause's POP_EXCEPT and its closing jump (not
 #: POP_TOP: a with statement's suppressed exception goes on that way, and the
@@ -664,7 +659,7 @@ class Walker:
                 m.emit(ast.Continue(), self.ops[i])
                 return i + 1
             if target == loop.exit or self._past_loop_else(loop, target) \
-                    or self._break_threaded(target) or self._break_leaves_clause(i) \
+                    or self.break_threaded(target) or self._break_leaves_clause(i) \
                     or (loop.exit < self.n and loops.same_jump(self, target, loop.exit)):
                 m.emit(ast.Break(), self.ops[i])
                 return i + 1
@@ -678,7 +673,7 @@ class Walker:
             return target
         raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
 
-    def _break_threaded(self, target: int) -> bool:
+    def break_threaded(self, target: int) -> bool:
         """A ``break`` whose jump the compiler sent on to where the loop's end leads:
         the next iteration of the enclosing loop, or past its end."""
         loops = self.frames.loops
@@ -833,7 +828,7 @@ class Walker:
 
     def conditional(self, m: StackMachine, i: int, hi: int) -> int:
         test, after, target, line = self.read_condition(m, i, hi)
-        return self.if_statement(m, test, after, target, hi, line)
+        return ifs.if_statement(self, m, test, after, target, hi, line)
 
     def read_condition(self, m: StackMachine, i: int, hi: int):
         """The condition whose first jump is at ``i``: (test, where the true branch
@@ -882,7 +877,7 @@ class Walker:
         """:func:`longest_chain` of ``segments``, jumps to copies of one exit block
         counted as going to the same place."""
         self._merge_copied_targets(segments)
-        copies = {s.target for s in segments if self._is_return_none_copy(s.target)}
+        copies = {s.target for s in segments if self.is_return_none_copy(s.target)}
         if len(copies) > 1:
             for s in segments:
                 if s.target in copies:
@@ -914,420 +909,7 @@ class Walker:
             if seg.target != last.target and self._tail_key(seg.target) == key:
                 seg.alias = last.target
 
-    def if_statement(self, m, test, then_start, else_start, hi, line) -> int:
-        """``if test:`` whose true branch starts at ``then_start`` and false branch
-        at ``else_start``, in the block ending at ``hi``: the forms a loop's jumps
-        take first, then an if/else (or a conditional expression) in the block."""
-        end = self._assert(m, test, then_start, else_start, hi, line)
-        if end is not None:
-            return end
-        if then_start in self.back_targets and else_start < then_start:
-            # A bottom-tested while whose exit was threaded to an outer loop's top.
-            end = loops.inverted_while(self, m, test, then_start, else_start, line,
-                                      jumps=getattr(test, "chain_length", None))
-            if end is not None:
-                return end
-        if else_start == then_start:
-            # `if c: pass`, its NOP dropped: the jump lands where the body falls.
-            m.stmts.extend(spill_before_branches(m, test))
-            m.stmts.append(_at(ast.If(test=test, body=[_at(ast.Pass(), line)], orelse=[]), line))
-            return then_start
-        loop = self.frames.loop
-        if loop is not None:
-            end = self._if_ending_body(m, test, then_start, else_start, hi, line, loop)
-            if end is None:
-                end = self._if_continue_or_break(m, test, then_start, else_start, hi, line, loop)
-            if end is not None:
-                return end
-        if else_start <= then_start:
-            raise DecompileFailure("backward conditional jump outside a loop")
-        if then_start in self.back_targets:
-            # (The bottom test repeats the whole condition read here; one that
-            # repeats more was read short, and the loop is not this one.)
-            end = loops.inverted_while(self, m, test, then_start, else_start, line,
-                                      jumps=getattr(test, "chain_length", None))
-            if end is not None:
-                return end
-        else_start = self._else_start_in_block(then_start, else_start, hi)
-        if len(m.stack) > m.base and self.ops[else_start - 1].name == "RETURN_VALUE":
-            end = self._ifexp_with_copied_tail(m, test, then_start, else_start, hi)
-            if end is not None:
-                return end
-        then_end, else_end, last = self._branch_ends(then_start, else_start, hi)
-        return self._if_else(m, test, then_start, then_end, else_start, else_end, last, line)
-
-    def _if_ending_body(self, m, test, then_start, else_start, hi, line, loop):
-        """An if whose branch runs to the end of ``loop``'s body, the jump past it
-        going round the loop (where the walk ends, or None)."""
-        end = self.ops[hi - 1] if hi - 2 > then_start else None
-        if else_start in loop.continues and else_start < then_start and end is not None \
-                and end.index not in self.reachable and hi - 2 in self.reachable \
-                and loops.jumps_back(self, hi - 1, else_start) \
-                and loops.else_continue(self, hi - 1, else_start):
-            # `if test: A else: continue` ending the body (up to 3.9): the test
-            # jumps straight back, the continue after A's jump back is unreached.
-            body = self.block(then_start, hi - 2, m.stack)
-            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                      orelse=[_at(ast.Continue(), end.line)]), line))
-            return hi
-        nxt = self.ops[else_start] if else_start < self.n else None
-        # (A jump to the top test of a bottom-tested while is always `continue`.)
-        # (Not when `if c:` would need a `not` the compiler folds into the
-        # comparison: then the source was `if not c: continue`.)
-        if (else_start in loop.continues and else_start < then_start
-                or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
-                and else_start != loop.top and self.flows_to_next_iteration(loop, hi) \
-                and not folds_a_not(test) and not self._explicit_jump(then_start - 1):
-            # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
-            body = self.block(then_start, hi, m.stack)
-            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                      orelse=[]), line))
-            return hi
-        end = self.ops[hi - 1] if hi - 1 > then_start else None
-        if else_start in loop.continues and else_start < then_start and end is not None \
-                and end.name == "JUMP" and end.target.index == else_start \
-                and end.index not in self.reachable \
-                and else_start != loop.top and not folds_a_not(test):
-            # `if test: A` then `continue` ending the block, unreached after a
-            # raise in A (up to 3.9): the jump past A was threaded through the
-            # continue. (`if not test: continue` keeps a jump over the continue.)
-            body = self.block(then_start, hi - 1, m.stack)
-            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                      orelse=[]), line))
-            m.stmts.append(_at(ast.Continue(), end.line))
-            return hi
-        if else_start == loop.exit and else_start > hi and end is not None \
-                and end.name == "JUMP" and end.target.index == else_start \
-                and end.index not in self.reachable and not folds_a_not(test):
-            # ... and so was the jump past A through a `break` ending the body
-            # (unreached after A's continue).
-            body = self.block(then_start, hi - 1, m.stack)
-            m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                      orelse=[]), line))
-            m.stmts.append(_at(ast.Break(), end.line))
-            return hi
-        first = self.ops[then_start]
-        if else_start == then_start + 1 and first.name == "JUMP" \
-                and first.target.index in loop.continues and else_start < hi \
-                and self.flows_to_next_iteration(loop, hi) and folds_a_not(test):
-            # 3.12+ `if c: rest-of-the-body` (jumps go forward only: over a
-            # jump back to the top); `if not c: continue` would fold the `not`.
-            body = self.block(else_start, hi, m.stack)
-            m.stmts.append(_at(ast.If(test=negate(test), body=body or [_at(ast.Pass(), line)],
-                                      orelse=[]), line))
-            return hi
-        return None
-
-    def _if_continue_or_break(self, m, test, then_start, else_start, hi, line, loop):
-        """``if not test: continue`` / ``break`` folded into the test's jump (where
-        the walk goes on, or None)."""
-        if else_start in loop.continues and else_start < then_start:
-            # `if not test: continue` folded into one backward jump
-            stmt = ast.If(test=negate(test), body=[_at(ast.Continue(), line)], orelse=[])
-            m.stmts.append(_at(stmt, line))
-            return then_start
-        if else_start == loop.exit and else_start > hi \
-                or else_start < then_start and self._break_threaded(else_start):
-            negated = negate(test)
-            if folds_a_not(negated) and then_start < hi:
-                # `if not a is b: break` would be `a is not b`, jumping the other
-                # way: the source was `if a is b: rest-of-the-block else: break`.
-                body = self.block(then_start, hi, m.stack)
-                m.stmts.append(_at(ast.If(test=test, body=body or [_at(ast.Pass(), line)],
-                                          orelse=[_at(ast.Break(), line)]), line))
-                return hi
-            stmt = ast.If(test=negated, body=[_at(ast.Break(), line)], orelse=[])
-            m.stmts.append(_at(stmt, line))
-            return then_start
-        return None
-
-    def _else_start_in_block(self, then_start, else_start, hi) -> int:
-        """Where the false branch starts within the block ending at ``hi``: a jump
-        past ``hi`` that ends the block some other way ends the branch there."""
-        if else_start > hi and hi - 1 > then_start and self.ops[hi - 1].name == "JUMP" \
-                and self.ops[hi - 1].target.index == else_start:
-            # The block ends in the jump over an else (up to 3.9 unreached after a
-            # return); a jump straight to its target ends the block the same way.
-            else_start = hi - 1
-        elif else_start > hi and self.frames.join_at(hi) == else_start:
-            # A jump to where the enclosing branch rejoins: the end of this block.
-            else_start = hi
-        elif else_start > hi and hi < self.n and self.ops[hi].name == "JUMP" \
-                and self.ops[hi].target.index == else_start and not self.is_loop_jump(self.ops[hi]):
-            # The block falls into a jump there (an enclosing branch's jump over
-            # its else, the if around this one having none): a jump threaded
-            # through it ends the block the same way.
-            else_start = hi
-        elif else_start > hi and self._is_return_none_copy(else_start) \
-                and (self.frames.loop is None or self.frames.loop.body_end != hi) \
-                and (self._is_return_none_copy(hi) or
-                     (hi - 2 >= then_start and self._is_return_none_copy(hi - 2))):
-            # 3.10+ copies the closing `return None` onto each way out: a jump to
-            # another copy ends the branch where this block's own copy starts (or
-            # where the block runs into one).
-            else_start = hi if self._is_return_none_copy(hi) else hi - 2
-        if else_start > hi:
-            raise DecompileFailure("conditional jump out of the block at offset %d"
-                                   % self.ops[then_start - 1].offset)
-        return else_start
-
-    def _branch_ends(self, then_start, else_start, hi):
-        """(where the true branch ends, where the false one ends, the true
-        branch's last op or None): the layout evidence for an else."""
-        then_end = else_start
-        else_end = else_start
-        last = self.ops[else_start - 1] if else_start - 1 >= then_start else None
-        if last is not None and last.name == "JUMP" and else_start - 1 > then_start \
-                and self._continues_at_body_end(last, hi) \
-                and not self._jumped_to(else_start, then_start, else_start - 1) \
-                and not (self._conditional_to(last.target.index, then_start, else_start - 1)
-                         and not self._plain_for_latch(last, else_start - 2)) \
-                and not (self._jumped_to(else_start - 1, then_start, else_start - 1)
-                         and last.line != self.ops[else_start - 2].line
-                         and not self._line_inside(last, then_start, else_start - 1)):
-            # `if c: A else: B` ending a loop body: A ends with the jump to the next
-            # iteration (as `continue` would), B runs to the body's end.
-            then_end = else_start - 1
-            else_end = hi
-        elif last is not None and last.name == "JUMP" \
-                and (copy_start := self._clause_exit_copy(then_start, else_start, hi)) is not None:
-            # The branch leaves the except clause through its own copy of the
-            # clause's way out: the rest of the block is the else.
-            then_end = copy_start
-            else_end = hi
-        elif last is not None and last.name == "JUMP" \
-                and then_start <= last.target.index < else_start and not self.is_loop_jump(last) \
-                and (join := self._join_from_inside(then_start, else_start, hi, True)) is not None \
-                and all(o.name == "JUMP" for o in self.with_handler_code(then_start, else_start)
-                        if o.target is not None and o.target.index == join):
-            # The branch ends in a loop only breaks leave (`while True`, no test
-            # or FOR_ITER going there): no jump over the else follows it, and
-            # the breaks land where the if joins.
-            else_end = join
-        elif last is not None and last.name == "JUMP" and last.target.index > else_start \
-                and not self.is_loop_jump(last):
-            else_end = min(last.target.index, hi)
-        elif last is not None and last.name == "JUMP" and last.target.index > else_start \
-                and self.frames.loop is not None and self.frames.loop.extra_continue is not None \
-                and last.target.index == self.frames.loop.header:
-            # 3.10+ while loop: a forward jump to the repeated test at the bottom is
-            # the jump over an else at the end of the body (`continue` goes to the top).
-            then_end = else_start - 1
-            else_end = min(last.target.index, hi)
-        elif last is not None and last.name == "JUMP" and self.is_loop_jump(last) \
-                and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
-                and not self.frames.loop_jump(join):
-            # The branch ends in a continue or break, so the jump over the else
-            # is one from inside it (an inner if's): the else ends where it lands.
-            else_end = join
-        elif last is not None and last.name == "RETURN_VALUE" \
-                and (size := self._copied_exit(then_start, else_start, hi)):
-            # 3.10+ copies a small closing block (`return result` after the
-            # try statement whose body the if ends) onto the branches that
-            # reach it: the branch falls off into the original, and what
-            # follows it, up to the block's end, is the else.
-            then_end = else_start - size
-            else_end = hi
-        elif last is not None and last.name == "RETURN_VALUE" \
-                and (join := self._join_from_inside(then_start, else_start, hi)) is not None \
-                and not self._is_return_none_copy(join) \
-                and (size := self._copied_exit(then_start, else_start, hi, join)):
-            # 3.12 threads a jump from inside the branch to where the if
-            # joins, the code there a small block that returns, and copies that
-            # block onto the branch's own way there (`if x: if c: pass` then
-            # `else: ...`): the branch ends where the copy starts, the else
-            # where the jump lands.
-            then_end = else_start - size
-            else_end = join
-        elif last is not None and ((else_start - 1) in self.ctx.implicit_returns
-                                   or (last.name == "RERAISE" and finally_end(self, last))):
-            # 3.10+ copies the function's closing `return None` (a finally body's
-            # closing RERAISE) into each branch, so the branch that follows is the
-            # else, up to the block's end.
-            else_end = hi
-        elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
-            else_end = self._else_end_after_exit(last, then_start, else_start, hi)
-        return then_end, else_end, last
-
-    def _else_end_after_exit(self, last, then_start, else_start, hi) -> int:
-        """Where the else ends when the true branch ends in ``last``, a return or
-        raise: no jump over the else follows it, so other evidence says."""
-        dead = self._dead_jump_after(else_start, hi)
-        join = self._join_from_inside(then_start, else_start, hi)
-        if dead is not None:
-            # Up to 3.9 the jump over an else survives (unreached) when it was
-            # also a jump target: the else ends where it stands.
-            return dead
-        elif join is not None and not (self._is_return_none_copy(else_start)
-                                       and self._is_return_none_copy(join)):
-            # Jumps from inside the branch skip the code that follows it:
-            # that code is the else, up to where they land. (Not when both
-            # are copies of the closing `return None`, 3.10+'s one for each
-            # way there: the if has no else.)
-            return join
-        elif last.name == "RERAISE" and self._continues_from_inside(then_start, else_start, hi):
-            # The branch ends in a try's handler code and the try's ways out
-            # go round the loop: they read as falling off the branch, which
-            # here would run on into the code that follows, so that code is
-            # the else. (Not after a raise of the source's own: up to 3.9
-            # the jump over an else would stay behind it.)
-            return hi
-        elif self.frames.loop is not None and self.flows_to_next_iteration(self.frames.loop, hi) \
-                and self._conditional_to_next_iteration(then_start, else_start):
-            # ... or go round the loop, as falling off the body does: the
-            # code after the branch, up to the body's end, is the else.
-            return hi
-        return else_start
-
-    def _continues_from_inside(self, lo, else_start, hi) -> bool:
-        """Falling off the block ending at ``hi`` starts the innermost loop's
-        next iteration, some JUMP in ``[lo, else_start)`` goes there and none
-        to ``else_start``."""
-        loop = self.frames.loop
-        return loop is not None and self.flows_to_next_iteration(loop, hi) \
-            and not self._jumped_to(else_start, lo, else_start) and any(
-                o.name == "JUMP" and o.target.index in loop.continues
-                for o in self.ops[lo:else_start])
-
-    def _if_else(self, m, test, then_start, then_end, else_start, else_end, last, line) -> int:
-        """The if/else (or conditional expression) of the branches found."""
-        # A conditional expression leaves one value in each branch.
-        value = self._try_ifexp(m, test, then_start, then_end, else_start, else_end)
-        if value is not None:
-            m.push(value)
-            return else_end if last is not None and last.name == "JUMP" else else_start
-        m.stmts.extend(spill_before_branches(m, test))
-        if else_end > else_start:
-            with self.frames.push(BranchFrame(then_end, else_end)):
-                body = self.block(then_start, then_end, m.stack)
-        else:
-            body = self.block(then_start, then_end, m.stack)
-        orelse = self.block(else_start, else_end, m.stack) if else_end > else_start else []
-        node = ast.If(test=test, body=body or [_at(ast.Pass(), line)], orelse=orelse)
-        m.stmts.append(_at(node, line))
-        return else_end
-
-
-    def _line_inside(self, op, lo, hi) -> bool:
-        """``op``'s line is before the last line of ``[lo, hi)``: the compiler's
-        jump at the end of a statement there (a loop's way out), not a
-        ``continue`` written after that code."""
-        return op.line is not None and any(
-            o.line is not None and o.line > op.line for o in self.ops[lo:hi])
-
-    def _clause_exit_copy(self, then_start, else_start, hi):
-        """Where the branch ``[then_start, else_start)`` starts its own copy of the
-        way out of the except clause being walked (``POP_EXCEPT; [name = None;
-        del name;] JUMP after``), when falling off the block at ``hi`` leaves the
-        clause too (else None): 3.13 copies that way out into each branch that
-        reaches it, so a branch ending the clause no longer jumps over the next."""
-        clause = self.frames.clause
-        if clause is None:
-            return None
-        exit_, depth, stop = clause.exit, clause.loop_depth, clause.end
-        jump = else_start - 1
-        if exit_ is None or len(self.frames.loops) != depth or self.ops[jump].target.index != exit_:
-            return None
-        start = next((k for k in (jump - 1, jump - 4) if k >= then_start
-                      and self.clause_exit_at(k) == (exit_, jump)), None)
-        if start is None:
-            return None
-        end = hi
-        join = self.frames.join_at(end)
-        while join is not None:
-            end = join
-            join = self.frames.join_at(end)
-        if end >= stop:
-            return start
-        leave = self.clause_exit_at(end) if end < self.n else None
-        return start if leave is not None and leave[0] == exit_ else None
-
-    def _explicit_jump(self, k: int) -> bool:
-        """The jump at ``k`` is a statement's (``continue``), not the compiler's
-        own: in a 3.12+ generator only statements lie inside its wrapper handler;
-        elsewhere the jump it was made of had a line of its own."""
-        unguarded = self.func.unguarded
-        if unguarded is not None:
-            return id(self.ops[k]) not in unguarded
-        return id(self.ops[k]) in self.func.jump_statements
-
-    def _assert(self, m, test, then_start, else_start, hi, line):
-        """``c; POP_JUMP_IF_TRUE L; LOAD_ASSERTION_ERROR; [msg; CALL;] RAISE_VARARGS 1; L:``
-        is ``assert c, msg`` (L may be where the code after the raise leads: the
-        next iteration of a loop)."""
-        if self.ops[then_start].name != "LOAD_ASSERTION_ERROR":
-            return None
-        r = then_start
-        while r < hi and self.ops[r].target is None and self.ops[r].name != "RAISE_VARARGS":
-            r += 1
-        if r >= hi or self.ops[r].name != "RAISE_VARARGS" or self.ops[r].arg != 1:
-            return None
-        after = r + 1
-        if else_start != after:
-            loop = self.frames.loop
-            nxt = self.ops[after] if after < self.n else None
-            continues = loop is not None and else_start in loop.continues \
-                and (after == loop.body_end
-                     or (nxt is not None and nxt.name == "JUMP" and nxt.target.index == else_start))
-            if not continues:
-                return None
-        body = self.block(then_start, after, m.stack)
-        if len(body) != 1 or not isinstance(body[0], ast.Assert):
-            return None
-        m.stmts.append(_at(ast.Assert(test=negate(test), msg=body[0].msg), line))
-        return after
-
-    def _ifexp_with_copied_tail(self, m, test, then_start, else_start, hi):
-        """``return (x, a if c else b)``: 3.10+ copies the code after a conditional
-        expression (``BUILD_TUPLE; RETURN_VALUE``) into both branches (and into the
-        branches of one nested in the else). Values already on the stack show it is
-        an expression; run the copied tail once."""
-        end = self._copied_tail_region_end(else_start, hi)
-        if end is None:
-            return None
-        longest = 0
-        while longest < min(else_start - then_start, end - else_start):
-            a, b = self.ops[else_start - 1 - longest], self.ops[end - 1 - longest]
-            if a.name != b.name or a.arg != b.arg or a.target is not None:
-                break
-            longest += 1
-        depth = len(m.stack) + 1
-        for t in range(longest, 0, -1):
-            tail = [(o.name, o.arg) for o in self.ops[else_start - t:else_start]]
-            stuck = []
-            try:
-                a = self._value_before_tail(m.stack, then_start, else_start, tail, depth, stuck)
-                b = a is not None and self._value_before_tail(m.stack, else_start, end, tail,
-                                                              depth, stuck)
-            except DecompileFailure:
-                continue
-            if a is None or b is None or b is False:
-                if stuck:
-                    # A shorter tail leaves the op that stopped this try in the
-                    # value region too (Dynamo's branches share tails of ~20
-                    # ops, each try re-ran the branch: a quarter of its time)
-                    break
-                continue
-            m.push(ast.IfExp(test=test, body=a, orelse=b))
-            self.run(m, else_start - t, else_start)
-            return end
-        return None
-
-    def _copied_tail_region_end(self, lo, hi):
-        """Where the else branch of such an expression ends: the first return
-        after every conditional jump in it has landed."""
-        pending = lo
-        for p in range(lo, hi):
-            op = self.ops[p]
-            if op.name in CONDITIONAL:
-                pending = max(pending, op.target.index)
-            elif op.target is not None or op.name == "RAISE_VARARGS":
-                return None
-            elif op.name == "RETURN_VALUE" and p >= pending:
-                return p + 1
-        return None
-
-    def _value_before_tail(self, stack, lo, end, tail, depth, stuck=None):
+    def value_before_tail(self, stack, lo, end, tail, depth, stuck=None):
         """The value region ``[lo, end)`` computes before its copy of ``tail`` (the
         stack then ``depth`` deep), conditional expressions inside included.
         None when there is none; a statement or a jump outside a conditional
@@ -1341,8 +923,8 @@ class Walker:
                 cond, after, target, _ = self.read_condition(sub, j, end)
                 if not (after < target < end):
                     return None
-                a = self._value_before_tail(sub.stack, after, target, tail, depth)
-                b = a is not None and self._value_before_tail(sub.stack, target, end, tail, depth)
+                a = self.value_before_tail(sub.stack, after, target, tail, depth)
+                b = a is not None and self.value_before_tail(sub.stack, target, end, tail, depth)
                 if a is None or b is None or b is False:
                     return None
                 return ast.IfExp(test=cond, body=a, orelse=b)
@@ -1357,24 +939,6 @@ class Walker:
         if [(o.name, o.arg) for o in self.ops[end - t:end]] != tail or len(sub.stack) != depth:
             return None
         return sub.value(sub.stack[-1])
-
-    def _join_from_inside(self, lo, else_start, hi, handlers=False):
-        """Where jumps from the branch ``[lo, else_start)`` (with ``handlers``, and
-        from the handler code of its try statements laid out elsewhere) land past
-        its end (all the same place, within the block), if any do."""
-        ops = self.with_handler_code(lo, else_start) if handlers else self.ops[lo:else_start]
-        # (handler code laid out elsewhere jumps within itself too)
-        targets = {o.target.index for o in ops
-                   if o.target is not None and else_start < o.target.index <= hi
-                   and not (o.name == "JUMP" and self.is_loop_jump(o))
-                   and (lo <= o.index < else_start or o.target.index in self.normal)}
-        if not handlers:
-            # (So do the except clauses of a try in the branch, laid out elsewhere.)
-            starts = {o.handler.target.index for o in self.ops[lo:else_start]
-                      if o.handler is not None and not self.handled(o.handler)}
-            for k in starts:
-                targets.update(t for t in self._handler_exits(k) if else_start < t <= hi)
-        return targets.pop() if len(targets) == 1 else None
 
     def with_handler_code(self, lo, hi):
         """The ops of ``[lo, hi)`` and of the handler code of the try statements
@@ -1399,94 +963,9 @@ class Walker:
                 work.append(k + 1)
         return out
 
-    def _handler_exits(self, hs: int):
-        """Where jumps from the handler code starting at ``hs`` land in normal code."""
-        seen, work, exits = set(), [hs], set()
-        normal = self.normal
-        while work:
-            k = work.pop()
-            if k in seen or k >= self.n:
-                continue
-            if k in normal:
-                exits.add(k)
-                continue
-            seen.add(k)
-            op = self.ops[k]
-            if op.target is not None:
-                work.append(op.target.index)
-            if op.name not in NO_FALLTHROUGH:
-                work.append(k + 1)
-        return exits
-
-    def _copied_exit(self, lo: int, k: int, hi: int, dest: Optional[int] = None) -> int:
-        """The size of the copy that ends ``[lo, k)``, after a statement there, of
-        the code where falling off the block ending at ``hi`` leads (or of the
-        code at ``dest``), when that code ends in a return with no jump before
-        it (a copy keeps the ops and the lines); else 0."""
-        if dest is None:
-            dest = hi
-            while (on := self.frames.join_at(dest)) is not None:
-                dest = on
-        end = dest
-        ops = self.ops
-        while end < self.n and end - dest < 8 and ops[end].target is None \
-                and ops[end].name not in NO_FALLTHROUGH:
-            end += 1
-        if end >= self.n or ops[end].name != "RETURN_VALUE" or dest == k:
-            return 0
-        size = end + 1 - dest
-        start = k - size
-        before = ops[start - 1].name if start > lo else ""
-        if not (before == "POP_TOP" or before.startswith(("STORE", "DELETE"))
-                or (before in CONDITIONAL and ops[start - 1].target.index == dest)):
-            # (the copy starts no statement: a with's exit after a return value;
-            # an if's test with an empty body, its jump threaded to the
-            # original, ends one)
-            return 0
-        # (A clause's POP_EXCEPT on its way out takes the line of the code before.)
-        if any(a.name != b.name or a.arg != b.arg or a.target is not None
-               or (a.line != b.line and a.name != "POP_EXCEPT")
-               for a, b in zip(ops[start:k], ops[dest:end + 1])):
-            return 0
-        return size
-
-    def _plain_for_latch(self, jump, k: int) -> bool:
-        """``jump`` goes back to a for loop's FOR_ITER on the line of the op
-        ``k`` before it: the compiler's jump at the end of a branch, where a
-        ``continue`` would have a line of its own (a conditional jump there
-        from inside the branch is then no sign of a continue either)."""
-        return self.ops[jump.target.index].name == "FOR_ITER" and jump.line is not None \
-            and jump.line == self.ops[k].line
-
-    def _conditional_to_next_iteration(self, lo: int, hi: int) -> bool:
-        """A conditional jump in ``[lo, hi)`` goes round the innermost loop."""
-        continues = self.frames.loop.continues
-        return any(o.name in CONDITIONAL and o.target.index in continues
-                   for o in self.ops[lo:hi])
-
-    def _conditional_to(self, k: int, lo: int, hi: int) -> bool:
-        """A conditional jump in ``[lo, hi)`` goes to ``k``. (One to the loop's top
-        from inside a branch that ends in a jump there was threaded through that
-        jump (up to 3.9; 3.12+ jumps to it, on its own line): the jump is a
-        ``continue``, not the jump over an else, which would have been threaded on
-        or copied.)"""
-        return any(o.name in CONDITIONAL and o.target.index == k for o in self.ops[lo:hi])
-
-    def _jumped_to(self, k: int, lo: int, hi: int) -> bool:
-        """Some op in ``[lo, hi)`` jumps to ``k``."""
-        return any(o.target is not None and o.target.index == k for o in self.ops[lo:hi])
-
-    def _is_return_none_copy(self, k: int) -> bool:
+    def is_return_none_copy(self, k: int) -> bool:
         return k + 1 < self.n and self.ops[k].name == "LOAD_CONST" and self.ops[k].arg is None \
             and (k + 1) in self.ctx.implicit_returns
-
-    def _dead_jump_after(self, lo, hi):
-        """An unreached JUMP ending the block ``[lo, hi)`` after a return or raise."""
-        q = hi - 1
-        if q <= lo or q in self.reachable or self.ops[q].name != "JUMP" \
-                or self.ops[q - 1].name not in ("RETURN_VALUE", "RAISE_VARARGS"):
-            return None
-        return q
 
     def _implicit_return(self, k: int) -> bool:
         """``LOAD_CONST None; RETURN_VALUE`` on the line of a statement that leads to
@@ -1536,57 +1015,9 @@ class Walker:
         return nxt is not None and nxt.name == "JUMP" \
             and nxt.target.index in loop.continues
 
-    def _continues_at_body_end(self, op, hi: int) -> bool:
-        """``op`` jumps to the innermost loop's next iteration and ``hi`` ends its body."""
-        loop = self.frames.loop
-        if loop is None:
-            return False
-        # (A branch falling off a bottom-tested while's body goes on to the
-        # repeated test; only `continue` jumps back to the top one.)
-        return loop.body_end == hi and op.target.index in loop.continues \
-            and op.target.index != loop.top
-
     def is_loop_jump(self, op) -> bool:
         """The jump ``op`` continues or leaves a loop being walked."""
         return self.frames.loop_jump(op.target.index)
-
-    def _try_ifexp(self, m, test, then_start, then_end, else_start, else_end):
-        if else_end == else_start:
-            return None
-        # Statement-only ops rule a conditional expression out without walking the
-        # branches (walking them twice per level made nested ifs exponential).
-        if not (self._may_be_value(then_start, then_end)
-                and self._may_be_value(else_start, else_end)):
-            return None
-        try:
-            a = StackMachine(self.ctx, m.stack)
-            self.run(a, then_start, then_end)
-            b = StackMachine(self.ctx, m.stack)
-            self.run(b, else_start, else_end)
-        except DecompileFailure:
-            return None
-        if a.stmts or b.stmts or len(a.stack) != len(m.stack) + 1 or len(b.stack) != len(m.stack) + 1:
-            return None
-        return ast.IfExp(test=test, body=a.value(a.stack[-1]), orelse=b.value(b.stack[-1]))
-
-    def _may_be_value(self, lo: int, hi: int) -> bool:
-        """``[lo, hi)`` holds no statement-only op. A store to a name is one too
-        unless a walrus (``COPY 1`` before it) or an inlined
-        comprehension (3.12+, which clears its variables with
-        LOAD_FAST_AND_CLEAR) makes it: an ``if`` that assigns in its branches
-        is the common case, and walking them as values first would be wasted."""
-        ops = self.ops
-        inlined = None
-        for k in range(lo, hi):
-            name = ops[k].name
-            if name in _STATEMENT_OPS or name.startswith("DELETE"):
-                return False
-            if name in _NAME_STORES and not walrus_store(self.ops, k):
-                if inlined is None:
-                    inlined = any(o.name == "LOAD_FAST_AND_CLEAR" for o in ops[lo:hi])
-                if not inlined:
-                    return False
-        return True
 
     def value_boolop(self, m: StackMachine, i: int, hi: int) -> int:
         op = self.ops[i]
@@ -1620,8 +1051,3 @@ def _check_stack_kept(m, stack, reason):
         raise DecompileFailure(reason)
     if any(a is not b for a, b in zip(m.stack, stack)):
         raise DecompileFailure("a branch changes a value left on the stack")
-
-
-def _at(node, line):
-    node.lineno = line
-    return node

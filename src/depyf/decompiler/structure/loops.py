@@ -65,6 +65,7 @@ def loop(w, m: StackMachine, i: int, hi: int) -> int:
         return end
     return while_loop(w, m, i, latch, hi, line)
 
+
 def _inverted_while_with_continue(w, m, i, latch, line):
     """3.10+: ``continue`` in a bottom-tested while jumps back to the top test,
     which makes the top test a jump target as well as the body start."""
@@ -76,6 +77,7 @@ def _inverted_while_with_continue(w, m, i, latch, line):
     test = test if not last.sense else negate(test)
     m.start_line = None
     return inverted_while(w, m, test, after, last.target, line, top=i)
+
 
 def for_loop(w, m, i, latch, hi, flow=None) -> int:
     """``flow``: the ops plain flow reaches from the header, in handler code."""
@@ -146,6 +148,7 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
     m.start_line = None
     return end
 
+
 def _for_body(w, m, iterator, i, stop, body_end):
     """(the target, the body) of the for loop at ``i``: its target's ops
     take the item, the body's run on to ``body_end``."""
@@ -164,6 +167,7 @@ def _for_body(w, m, iterator, i, stop, body_end):
     w.run(body_m, j, body_end)
     return item, body_m.stmts
 
+
 def _else_end(w, break_target, exit_, hi) -> int:
     """Where a loop's else clause ends: where its breaks go, but for a loop
     ending an if branch they may go on past the other branch to where the if
@@ -172,8 +176,10 @@ def _else_end(w, break_target, exit_, hi) -> int:
         return max(hi, exit_)
     return break_target
 
+
 def jumps_back(w, k, header) -> bool:
     return w.ops[k].name == "JUMP" and w.ops[k].target.index == header
+
 
 def else_continue(w, k, header) -> bool:
     """The jump back at ``k`` is ``else: continue`` (on a later line than the
@@ -182,6 +188,7 @@ def else_continue(w, k, header) -> bool:
     return k - 1 > header and jumps_back(w, k - 1, header) \
         and ops[k].line is not None and ops[k - 1].line is not None \
         and ops[k].line > ops[k - 1].line
+
 
 def _before_handler_code(w, lo, hi):
     """The last op before the handler code (and dead ops) that ends ``[lo, hi)``;
@@ -193,6 +200,7 @@ def _before_handler_code(w, lo, hi):
         seen = seen or k in w.reachable
         k -= 1
     return k if seen else None
+
 
 def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
     """3.12+ inlines comprehensions: an empty display sits under the iterator
@@ -213,6 +221,7 @@ def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
     display.comprehension = True
     return True
 
+
 def _break_target(w, lo, latch, exit_):
     """Where breaks go; beyond ``exit_`` when the loop has an else clause."""
     targets = set()
@@ -223,12 +232,14 @@ def _break_target(w, lo, latch, exit_):
     beyond = sorted(t for t in targets if t > exit_ and not same_jump(w, t, exit_))
     return beyond[0] if beyond else None
 
+
 def same_jump(w, a: int, b: int) -> bool:
     """Both ops are jumps to one place: a ``break`` the compiler sent to
     another jump where the loop's own exit leads (up to 3.9, through the
     jump over an enclosing if's else) is no sign of an else clause."""
     x, y = w.ops[a], w.ops[b]
     return x.name == "JUMP" and y.name == "JUMP" and x.target is y.target
+
 
 def _else_before_outer_end(w, lo, latch, exit_):
     """A loop's ``break`` that jumps straight to the enclosing loop's next
@@ -248,6 +259,7 @@ def _else_before_outer_end(w, lo, latch, exit_):
         return outer.body_end
     return None
 
+
 def _else_before_clause_end(w, lo, latch, exit_):
     """A loop ending an except clause whose breaks leave the clause (by copies
     of its way out) while other code follows the loop's exit: that code is an
@@ -262,6 +274,7 @@ def _else_before_clause_end(w, lo, latch, exit_):
         if w.ops[k].name == "JUMP" and w.jump_leaves_clause(k) is not None:
             return end
     return None
+
 
 def while_loop(w, m, i, latch, hi, line) -> int:
     latch_op = w.ops[latch]
@@ -312,10 +325,10 @@ def while_loop(w, m, i, latch, hi, line) -> int:
         return max(end, latch + 1) if body_end == latch else hi
     raise DecompileFailure("loop shape not recognised")
 
+
 def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
     """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
     latch = max(w.back_targets[body_start])
-    latch_op = w.ops[latch]
     if exit_ < body_start:
         # The exit jumps on to an outer loop's top, as the op after the latch does.
         after = w.ops[latch + 1] if latch + 1 < w.n else None
@@ -326,17 +339,10 @@ def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
     # duplicates small exit blocks), so the loop ends at the latch.
     if latch + 1 > exit_:
         return None
-    if latch_op.name in CONDITIONAL:
-        test_end = latch
-    elif latch_op.name == "JUMP" and w.ops[latch - 1].name in CONDITIONAL \
-            and w.ops[latch - 1].target.index > latch:
-        # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
-        test_end = latch - 1
-    else:
+    bottom = _bottom_test(w, body_start, latch)
+    if bottom is None:
         return None
-    bottom_start = _bottom_test_start(w, body_start, test_end)
-    if bottom_start is None:
-        return None
+    bottom_start, test_end = bottom
     if jumps is not None and jumps != sum(
             o.name in CONDITIONAL for o in w.ops[bottom_start:test_end + 1]):
         # The condition read at the top takes in more than the loop's test
@@ -360,25 +366,36 @@ def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
     m.stmts.append(at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
     return end
 
+
 def loop_test_jumps(w, body_start):
     """How many conditional jumps the bottom test of the 3.10+ while loop
     whose body starts at ``body_start`` repeats; None if no such loop."""
     targets = w.back_targets.get(body_start)
     if not targets:
         return None
-    latch = max(targets)
+    bottom = _bottom_test(w, body_start, max(targets))
+    if bottom is None:
+        return None
+    start, test_end = bottom
+    return sum(o.name in CONDITIONAL for o in w.ops[start:test_end + 1])
+
+
+def _bottom_test(w, body_start, latch):
+    """(first op, last jump) of the test repeated at the bottom of the 3.10+
+    while loop whose body starts at ``body_start`` and jumps back at
+    ``latch``; None where the loop has no such test."""
     op = w.ops[latch]
     if op.name in CONDITIONAL:
         test_end = latch
     elif op.name == "JUMP" and w.ops[latch - 1].name in CONDITIONAL \
             and w.ops[latch - 1].target.index > latch:
+        # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
         test_end = latch - 1
     else:
         return None
     start = _bottom_test_start(w, body_start, test_end)
-    if start is None:
-        return None
-    return sum(o.name in CONDITIONAL for o in w.ops[start:test_end + 1])
+    return None if start is None else (start, test_end)
+
 
 def _dropped_break(w, lo, latch, exit_):
     """The line of the ``break`` ending a loop body ``[lo, latch]`` whose exit
@@ -393,6 +410,7 @@ def _dropped_break(w, lo, latch, exit_):
     lines = {nops[id(o)] for o in w.ops[lo:latch]
              if id(o) in nops and o.target is not None and o.target.index == exit_}
     return lines.pop() if len(lines) == 1 else None
+
 
 def _bottom_test_start(w, body_start, test_end):
     """Where the repeated loop test begins: the longest run of ops before the
@@ -412,6 +430,7 @@ def _bottom_test_start(w, body_start, test_end):
             break
         k += 1
     return test_end - k if k else None
+
 
 def _top_test(w, m, i, latch):
     try:
@@ -448,6 +467,7 @@ def _top_test(w, m, i, latch):
     except DecompileFailure:
         return [], i, None
 
+
 def _exit_threaded(w, target, latch) -> bool:
     """A loop test's exit jump sent on to an enclosing loop's top, where the
     op after the loop's latch (its exit) jumps too, or where falling off the
@@ -461,12 +481,14 @@ def _exit_threaded(w, target, latch) -> bool:
     return outer is not None and target in outer.continues \
         and w.flows_to_next_iteration(outer, latch + 1)
 
+
 def _left_by_clause_breaks(w, i, latch, exit_) -> bool:
     """The loop ``[i, latch]`` jumps to ``exit_`` only from handler code, by
     unconditional jumps: breaks, which leave a clause only so (a conditional
     jump there is a branch of the clause's own code)."""
     jumps = [o for o in w.ops[i:latch] if o.target is not None and o.target.index == exit_]
     return bool(jumps) and all(o.name == "JUMP" and o.index not in w.normal for o in jumps)
+
 
 def _loop_exit(w, i, latch):
     """Where `while True` at ``i`` goes on: the first place past the latch

@@ -1039,6 +1039,7 @@ class Walker:
         m.push(ast.BoolOp(op=kind(), values=values))
         return end
 
+
 def _check_stack_kept(m, stack, reason):
     """A block that runs on must leave the stack it was given as it found it: a
     value it consumed and replaced (``x; if c: x * 3``) has no statement form."""

@@ -329,12 +329,12 @@ def test_branches_sharing_a_long_tail_after_statements(monkeypatch):
     # few tries show: the statement stops every shorter tail too.
     from depyf.decompiler.structure import walker as structure
     tries = []
-    original = structure.Walker._value_before_tail
+    original = structure.Walker.value_before_tail
 
     def counted(self, *args, **kwargs):
         tries.append(args[1])
         return original(self, *args, **kwargs)
-    monkeypatch.setattr(structure.Walker, "_value_before_tail", counted)
+    monkeypatch.setattr(structure.Walker, "value_before_tail", counted)
     asm = Assembler()
     asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0))
     asm.op("LOAD_FAST", 1).jump_if("FALSE", "else")

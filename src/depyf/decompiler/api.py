@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import contextlib
 import gc
 import os
 import threading
@@ -346,8 +345,35 @@ _gc_depth = 0
 _gc_saved = None
 
 
-@contextlib.contextmanager
-def rare_gc():
+class _RareGc:
+    """The context manager :func:`rare_gc` gives: one shared object, its state
+    the module's (a generator-based one cost more than the rest of a hook's
+    bookkeeping: it is entered for every hook and every decompilation)."""
+    __slots__ = ()
+
+    def __enter__(self):
+        global _gc_depth, _gc_saved
+        with _GC_LOCK:
+            if _gc_depth == 0:
+                _gc_saved = gc.get_threshold()
+                if _gc_saved[0]:        # 0 means the caller turned collection off
+                    gc.set_threshold(max(_gc_saved[0], 50000), *_gc_saved[1:])
+            _gc_depth += 1
+        return None
+
+    def __exit__(self, *exc):
+        global _gc_depth
+        with _GC_LOCK:
+            _gc_depth -= 1
+            if _gc_depth == 0:
+                gc.set_threshold(*_gc_saved)
+        return False
+
+
+_RARE_GC = _RareGc()
+
+
+def rare_gc() -> _RareGc:
     """Collect garbage less often while decompiling (or dumping, for the torch
     hooks): the decompiler allocates many short-lived, acyclic nodes, and the
     collections they trigger cost about 3% of its time. The caller's threshold
@@ -360,20 +386,7 @@ def rare_gc():
     >>> gc.get_threshold() == before
     True
     """
-    global _gc_depth, _gc_saved
-    with _GC_LOCK:
-        if _gc_depth == 0:
-            _gc_saved = gc.get_threshold()
-            if _gc_saved[0]:        # 0 means the caller turned collection off
-                gc.set_threshold(max(_gc_saved[0], 50000), *_gc_saved[1:])
-        _gc_depth += 1
-    try:
-        yield
-    finally:
-        with _GC_LOCK:
-            _gc_depth -= 1
-            if _gc_depth == 0:
-                gc.set_threshold(*_gc_saved)
+    return _RARE_GC
 
 
 def readable_form(tree: ast.Module, record: CodeRecord, readable) -> None:

@@ -248,11 +248,13 @@ def _aligned(live: Sequence[Span], dumped: Sequence[Span]) -> List[Optional[int]
     # Only instructions of both sides can match: the dumped code's loads and
     # stores of its temporaries and Dynamo's stack shuffles (a third of each)
     # are left out, and the rest, aligned, mostly runs alike.
-    common = set(a).intersection(b)
-    at_a = [i for i, key in enumerate(a) if key in common]
-    at_b = [j for j, key in enumerate(b) if key in common]
+    # Each key common to both is matched as a small number: difflib hashes and
+    # compares every element many times over, and a tuple key costs more there.
+    number: Dict[object, int] = {key: n for n, key in enumerate(set(a).intersection(b))}
+    at_a = [i for i, key in enumerate(a) if key in number]
+    at_b = [j for j, key in enumerate(b) if key in number]
     lines: List[Optional[int]] = [None] * len(live)
-    for i, j, n in matching_blocks([a[i] for i in at_a], [b[j] for j in at_b]):
+    for i, j, n in matching_blocks([number[a[i]] for i in at_a], [number[b[j]] for j in at_b]):
         for t in range(n):
             lines[at_a[i + t]] = dumped[at_b[j + t]][3]
     return lines

@@ -301,13 +301,20 @@ def _runs(units: List[Optional[int]], longest: Optional[int] = None) -> Iterator
 def _encode_locations(units, firstlineno: int) -> bytes:
     out = bytearray()
     previous = firstlineno
-    for line, n in _runs(units, 8):
-        if line is None:
-            out.append(0x80 | (_NO_LOCATION << 3) | (n - 1))
-        else:
-            out.append(0x80 | (_NO_COLUMNS << 3) | (n - 1))
-            out += _write_svarint(line - previous)
-            previous = line
+    deltas = _SVARINTS
+    for line, group in itertools.groupby(units):
+        n = len(list(group))
+        while n:
+            # (runs of at most 8 units, as _runs(units, 8) cuts them)
+            k = n if n <= 8 else 8
+            n -= k
+            if line is None:
+                out.append(0x80 | (_NO_LOCATION << 3) | (k - 1))
+            else:
+                out.append(0x80 | (_NO_COLUMNS << 3) | (k - 1))
+                delta = line - previous
+                out += deltas[delta] if -64 < delta < 64 else _write_svarint(delta)
+                previous = line
     return bytes(out)
 
 
@@ -348,3 +355,7 @@ def _write_varint(value: int) -> bytes:
 
 def _write_svarint(value: int) -> bytes:
     return _write_varint(((-value) << 1) | 1 if value < 0 else value << 1)
+
+
+#: the line changes most entries have, written once (negative ones by their index from the end)
+_SVARINTS = [_write_svarint(d) for d in range(64)] + [_write_svarint(d) for d in range(-64, 0)]

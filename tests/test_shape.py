@@ -118,6 +118,25 @@ def test_private_names_from_other_modules_are_found(tmp_path):
     assert shape.private_uses(modules["depyf.m"].path, modules, "depyf.m") == []
 
 
+
+def test_a_private_method_of_a_class_from_another_module_is_found(tmp_path):
+    # (the class's private methods are its module's: a test wrapping one
+    # breaks the day the method moves; the ``_fields`` of ast nodes is API)
+    modules = _package(tmp_path, {
+        "__init__.py": "",
+        "m.py": "class Walker:\n    def _step(self):\n        pass\n",
+        "user.py": textwrap.dedent("""\
+            from .m import Walker
+            from . import m
+            def f(monkeypatch):
+                monkeypatch.setattr(Walker, "_step", None)
+                return Walker._step, m.Walker._step, Walker._fields, Walker.step
+        """),
+    })
+    found = shape.private_uses(modules["depyf.user"].path, modules, "depyf.user")
+    assert [(u.line, u.module, u.name) for u in found] == [
+        (4, "depyf.m", "_step"), (5, "depyf.m", "_step")]       # (a line's uses: one row)
+
 def test_long_functions_are_counted_from_def_to_last_line(tmp_path):
     body = "\n".join("    x%d = %d" % (k, k) for k in range(5))
     tmp_path.joinpath("f.py").write_text(

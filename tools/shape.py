@@ -9,7 +9,8 @@ that only a function-level import closes is still found.
 - **private imports**: a name starting with one underscore (dunders are
   public) that one module takes from another module of the project: ``from m
   import _x``, ``m._x``, or ``getattr(m, "_x")`` / ``monkeypatch.setattr(m,
-  "_x", ...)``; checked in ``src/depyf`` and in the code around it (tests,
+  "_x", ...)``, and the same of a class taken from it (``C._x``, ``m.C._x``:
+  a private method is its module's); checked in ``src/depyf`` and in the code around it (tests,
   tools, benchmarks, examples), which uses public names only;
 - **long functions**: the functions (methods and nested functions included,
   each counted from its ``def`` line to its last line) longer than the limit
@@ -83,15 +84,23 @@ class LongFunction:
     length: int
 
 
+#: underscored names that are documented public API of every class of a kind
+#: (``ast`` node classes, named tuples), not anybody's private name
+_UNDERSCORED_API = frozenset({"_fields", "_attributes", "_field_types", "_replace", "_asdict",
+                              "_make", "_field_defaults"})
+
+
 def is_private(name):
-    """One leading underscore, not a dunder.
+    """One leading underscore, not a dunder, nor the ``_fields``-like API of
+    ``ast`` nodes and named tuples.
 
     Example::
 
-        >>> is_private("_x"), is_private("__all__"), is_private("x")
-        (True, False, False)
+        >>> is_private("_x"), is_private("__all__"), is_private("x"), is_private("_fields")
+        (True, False, False, False)
     """
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__")) \
+        and name not in _UNDERSCORED_API
 
 
 def find_modules(src=SRC, package=ROOT_PACKAGE):
@@ -139,6 +148,8 @@ class _ImportReader(ast.NodeVisitor):
         self.from_names = []
         #: local name -> module it is bound to, in any scope
         self.aliases = {}
+        #: local name -> the module a name taken from it (a class, say) lives in
+        self.defined_in = {}
 
     def _add(self, target, line):
         self.imports.append(Import(self.name, target, line, ".".join(self.scopes)))
@@ -173,6 +184,7 @@ class _ImportReader(ast.NodeVisitor):
                 self._add(base, node.lineno)
                 if alias.name != "*":
                     self.from_names.append((node.lineno, base, alias.name))
+                    self.defined_in[alias.asname or alias.name] = base
 
     def _base(self, node):
         if node.level == 0:
@@ -293,13 +305,30 @@ def import_cycles(package, modules=None, edges=None):
 
 
 class _PrivateReader(ast.NodeVisitor):
-    """``m._x`` and ``getattr(m, "_x")`` for ``m`` a project module."""
+    """``m._x`` and ``getattr(m, "_x")`` for ``m`` a project module, and
+    ``C._x`` for ``C`` a name one is imported from it (``m.C._x`` too): a
+    class's private method belongs to its module as much as a function does."""
 
-    def __init__(self, path, aliases, modules):
+    def __init__(self, path, aliases, modules, defined_in=None):
         self.path = path
         self.aliases = aliases
         self.modules = modules
+        self.defined_in = defined_in or {}
         self.found = []
+
+    def owner_of(self, node):
+        """The project module whose privates ``node._x`` reads: ``node`` is
+        the module, or a public name taken from it; None otherwise."""
+        module = self.module_of(node)
+        if module is not None:
+            return module
+        if isinstance(node, ast.Name):
+            return self.defined_in.get(node.id)
+        if isinstance(node, ast.Attribute) and not is_private(node.attr):
+            outer = self.module_of(node.value)
+            if outer in self.modules:
+                return outer
+        return None
 
     def module_of(self, node):
         if isinstance(node, ast.Name):
@@ -311,7 +340,7 @@ class _PrivateReader(ast.NodeVisitor):
         return None
 
     def visit_Attribute(self, node):
-        module = self.module_of(node.value)
+        module = self.owner_of(node.value)
         if module in self.modules and is_private(node.attr):
             self.found.append(PrivateUse(self.path, node.lineno, module, node.attr))
         self.generic_visit(node)
@@ -320,7 +349,7 @@ class _PrivateReader(ast.NodeVisitor):
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         if name in _ATTRIBUTE_CALLS and len(node.args) >= 2:
-            module = self.module_of(node.args[0])
+            module = self.owner_of(node.args[0])
             attr = node.args[1]
             if (module in self.modules and isinstance(attr, ast.Constant)
                     and isinstance(attr.value, str) and is_private(attr.value)):
@@ -354,7 +383,7 @@ def private_uses(path, modules, name=None):
     found = [PrivateUse(path, line, module, imported)
              for line, module, imported in reader.from_names
              if module != name and is_private(imported)]
-    attributes = _PrivateReader(path, reader.aliases, modules)
+    attributes = _PrivateReader(path, reader.aliases, modules, reader.defined_in)
     attributes.visit(tree)
     found += [use for use in attributes.found if use.module != name]
     return sorted(set(found), key=lambda u: (u.line, u.module, u.name))

@@ -32,17 +32,15 @@ import ast
 from contextlib import nullcontext
 
 from ..astcompat import at
+from . import chains
 from .comprehensions import COMPREHENSION_ADDS, COMPREHENSION_NAMES, build_comprehension
 from .conditionals import CONDITIONAL, VALUE_BOOLOPS, longest_chain, negate, operand
 from ..expressions import ForTarget, StackMachine
 from ..failure import DecompileFailure
 from .exceptions import flow_from
 from .frames import GuardFrame, LoopFrame
-from .signatures import walrus_store
 from ..values import Iterator
 
-#: ops that end a statement: a loop's repeated bottom test holds none of them
-_STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 
 
 def loop(w, m: StackMachine, i: int, hi: int) -> int:
@@ -339,7 +337,7 @@ def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
     # duplicates small exit blocks), so the loop ends at the latch.
     if latch + 1 > exit_:
         return None
-    bottom = _bottom_test(w, body_start, latch)
+    bottom = chains.bottom_test(w, body_start, latch)
     if bottom is None:
         return None
     bottom_start, test_end = bottom
@@ -367,36 +365,6 @@ def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
     return end
 
 
-def loop_test_jumps(w, body_start):
-    """How many conditional jumps the bottom test of the 3.10+ while loop
-    whose body starts at ``body_start`` repeats; None if no such loop."""
-    targets = w.back_targets.get(body_start)
-    if not targets:
-        return None
-    bottom = _bottom_test(w, body_start, max(targets))
-    if bottom is None:
-        return None
-    start, test_end = bottom
-    return sum(o.name in CONDITIONAL for o in w.ops[start:test_end + 1])
-
-
-def _bottom_test(w, body_start, latch):
-    """(first op, last jump) of the test repeated at the bottom of the 3.10+
-    while loop whose body starts at ``body_start`` and jumps back at
-    ``latch``; None where the loop has no such test."""
-    op = w.ops[latch]
-    if op.name in CONDITIONAL:
-        test_end = latch
-    elif op.name == "JUMP" and w.ops[latch - 1].name in CONDITIONAL \
-            and w.ops[latch - 1].target.index > latch:
-        # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
-        test_end = latch - 1
-    else:
-        return None
-    start = _bottom_test_start(w, body_start, test_end)
-    return None if start is None else (start, test_end)
-
-
 def _dropped_break(w, lo, latch, exit_):
     """The line of the ``break`` ending a loop body ``[lo, latch]`` whose exit
     follows its jump back at ``latch``: jumps in the body went to its NOP
@@ -410,26 +378,6 @@ def _dropped_break(w, lo, latch, exit_):
     lines = {nops[id(o)] for o in w.ops[lo:latch]
              if id(o) in nops and o.target is not None and o.target.index == exit_}
     return lines.pop() if len(lines) == 1 else None
-
-
-def _bottom_test_start(w, body_start, test_end):
-    """Where the repeated loop test begins: the longest run of ops before the
-    latch that repeats the ops before the loop body (the top test)."""
-    # The final jumps differ (false-to-exit above, true-to-body below); the
-    # ops before them repeat. Inner jumps of an and/or test repeat too.
-    k = 0
-    while True:
-        top = body_start - 2 - k
-        bottom = test_end - 1 - k
-        if top < 0 or bottom < body_start:
-            break
-        a, b = w.ops[top], w.ops[bottom]
-        if a.name != b.name or (a.target is None and a.arg != b.arg) \
-                or a.name in _STATEMENT_END or a.name.startswith("DELETE") \
-                or (a.name.startswith("STORE") and not walrus_store(w.ops, top)):
-            break
-        k += 1
-    return test_end - k if k else None
 
 
 def _top_test(w, m, i, latch):
@@ -448,11 +396,11 @@ def _top_test(w, m, i, latch):
             j += 1
         if j >= latch or len(sub.stack) != len(m.stack) + 1:
             return [], i, None
-        first = w.segment(operand(sub), i, w.ops[j])
+        first = chains.segment(operand(sub), i, w.ops[j])
         segments = [first]
         after = j + 1
-        if w.chain_continues(segments, after, latch):
-            more, after = w.read_chain(m, after, latch, segments)
+        if chains.chain_continues(w, segments, after, latch):
+            more, after = chains.read_chain(w, m, after, latch, segments)
             segments += more
             nops = w.func.line_nop_jumps
             cut = next((n for n, s in enumerate(segments)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
+from . import chains
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from .frames import BranchFrame
@@ -286,7 +287,7 @@ class _Reader:
                 j += 1
             if j >= self.hi or len(sub.stack) != len(base) + 1:
                 return None
-            test, after, target, _ = self.w.read_condition(sub, j, self.hi)
+            test, after, target, _ = chains.read_condition(self.w, sub, j, self.hi)
         except DecompileFailure:
             return None
         if fail0 is not None and target != fail0 and not self._same_exit(target, fail0):

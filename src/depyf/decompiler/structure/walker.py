@@ -15,7 +15,7 @@ import bisect
 from contextlib import contextmanager
 from typing import List, Optional
 
-from .conditionals import CONDITIONAL, VALUE_BOOLOPS, Segment, longest_chain, negate, operand
+from .conditionals import CONDITIONAL
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from ...bytecode.ir import NO_FALLTHROUGH, Op
@@ -23,17 +23,15 @@ from ..cfg import build_cfg, reachable_ops
 from .except_star import unbinds_before_jump
 from .exceptions import Regions, copied_at, finally_end, flow_from, try_statement
 from .frames import FrameStack, GuardFrame, LoopFrame
-from . import ifs, loops
+from . import chains, ifs, loops
 from .match import match_statement
-from .signatures import names, walrus_store
 from .withs import with_exit_at, with_statement
-from ..values import ChainLink, Iterator, WithExit
+from ..values import Iterator, WithExit
 
 
 
 _WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
 #: ops that end a condition operand's code without being part of it
-_NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | _WITH_STARTS
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
 _MAX_HANDLER_DEPTH = 20
 #: what may sit between an except clause's POP_EXCEPT and its closing jump (not
@@ -44,9 +42,6 @@ _CLAUSE_EPILOGUE = frozenset({"LOAD_CONST", "STORE_FAST", "STORE_NAME", "STORE_G
                               "DELETE_DEREF"})
 _TERMINAL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _TERMINAL_KINDS = frozenset(_TERMINAL)
-#: prefixes of the op names that end a condition operand, and the answer per name
-_SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
-_ENDS_SEGMENT = {}
 #: ops that can start a match statement once its subject is on the stack
 _MATCH_START = frozenset({"MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS"})
 #: op names the rest of Walker.step looks at (a LOAD_CONST too, in an except clause)
@@ -725,189 +720,9 @@ class Walker:
 
     # -- conditions --------------------------------------------------------------------------
 
-    def read_chain(self, m: StackMachine, i: int, hi: int, prior=()):
-        """Segments of a condition starting at ``i`` (after the ``prior`` ones):
-        (segments, index after the last jump)."""
-        segments = []
-        start = i
-        sub = StackMachine(self.ctx, m.stack)
-        while True:
-            seg_start = start
-            j = start
-            op = self.ops[j] if j < hi else None
-            if op is not None and op.name == "JUMP" and (segments or prior) \
-                    and j < op.target.index <= hi and not self.is_loop_jump(op) \
-                    and self.chain_continues(list(prior) + segments, j, hi):
-                # The end of a conditional expression's body (`if (a if t else b):`).
-                segments.append(Segment(None, j, op, None))
-                start = j + 1
-                continue
-            while j < hi and self.ops[j].name not in CONDITIONAL:
-                op = self.ops[j]
-                if op.name in VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
-                    # An and/or inside the operand (`a[:n or None] and b`).
-                    try:
-                        j = self.value_boolop(sub, j, hi)
-                    except DecompileFailure:
-                        return segments, start
-                    continue
-                if op.target is not None or op.name in _NOT_OPERAND \
-                        or (j != seg_start and j in self.back_targets):
-                    break
-                try:
-                    sub.step(op)
-                except DecompileFailure:
-                    # No operand: a statement's code (a with statement's exit
-                    # call, under the values the condition would leave).
-                    return segments, start
-                if sub.stmts:
-                    break
-                j += 1
-            if j >= hi or self.ops[j].name not in CONDITIONAL or sub.stmts \
-                    or len(sub.stack) != len(m.stack) + 1:
-                return segments, start
-            segments.append(self.segment(operand(sub), seg_start, self.ops[j]))
-            start = j + 1
-            if segments and not self.chain_continues(list(prior) + segments, start, hi):
-                return segments, start
-
-    @staticmethod
-    def segment(value, start, jump) -> Segment:
-        """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
-        sense = CONDITIONAL[jump.name]
-        link = type(value) is ChainLink     # (a leaf class)
-        if link and sense is not None:
-            raise DecompileFailure("ChainLink used as a value")
-        if sense is None and link:
-            # `a is b is None`: the chain's last link became the jump.
-            value = value.compare
-            value.ops.append(ast.Is())
-            value.comparators.append(ast.Constant(value=None))
-            return Segment(value, start, jump, jump.name == "POP_JUMP_IF_NONE")
-        if sense is None:
-            is_none = jump.name == "POP_JUMP_IF_NONE"
-            value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
-                                comparators=[ast.Constant(value=None)])
-            value.none_jump = True
-            sense = True
-        return Segment(value, start, jump, sense)
-
-    def chain_continues(self, segments, nxt: int, hi: int) -> bool:
-        # Another segment belongs to this chain only while some earlier jump
-        # still lands inside the chain (on a later segment's start).
-        if nxt >= hi or nxt in self.back_targets:
-            return False
-        if id(segments[-1].jump) in self.func.jump_statements:
-            return False        # (it ends an `if c: continue` of its own)
-        last = segments[-1].target
-        for s in segments:
-            t = s.target
-            if nxt < t and t != last:
-                return True         # a jump still pending
-        return self._looks_like_segment(nxt, hi)
-
-    def _looks_like_segment(self, j: int, hi: int) -> bool:
-        """Pure loads and operators up to a conditional jump (a condition operand);
-        read_chain checks the stack effect for real."""
-        start = j
-        ends = _ENDS_SEGMENT
-        while j < hi:
-            op = self.ops[j]
-            if op.name in CONDITIONAL:
-                return j > start
-            try:
-                end = ends[op.name]     # (a subscript, not .get(): no call)
-            except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
-                end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
-            if (op.target is not None and not (op.name in VALUE_BOOLOPS
-                                               and start < j < op.target.index < hi)) \
-                    or (end and not walrus_store(self.ops, j)):
-                return False
-            j += 1
-        return False
-
     def conditional(self, m: StackMachine, i: int, hi: int) -> int:
-        test, after, target, line = self.read_condition(m, i, hi)
+        test, after, target, line = chains.read_condition(self, m, i, hi)
         return ifs.if_statement(self, m, test, after, target, hi, line)
-
-    def read_condition(self, m: StackMachine, i: int, hi: int):
-        """The condition whose first jump is at ``i``: (test, where the true branch
-        starts, where the false branch starts, line)."""
-        # The first segment's expression is already on the machine's stack.
-        jump = self.ops[i]
-        segments = [self.segment(operand(m), i, jump)]
-        if self.chain_continues(segments, i + 1, hi):
-            more, after = self.read_chain(m, i + 1, hi, segments)
-            segments += more
-        else:
-            after = i + 1
-        k, test, after = self._chain(segments, after)
-        if k < len(segments) and any(s.alias is not None for s in segments[:k]):
-            # Copies merged for the longer chain, which is not one: only the
-            # shorter chain's own copies count.
-            for s in segments:
-                s.alias = None
-            k, test, after = self._chain(segments[:k], segments[k].start)
-        repeat = loops.loop_test_jumps(self, after) if k > 1 else None
-        if repeat is not None and 0 < repeat < k:
-            # Only the last jumps repeat at the bottom of the loop whose body
-            # starts there: they are its test, and the ones before an if's
-            # around it (`if n > 0: while not eof:`, both jumping past).
-            aliases = [s.alias for s in segments]
-            for s in segments:
-                s.alias = None
-            cut, cut_test, cut_after = self._chain(segments[:k - repeat], segments[k - repeat].start)
-            if cut == k - repeat:
-                k, test, after = cut, cut_test, cut_after
-            else:
-                for s, alias in zip(segments, aliases):
-                    s.alias = alias
-        segments = segments[:k]
-        last = segments[-1]
-        target = last.target
-        line = m.start_line if m.start_line is not None else jump.line
-        m.start_line = None
-        # jump-when-false means the fall-through is the true branch
-        test = test if not last.sense else negate(test)
-        #: how many jumps the condition took (a while loop's test repeats them all)
-        test.chain_length = k
-        return test, after, target, line
-
-    def _chain(self, segments, after):
-        """:func:`longest_chain` of ``segments``, jumps to copies of one exit block
-        counted as going to the same place."""
-        self._merge_copied_targets(segments)
-        copies = {s.target for s in segments if self.is_return_none_copy(s.target)}
-        if len(copies) > 1:
-            for s in segments:
-                if s.target in copies:
-                    s.alias = min(copies)
-        return longest_chain(segments, after)
-
-    def _tail_key(self, t: int):
-        """The ops of a short block ending in return/raise (3.10+ copies such
-        blocks to each jump that reaches them), or None."""
-        k = t
-        while k < self.n and k - t < 6:
-            op = self.ops[k]
-            if op.target is not None:
-                return None
-            if op.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
-                return tuple(names(self.ops, t, k + 1))
-            k += 1
-        return None
-
-    def _merge_copied_targets(self, segments) -> None:
-        """Jumps to two copies of one exit block go to the same place."""
-        last = segments[-1]
-        if len(segments) == 1:
-            return      # (most conditions: one jump, nothing to merge)
-        key = self._tail_key(last.target)
-        if key is None:
-            return
-        for seg in segments[:-1]:
-            if seg.target != last.target and self._tail_key(seg.target) == key:
-                seg.alias = last.target
 
     def value_before_tail(self, stack, lo, end, tail, depth, stuck=None):
         """The value region ``[lo, end)`` computes before its copy of ``tail`` (the
@@ -920,7 +735,7 @@ class Walker:
         while j < end - t:
             op = self.ops[j]
             if op.name in CONDITIONAL:
-                cond, after, target, _ = self.read_condition(sub, j, end)
+                cond, after, target, _ = chains.read_condition(self, sub, j, end)
                 if not (after < target < end):
                     return None
                 a = self.value_before_tail(sub.stack, after, target, tail, depth)

@@ -1,0 +1,275 @@
+"""Reading a test from the ops: the segments of a condition, each an
+operand and the conditional jump that tests it, up to where the chain ends.
+
+A segment is the code of one operand followed by its jump (see
+:class:`~.conditionals.Segment`); :func:`read_chain` walks segments on while
+the next ops look like one more (:func:`chain_continues`), and
+:func:`read_condition` reads a whole test: its chain, parsed into one
+expression by :func:`~.conditionals.longest_chain`, and where the test's
+true and false ways go. The constructs that start with a test (``if``,
+``while``, ``assert``, ``match`` guards, conditional expressions) read it
+here. Each function takes the walker (``w``) whose ops it reads.
+
+Example (what the ops of ``if a and not b:`` give)::
+
+    LOAD_FAST a; POP_JUMP_IF_FALSE E      Segment(a, jumps to E when false)
+    LOAD_FAST b; POP_JUMP_IF_TRUE E       Segment(b, jumps to E when true)
+                                          -> test `a and not b`, false way E
+"""
+from __future__ import annotations
+
+import ast
+
+from .conditionals import CONDITIONAL, VALUE_BOOLOPS, Segment, longest_chain, negate, operand
+from ..expressions import StackMachine
+from ..failure import DecompileFailure
+from .signatures import names, walrus_store
+from ..values import ChainLink
+
+#: ops that end a condition operand's code without being part of it (a with
+#: statement's start among them)
+NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+#: prefixes of the op names that end a condition operand, and the answer per name
+_SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
+_ENDS_SEGMENT = {}
+#: ops that end a statement: a loop's repeated bottom test holds none of them
+_STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
+
+
+def read_chain(w, m: StackMachine, i: int, hi: int, prior=()):
+    """Segments of a condition starting at ``i`` (after the ``prior`` ones):
+    (segments, index after the last jump)."""
+    segments = []
+    start = i
+    sub = StackMachine(w.ctx, m.stack)
+    while True:
+        seg_start = start
+        j = start
+        op = w.ops[j] if j < hi else None
+        if op is not None and op.name == "JUMP" and (segments or prior) \
+                and j < op.target.index <= hi and not w.is_loop_jump(op) \
+                and chain_continues(w, list(prior) + segments, j, hi):
+            # The end of a conditional expression's body (`if (a if t else b):`).
+            segments.append(Segment(None, j, op, None))
+            start = j + 1
+            continue
+        while j < hi and w.ops[j].name not in CONDITIONAL:
+            op = w.ops[j]
+            if op.name in VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
+                # An and/or inside the operand (`a[:n or None] and b`).
+                try:
+                    j = w.value_boolop(sub, j, hi)
+                except DecompileFailure:
+                    return segments, start
+                continue
+            if op.target is not None or op.name in NOT_OPERAND \
+                    or (j != seg_start and j in w.back_targets):
+                break
+            try:
+                sub.step(op)
+            except DecompileFailure:
+                # No operand: a statement's code (a with statement's exit
+                # call, under the values the condition would leave).
+                return segments, start
+            if sub.stmts:
+                break
+            j += 1
+        if j >= hi or w.ops[j].name not in CONDITIONAL or sub.stmts \
+                or len(sub.stack) != len(m.stack) + 1:
+            return segments, start
+        segments.append(segment(operand(sub), seg_start, w.ops[j]))
+        start = j + 1
+        if segments and not chain_continues(w, list(prior) + segments, start, hi):
+            return segments, start
+
+
+def segment(value, start, jump) -> Segment:
+    """A condition operand ending in ``jump`` (``POP_JUMP_IF_NONE`` tests ``is None``)."""
+    sense = CONDITIONAL[jump.name]
+    link = type(value) is ChainLink     # (a leaf class)
+    if link and sense is not None:
+        raise DecompileFailure("ChainLink used as a value")
+    if sense is None and link:
+        # `a is b is None`: the chain's last link became the jump.
+        value = value.compare
+        value.ops.append(ast.Is())
+        value.comparators.append(ast.Constant(value=None))
+        return Segment(value, start, jump, jump.name == "POP_JUMP_IF_NONE")
+    if sense is None:
+        is_none = jump.name == "POP_JUMP_IF_NONE"
+        value = ast.Compare(left=value, ops=[ast.Is() if is_none else ast.IsNot()],
+                            comparators=[ast.Constant(value=None)])
+        value.none_jump = True
+        sense = True
+    return Segment(value, start, jump, sense)
+
+
+def chain_continues(w, segments, nxt: int, hi: int) -> bool:
+    # Another segment belongs to this chain only while some earlier jump
+    # still lands inside the chain (on a later segment's start).
+    if nxt >= hi or nxt in w.back_targets:
+        return False
+    if id(segments[-1].jump) in w.func.jump_statements:
+        return False        # (it ends an `if c: continue` of its own)
+    last = segments[-1].target
+    for s in segments:
+        t = s.target
+        if nxt < t and t != last:
+            return True         # a jump still pending
+    return _looks_like_segment(w, nxt, hi)
+
+
+def _looks_like_segment(w, j: int, hi: int) -> bool:
+    """Pure loads and operators up to a conditional jump (a condition operand);
+    read_chain checks the stack effect for real."""
+    start = j
+    ends = _ENDS_SEGMENT
+    while j < hi:
+        op = w.ops[j]
+        if op.name in CONDITIONAL:
+            return j > start
+        try:
+            end = ends[op.name]     # (a subscript, not .get(): no call)
+        except KeyError:    # (a name's answer, once: a tuple of prefixes per op cost more)
+            end = ends[op.name] = op.name.startswith(_SEGMENT_ENDS)
+        if (op.target is not None and not (op.name in VALUE_BOOLOPS
+                                           and start < j < op.target.index < hi)) \
+                or (end and not walrus_store(w.ops, j)):
+            return False
+        j += 1
+    return False
+
+
+def read_condition(w, m: StackMachine, i: int, hi: int):
+    """The condition whose first jump is at ``i``: (test, where the true branch
+    starts, where the false branch starts, line)."""
+    # The first segment's expression is already on the machine's stack.
+    jump = w.ops[i]
+    segments = [segment(operand(m), i, jump)]
+    if chain_continues(w, segments, i + 1, hi):
+        more, after = read_chain(w, m, i + 1, hi, segments)
+        segments += more
+    else:
+        after = i + 1
+    k, test, after = _chain(w, segments, after)
+    if k < len(segments) and any(s.alias is not None for s in segments[:k]):
+        # Copies merged for the longer chain, which is not one: only the
+        # shorter chain's own copies count.
+        for s in segments:
+            s.alias = None
+        k, test, after = _chain(w, segments[:k], segments[k].start)
+    repeat = loop_test_jumps(w, after) if k > 1 else None
+    if repeat is not None and 0 < repeat < k:
+        # Only the last jumps repeat at the bottom of the loop whose body
+        # starts there: they are its test, and the ones before an if's
+        # around it (`if n > 0: while not eof:`, both jumping past).
+        aliases = [s.alias for s in segments]
+        for s in segments:
+            s.alias = None
+        cut, cut_test, cut_after = _chain(w, segments[:k - repeat], segments[k - repeat].start)
+        if cut == k - repeat:
+            k, test, after = cut, cut_test, cut_after
+        else:
+            for s, alias in zip(segments, aliases):
+                s.alias = alias
+    segments = segments[:k]
+    last = segments[-1]
+    target = last.target
+    line = m.start_line if m.start_line is not None else jump.line
+    m.start_line = None
+    # jump-when-false means the fall-through is the true branch
+    test = test if not last.sense else negate(test)
+    #: how many jumps the condition took (a while loop's test repeats them all)
+    test.chain_length = k
+    return test, after, target, line
+
+
+def _chain(w, segments, after):
+    """:func:`longest_chain` of ``segments``, jumps to copies of one exit block
+    counted as going to the same place."""
+    _merge_copied_targets(w, segments)
+    copies = {s.target for s in segments if w.is_return_none_copy(s.target)}
+    if len(copies) > 1:
+        for s in segments:
+            if s.target in copies:
+                s.alias = min(copies)
+    return longest_chain(segments, after)
+
+
+def _tail_key(w, t: int):
+    """The ops of a short block ending in return/raise (3.10+ copies such
+    blocks to each jump that reaches them), or None."""
+    k = t
+    while k < w.n and k - t < 6:
+        op = w.ops[k]
+        if op.target is not None:
+            return None
+        if op.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            return tuple(names(w.ops, t, k + 1))
+        k += 1
+    return None
+
+
+def _merge_copied_targets(w, segments) -> None:
+    """Jumps to two copies of one exit block go to the same place."""
+    last = segments[-1]
+    if len(segments) == 1:
+        return      # (most conditions: one jump, nothing to merge)
+    key = _tail_key(w, last.target)
+    if key is None:
+        return
+    for seg in segments[:-1]:
+        if seg.target != last.target and _tail_key(w, seg.target) == key:
+            seg.alias = last.target
+
+
+# -- the test a rotated while loop repeats at its bottom ---------------------------------
+
+def loop_test_jumps(w, body_start):
+    """How many conditional jumps the bottom test of the 3.10+ while loop
+    whose body starts at ``body_start`` repeats; None if no such loop."""
+    targets = w.back_targets.get(body_start)
+    if not targets:
+        return None
+    bottom = bottom_test(w, body_start, max(targets))
+    if bottom is None:
+        return None
+    start, test_end = bottom
+    return sum(o.name in CONDITIONAL for o in w.ops[start:test_end + 1])
+
+
+def bottom_test(w, body_start, latch):
+    """(first op, last jump) of the test repeated at the bottom of the 3.10+
+    while loop whose body starts at ``body_start`` and jumps back at
+    ``latch``; None where the loop has no such test."""
+    op = w.ops[latch]
+    if op.name in CONDITIONAL:
+        test_end = latch
+    elif op.name == "JUMP" and w.ops[latch - 1].name in CONDITIONAL \
+            and w.ops[latch - 1].target.index > latch:
+        # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
+        test_end = latch - 1
+    else:
+        return None
+    start = _bottom_test_start(w, body_start, test_end)
+    return None if start is None else (start, test_end)
+
+
+def _bottom_test_start(w, body_start, test_end):
+    """Where the repeated loop test begins: the longest run of ops before the
+    latch that repeats the ops before the loop body (the top test)."""
+    # The final jumps differ (false-to-exit above, true-to-body below); the
+    # ops before them repeat. Inner jumps of an and/or test repeat too.
+    k = 0
+    while True:
+        top = body_start - 2 - k
+        bottom = test_end - 1 - k
+        if top < 0 or bottom < body_start:
+            break
+        a, b = w.ops[top], w.ops[bottom]
+        if a.name != b.name or (a.target is None and a.arg != b.arg) \
+                or a.name in _STATEMENT_END or a.name.startswith("DELETE") \
+                or (a.name.startswith("STORE") and not walrus_store(w.ops, top)):
+            break
+        k += 1
+    return test_end - k if k else None

@@ -302,19 +302,14 @@ def _encode_locations(units, firstlineno: int) -> bytes:
     out = bytearray()
     previous = firstlineno
     deltas = _SVARINTS
-    for line, group in itertools.groupby(units):
-        n = len(list(group))
-        while n:
-            # (runs of at most 8 units, as _runs(units, 8) cuts them)
-            k = n if n <= 8 else 8
-            n -= k
-            if line is None:
-                out.append(0x80 | (_NO_LOCATION << 3) | (k - 1))
-            else:
-                out.append(0x80 | (_NO_COLUMNS << 3) | (k - 1))
-                delta = line - previous
-                out += deltas[delta] if -64 < delta < 64 else _write_svarint(delta)
-                previous = line
+    for line, n in _runs(units, 8):
+        if line is None:
+            out.append(0x80 | (_NO_LOCATION << 3) | (n - 1))
+        else:
+            out.append(0x80 | (_NO_COLUMNS << 3) | (n - 1))
+            delta = line - previous
+            out += deltas[delta] if -64 < delta < 64 else _write_svarint(delta)
+            previous = line
     return bytes(out)
 
 

@@ -19,6 +19,7 @@ Example::
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 import types
@@ -340,15 +341,12 @@ def retarget(live: types.CodeType, dumped: types.CodeType, filename: str,
 def check_lines(code: types.CodeType, ranges: Sequence[Tuple[int, int, Optional[int]]]) -> None:
     """Raise unless ``code`` reports line ``line`` at the start of each range
     (the line table is hand-encoded: a slip must not reach the debugger)."""
-    # (both in offset order: one walk of each, no search per range)
-    table = list(code.co_lines())
-    at, last, previous = -1, len(table) - 1, -1
+    starts, lines = [], []
+    for start, _end, line in code.co_lines():
+        starts.append(start)
+        lines.append(line)
     for start, _end, line in ranges:
-        if start < previous:
-            at = -1         # (out of order: from the top again)
-        previous = start
-        while at < last and table[at + 1][0] <= start:
-            at += 1
-        got = table[at][2] if at >= 0 and table[at][0] <= start else None
+        at = bisect.bisect_right(starts, start) - 1
+        got = lines[at] if at >= 0 else None
         if got != line:
             raise ValueError("line table check failed at offset %d: %r != %r" % (start, got, line))

@@ -306,7 +306,7 @@ def import_cycles(package, modules=None, edges=None):
 
 class _PrivateReader(ast.NodeVisitor):
     """``m._x`` and ``getattr(m, "_x")`` for ``m`` a project module, and
-    ``C._x`` for ``C`` a name one is imported from it (``m.C._x`` too): a
+    ``C._x`` for ``C`` a name imported from it (``m.C._x`` too): a
     class's private method belongs to its module as much as a function does."""
 
     def __init__(self, path, aliases, modules, defined_in=None):

@@ -167,7 +167,6 @@ def rename(op: Op, table: VersionTable) -> None:
     op.name = _RENAMES[op.name]
 
 
-
 def stack_copies(op: Op, table: VersionTable) -> Optional[List[Op]]:
     """Up to 3.10's stack shuffles in 3.11's two ops (the same stack effect), so
     that nothing after normalising reads two spellings of one shuffle:
@@ -197,6 +196,7 @@ def stack_copies(op: Op, table: VersionTable) -> Optional[List[Op]]:
 
 #: how deep each fixed rotation reaches (ROT_N says so in its argument)
 _ROTATIONS = {"ROT_THREE": 3, "ROT_FOUR": 4}
+
 
 def binary_ops(op: Op, table: VersionTable) -> None:
     """``BINARY_ADD`` -> ``BINARY_OP "+"``, ``INPLACE_ADD`` -> ``BINARY_OP "+="``;

@@ -1365,13 +1365,12 @@ _POPS = {
 def _shuffled(name: str, arg, items: list) -> list:
     """The stack after a ``COPY`` or ``SWAP`` (items are not copied; the older
     shuffles arrive in these two, ``normalize.stack_copies``)."""
-    n = arg
-    if n is None or n < 1 or len(items) < n:
+    if arg is None or arg < 1 or len(items) < arg:
         raise DecompileFailure("%s below the stack" % name)
     if name == "COPY":
-        return items + [items[-n]]
+        return items + [items[-arg]]
     out = list(items)
-    out[-1], out[-n] = out[-n], out[-1]
+    out[-1], out[-arg] = out[-arg], out[-1]
     return out
 
 

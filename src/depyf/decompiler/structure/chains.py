@@ -25,10 +25,10 @@ from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from .signatures import names, walrus_store
 from ..values import ChainLink
+from .withs import WITH_STARTS
 
-#: ops that end a condition operand's code without being part of it (a with
-#: statement's start among them)
-NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "BEFORE_WITH", "BEFORE_ASYNC_WITH"})
+#: ops that end a condition operand's code without being part of it
+_NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | WITH_STARTS
 #: prefixes of the op names that end a condition operand, and the answer per name
 _SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
 _ENDS_SEGMENT = {}
@@ -62,7 +62,7 @@ def read_chain(w, m: StackMachine, i: int, hi: int, prior=()):
                 except DecompileFailure:
                     return segments, start
                 continue
-            if op.target is not None or op.name in NOT_OPERAND \
+            if op.target is not None or op.name in _NOT_OPERAND \
                     or (j != seg_start and j in w.back_targets):
                 break
             try:

@@ -25,13 +25,9 @@ from .exceptions import Regions, copied_at, finally_end, flow_from, try_statemen
 from .frames import FrameStack, GuardFrame, LoopFrame
 from . import chains, ifs, loops
 from .match import match_statement
-from .withs import with_exit_at, with_statement
+from .withs import WITH_STARTS, with_exit_at, with_statement
 from ..values import Iterator, WithExit
 
-
-
-_WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
-#: ops that end a condition operand's code without being part of it
 _BLOCK_SETUP = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"})
 _MAX_HANDLER_DEPTH = 20
 #: what may sit between an except clause's POP_EXCEPT and its closing jump (not
@@ -50,7 +46,7 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
     | _MATCH_START
 
 
-_NOT_PLAIN = _STEP_SPECIAL | _WITH_STARTS
+_NOT_PLAIN = _STEP_SPECIAL | WITH_STARTS
 #: op names the set-up of Walker looks for
 _LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
 _SCANNED = _LOOKED_AT | NO_FALLTHROUGH
@@ -99,7 +95,7 @@ class Walker:
                     special.append(k)
                 if name == "RETURN_VALUE":
                     returns.append(k)
-                elif name in _WITH_STARTS:
+                elif name in WITH_STARTS:
                     self.has_with = True
                 elif name in _BLOCK_SETUP:
                     setups.append(k)
@@ -431,7 +427,7 @@ class Walker:
                     # `while True:` whose body always leaves): no source form.
                     raise DecompileFailure("a finally copy leads nowhere a statement goes")
                 return i + copy
-        if op.name in _WITH_STARTS:
+        if op.name in WITH_STARTS:
             return with_statement(self, m, i, hi)
         h = op.handler
         is_header = i in self.back_targets and not self._header_walked(i)

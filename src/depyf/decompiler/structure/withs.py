@@ -36,6 +36,8 @@ from ..failure import DecompileFailure
 from .signatures import names
 from ..values import Entered, Iterator, WithExit
 
+#: the ops that start a with statement (its body follows, under the exit handler)
+WITH_STARTS = frozenset({"BEFORE_WITH", "BEFORE_ASYNC_WITH"})
 
 def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     ops = w.ops

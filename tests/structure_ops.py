@@ -31,6 +31,7 @@ return None
 """
 import ast
 import sys
+import textwrap
 from typing import Dict, List, Tuple
 
 from depyf.bytecode.code import CodeRecord
@@ -92,6 +93,12 @@ def assemble(text: str) -> List[Op]:
 
 def _no_nested(record, how):
     raise AssertionError("the hand-built code holds no nested code object")
+
+
+def source(text: str) -> str:
+    """Expected statements written as an indented block in a test, as
+    :func:`structure` returns them."""
+    return textwrap.dedent(text).strip()
 
 
 def walker(text: str, **fields) -> Walker:

@@ -3,13 +3,7 @@
 (3.12+ compiles list, set and dict comprehensions so), its loop variable saved
 and restored around it, folded into one expression.
 """
-import textwrap
-
-from structure_ops import structure
-
-
-def source(text):
-    return textwrap.dedent(text).strip()
+from structure_ops import source, structure
 
 
 def inlined(build, append, element):

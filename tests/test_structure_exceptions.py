@@ -2,13 +2,7 @@
 try statements read from explicit handler regions (each op names the handler
 covering it, ``!label/depth/lasti``), their clauses, else and finally.
 """
-import textwrap
-
-from structure_ops import structure
-
-
-def source(text):
-    return textwrap.dedent(text).strip()
+from structure_ops import source, structure
 
 
 #: the clean-up every handler's own code is covered by

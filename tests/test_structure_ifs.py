@@ -3,13 +3,7 @@ normalised IR (tests/structure_ops.py): branches and their join, elif chains,
 a branch that cannot fall off its end (no jump over the else), asserts,
 conditional expressions, and `and`/`or` tests read from their jumps.
 """
-import textwrap
-
-from structure_ops import structure
-
-
-def source(text):
-    return textwrap.dedent(text).strip()
+from structure_ops import source, structure
 
 
 def test_if_else_joins_where_the_then_branch_jumps():

@@ -5,13 +5,7 @@ Each op list is what ``depyf.bytecode.normalize`` makes of some CPython's
 code for the source in the test's name: the structurer must read it whatever
 interpreter compiled it, so the tests give it the IR itself.
 """
-import textwrap
-
-from structure_ops import structure
-
-
-def source(text):
-    return textwrap.dedent(text).strip()
+from structure_ops import source, structure
 
 
 def test_for_else_with_break():

@@ -4,13 +4,7 @@ falls through to the next one. (The compiler copies the closing ``return
 None`` into each case; the walker keeps the copies, and the function layer
 drops them with the closing one.)
 """
-import textwrap
-
-from structure_ops import structure
-
-
-def source(text):
-    return textwrap.dedent(text).strip()
+from structure_ops import source, structure
 
 
 def test_sequence_pattern_then_class_pattern():

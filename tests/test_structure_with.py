@@ -2,13 +2,7 @@
 body under the exit handler, the exit call on the normal way out, and the
 handler that asks ``__exit__`` whether to swallow the exception.
 """
-import textwrap
-
-from structure_ops import structure
-
-
-def source(text):
-    return textwrap.dedent(text).strip()
+from structure_ops import source, structure
 
 
 #: the handler of a with statement whose body's handler is `exit`, and the

@@ -526,6 +526,19 @@ def test_values_named_after_the_resume_parameter_receiving_them():
     assert "___stack0 = print('x')" in text, text
 
 
+def test_value_made_from_a_temporary_is_named_after_its_new_name():
+    # stack_9's result was once called stack_9_result: the new name of the
+    # temporary it calls is what describes it, never the temporary's own
+    text = rewrite("""
+        def f(self, out):
+            stack_9 = out[0].item
+            g(self)
+            stack_13 = stack_9()
+            h(stack_13, stack_13)
+    """, keep={"self", "out"})
+    assert "item_result = item()" in text and "stack" not in text, text
+
+
 def test_loop_over_items_names_key_and_value():
     text = rewrite("""
         def f(d, out):

@@ -33,15 +33,30 @@ def name_values(facts: Facts) -> bool:
                if GENERIC.match(name) and scope.stores[name]]
     # (names given up here may be taken again: every one is renamed at once below)
     scope.every_name.difference_update(renamed)
+    pending = set(renamed)
     renames: Dict[str, str] = {}
-    for name in renamed:
+
+    def new_name(name: str) -> Optional[str]:
+        """The name ``name`` ends up with: a value made from a temporary is
+        described by that temporary's new name (``item()`` is
+        ``item_result``), so a temporary's is settled first; None for one
+        whose name is not settled yet (a cycle) or says nothing."""
+        if name in renames:
+            return renames[name]
+        if name not in pending:
+            return None if GENERIC.match(name) else name
+        pending.discard(name)
         passed = _passed_as(facts, name)
         if passed is not None and not scope.is_free(passed):
             passed = None       # (the function's own parameter, say: a suffix would say less)
-        base = passed or _read_from(facts, name) or "value"
+        base = passed or _read_from(facts, name, new_name) or "value"
         if hasattr(builtins, base):
             base = "builtin_" + base        # (the builtin's own name would shadow it)
         renames[name] = scope.fresh(base)
+        return renames[name]
+
+    for name in renamed:
+        new_name(name)
     nodes = {old: facts.by_name.pop(old, []) for old in renames}
     for old, new in renames.items():
         for node in nodes[old]:
@@ -73,10 +88,10 @@ def _passed_as(facts: Facts, name: str) -> Optional[str]:
     return None
 
 
-def _read_from(facts: Facts, name: str) -> Optional[str]:
+def _read_from(facts: Facts, name: str, name_of=None) -> Optional[str]:
     binding = facts.binding(name)
     if binding is not None:
-        return describe(binding.value)
+        return describe(binding.value, name_of)
     stores = facts.stores(name)
     if len(stores) == 1:
         holder = facts.statement_of(stores[0])
@@ -94,9 +109,10 @@ def _loop_target_name(loop: ast.For, store: ast.Name) -> Optional[str]:
     return None
 
 
-def describe(node: ast.expr) -> Optional[str]:
+def describe(node: ast.expr, name_of=None) -> Optional[str]:
     """A name for the value of ``node``: the attribute or key it reads, the
-    function it calls.
+    function it calls. ``name_of(name)`` is what a name read there stands
+    for (None: nothing that says what it is); by default the name itself.
 
     >>> import ast
     >>> describe(ast.parse("self._modules['norm']._parameters['weight']", mode="eval").body)
@@ -112,16 +128,26 @@ def describe(node: ast.expr) -> Optional[str]:
         key = node.slice.value
         if isinstance(key, str) and _clean(key):
             return _clean(key)
-        base = _clean(node.value.id) if isinstance(node.value, ast.Name) else describe(node.value)
+        base = _word(node.value.id, name_of) if isinstance(node.value, ast.Name) \
+            else describe(node.value, name_of)
         if isinstance(key, int) and base:
             return "%s_%d" % (base, key) if key >= 0 else base + "_last"
         return None
     if isinstance(node, ast.Call):
-        called = describe(node.func) if not isinstance(node.func, ast.Name) else _clean(node.func.id)
+        called = describe(node.func, name_of) if not isinstance(node.func, ast.Name) \
+            else _word(node.func.id, name_of)
         return called + "_result" if called else None
     if isinstance(node, ast.Name):
-        return _clean(node.id) + "_value" if _clean(node.id) else None
+        word = _word(node.id, name_of)
+        return word + "_value" if word else None
     return None
+
+
+def _word(name: str, name_of) -> Optional[str]:
+    """``name`` as part of a new name: what ``name_of`` says it stands for."""
+    if name_of is not None:
+        name = name_of(name)
+    return _clean(name) if name else None
 
 
 def _module_path_name(node: ast.expr) -> Optional[str]:

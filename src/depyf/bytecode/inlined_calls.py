@@ -34,7 +34,7 @@ def inlined_builtin_calls(func: Function, table) -> None:
     ``common_constants`` has named the builtin.)"""
     ops = func.ops
     doomed = []
-    position = {id(op): k for k, op in enumerate(ops)}
+    position = None
     i = 1
     while i + 3 < len(ops):
         copy, check, is_op, jump = ops[i:i + 4]
@@ -45,6 +45,8 @@ def inlined_builtin_calls(func: Function, table) -> None:
             continue
         name = _builtin_name(check.arg, table)
         load = ops[i - 1]
+        if position is None:
+            position = {id(op): k for k, op in enumerate(ops)}
         end = position.get(id(jump.target))
         if (name is None or _loaded_name(load) != name
                 or end is None or end <= i or ops[end].name != "PUSH_NULL"

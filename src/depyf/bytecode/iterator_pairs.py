@@ -130,11 +130,18 @@ def _genexpr_prologue(func: Function) -> None:
 
 def _follow(ops: List[Op], table):
     """Walk every path, keeping the kinds of the stack's slots at each op
-    (each op is stepped once: a state reached again must be the one it has)."""
+    (each op is stepped once). A state is kept only where paths may meet (a
+    jump's or a handler's target): a state reached there again must be the
+    one it has; between them an op has one way in, from the op before it."""
     n = len(ops)
     position = {id(op): k for k, op in enumerate(ops)}
-    states: List[Optional[list]] = [None] * n
-    states[0] = []
+    meets = set()
+    for op in ops:
+        if op.target is not None:
+            meets.add(position.get(id(op.target)))
+        if op.handler is not None:
+            meets.add(position.get(id(op.handler.target)))
+    states: Dict[int, list] = {0: []}
     todo = [0]
     doomed: List[Op] = []
     args: List[tuple] = []
@@ -144,34 +151,41 @@ def _follow(ops: List[Op], table):
     def reach(k: Optional[int], state: list) -> None:
         if k is None or k >= n:
             return
-        if states[k] is None:
+        seen = states.get(k)
+        if seen is None:
             states[k] = state
             todo.append(k)
-        elif states[k] != state:
+        elif seen != state:
             raise _Unfollowed("paths disagree at %d" % k)
 
     while todo:
         i = todo.pop()
-        op = ops[i]
         state = list(states[i])
-        handler = op.handler
-        if handler is not None:
-            kept = state[:handler.depth]
-            if len(kept) < handler.depth:
-                raise _Unfollowed("handler deeper than the stack")
-            depth = sum(1 for s in kept if s != PAIR)
-            if depths.setdefault(handler, depth) != depth:
-                raise _Unfollowed("a handler met at two depths")
-            reach(position.get(id(handler.target)),
-                  kept + [VALUE] * (1 + bool(handler.lasti)))
-        try:
-            fall, jump = _step(op, ops, i, state, table, doomed, args, calls)
-        except _Unfollowed as e:
-            raise _Unfollowed("%s at %d (%s)" % (e, i, op.name)) from None
-        if op.target is not None and jump is not None and op.name not in _MARKS_ONLY:
-            reach(position.get(id(op.target)), jump)
-        if op.name not in _STOPS and fall is not None:
-            reach(i + 1, fall)
+        while True:
+            op = ops[i]
+            handler = op.handler
+            if handler is not None:
+                kept = state[:handler.depth]
+                if len(kept) < handler.depth:
+                    raise _Unfollowed("handler deeper than the stack")
+                depth = len(kept) - kept.count(PAIR)
+                if depths.setdefault(handler, depth) != depth:
+                    raise _Unfollowed("a handler met at two depths")
+                reach(position.get(id(handler.target)),
+                      kept + [VALUE] * (1 + bool(handler.lasti)))
+            try:
+                fall, jump = _step(op, ops, i, state, table, doomed, args, calls)
+            except _Unfollowed as e:
+                raise _Unfollowed("%s at %d (%s)" % (e, i, op.name)) from None
+            if op.target is not None and jump is not None and op.name not in _MARKS_ONLY:
+                reach(position.get(id(op.target)), jump)
+            i += 1
+            if op.name in _STOPS or fall is None or i >= n:
+                break
+            if i in meets:
+                reach(i, fall)
+                break
+            state = fall
     return doomed, args, depths, calls
 
 

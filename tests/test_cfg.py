@@ -604,3 +604,16 @@ def test_cli_errors(source_file, tmp_path, capsys):
     bad.write_bytes(b"not a pyc file at all")
     assert main([str(bad)]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_entered_blocks_are_the_jump_and_handler_targets(version):
+    # The fallback starts a node where a jump or a handler enters: on its own
+    # ops (3.8-3.10's block set-ups kept), the graph's entered blocks are
+    # exactly the entry, every op's target and every handler's way in.
+    from depyf.decompiler.fallback import prepare_ops
+    for rec in compiled(version).values():
+        for ops in (prepare_ops(rec).ops, normalize(rec).ops):
+            expected = {0} | {op.target.index for op in ops if op.target is not None} \
+                | {op.handler.target.index for op in ops if op.handler is not None}
+            cfg = build_cfg(ops)
+            assert {b.start for b in cfg.entered_blocks()} == expected, rec.name

@@ -388,6 +388,23 @@ class Cfg:
                     work.append(t)
         return frozenset(seen)
 
+    def entered_blocks(self) -> List[Block]:
+        """The entry and the blocks control enters other than by falling into
+        them (a jump, a branch, a handler's way in), reachable or not: where
+        code that keeps a stack state per way in (the fallback) starts one.
+
+        >>> cfg = build_cfg(lambda x: 1 if x else 2)
+        >>> entered = cfg.entered_blocks()
+        >>> entered[0] is cfg.entry, cfg.entry.edge("false").target in entered
+        (True, True)
+        >>> cfg.entry.edge("true").target in entered      # (the way on: falling in)
+        False
+        """
+        # (a branch's way on to the next block is a falling in, whatever its kind)
+        return [b for b in self.blocks if b.index == 0 or any(
+            e.kind == EXCEPTION or (e.op is not None and e.op.target is b.first)
+            for e in b.predecessors)]
+
     @staticmethod
     def op_indices(blocks: Iterable[Block]) -> Set[int]:
         """The indices of the ops of ``blocks`` (``cfg.op_indices(cfg.reachable)``)."""

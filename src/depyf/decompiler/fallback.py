@@ -107,6 +107,7 @@ from ..bytecode.edits import remove_ops
 from ..bytecode.normalize import PASS_FUNCTIONS, PASSES, to_ops
 from ..bytecode.versions import get_table
 from .astcompat import child_nodes
+from .cfg import build_cfg
 from .expressions import Context, StackMachine, CodeConst, definition, same_target
 from .failure import DecompileFailure
 from .objects import CellRef
@@ -303,17 +304,6 @@ def _targeted(ops, span, producer) -> bool:
             if not (o.name == "JUMP" and span[-1].name == "END_SEND"):
                 return True
     return False
-
-
-def leaders(ops) -> set:
-    """Indices where a node must start: jump and handler targets."""
-    out = {0}
-    for op in ops:
-        if op.target is not None:
-            out.add(op.target.index)
-        if op.handler is not None:
-            out.add(op.handler.target.index)
-    return out
 
 
 # -- names ----------------------------------------------------------------------------
@@ -595,7 +585,8 @@ class Translator:
         self.ctx = Context(code, _strict_lambdas(nested), "function", class_name)
         self.ctx.implicit_returns = set()
         self.names = Names(code, _bound_names(self.ops), kind)
-        self.leaders = leaders(self.ops)
+        #: where a node must start: the blocks entered by a jump or a handler
+        self.leaders = {b.start for b in build_cfg(self.ops).entered_blocks()}
         self.nodes: Dict[tuple, Node] = {}
         self.order: List[Node] = []
         self.statics: Dict[tuple, object] = {}

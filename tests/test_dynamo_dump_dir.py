@@ -2,6 +2,7 @@
 import os
 import re
 import threading
+import time
 
 import pytest
 
@@ -46,6 +47,50 @@ def test_a_removed_registry_starts_afresh(tmp_path):
     os.remove(tmp_path / ".depyf_names.jsonl")
     assert d.allocate("function", "b.py:f", "f") == "f_1"     # this process still knows f
     assert DumpDir(str(tmp_path)).allocate("function", "b.py:f", "f") == "f_1"
+
+
+def test_a_replaced_registry_is_read_again(tmp_path):
+    d = DumpDir(str(tmp_path))
+    d.allocate("function", "a.py:f", "f")
+    other = tmp_path / "other.jsonl"
+    other.write_text('["function", "z.py:f", "f_1"]\n')
+    os.replace(other, tmp_path / ".depyf_names.jsonl")     # the kept registry is gone
+    assert d.allocate("function", "b.py:f", "f") == "f_2"
+    assert DumpDir(str(tmp_path)).allocate("function", "b.py:f", "f") == "f_2"
+
+
+def test_the_registry_is_closed_and_opened_again(tmp_path):
+    d = DumpDir(str(tmp_path))
+    d.allocate("function", "a.py:f", "f")
+    d.close()
+    d.close()                                   # twice is harmless
+    assert d.allocate("function", "b.py:f", "f") == "f_1"
+    assert DumpDir(str(tmp_path)).allocate("function", "b.py:f", "f") == "f_1"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_waits_for_the_parents_lock(tmp_path):
+    # The child's copy of the kept descriptor would share the parent's flock
+    # (and not wait for it): it opens the registry again.
+    d = DumpDir(str(tmp_path))
+    d.allocate("function", "a.py:f", "f")
+    read, write = os.pipe()
+    with d.locked():
+        pid = os.fork()
+        if pid == 0:
+            try:
+                name = d.allocate("function", "c.py:f", "f")
+                os.write(write, ("%s %f" % (name, time.time())).encode())
+            finally:
+                os._exit(0)
+        time.sleep(0.3)
+        released = time.time()
+    os.close(write)
+    with os.fdopen(read) as f:
+        name, when = f.read().split()
+    os.waitpid(pid, 0)
+    assert name == "f_1" and float(when) >= released
+    assert d.allocate("function", "c.py:f", "f") == "f_1"
 
 
 def test_concurrent_allocation_gives_distinct_names(tmp_path):

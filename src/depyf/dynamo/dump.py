@@ -100,6 +100,10 @@ class DumpDir:
         # the text this object last wrote to each file: rewriting the same text
         # (a full-code file when nothing changed) costs nothing
         self._written: Dict[str, str] = {}
+        # the registry, kept open by the process that opened it (see locked)
+        self._fd = None
+        self._fd_pid = None
+        self._lock = threading.Lock()
 
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)
@@ -109,13 +113,40 @@ class DumpDir:
         """The registry, open for reading and appending, held exclusively across
         processes (``flock`` on the registry itself: a lock file of its own
         cost one more file created per dump); not locked where ``flock`` is
-        missing."""
-        fd = os.open(self.file(REGISTRY), os.O_RDWR | os.O_APPEND | os.O_CREAT | _BINARY, 0o666)
-        try:
+        missing.
+
+        The registry stays open between locks (opening a file cost a dump more
+        than a tenth of a millisecond a compile): it is opened again in a
+        forked child, whose copy would share this process's lock, and when
+        the file was removed or replaced meanwhile."""
+        if self._fd_pid not in (None, os.getpid()):
+            # a forked child: the thread lock may have been held at the fork
+            self._lock = threading.Lock()
+        with self._lock:
+            fd = self._registry_fd()
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)     # released by the close
-            yield fd
-        finally:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                if os.fstat(fd).st_nlink == 0:      # removed (or replaced) since
+                    self.close()
+                    fd = self._registry_fd()
+                    if fcntl is not None:
+                        fcntl.flock(fd, fcntl.LOCK_EX)
+                yield fd
+            finally:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _registry_fd(self) -> int:
+        if self._fd is None or self._fd_pid != os.getpid():
+            self._fd = os.open(self.file(REGISTRY), os.O_RDWR | os.O_APPEND | os.O_CREAT | _BINARY, 0o666)
+            self._fd_pid = os.getpid()
+        return self._fd
+
+    def close(self) -> None:
+        """Close the registry (it is opened again when a name is wanted)."""
+        fd, self._fd = self._fd, None
+        if fd is not None and self._fd_pid == os.getpid():
             os.close(fd)
 
     def allocate(self, kind: str, key: str, preferred: str) -> str:

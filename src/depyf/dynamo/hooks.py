@@ -202,6 +202,7 @@ class Session:
             self._capture.uninstall()
             self._capture = None
         self._guarded("the dump", self.flush, final=True)
+        self.dir.close()
         self._guarded("breakpoints", self.breakpoints.uninstall)
 
     # -- failure containment ----------------------------------------------------

@@ -10,6 +10,7 @@ family, whatever the host compiles. :func:`assemble` reads one op a line::
     3     LOAD_FAST i               # a leading number starts a new source line
           CALL (1, (), 2) !h/1      # `!label/depth[/lasti]`: the op's handler
     done: LOAD_CONST None
+    cont: JUMP -> top               # see walker(): `statements` may name it
 
 :func:`structure` runs the walker on such a list and returns the statements
 as source text.
@@ -51,6 +52,11 @@ def _arg(text: str):
 
 def assemble(text: str) -> List[Op]:
     """The ops ``text`` writes (see the module docstring), targets and handlers resolved."""
+    return _assemble(text)[0]
+
+
+def _assemble(text: str) -> Tuple[List[Op], Dict[str, int]]:
+    """(the ops ``text`` writes, each label's index)."""
     ops: List[Op] = []
     labels: Dict[str, int] = {}
     pending: List[Tuple[Op, str, str]] = []
@@ -88,7 +94,7 @@ def assemble(text: str) -> List[Op]:
             op.handler = Handler(ops[labels[name]], depth, lasti)
     for k, op in enumerate(ops):
         op.index = k
-    return ops
+    return ops, labels
 
 
 def _no_nested(record, how):
@@ -101,17 +107,22 @@ def source(text: str) -> str:
     return textwrap.dedent(text).strip()
 
 
-def walker(text: str, **fields) -> Walker:
-    """A walker over the ops ``text`` writes; ``fields`` are the code record's
+def walker(text: str, statements=(), **fields) -> Walker:
+    """A walker over the ops ``text`` writes; ``statements`` labels the jumps
+    that are a ``continue`` statement's own (``Function.jump_statements``,
+    which the normalising passes fill); ``fields`` are the code record's
     (``varnames``, ``names``, ``argcount``...)."""
     fields.setdefault("version", HOST)
     fields.setdefault("name", "f")
     fields.setdefault("qualname", fields["name"])
     fields.setdefault("firstlineno", 1)
     record = CodeRecord(**fields)
-    return Walker(Function(record, assemble(text)), Context(record, _no_nested))
+    ops, labels = _assemble(text)
+    func = Function(record, ops)
+    func.jump_statements.update(id(ops[labels[name]]) for name in statements)
+    return Walker(func, Context(record, _no_nested))
 
 
-def structure(text: str, **fields) -> str:
+def structure(text: str, statements=(), **fields) -> str:
     """The statements the walker makes of the ops ``text`` writes, as source."""
-    return "\n".join(ast.unparse(stmt) for stmt in walker(text, **fields).body())
+    return "\n".join(ast.unparse(stmt) for stmt in walker(text, statements, **fields).body())

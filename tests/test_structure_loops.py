@@ -72,36 +72,67 @@ def test_for_loop_whose_exit_is_the_code_after_it():
     """)
 
 
-def test_bottom_tested_while_with_continue():
-    # 3.10+ tests the condition again at the end of the body; a continue
-    # jumps back to the first test
+def test_while_whose_continue_is_a_statement_of_its_own():
+    # 3.10-3.13 repeat the test at the bottom of the body, which
+    # normalize.unrotated_loops drops: a branch's end went there (now to the
+    # closing jump back), a `continue` to the top test, as it still does
+    # (Function.jump_statements says so)
     assert structure("""
     head:  1   PUSH_NULL
                LOAD_FAST a
                CALL (0, (), 2)
                POP_JUMP_IF_FALSE -> out
-    body:  2   PUSH_NULL
+           2   PUSH_NULL
                LOAD_GLOBAL b
                CALL (0, (), 2)
                POP_JUMP_IF_FALSE -> rest
-           3   JUMP -> head
+    cont:  3   JUMP -> head
     rest:  4   PUSH_NULL
                LOAD_GLOBAL c
                CALL (0, (), 2)
                POP_TOP
-           1   PUSH_NULL
-               LOAD_FAST a
-               CALL (0, (), 2)
-               POP_JUMP_IF_TRUE -> body
-               LOAD_CONST None
-               RETURN_VALUE
+           1   JUMP -> head
     out:       LOAD_CONST None
                RETURN_VALUE
-    """, varnames=("a",), argcount=1, names=("b", "c")) == source("""
+    """, statements=("cont",), varnames=("a",), argcount=1, names=("b", "c")) == source("""
         while a():
             if b():
                 continue
             c()
+        return None
+    """)
+
+
+def test_while_whose_body_ends_in_an_if_else():
+    # the jump over the else goes to the closing jump back (the compiler did
+    # not thread it on to the head, as it would to 3.9's)
+    assert structure("""
+    head:  1   PUSH_NULL
+               LOAD_FAST a
+               CALL (0, (), 2)
+               POP_JUMP_IF_FALSE -> out
+           2   PUSH_NULL
+               LOAD_GLOBAL b
+               CALL (0, (), 2)
+               POP_JUMP_IF_FALSE -> other
+           3   PUSH_NULL
+               LOAD_GLOBAL c
+               CALL (0, (), 2)
+               POP_TOP
+               JUMP -> back
+    other: 5   PUSH_NULL
+               LOAD_GLOBAL d
+               CALL (0, (), 2)
+               POP_TOP
+    back:  1   JUMP -> head
+    out:       LOAD_CONST None
+               RETURN_VALUE
+    """, varnames=("a",), argcount=1, names=("b", "c", "d")) == source("""
+        while a():
+            if b():
+                c()
+            else:
+                d()
         return None
     """)
 

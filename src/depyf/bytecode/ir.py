@@ -78,9 +78,11 @@ class Function:
     #: the op names decoded (before the passes; None: not known). A name no
     #: pass makes is in the ops only if it is here.
     decoded_names: Optional[set] = None
-    #: ids of the conditional jumps back made of a jump over a JUMP that had a
-    #: line of its own (3.12+: a ``continue`` statement's; see
-    #: ``normalize.backward_conditional_jumps``)
+    #: ids of the jumps that are a ``continue`` statement's own where the layout
+    #: does not say so: the conditional jumps back made of a jump over a JUMP
+    #: that had a line of its own (3.12+; see
+    #: ``normalize.backward_conditional_jumps``), and the jumps to the top test
+    #: of a rotated while loop (3.10-3.13; see ``rotated_loops``)
     jump_statements: set = field(default_factory=set)
     #: id of a jump -> the line of the NOP it went to, which only jumps reach
     #: (a ``break`` whose jump to the next op the compiler dropped, 3.10+;

@@ -41,6 +41,7 @@ from .blockstack import block_stack_handlers, exc_info_shuffles
 from .finally38 import finally_to_py39
 from .inlined_calls import inlined_builtin_calls
 from .iterator_pairs import iterator_pairs
+from .rotated_loops import unrotated_loops
 from .special_lookups import with_specials
 from .decode import Bytecode, as_record, decode_ops
 from .edits import one_scan, remove_ops, replace_ops, rewrite_each
@@ -1984,7 +1985,7 @@ PASS_FUNCTIONS.update({
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
         dead_loop_tails, closure_loads, unthread_short_circuit_pops, unfolded_not_jumps,
         iterator_pairs, annotation_marks, adjacent_jumps, lazy_imports, try_line_nops,
-        nested_loop_tops)
+        nested_loop_tops, unrotated_loops)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -2052,6 +2053,11 @@ NEEDS: Dict[str, frozenset] = {
     "merge_copied_exits": frozenset({"RETURN_VALUE", "RERAISE"}) | _BLOCK_SETUPS | _FINALLY_38,
     # (the jump back it looks for: no loop, no such jump)
     "backward_conditional_jumps": _JUMPS_BACK,
+    # (a rotated loop's jump back: 3.10's conditional jumps go either way)
+    "unrotated_loops": _JUMPS_BACK | {"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE",
+                                      "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE",
+                                      "POP_JUMP_BACKWARD_IF_NONE",
+                                      "POP_JUMP_BACKWARD_IF_NOT_NONE"},
     "with_specials": frozenset({"LOAD_SPECIAL"}),
     "annotation_marks": frozenset({"BUILD_SET"}),
     "lazy_imports": frozenset({"IMPORT_NAME"}),
@@ -2073,6 +2079,9 @@ _COPIED_EXITS = ["merge_copied_exits"]
 _LINE_NOPS = ["jumps_to_line_nops"]
 #: 3.10 on: Dynamo's idioms no compiler writes (its code is decompiled on those)
 _GENERATED = ["popped_branch_constants"]
+#: 3.10 on: the compiler copies a while loop's test to the bottom of its body
+#: (before merge_copied_exits: a copied exit block is no rotated loop's exit)
+_ROTATED = ["unrotated_loops"]
 
 #: Which passes each version needs, in order.
 PASSES = {
@@ -2093,19 +2102,19 @@ PASSES = {
         "call_ex_plain", "drop_generator_prologue", "fold_kwnames", "drop_qualname",
         "async_for_loops", "block_stack_handlers", "exc_info_shuffles", "chained_comparisons",
         "unthread_short_circuits", "copied_loop_returns", "doubled_returns", "match_results",
-        "merge_copied_tails", "copied_with_exits"] + _COPIED_EXITS + ["stack_copies"],
+        "merge_copied_tails", "copied_with_exits"] + _ROTATED + _COPIED_EXITS + ["stack_copies"],
     (3, 11): _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "drop_generator_prologue", "fold_kwnames",
         "send_loops", "async_for_loops", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "unthread_short_circuits", "copied_loop_returns",
-        "doubled_returns"] + _COPIED_EXITS,
+        "doubled_returns"] + _ROTATED + _COPIED_EXITS,
     (3, 12): ["copied_returns"] + _LINE_NOPS + _COMMON + _GENERATED + [
         "call_ex_null", "null_before_global", "method_loads", "drop_generator_prologue",
         "intrinsics", "class_deref", "fold_kwnames", "drop_end_for", "short_circuit_jumps",
         "send_loops", "async_for_loops", "drop_generator_wrapper",
         "comprehension_cleanups_out_of_line", "drop_async_gen_wrap", "except_star_handlers",
         "chained_comparisons", "backward_conditional_jumps", "copied_loop_returns",
-        "doubled_returns", "cold_handlers"] + _COPIED_EXITS,
+        "doubled_returns", "cold_handlers"] + _ROTATED + _COPIED_EXITS,
     (3, 13): ["copied_returns"] + _LINE_NOPS + _COMMON + ["closure_loads", "bool_conversions"]
     + _GENERATED + [
         "call_ex_null", "null_after_global", "method_loads", "make_function_flags",
@@ -2114,11 +2123,12 @@ PASSES = {
         "async_for_loops", "drop_generator_wrapper", "comprehension_cleanups_out_of_line",
         "drop_async_gen_wrap", "except_star_handlers", "chained_comparisons",
         "backward_conditional_jumps", "copied_loop_returns", "doubled_returns",
-        "cold_handlers"] + _COPIED_EXITS,
+        "cold_handlers"] + _ROTATED + _COPIED_EXITS,
 }
 #: 3.14 and 3.15: their new spellings first (each brings its idiom to 3.13's
 #: form, on the decoded names), then 3.13's passes; not ``copied_returns``:
-#: with RETURN_CONST gone, every ``return <constant>`` is what it looks for
+#: with RETURN_CONST gone, every ``return <constant>`` is what it looks for;
+#: not ``unrotated_loops``: a while loop is tested at its top only
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
              "call_ex_kwargs_slot", "annotation_marks", "try_line_nops", "nested_loop_tops"]
 _AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditional_jumps",
@@ -2126,7 +2136,7 @@ _AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditi
               "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),
               "bool_conversions": ("bool_conversions", "unfolded_not_jumps")}
 PASSES[(3, 14)] = _FROM_314 + [
-    name for name in PASSES[(3, 13)] if name != "copied_returns"
+    name for name in PASSES[(3, 13)] if name not in ("copied_returns", "unrotated_loops")
     for name in _AFTER_314.get(name, (name,))]
 #: 3.15: its iterator pairs made one item first, on the decoded ops (the stack
 #: effects it follows are the decoded names')

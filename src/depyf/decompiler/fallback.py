@@ -128,6 +128,8 @@ STRUCTURAL_PASSES = frozenset({
     "dead_loop_tails",
     # an op only the structurer reads (the loop head a NOP marks)
     "nested_loop_tops",
+    # a rotated loop's bottom test dropped: the fallback keeps the compiler's layout
+    "unrotated_loops",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits", "unthread_short_circuit_pops",
     # the global AssertionError is not always the builtin one

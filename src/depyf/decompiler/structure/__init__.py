@@ -5,8 +5,7 @@ One module per construct family:
 - :mod:`.walker` walks a code object's normalised ops and dispatches each
   region to its family (straight-line statements and the jumps that leave a
   block live here);
-- :mod:`.chains` reads a test's operands and jumps off the ops (and the test
-  a rotated while loop repeats at its bottom);
+- :mod:`.chains` reads a test's operands and jumps off the ops;
 - :mod:`.conditionals` parses such a chain of conditional jumps as
   ``and``/``or``/``not``;
 - :mod:`.ifs` rebuilds ``if``/``elif``/``else``, ``assert`` and conditional

@@ -32,8 +32,6 @@ _NOT_OPERAND = frozenset({"RETURN_VALUE", "RAISE_VARARGS"}) | WITH_STARTS
 #: prefixes of the op names that end a condition operand, and the answer per name
 _SEGMENT_ENDS = ("STORE", "DELETE", "RETURN", "RAISE", "POP_TOP", "IMPORT", "YIELD")
 _ENDS_SEGMENT = {}
-#: ops that end a statement: a loop's repeated bottom test holds none of them
-_STATEMENT_END = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "JUMP"})
 
 
 def read_chain(w, m: StackMachine, i: int, hi: int, prior=()):
@@ -158,20 +156,6 @@ def read_condition(w, m: StackMachine, i: int, hi: int):
         for s in segments:
             s.alias = None
         k, test, after = _chain(w, segments[:k], segments[k].start)
-    repeat = loop_test_jumps(w, after) if k > 1 else None
-    if repeat is not None and 0 < repeat < k:
-        # Only the last jumps repeat at the bottom of the loop whose body
-        # starts there: they are its test, and the ones before an if's
-        # around it (`if n > 0: while not eof:`, both jumping past).
-        aliases = [s.alias for s in segments]
-        for s in segments:
-            s.alias = None
-        cut, cut_test, cut_after = _chain(w, segments[:k - repeat], segments[k - repeat].start)
-        if cut == k - repeat:
-            k, test, after = cut, cut_test, cut_after
-        else:
-            for s, alias in zip(segments, aliases):
-                s.alias = alias
     segments = segments[:k]
     last = segments[-1]
     target = last.target
@@ -179,8 +163,6 @@ def read_condition(w, m: StackMachine, i: int, hi: int):
     m.start_line = None
     # jump-when-false means the fall-through is the true branch
     test = test if not last.sense else negate(test)
-    #: how many jumps the condition took (a while loop's test repeats them all)
-    test.chain_length = k
     return test, after, target, line
 
 
@@ -221,55 +203,3 @@ def _merge_copied_targets(w, segments) -> None:
     for seg in segments[:-1]:
         if seg.target != last.target and _tail_key(w, seg.target) == key:
             seg.alias = last.target
-
-
-# -- the test a rotated while loop repeats at its bottom ---------------------------------
-
-def loop_test_jumps(w, body_start):
-    """How many conditional jumps the bottom test of the 3.10+ while loop
-    whose body starts at ``body_start`` repeats; None if no such loop."""
-    targets = w.back_targets.get(body_start)
-    if not targets:
-        return None
-    bottom = bottom_test(w, body_start, max(targets))
-    if bottom is None:
-        return None
-    start, test_end = bottom
-    return sum(o.name in CONDITIONAL for o in w.ops[start:test_end + 1])
-
-
-def bottom_test(w, body_start, latch):
-    """(first op, last jump) of the test repeated at the bottom of the 3.10+
-    while loop whose body starts at ``body_start`` and jumps back at
-    ``latch``; None where the loop has no such test."""
-    op = w.ops[latch]
-    if op.name in CONDITIONAL:
-        test_end = latch
-    elif op.name == "JUMP" and w.ops[latch - 1].name in CONDITIONAL \
-            and w.ops[latch - 1].target.index > latch:
-        # 3.12+ has no backward conditional jump: `c; POP_JUMP_IF_FALSE exit; JUMP L`.
-        test_end = latch - 1
-    else:
-        return None
-    start = _bottom_test_start(w, body_start, test_end)
-    return None if start is None else (start, test_end)
-
-
-def _bottom_test_start(w, body_start, test_end):
-    """Where the repeated loop test begins: the longest run of ops before the
-    latch that repeats the ops before the loop body (the top test)."""
-    # The final jumps differ (false-to-exit above, true-to-body below); the
-    # ops before them repeat. Inner jumps of an and/or test repeat too.
-    k = 0
-    while True:
-        top = body_start - 2 - k
-        bottom = test_end - 1 - k
-        if top < 0 or bottom < body_start:
-            break
-        a, b = w.ops[top], w.ops[bottom]
-        if a.name != b.name or (a.target is None and a.arg != b.arg) \
-                or a.name in _STATEMENT_END or a.name.startswith("DELETE") \
-                or (a.name.startswith("STORE") and not walrus_store(w.ops, top)):
-            break
-        k += 1
-    return test_end - k if k else None

@@ -431,8 +431,7 @@ def _moved_loop_exit(w, body_end, hs, he, end, inline):
     stop = min(end, hs) if inline else end
     if not w.func.cold_handlers or w.frames.loop is None or not body_end < stop \
             or w.frames.loop.moved_exit is not None or ops[end].name != "JUMP" \
-            or not jump_continues(w, ops[end]) or w.frames.loop.extra_continue is not None \
-            or w.frames.loop.iterator:
+            or not jump_continues(w, ops[end]) or w.frames.loop.iterator:
         return None
     if ops[stop - 1].name not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") \
             or not all(k in w.normal for k in range(body_end, stop)) \
@@ -584,18 +583,10 @@ def extend_inline_body(w, i, body_end, hs) -> int:
         changed = False
         for k in range(i, body_end):
             t = ops[k].target.index if ops[k].target is not None else -1
-            if body_end < t < hs and ops[k].name != "JUMP" and not w.is_loop_jump(ops[k]) \
-                    and not _top_test_exit(ops, k, t):
+            if body_end < t < hs and ops[k].name != "JUMP" and not w.is_loop_jump(ops[k]):
                 body_end = t
                 changed = True
     return body_end
-
-
-def _top_test_exit(ops, k, t) -> bool:
-    """``ops[k]`` is the top test of a bottom-tested while loop (3.10+) in the
-    body, jumping to ``t`` past it: the loop's way out, not a branch's end."""
-    return any(ops[j].target is not None and ops[j].target.index == k + 1
-               and ops[j].name.startswith("POP_JUMP") for j in range(k + 1, t))
 
 
 def _constant_return_end(w, m, k, stop) -> int:
@@ -841,9 +832,11 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
                 # Up to 3.9 an explicit `continue` leaves the clause's own way
                 # out after it, dead; without that it may be the clause ending.
                 # Not after copies of enclosing finally bodies: falling off the
-                # clause would run them and then the code after them.
+                # clause would run them and then the code after them. Not a
+                # `continue` statement's own jump (Function.jump_statements).
                 sub.stmts[-1].fall_off = isinstance(sub.stmts[-1], ast.Continue) and \
                     not (k + 1 < w.n and ops[k + 1].name == "POP_EXCEPT") \
+                    and id(ops[k]) not in w.func.jump_statements \
                     and not _leaves_loop_through_finally(w, sub, way_out)
             else:
                 exit_target = ops[k].target.index

@@ -29,8 +29,6 @@ class LoopFrame:
     """A loop whose body is being walked."""
     header: int          # where `continue` goes
     exit: int            # where `break` goes
-    extra_continue: Optional[int] = None   # a bottom-tested while: the body start
-    top: Optional[int] = None              # a bottom-tested while: the top test (`continue`)
     iterator: bool = False                 # a for loop keeps its iterator on the stack
     break_target: Optional[int] = None     # past the else clause, when there is one
     body_end: Optional[int] = None         # where the body's ops end (exclusive)
@@ -43,7 +41,7 @@ class LoopFrame:
     @property
     def continues(self):
         """Where a jump starts the next iteration."""
-        return {t for t in (self.header, self.extra_continue, self.top) if t is not None}
+        return {self.header}
 
     def leaves_to(self, target: int) -> bool:
         """A jump to ``target`` starts the next iteration or leaves the loop."""

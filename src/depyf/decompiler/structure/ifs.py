@@ -49,12 +49,6 @@ def if_statement(w, m, test, then_start, else_start, hi, line) -> int:
     end = _assert_statement(w, m, test, then_start, else_start, hi, line)
     if end is not None:
         return end
-    if then_start in w.back_targets and else_start < then_start:
-        # A bottom-tested while whose exit was threaded to an outer loop's top.
-        end = loops.inverted_while(w, m, test, then_start, else_start, line,
-                                  jumps=getattr(test, "chain_length", None))
-        if end is not None:
-            return end
     if else_start == then_start:
         # `if c: pass`, its NOP dropped: the jump lands where the body falls.
         m.stmts.extend(spill_before_branches(m, test))
@@ -69,13 +63,6 @@ def if_statement(w, m, test, then_start, else_start, hi, line) -> int:
             return end
     if else_start <= then_start:
         raise DecompileFailure("backward conditional jump outside a loop")
-    if then_start in w.back_targets:
-        # (The bottom test repeats the whole condition read here; one that
-        # repeats more was read short, and the loop is not this one.)
-        end = loops.inverted_while(w, m, test, then_start, else_start, line,
-                                  jumps=getattr(test, "chain_length", None))
-        if end is not None:
-            return end
     else_start = _else_start_in_block(w, then_start, else_start, hi)
     if len(m.stack) > m.base and w.ops[else_start - 1].name == "RETURN_VALUE":
         end = _ifexp_with_copied_tail(w, m, test, then_start, else_start, hi)
@@ -100,12 +87,11 @@ def _if_ending_body(w, m, test, then_start, else_start, hi, line, loop):
                                   orelse=[at(ast.Continue(), end.line)]), line))
         return hi
     nxt = w.ops[else_start] if else_start < w.n else None
-    # (A jump to the top test of a bottom-tested while is always `continue`.)
     # (Not when `if c:` would need a `not` the compiler folds into the
     # comparison: then the source was `if not c: continue`.)
     if (else_start in loop.continues and else_start < then_start
             or else_start > hi and nxt.name == "JUMP" and nxt.target.index in loop.continues) \
-            and else_start != loop.top and w.flows_to_next_iteration(loop, hi) \
+            and w.flows_to_next_iteration(loop, hi) \
             and not folds_a_not(test) and not _explicit_jump(w, then_start - 1):
         # `if test: rest-of-the-body`, the jump over it threaded to the loop's top
         body = w.block(then_start, hi, m.stack)
@@ -116,7 +102,7 @@ def _if_ending_body(w, m, test, then_start, else_start, hi, line, loop):
     if else_start in loop.continues and else_start < then_start and end is not None \
             and end.name == "JUMP" and end.target.index == else_start \
             and end.index not in w.reachable \
-            and else_start != loop.top and not folds_a_not(test):
+            and not folds_a_not(test) and not _explicit_jump(w, then_start - 1):
         # `if test: A` then `continue` ending the block, unreached after a
         # raise in A (up to 3.9): the jump past A was threaded through the
         # continue. (`if not test: continue` keeps a jump over the continue.)
@@ -238,13 +224,6 @@ def _branch_ends(w, then_start, else_start, hi):
         else_end = join
     elif last is not None and last.name == "JUMP" and last.target.index > else_start \
             and not w.is_loop_jump(last):
-        else_end = min(last.target.index, hi)
-    elif last is not None and last.name == "JUMP" and last.target.index > else_start \
-            and w.frames.loop is not None and w.frames.loop.extra_continue is not None \
-            and last.target.index == w.frames.loop.header:
-        # 3.10+ while loop: a forward jump to the repeated test at the bottom is
-        # the jump over an else at the end of the body (`continue` goes to the top).
-        then_end = else_start - 1
         else_end = min(last.target.index, hi)
     elif last is not None and last.name == "JUMP" and w.is_loop_jump(last) \
             and (join := _join_from_inside(w, then_start, else_start, hi)) is not None \
@@ -584,10 +563,9 @@ def _continues_at_body_end(w, op, hi: int) -> bool:
     loop = w.frames.loop
     if loop is None:
         return False
-    # (A branch falling off a bottom-tested while's body goes on to the
-    # repeated test; only `continue` jumps back to the top one.)
+    # (not a `continue` statement's own jump: see Function.jump_statements)
     return loop.body_end == hi and op.target.index in loop.continues \
-        and op.target.index != loop.top
+        and id(op) not in w.func.jump_statements
 
 
 def _try_ifexp(w, m, test, then_start, then_end, else_start, else_end):

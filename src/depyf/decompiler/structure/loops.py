@@ -8,8 +8,9 @@ IR::
     for:        iter; GET_ITER; H: FOR_ITER exit; target; body; JUMP H; exit: [else]
     while:      H: test; POP_JUMP_IF_FALSE exit; body; JUMP H; exit: [else]
     while True: H: body; JUMP H
-    bottom-tested while (the compiler's rotated loop):
-                test; POP_JUMP_IF_FALSE exit; B: body; test; POP_JUMP_IF_TRUE B; exit:
+
+(3.10-3.13's rotated while loop, its test repeated at the bottom of the body,
+reaches here tested at the top: see ``depyf.bytecode.rotated_loops``.)
 
 A ``break`` is a jump past the latch (beyond the loop's exit when the loop
 has an ``else``), a ``continue`` a jump to the header that is not the latch.
@@ -58,23 +59,7 @@ def loop(w, m: StackMachine, i: int, hi: int) -> int:
     line = m.start_line if m.start_line is not None else header.line
     if header.name == "FOR_ITER":
         return for_loop(w, m, i, latch, hi, flow)
-    end = _inverted_while_with_continue(w, m, i, latch, line)
-    if end is not None:
-        return end
     return while_loop(w, m, i, latch, hi, line)
-
-
-def _inverted_while_with_continue(w, m, i, latch, line):
-    """3.10+: ``continue`` in a bottom-tested while jumps back to the top test,
-    which makes the top test a jump target as well as the body start."""
-    segments, after, test = _top_test(w, m, i, latch)
-    if not segments or after not in w.back_targets \
-            or max(w.back_targets[after]) < latch:
-        return None
-    last = segments[-1]
-    test = test if not last.sense else negate(test)
-    m.start_line = None
-    return inverted_while(w, m, test, after, last.target, line, top=i)
 
 
 def for_loop(w, m, i, latch, hi, flow=None) -> int:
@@ -322,47 +307,6 @@ def while_loop(w, m, i, latch, hi, line) -> int:
         m.start_line = None
         return max(end, latch + 1) if body_end == latch else hi
     raise DecompileFailure("loop shape not recognised")
-
-
-def inverted_while(w, m, test, body_start, exit_, line, top=None, jumps=None):
-    """3.10+ ``while c: B`` is ``c; POP_JUMP_IF_FALSE exit; L: B; c; POP_JUMP_IF_TRUE L; exit:``."""
-    latch = max(w.back_targets[body_start])
-    if exit_ < body_start:
-        # The exit jumps on to an outer loop's top, as the op after the latch does.
-        after = w.ops[latch + 1] if latch + 1 < w.n else None
-        if after is None or after.name != "JUMP" or after.target.index != exit_:
-            return None
-        exit_ = latch + 1
-    # The top test may jump to a copy of the code after the loop (3.10+
-    # duplicates small exit blocks), so the loop ends at the latch.
-    if latch + 1 > exit_:
-        return None
-    bottom = chains.bottom_test(w, body_start, latch)
-    if bottom is None:
-        return None
-    bottom_start, test_end = bottom
-    if jumps is not None and jumps != sum(
-            o.name in CONDITIONAL for o in w.ops[bottom_start:test_end + 1]):
-        # The condition read at the top takes in more than the loop's test
-        # (an `if c: continue` before the loop jumps where it exits).
-        return None
-    if top is None:
-        # Only handler code may jump back to the top test (a `continue` in an
-        # except clause, which is no back edge): the test's ops repeat the
-        # bottom one's, up to its jump.
-        top = body_start - 1 - (test_end - bottom_start)
-    loop = LoopFrame(header=bottom_start, exit=exit_, extra_continue=body_start,
-                     body_end=bottom_start, top=top)
-    loop.break_target = _break_target(w, body_start, latch, exit_)
-    with w.frames.push(loop):
-        body = w.block(body_start, bottom_start, m.stack)
-    end = latch + 1
-    orelse = []
-    if loop.break_target is not None and loop.break_target > exit_:
-        orelse = w.block(exit_, loop.break_target, m.stack)
-        end = loop.break_target
-    m.stmts.append(at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
-    return end
 
 
 def _dropped_break(w, lo, latch, exit_):

@@ -173,12 +173,10 @@ class Walker:
                 continue
             if not self._handler_exit(op):
                 targets.setdefault(op.target.index, []).append(op.index)
-            elif op.target.handler is None:
-                entry = self._before_own_try(op)
-                if entry is not None:
-                    clause_latches.append((op, entry))
-        for op, entry in clause_latches:
-            if op.target.index not in targets and not self._loop_around_try(op, entry, targets):
+            elif op.target.handler is None and self._before_own_try(op) is not None:
+                clause_latches.append(op)
+        for op in clause_latches:
+            if op.target.index not in targets:
                 targets[op.target.index] = [op.index]
         return targets
 
@@ -224,14 +222,6 @@ class Walker:
             if start in self.normal:
                 return entry if op.target.index < start else None
             k = start       # (a try in an except clause: the outer try's start counts)
-
-    def _loop_around_try(self, op, entry: Op, targets) -> bool:
-        """A loop starting between ``op``'s target and its try (the handler at
-        ``entry``'s) holds the whole try (it jumps back from past it): 3.10-3.13's
-        bottom-tested while, whose ``continue`` goes to the test before it."""
-        start, end = self._protected_span(entry)
-        return any(op.target.index < head <= start and any(k > end for k in latches)
-                   for head, latches in targets.items())
 
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,

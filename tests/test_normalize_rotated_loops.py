@@ -80,6 +80,7 @@ def test_the_bottom_test_goes_and_the_jump_back_reaches_the_top_test():
                            "LOAD_CONST", "RETURN_VALUE"]
     back = func.ops[8]
     assert back.target is top and back.line == 1     # (the test's line, which it takes)
+    assert id(back) in func.rebuilt_jumps_back
     assert func.ops[3].target is exit_ and valid(func)
 
 
@@ -188,14 +189,19 @@ def test_a_continue_in_an_except_clause_laid_out_after_the_loop():
 def test_an_enclosing_while_true_gets_a_head_of_its_own():
     # while True: (while a(): g()); h()    both loops would jump back to a()
     top, bottom = call_a(), call_a()
+    for op in top + bottom:
+        op.line = 2
     body = g_call()
-    after = Op("LOAD_GLOBAL", "h", line=3)
-    outer_back = Op("JUMP", target=top[0], line=3)
-    ops = top + [Op("POP_JUMP_IF_FALSE", target=after)] + body + bottom + [
-        Op("POP_JUMP_IF_TRUE", target=body[0]), after, Op("POP_TOP", line=3), outer_back]
+    body[0].line = 3
+    after = Op("LOAD_GLOBAL", "h", line=4)
+    outer_back = Op("JUMP", target=top[0], line=1)   # (on the `while True:` line)
+    ops = top + [Op("POP_JUMP_IF_FALSE", target=after, line=2)] + body + bottom + [
+        Op("POP_JUMP_IF_TRUE", target=body[0], line=2), after, Op("POP_TOP", line=4),
+        outer_back]
     func = Function(None, ops)
     unrotated_loops(func, None)
     assert func.ops[0].name == "LOOP_TOP" and outer_back.target is func.ops[0]
+    assert func.ops[0].line == 1
     inner_back = func.ops[func.ops.index(after) - 1]
     assert inner_back.name == "JUMP" and inner_back.target is top[0] and valid(func)
 

@@ -5,7 +5,9 @@ Each op list is what ``depyf.bytecode.normalize`` makes of some CPython's
 code for the source in the test's name: the structurer must read it whatever
 interpreter compiled it, so the tests give it the IR itself.
 """
-from structure_ops import source, structure
+import ast
+
+from structure_ops import source, structure, walker
 
 
 def test_for_else_with_break():
@@ -245,4 +247,32 @@ def test_continue_of_the_outer_loop_is_a_break_of_the_inner_one():
             else:
                 g()
         return None
+    """)
+
+
+def test_a_loop_head_mark_starts_no_statement_of_the_body():
+    # `while True:` whose body starts with a while loop: the outer loop's head
+    # is a LOOP_TOP on its own line, the inner loop's statement on its test's
+    stmts = walker("""
+    outer: 1   LOOP_TOP
+    inner: 2   LOAD_FAST a
+               POP_JUMP_IF_FALSE -> rest
+           3   PUSH_NULL
+               LOAD_GLOBAL g
+               CALL (0, (), 2)
+               POP_TOP
+           2   JUMP -> inner
+    rest:  4   PUSH_NULL
+               LOAD_GLOBAL h
+               CALL (0, (), 2)
+               POP_TOP
+           1   JUMP -> outer
+    """, varnames=("a",), argcount=1, names=("g", "h")).body()
+    outer = stmts[0]
+    assert (outer.lineno, outer.body[0].lineno, outer.body[1].lineno) == (1, 2, 4)
+    assert ast.unparse(outer) == source("""
+        while True:
+            while a:
+                g()
+            h()
     """)

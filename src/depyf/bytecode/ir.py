@@ -91,8 +91,10 @@ class Function:
     #: id of a try body's first op -> the line of the ``try:`` before it, where
     #: that is a line of its own (3.14+: see normalize.try_line_nops)
     try_lines: dict = field(default_factory=dict)
-    #: ids of the jumps back ``normalize.closing_jumps_back`` put back (3.14+
-    #: threads them only where an if ends a loop's body outside a try's else)
+    #: ids of the jumps back a pass put in: ``normalize.closing_jumps_back``'s
+    #: (3.14+ threads them only where an if ends a loop's body outside a try's
+    #: else) and ``rotated_loops``' (3.10-3.13: in place of a bottom test, where
+    #: an if ending the body went whether or not a try's else holds it)
     rebuilt_jumps_back: set = field(default_factory=set)
     #: id of a YIELD_FROM -> the op laid out just before its out-of-line
     #: CLEANUP_THROW block (3.12+: where its statement's handlers were compiled;

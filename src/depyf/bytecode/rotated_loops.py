@@ -1,28 +1,38 @@
 """3.10-3.13's rotated while loops, tested at the top as 3.8/3.9 have them.
 
-3.10+ compiles ``while c: B`` with the test at the top and a copy of it at
-the bottom of the body, so that each iteration takes one jump; older
-versions (and 3.14, which stopped copying the test) test at the top only.
-:func:`unrotated_loops` drops the bottom copy and jumps back to the top test
-instead, so the structurer reads one spelling of a while loop::
+3.10-3.13 compile ``while c: B`` with the test at the top and a copy of it
+at the bottom of the body, so that each iteration takes one jump; 3.8/3.9
+and 3.14 test at the top only. :func:`unrotated_loops` drops the bottom copy
+and jumps back to the top test instead, so that the structurer reads one
+spelling of a while loop::
 
     T: c; POP_JUMP_IF_FALSE X; L: B; c; POP_JUMP_IF_TRUE L; X:
-    -> T: c; POP_JUMP_IF_FALSE X; L: B; JUMP T; X:
+    -> T: c; POP_JUMP_IF_FALSE X; L: B; J: JUMP T; X:
 
-(3.12+ has no backward conditional jump: its bottom test is ``c;
+(3.12+ has no backward conditional jump: its bottom test ends ``c;
 POP_JUMP_IF_FALSE X; JUMP L``, which ``backward_conditional_jumps`` folds
 into the form above where it can; both forms are read here.)
 
-What jumped to the bottom test (the end of an if's branch ending the body)
-jumps to the new ``JUMP T``; a ``continue`` already jumps to the top test,
-from the body or from an except clause's code, and still does. Only a
-bottom test that provably repeats the top one goes: op for op the same
-names, arguments, lines and handlers, its inner jumps (an ``and``/``or``)
-landing where the top test's land, up to the final jumps, which leave the
-loop and go back into the body. A loop whose top test leaves by another way
-than the bottom one is left as it is, but where the two ways are one: the
-code after the loop, or an enclosing loop's next iteration that the op
-after the loop jumps to.
+Only a bottom test that provably repeats the top one goes: op for op the
+same names, arguments, lines and handlers, its inner jumps (an ``and``/
+``or``) landing where the top test's land, the run of repeated ops ending
+each side where a statement ends (see :func:`_tests_start_after`); anything
+else is left as it is. The top test may leave by a copy of the code after
+the loop (3.10+ copies a small block that returns onto each way there), or
+straight to the enclosing loop's head the op after the loop jumps to.
+
+What the rest of the code says of the loop stays true:
+
+* what jumped to the bottom test (a branch ending the body) jumps to ``J``,
+  which ``Function.rebuilt_jumps_back`` records;
+* a ``continue`` jumps to the top test, from the body or from the code of an
+  except clause laid out after the loop, as before; as layout alone no
+  longer tells it from a branch's end, ``Function.jump_statements`` records it;
+* the top test's jumps to a copy of the code after the loop go to that code
+  (copies nothing reaches any more go);
+* an enclosing ``while True`` whose body starts with the loop jumped back to
+  its top test too: it gets a head of its own, ``LOOP_TOP`` on its line (as
+  3.14 keeps its NOP: see ``normalize.nested_loop_tops``).
 
 Example (``while a and b: g()``, 3.11)::
 
@@ -291,6 +301,7 @@ def _unrotate(func: Function, loops: List[RotatedLoop], entries) -> None:
         # from a branch's end)
         func.jump_statements.update(map(id, continues))
         back = Op("JUMP", None, top, first.line, first.offset, first.handler)
+        func.rebuilt_jumps_back.add(id(back))
         if func.unguarded is not None and id(last) in func.unguarded:
             func.unguarded.add(id(back))    # (the compiler's jump back, as the one it replaces)
         replacements[id(first)] = [back]
@@ -299,7 +310,7 @@ def _unrotate(func: Function, loops: List[RotatedLoop], entries) -> None:
             # An enclosing ``while True`` starts with this loop: its jumps back
             # would land on this loop's head too; a head of its own, as 3.14's
             # ``while 1:`` NOP keeps (see normalize.nested_loop_tops).
-            head = Op("LOOP_TOP")
+            head = Op("LOOP_TOP", line=_enclosing_line(top, outer))
             replacements[id(top)] = [head, top]
             shared.append((head, top, {id(o) for o in outer}))
     dead = _unreached_copies(ops, copies, doomed + [ops[loop.bottom] for loop in loops])
@@ -317,6 +328,17 @@ def _unrotate(func: Function, loops: List[RotatedLoop], entries) -> None:
         # leaves where ops at the very end go)
         gone = set(map(id, dead))
         func.ops = [o for o in func.ops if id(o) not in gone]
+
+
+def _enclosing_line(top: Op, outer: List[Op]) -> Optional[int]:
+    """The line of an enclosing ``while True:`` whose jumps back (``outer``)
+    reach ``top``: its closing jump's (the last in layout), which the compiler
+    gives the loop's line, where that comes before the inner loop's; else
+    ``top``'s own."""
+    last = max(outer, key=lambda o: o.index)
+    if last.line is not None and top.line is not None and last.line < top.line:
+        return last.line
+    return top.line
 
 
 def _jumps_to_top(loop: RotatedLoop, sources: List[Op], spans: "_HandlerSpans"):

@@ -1480,6 +1480,13 @@ def _pop_except(m, op):
     raise DecompileFailure("POP_EXCEPT without a saved exception")
 
 
-@handles("SETUP_ANNOTATIONS", "LOOP_TOP")
+@handles("SETUP_ANNOTATIONS")
 def _no_value(m, op):
     pass
+
+
+@handles("LOOP_TOP")
+def _loop_top(m, op):
+    # (the head of a loop, on its `while` line, which the loop statement took:
+    # the first statement of the body starts at its own first op)
+    m.start_line = None

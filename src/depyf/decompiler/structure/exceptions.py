@@ -254,8 +254,9 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
 
 
 def _threaded_after(w, lo, hi) -> bool:
-    """Some conditional jump in ``[lo, hi)`` goes to a jump back that
-    ``closing_jumps_back`` put back (the compiler had threaded it)."""
+    """Some conditional jump in ``[lo, hi)`` goes to a jump back that a pass
+    put back (``Function.rebuilt_jumps_back``: the compiler had threaded it, or
+    it stands for a rotated loop's bottom test)."""
     rebuilt = w.func.rebuilt_jumps_back
     return bool(rebuilt) and any(
         o.target is not None and id(o.target) in rebuilt and o.name != "JUMP"

@@ -91,12 +91,10 @@ def unrotated_loops(func: Function, table) -> None:
     func.reindex()
     ops = func.ops
     loops = []
-    entries = None
+    entries = _Entries(ops)
     for op in ops:
         # (a jump back first: no call for the most ops)
         if op.target is not None and op.target.index <= op.index:
-            if entries is None:
-                entries = _entries(ops)
             loop = rotated_loop(ops, op, entries)
             if loop is not None:
                 loops.append(loop)
@@ -104,9 +102,10 @@ def unrotated_loops(func: Function, table) -> None:
         _unrotate(func, loops, entries)
 
 
-def rotated_loop(ops: List[Op], op: Op, entries=None) -> Optional[RotatedLoop]:
+def rotated_loop(ops: List[Op], op: Op, entries: Optional["_Entries"] = None
+                 ) -> Optional[RotatedLoop]:
     """The rotated loop whose jump back ``op`` is, or None (``op.index`` current;
-    ``entries``: ``_entries(ops)``, if known)."""
+    ``entries``: how ``ops`` are entered, where the caller keeps that)."""
     back = _bottom_jump(ops, op)
     if back is None:
         return None
@@ -123,8 +122,7 @@ def rotated_loop(ops: List[Op], op: Op, entries=None) -> Optional[RotatedLoop]:
     if not size:
         return None
     top, bottom = body - 1 - size, test_end - size
-    if not _entered_only_at_start(ops, bottom, op.index,
-                                  entries if entries is not None else _entries(ops)):
+    if not _entered_only_at_start(ops, bottom, op.index, entries or _Entries(ops)):
         return None
     return RotatedLoop(top, body, bottom, op.index)
 
@@ -259,28 +257,36 @@ def _same_jump(ops: List[Op], a: Op, b: Op, shift: int, body: int, exit_: Op) ->
 _JUMPED, _HANDLED = "jump", "handler"
 
 
-def _entries(ops: List[Op]) -> Dict[int, List[Tuple[Op, str]]]:
-    """``id(op)`` -> (the op that jumps to it or whose handler starts there, how)."""
-    entries: Dict[int, List[Tuple[Op, str]]] = {}
-    for o in ops:
-        if o.target is not None:
-            entries.setdefault(id(o.target), []).append((o, _JUMPED))
-        if o.handler is not None:
-            entries.setdefault(id(o.handler.target), []).append((o, _HANDLED))
-    return entries
+class _Entries:
+    """How each op is entered: (the op that jumps to it or whose handler
+    starts there, how), indexed on first use (most loops are no rotated one)."""
+
+    def __init__(self, ops: List[Op]):
+        self.ops = ops
+        self._by_op: Optional[Dict[int, List[Tuple[Op, str]]]] = None
+
+    def of(self, op: Op) -> List[Tuple[Op, str]]:
+        if self._by_op is None:
+            self._by_op = {}
+            for o in self.ops:
+                if o.target is not None:
+                    self._by_op.setdefault(id(o.target), []).append((o, _JUMPED))
+                if o.handler is not None:
+                    self._by_op.setdefault(id(o.handler.target), []).append((o, _HANDLED))
+        return self._by_op.get(id(op), [])
 
 
-def _entered_only_at_start(ops: List[Op], bottom: int, last: int, entries) -> bool:
+def _entered_only_at_start(ops: List[Op], bottom: int, last: int, entries: _Entries) -> bool:
     """Nothing but the bottom test's own jumps reaches into it past its first
     op, and no handler starts in it."""
     for k in range(bottom, last + 1):
-        for o, how in entries.get(id(ops[k]), ()):
+        for o, how in entries.of(ops[k]):
             if how == _HANDLED or k > bottom and not bottom <= o.index <= last:
                 return False
     return True
 
 
-def _unrotate(func: Function, loops: List[RotatedLoop], entries) -> None:
+def _unrotate(func: Function, loops: List[RotatedLoop], entries: _Entries) -> None:
     """Put ``JUMP T`` in place of each loop's bottom test."""
     ops = func.ops
     spans = _HandlerSpans(ops)
@@ -293,7 +299,7 @@ def _unrotate(func: Function, loops: List[RotatedLoop], entries) -> None:
     for loop in loops:
         copies += _exits_to_copies(ops, loop)
         top, first, last = ops[loop.top], ops[loop.bottom], ops[loop.last]
-        sources = [o for o, how in entries.get(id(top), ())
+        sources = [o for o, how in entries.of(top)
                    if how == _JUMPED and o.index not in bottoms]
         continues, outer = _jumps_to_top(loop, sources, spans)
         # (the end of a branch went to the bottom test, so to the new jump

@@ -84,11 +84,11 @@ class Facts:
         self._statements: Optional[List[ast.stmt]] = None
         self._steps: Dict[int, List[Step]] = {}
         self._effects: Dict[int, Effect] = {}
-        self._nodes: Set[int] = set()
-        self._first_walk = True
+        counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
+        self._tables = (self.census, self.held, self._binder, self.owners, self.by_name, self._every, counters)
+        self._seen: Optional[Set[ast.AST]] = set()
         self._visit(self.fn.body, None)
-        self._first_walk = False
-        self._nodes = set()
+        self._seen = None
         self.scope = Scope(self.fn, self.keep, self._loads, self._stores, self._deletes,
                            self._nested, self._every, self._globals, self._nonlocals)
         self.steps = Evaluation(self.scope, self.binding_value)
@@ -102,11 +102,20 @@ class Facts:
 
     def _note_statement(self, stmt: ast.stmt, sign: int) -> None:
         """Count (or uncount) what ``stmt`` itself holds and binds, not its bodies."""
+        if type(stmt) in _PLAIN:      # (most statements: the statement is its one part, binding no name itself)
+            if sign > 0:
+                self._count(stmt, stmt)
+            else:
+                self._uncount(stmt, stmt)
+            return
         parts = header(stmt)
         if not parts or parts[0] is not stmt:
             self.census[type(stmt)] += sign     # (a simple statement is counted with its parts)
         for part in parts:
-            self._note(part, stmt, sign)
+            if sign > 0:
+                self._count(part, stmt)
+            else:
+                self._uncount(part, stmt)
         bound: List[str] = []
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.append(stmt.name)
@@ -123,30 +132,22 @@ class Facts:
             self._stores[name] += sign
             self._every.add(name)
 
-    def _note(self, root: ast.AST, stmt: ast.stmt, sign: int) -> None:
-        """Count (``sign`` +1) or uncount (-1) the names under ``root``, held by ``stmt``."""
-        if sign > 0:
-            self._count(root, stmt)
-        else:
-            self._uncount(root, stmt)
-
     def _count(self, root: ast.AST, stmt: ast.stmt) -> None:
-        todo = [root]
-        census, held, binder, fields_of = self.census, self.held, self._binder, _FIELDS
-        counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
-        owners, by_name, every = self.owners, self.by_name, self._every
+        """Count the nodes under ``root``, held by ``stmt``."""
+        census, held, binder, owners, by_name, every, counters = self._tables
         # A node met twice (the decompiler may share one between two places) is
-        # copied, so that each place is its own: looked for on the first walk only.
-        nodes = self._nodes if self._first_walk else None
-        name_kind, assign_kind, named_kind, scopes = ast.Name, ast.Assign, ast.NamedExpr, _SCOPE_KINDS
-        constant_kind = ast.Constant
+        # copied, so that each place is its own: looked for on the first walk only
+        # (``_seen``, the nodes met so far, is None after it).
+        seen = self._seen
+        todo = [root]
+        pop, push = todo.pop, todo.append
         while todo:
-            node = todo.pop()
+            node = pop()
             if node is None:        # (a dict display's ``**`` entry)
                 continue
             kind = type(node)
             census[kind] += 1
-            if kind is name_kind:
+            if kind is _NAME:
                 name = node.id
                 counters[type(node.ctx)][name] += 1
                 owners[id(node)] = stmt
@@ -157,71 +158,82 @@ class Facts:
                 else:
                     found.append(node)
                 continue
-            if kind is constant_kind:
-                continue
-            if kind in held:
-                held[kind][id(node)] = (node, stmt)
-                if kind is named_kind:
-                    binder[id(node.target)] = node
-            elif kind is assign_kind:
-                for target in node.targets:
-                    if type(target) is name_kind:
-                        binder[id(target)] = node
-            if kind in scopes:
-                if node is not stmt:
-                    self._note_nested(node)
-                todo.extend(own_children(node))
-                continue
-            fields = fields_of.get(kind) or node_fields(kind)
-            for field in fields:
+            if kind in _NOTED:      # (one look-up for the few classes with more to note)
+                if kind is _CONSTANT:
+                    continue
+                if kind in held:
+                    held[kind][id(node)] = (node, stmt)
+                    if kind is _NAMED_EXPR:
+                        binder[id(node.target)] = node
+                elif kind is _ASSIGN:
+                    for target in node.targets:
+                        if type(target) is _NAME:
+                            binder[id(target)] = node
+                if kind in _SCOPE_KINDS:
+                    if node is not stmt:
+                        self._note_nested(node)
+                    todo.extend(own_children(node))
+                    continue
+            for field in _FIELDS.get(kind) or node_fields(kind):
                 value = getattr(node, field, None)
                 if value is None:
                     continue
                 if type(value) is list:
-                    if nodes is None:
+                    if seen is None:
                         todo += value
                         continue
                     for i, item in enumerate(value):
                         if item is not None:
-                            if id(item) in nodes:
+                            if item in seen:
                                 item = value[i] = clone(item)
-                            nodes.add(id(item))
-                            todo.append(item)
+                            seen.add(item)
+                            push(item)
                 else:
-                    if nodes is not None:
-                        if id(value) in nodes:
+                    if seen is not None:
+                        if value in seen:
                             value = clone(value)
                             setattr(node, field, value)
-                        nodes.add(id(value))
-                    todo.append(value)
+                        seen.add(value)
+                    push(value)
 
     def _uncount(self, root: ast.AST, stmt: ast.stmt) -> None:
+        """Uncount the nodes under ``root``, held by ``stmt``."""
+        census, held, binder, owners, by_name, every, counters = self._tables
         todo = [root]
-        census, held, binder = self.census, self.held, self._binder
-        counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
-        by_name = self.by_name
+        pop = todo.pop
         while todo:
-            node = todo.pop()
+            node = pop()
+            if node is None:
+                continue
             kind = type(node)
             census[kind] -= 1
-            if kind is ast.Name:
-                name = node.id
-                counters[type(node.ctx)][name] -= 1
-                by_name[name] = [n for n in by_name.get(name, ()) if n is not node]
+            if kind is _NAME:
+                counters[type(node.ctx)][node.id] -= 1
+                found = by_name.get(node.id)
+                if found is not None and node in found:     # (a node is in the list once: see _count)
+                    found.remove(node)
                 continue
-            if kind is ast.Constant:
-                continue
-            if kind in held:
-                held[kind].pop(id(node), None)
-                if kind is ast.NamedExpr:
-                    binder.pop(id(node.target), None)
-            elif kind is ast.Assign:
-                for target in node.targets:
-                    binder.pop(id(target), None)
-            if kind in _SCOPE_KINDS:
-                todo.extend(own_children(node))
-                continue
-            todo.extend(_children(node))
+            if kind in _NOTED:
+                if kind is _CONSTANT:
+                    continue
+                if kind in held:
+                    held[kind].pop(id(node), None)
+                    if kind is _NAMED_EXPR:
+                        binder.pop(id(node.target), None)
+                elif kind is _ASSIGN:
+                    for target in node.targets:
+                        binder.pop(id(target), None)
+                if kind in _SCOPE_KINDS:
+                    todo.extend(own_children(node))
+                    continue
+            for field in _FIELDS.get(kind) or node_fields(kind):
+                value = getattr(node, field, None)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    todo += value
+                else:
+                    todo.append(value)
 
     def _note_nested(self, scope_node: ast.AST) -> None:
         """A nested scope: the names it takes from here are cells if local
@@ -386,8 +398,8 @@ class Facts:
         """Put ``new`` where ``old`` is in ``stmt``'s own expressions."""
         if not replace_node(stmt, old, new):
             raise ValueError("node not in its statement")
-        self._note(old, stmt, -1)
-        self._note(new, stmt, +1)
+        self._uncount(old, stmt)
+        self._count(new, stmt)
         self._changed(stmt)
 
     def move_value(self, binding: ast.Assign, stmt: ast.stmt, use: ast.Name) -> None:
@@ -482,6 +494,12 @@ def scope_of(fn: ast.FunctionDef, keep: Collection[str] = ()) -> Scope:
 
 
 _SCOPE_KINDS = frozenset(SCOPES)
+_NAME, _CONSTANT, _ASSIGN, _NAMED_EXPR = ast.Name, ast.Constant, ast.Assign, ast.NamedExpr
+#: the classes :meth:`Facts._count` notes more of than their count and children
+_NOTED = frozenset([_CONSTANT, _ASSIGN, _NAMED_EXPR, ast.Starred]) | _SCOPE_KINDS
+#: statements that are their own one part (:func:`~.blocks.header`) and bind no name but in it
+_PLAIN = frozenset([ast.Assign, ast.Expr, ast.Return, ast.Delete, ast.AugAssign, ast.AnnAssign,
+                    ast.Raise, ast.Assert, ast.Pass, ast.Break, ast.Continue])
 #: fields that never hold a node worth a visit: contexts, operators, and those
 #: holding strings, numbers or flags
 _LEAF_FIELDS = frozenset(["ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module",

@@ -10,7 +10,7 @@ from typing import List
 
 from ..structure.conditionals import FLIPPED_TESTS
 from .effects import PURE, kind_of, writes_of
-from .facts import LOOPS, Facts
+from .facts import LOOPS, Facts, subnodes
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 
@@ -127,7 +127,7 @@ def _does_nothing(facts: Facts, node: ast.expr) -> bool:
     steps = facts.steps.expression(node)
     if kind_of(steps) != PURE or writes_of(steps):
         return False
-    for n in ast.walk(node):
+    for n in subnodes(node):
         if isinstance(n, ast.Name):
             if not ((n.id in facts.scope.params and not facts.scope.deletes[n.id])
                     or (facts.scope.is_temporary(n.id) and facts.scope.stores[n.id] == 1

@@ -5,7 +5,7 @@ import ast
 
 from .blocks import clone
 from .effects import CODE, Effect, may_move
-from .facts import LOOPS, Facts
+from .facts import LOOPS, Facts, subnodes
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 #: globals Dynamo calls to resume after a graph break
@@ -132,9 +132,9 @@ def inline_single_use(facts: Facts) -> bool:
 
 
 def _is_resume_argument(stmt: ast.stmt, use: ast.Name) -> bool:
-    for node in ast.walk(stmt):
+    for node in subnodes(stmt):
         if isinstance(node, ast.Call) and callee_name(node.func).startswith(RESUME_CALLEE):
-            if any(arg is use or (isinstance(arg, ast.Starred) and use in ast.walk(arg))
+            if any(arg is use or (isinstance(arg, ast.Starred) and use in subnodes(arg))
                    for arg in node.args):
                 return True
     return False

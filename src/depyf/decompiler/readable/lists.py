@@ -37,7 +37,7 @@ from typing import Dict, List, Optional, Union
 
 from .blocks import SIMPLE, clone, names_under
 from .effects import PURE, kind_of, reads_of, writes_of
-from .facts import Facts
+from .facts import Facts, subnodes
 
 
 class Refuse(Exception):
@@ -312,7 +312,7 @@ class _Walker:
     def rewrite_uses(self, stmt: ast.stmt, state: State) -> ast.stmt:
         if not self._mentions_tracked([stmt], state.env):
             return stmt
-        for node in ast.walk(stmt):
+        for node in subnodes(stmt):
             if isinstance(node, ast.Name) and node.id in state.env and not isinstance(node.ctx, ast.Load):
                 if not (isinstance(stmt, ast.Assign) and node in stmt.targets):
                     raise Refuse("a followed list stored into")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
+from typing import Dict
 
 from .blocks import clone
 from .effects import CODE, MODULE_DICTS, Effect, commute, is_dict_of_module
-from .facts import Facts, first_step_of
+from .facts import Facts, first_step_of, subnodes
 
 
 def is_module_object(node: ast.expr) -> bool:
@@ -68,7 +69,7 @@ def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
     name = walrus.target.id
     if not (facts.scope.is_temporary(name) and facts.scope.stores[name] == 1
             and is_module_dict_read(walrus.value)
-            and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(walrus.value))):
+            and not any(isinstance(n, ast.NamedExpr) for n in subnodes(walrus.value))):
         return False
     changed = False
     reads = Effect.of(facts.steps.expression(walrus.value))
@@ -107,17 +108,17 @@ def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.
 
 
 def _walruses(facts: Facts):
-    """(walrus, its statement), in text order."""
+    """(walrus, its statement), in text order: by statement, then in the
+    order of a walk of the statement (a walrus holding another first)."""
     found = list(facts.held[ast.NamedExpr].values())
-    found.sort(key=lambda pair: (facts.order(pair[1]), _depth_first(pair[1], pair[0])))
+    # (the walk orders the walruses of one statement: only a statement holding several needs it)
+    holding: Dict[int, ast.stmt] = {}
+    several: Dict[int, ast.stmt] = {}
+    for _, stmt in found:
+        (several if id(stmt) in holding else holding)[id(stmt)] = stmt
+    place = {id(node): i for stmt in several.values() for i, node in enumerate(subnodes(stmt))}
+    found.sort(key=lambda pair: (facts.order(pair[1]), place.get(id(pair[0]), 0)))
     return found
-
-
-def _depth_first(stmt: ast.stmt, node: ast.AST) -> int:
-    for i, n in enumerate(ast.walk(stmt)):
-        if n is node:
-            return i
-    return 0
 
 
 def hoist_shared_walrus(facts: Facts) -> bool:

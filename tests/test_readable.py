@@ -158,6 +158,18 @@ def test_kinds_of_steps():
     assert kinds == [PURE, PURE, QUIET, CODE, PURE]
 
 
+def test_a_fresh_name_never_changes_the_kind_of_a_name_read():
+    # Evaluation keeps the kind of each name's read for the scope's life: that
+    # holds as long as Scope.fresh makes local only names nobody here uses
+    fn = ast.parse("def f(a):\n    t = item\n    return value(t, stack_1, builtin_len)").body[0]
+    scope = scope_of(fn)
+    steps = Evaluation(scope)
+    before = steps.statement(fn.body[1])
+    made = [scope.fresh(base) for base in ("item", "value", "stack_1", "builtin_len", "t")]
+    assert not {"item", "value", "stack_1", "builtin_len"} & set(made)
+    assert [s.kind for s in Evaluation(scope).statement(fn.body[1])] == [s.kind for s in before]
+
+
 def test_commute_rules():
     fn = ast.parse("def f(a):\n    g\n    a\n    h()\n    a = 1").body[0]
     steps = Evaluation(scope_of(fn, keep={"a"}))

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT, Scope
 
@@ -70,7 +70,8 @@ class Step:
     short-circuits)."""
     __slots__ = ("node", "kind", "reads", "writes", "exits", "lazy")
 
-    def __init__(self, node, kind, reads=_NONE, writes=_NONE, exits=False, lazy=False):
+    # (``lazy`` third: most steps are made with node, kind and lazy only, by position, which is quicker)
+    def __init__(self, node, kind, lazy=False, reads=_NONE, writes=_NONE, exits=False):
         self.node, self.kind, self.reads, self.writes = node, kind, reads, writes
         self.exits, self.lazy = exits, lazy
 
@@ -165,6 +166,10 @@ class Evaluation:
         #: name -> the one value a temporary is ever bound to (or None)
         self.resolve = resolve or (lambda name: None)
         self._names: Dict[str, FrozenSet[str]] = {}     # name -> frozenset([name]), made once
+        # name -> (kind, names) of a read of it: made once, as a name's kind stays
+        # what it is for the scope's life (:meth:`~.scope.Scope.fresh` makes local
+        # only a name nobody here uses, or one already local)
+        self._reads: Dict[str, Tuple[int, FrozenSet[str]]] = {}
         cls = type(self)
         if cls._EXPRESSIONS is None:
             cls._EXPRESSIONS, cls._STATEMENTS = {}, {}
@@ -172,6 +177,8 @@ class Evaluation:
                 node_class = getattr(ast, attr[2:], None) if attr[:2] in ("e_", "s_") else None
                 if isinstance(node_class, type):
                     (cls._EXPRESSIONS if attr[0] == "e" else cls._STATEMENTS)[node_class] = getattr(cls, attr)
+        # (the tables as attributes of the instance: the quickest look-up)
+        self._expressions, self._statements = cls._EXPRESSIONS, cls._STATEMENTS
 
     #: node class -> its method, filled at the first use
     _EXPRESSIONS: Optional[Dict[type, object]] = None
@@ -186,6 +193,8 @@ class Evaluation:
     def base(self, node: ast.expr) -> ast.expr:
         """What an attribute's or item's object is, for telling its kind: the
         value of a walrus, the one value a temporary holds."""
+        if not isinstance(node, (ast.NamedExpr, ast.Name)):
+            return node         # (the loop's first round, without the loop: most objects)
         for _ in range(8):
             if isinstance(node, ast.NamedExpr):
                 node = node.value
@@ -201,12 +210,12 @@ class Evaluation:
     # -- entry points --------------------------------------------------------------
     def statement(self, stmt: ast.stmt) -> List[Step]:
         out: List[Step] = []
-        self._STATEMENTS.get(type(stmt), Evaluation._s_unknown)(self, stmt, out, False)
+        self._statements.get(type(stmt), Evaluation._s_unknown)(self, stmt, out, False)
         return out
 
     def block(self, stmts: Iterable[ast.stmt], lazy: bool = False) -> List[Step]:
         out: List[Step] = []
-        table = self._STATEMENTS
+        table = self._statements
         for stmt in stmts:
             table.get(type(stmt), Evaluation._s_unknown)(self, stmt, out, lazy)
         return out
@@ -219,13 +228,13 @@ class Evaluation:
     # -- expressions ---------------------------------------------------------------------
     def e(self, node, out: List[Step], lazy: bool) -> None:
         if node is not None:
-            self._EXPRESSIONS.get(type(node), Evaluation._e_unknown)(self, node, out, lazy)
+            self._expressions.get(type(node), Evaluation._e_unknown)(self, node, out, lazy)
 
     def _e_unknown(self, node, out, lazy):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.e(child, out, lazy)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
 
     def e_Constant(self, node, out, lazy):
         pass
@@ -233,20 +242,23 @@ class Evaluation:
     def e_Name(self, node, out, lazy):
         name = node.id
         if isinstance(node.ctx, ast.Load):
-            kind = self.scope.kind_of(name)
-            pure = kind == "local" or (kind == "global" and DYNAMO_GLOBAL.match(name))
-            out.append(Step(node, PURE if pure else QUIET, reads=self.one(name), lazy=lazy))
+            read = self._reads.get(name)
+            if read is None:
+                kind = self.scope.kind_of(name)
+                pure = kind == "local" or (kind == "global" and DYNAMO_GLOBAL.match(name))
+                read = self._reads[name] = (PURE if pure else QUIET, self.one(name))
+            out.append(Step(node, read[0], lazy, read[1]))      # (reads)
         else:
             self.store(node, name, out, lazy)
 
     def store(self, node, name: str, out, lazy) -> None:
         kind = PURE if self.scope.is_temporary(name) else QUIET
-        out.append(Step(node, kind, writes=self.one(name), lazy=lazy))
+        out.append(Step(node, kind, lazy, _NONE, self.one(name)))     # (writes)
 
     def e_Attribute(self, node, out, lazy):
         self.e(node.value, out, lazy)
         if not isinstance(node.ctx, ast.Load):
-            out.append(Step(node, CODE, lazy=lazy))
+            out.append(Step(node, CODE, lazy))
             return
         base = self.base(node.value)
         if isinstance(base, ast.Name) and DYNAMO_MODULE.match(base.id) and self.scope.kind_of(base.id) == "global":
@@ -257,18 +269,17 @@ class Evaluation:
             kind = PURE         # the decompiler's spelling of a cell: (lambda: x).__closure__[0]
         else:
             kind = CODE
-        out.append(Step(node, kind, lazy=lazy))
+        out.append(Step(node, kind, lazy))
 
     def e_Subscript(self, node, out, lazy):
         if is_dict_of_module(node):
             # m.__dict__['_modules']: the module's own dict, read without running code
             self.e(node.value.value, out, lazy)
-            out.append(Step(node, QUIET if isinstance(node.ctx, ast.Load) else CODE, lazy=lazy))
+            out.append(Step(node, QUIET if isinstance(node.ctx, ast.Load) else CODE, lazy))
             return
         self.e(node.value, out, lazy)
         self.e(node.slice, out, lazy)
-        out.append(Step(node, self.subscript_kind(node) if isinstance(node.ctx, ast.Load) else CODE,
-                        lazy=lazy))
+        out.append(Step(node, self.subscript_kind(node) if isinstance(node.ctx, ast.Load) else CODE, lazy))
 
     def subscript_kind(self, node: ast.Subscript) -> int:
         key = node.slice
@@ -303,8 +314,8 @@ class Evaluation:
         for kw in node.keywords:
             self.e(kw.value, out, lazy)
             if kw.arg is None:
-                out.append(Step(kw, CODE, lazy=lazy))      # ** reads a mapping's keys
-        out.append(Step(node, QUIET if self.is_marker(node.func) else CODE, lazy=lazy))
+                out.append(Step(kw, CODE, lazy))      # ** reads a mapping's keys
+        out.append(Step(node, QUIET if self.is_marker(node.func) else CODE, lazy))
 
     def is_marker(self, func: ast.expr) -> bool:
         """Is ``func`` one of Dynamo's pregraph markers (:data:`MARKERS`)?"""
@@ -315,7 +326,7 @@ class Evaluation:
     def e_Starred(self, node, out, lazy):
         self.e(node.value, out, lazy)
         if isinstance(node.ctx, ast.Load) and not isinstance(node.value, (ast.List, ast.Tuple)):
-            out.append(Step(node, CODE, lazy=lazy))     # iterating it may run code
+            out.append(Step(node, CODE, lazy))     # iterating it may run code
 
     def e_List(self, node, out, lazy):
         if not isinstance(node.ctx, ast.Load):
@@ -327,7 +338,7 @@ class Evaluation:
     e_Tuple = e_List
 
     def unpack(self, node, out, lazy):
-        out.append(Step(node, CODE, lazy=lazy))         # iterating the value may run code
+        out.append(Step(node, CODE, lazy))         # iterating the value may run code
         for elt in node.elts:
             self.e(elt.value if isinstance(elt, ast.Starred) else elt, out, lazy)
 
@@ -335,14 +346,14 @@ class Evaluation:
         for elt in node.elts:
             self.e(elt, out, lazy)
         if not all(isinstance(e, ast.Constant) for e in node.elts):
-            out.append(Step(node, CODE, lazy=lazy))     # hashing
+            out.append(Step(node, CODE, lazy))     # hashing
 
     def e_Dict(self, node, out, lazy):
         for key, value in zip(node.keys, node.values):
             self.e(key, out, lazy)
             self.e(value, out, lazy)
         if not all(isinstance(k, ast.Constant) and type(k.value) in (str, int) for k in node.keys):
-            out.append(Step(node, CODE, lazy=lazy))
+            out.append(Step(node, CODE, lazy))
 
     def e_Slice(self, node, out, lazy):
         self.e(node.lower, out, lazy)
@@ -356,30 +367,30 @@ class Evaluation:
     def e_BinOp(self, node, out, lazy):
         self.e(node.left, out, lazy)
         self.e(node.right, out, lazy)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
 
     def e_UnaryOp(self, node, out, lazy):
         self.e(node.operand, out, lazy)
         if not isinstance(node.operand, ast.Constant):
-            out.append(Step(node, CODE, lazy=lazy))
+            out.append(Step(node, CODE, lazy))
 
     def e_BoolOp(self, node, out, lazy):
         self.e(node.values[0], out, lazy)
         for value in node.values[1:]:
             self.e(value, out, True)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
 
     def e_Compare(self, node, out, lazy):
         self.e(node.left, out, lazy)
         for i, value in enumerate(node.comparators):
             self.e(value, out, lazy or i > 0)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
 
     def e_IfExp(self, node, out, lazy):
         self.e(node.test, out, lazy)
         self.e(node.body, out, True)
         self.e(node.orelse, out, True)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
 
     def e_Lambda(self, node, out, lazy):
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
@@ -387,7 +398,7 @@ class Evaluation:
 
     def _comprehension(self, node, out, lazy):
         self.e(node.generators[0].iter, out, lazy)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
 
     e_ListComp = e_SetComp = e_DictComp = e_GeneratorExp = _comprehension
 
@@ -412,7 +423,7 @@ class Evaluation:
             self.e(item.context_expr, out, lazy)
             if item.optional_vars is not None:
                 self.target(item.optional_vars, out, lazy)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
         out.extend(self.block(inner, lazy=True))
 
     def s_Expr(self, node, out, lazy):
@@ -427,7 +438,7 @@ class Evaluation:
         if isinstance(node, ast.Name):
             self.store(node, node.id, out, lazy)
         elif isinstance(node, (ast.List, ast.Tuple)):
-            out.append(Step(node, CODE, lazy=lazy))
+            out.append(Step(node, CODE, lazy))
             for elt in node.elts:
                 self.target(elt.value if isinstance(elt, ast.Starred) else elt, out, lazy)
         elif isinstance(node, ast.Starred):
@@ -444,18 +455,18 @@ class Evaluation:
             if isinstance(target, ast.Subscript):
                 self.e(target.slice, out, lazy)
         self.e(node.value, out, lazy)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
         if isinstance(target, ast.Name):
             self.store(target, target.id, out, lazy)
         else:
-            out.append(Step(target, CODE, lazy=lazy))
+            out.append(Step(target, CODE, lazy))
 
     def s_AnnAssign(self, node, out, lazy):
         if node.value is not None:
             self.e(node.value, out, lazy)
             self.target(node.target, out, lazy)
         elif not isinstance(node.target, ast.Name):
-            out.append(Step(node, CODE, lazy=lazy))
+            out.append(Step(node, CODE, lazy))
 
     def s_Delete(self, node, out, lazy):
         for target in node.targets:
@@ -466,15 +477,15 @@ class Evaluation:
 
     def s_Return(self, node, out, lazy):
         self.e(node.value, out, lazy)
-        out.append(Step(node, CODE, exits=True, lazy=lazy))
+        out.append(Step(node, CODE, lazy, exits=True))
 
     def s_Raise(self, node, out, lazy):
         self.e(node.exc, out, lazy)
         self.e(node.cause, out, lazy)
-        out.append(Step(node, CODE, exits=True, lazy=lazy))
+        out.append(Step(node, CODE, lazy, exits=True))
 
     def s_Break(self, node, out, lazy):
-        out.append(Step(node, CODE, exits=True, lazy=lazy))
+        out.append(Step(node, CODE, lazy, exits=True))
 
     s_Continue = s_Break
 
@@ -489,7 +500,7 @@ class Evaluation:
             self.e(part, out, lazy)
         if node.decorator_list or any(a.annotation is not None for a in ast.walk(node.args)
                                       if isinstance(a, ast.arg)) or node.returns is not None:
-            out.append(Step(node, CODE, lazy=lazy))
+            out.append(Step(node, CODE, lazy))
         self.store(node, node.name, out, lazy)
 
     s_AsyncFunctionDef = s_FunctionDef
@@ -497,13 +508,13 @@ class Evaluation:
     def s_While(self, node, out, lazy):
         # the test runs again and again: nothing in it runs exactly once
         self.e(node.test, out, True)
-        out.append(Step(node, CODE, lazy=lazy))
+        out.append(Step(node, CODE, lazy))
         out.extend(self.block(node.body, lazy=True))
         out.extend(self.block(node.orelse, lazy=True))
 
     def s_For(self, node, out, lazy):
         self.e(node.iter, out, lazy)
-        out.append(Step(node, CODE, lazy=lazy))        # iterating may run code
+        out.append(Step(node, CODE, lazy))        # iterating may run code
         self.target(node.target, out, True)
         out.extend(self.block(node.body, lazy=True))
         out.extend(self.block(node.orelse, lazy=True))

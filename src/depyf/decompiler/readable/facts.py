@@ -24,7 +24,7 @@ from collections import defaultdict
 from typing import Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..astcompat import bound_name
-from .blocks import BRANCHES, bodies, clone, header, replace_node
+from .blocks import BRANCHES, SIMPLE, bodies, clone, header, replace_node
 from .effects import NOTHING, Effect, Evaluation, Step
 from .scope import SCOPES, Scope, free_names, own_children
 
@@ -97,8 +97,9 @@ class Facts:
         for stmt in block:
             self.sites[id(stmt)] = Site(block, owner, stmt)
             self._note_statement(stmt, +1)
-            for inner in bodies(stmt):
-                self._visit(inner, stmt)
+            if type(stmt) not in _BODILESS:
+                for inner in bodies(stmt):
+                    self._visit(inner, stmt)
 
     def _note_statement(self, stmt: ast.stmt, sign: int) -> None:
         """Count (or uncount) what ``stmt`` itself holds and binds, not its bodies."""
@@ -287,12 +288,7 @@ class Facts:
 
     def _all_statements(self) -> List[ast.stmt]:
         out: List[ast.stmt] = []
-        todo = list(reversed(self.fn.body))
-        while todo:
-            stmt = todo.pop()
-            out.append(stmt)
-            for inner in reversed(bodies(stmt)):
-                todo.extend(reversed(inner))
+        _collect(self.fn.body, out)
         return out
 
     def order(self, stmt: ast.stmt) -> int:
@@ -483,6 +479,15 @@ class Facts:
                 todo.extend(_children(node))
 
 
+def _collect(block: List[ast.stmt], out: List[ast.stmt]) -> None:
+    """Add the statements of ``block``, each followed by those of its bodies, to ``out``."""
+    for stmt in block:
+        out.append(stmt)
+        if type(stmt) not in _BODILESS:
+            for inner in bodies(stmt):
+                _collect(inner, out)
+
+
 def scope_of(fn: ast.FunctionDef, keep: Collection[str] = ()) -> Scope:
     """The name facts of ``fn`` alone, for a question that needs no edits after.
 
@@ -497,6 +502,8 @@ _SCOPE_KINDS = frozenset(SCOPES)
 _NAME, _CONSTANT, _ASSIGN, _NAMED_EXPR = ast.Name, ast.Constant, ast.Assign, ast.NamedExpr
 #: the classes :meth:`Facts._count` notes more of than their count and children
 _NOTED = frozenset([_CONSTANT, _ASSIGN, _NAMED_EXPR, ast.Starred]) | _SCOPE_KINDS
+#: statements without bodies (:data:`~.blocks.SIMPLE`), for a look-up by class
+_BODILESS = frozenset(SIMPLE)
 #: statements that are their own one part (:func:`~.blocks.header`) and bind no name but in it
 _PLAIN = frozenset([ast.Assign, ast.Expr, ast.Return, ast.Delete, ast.AugAssign, ast.AnnAssign,
                     ast.Raise, ast.Assert, ast.Pass, ast.Break, ast.Continue])

@@ -9,8 +9,9 @@ import ast
 from typing import List
 
 from ..structure.conditionals import FLIPPED_TESTS
+from .blocks import subnodes
 from .effects import PURE, kind_of, writes_of
-from .facts import LOOPS, Facts, subnodes
+from .facts import LOOPS, Facts
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 

@@ -24,7 +24,7 @@ from collections import defaultdict
 from typing import Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..astcompat import bound_name
-from .blocks import BRANCHES, SIMPLE, bodies, clone, header, replace_node
+from .blocks import BRANCHES, NODE_FIELDS, SIMPLE, bodies, clone, header, replace_node, subnodes
 from .effects import NOTHING, Effect, Evaluation, Step
 from .scope import SCOPES, Scope, free_names, own_children
 
@@ -175,7 +175,7 @@ class Facts:
                         self._note_nested(node)
                     todo.extend(own_children(node))
                     continue
-            for field in _FIELDS.get(kind) or node_fields(kind):
+            for field in NODE_FIELDS[kind]:
                 value = getattr(node, field, None)
                 if value is None:
                     continue
@@ -227,7 +227,7 @@ class Facts:
                 if kind in _SCOPE_KINDS:
                     todo.extend(own_children(node))
                     continue
-            for field in _FIELDS.get(kind) or node_fields(kind):
+            for field in NODE_FIELDS[kind]:
                 value = getattr(node, field, None)
                 if value is None:
                     continue
@@ -507,52 +507,9 @@ _BODILESS = frozenset(SIMPLE)
 #: statements that are their own one part (:func:`~.blocks.header`) and bind no name but in it
 _PLAIN = frozenset([ast.Assign, ast.Expr, ast.Return, ast.Delete, ast.AugAssign, ast.AnnAssign,
                     ast.Raise, ast.Assert, ast.Pass, ast.Break, ast.Continue])
-#: fields that never hold a node worth a visit: contexts, operators, and those
-#: holding strings, numbers or flags
-_LEAF_FIELDS = frozenset(["ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module",
-                          "level", "conversion", "type_comment", "kind", "is_async", "simple",
-                          "kwd_attrs", "rest", "tag"])
-#: the same for one class (a constant's value, the names of ``global``)
-_LEAF_FIELDS_OF = {ast.Constant: {"value"}, ast.Global: {"names"}, ast.Nonlocal: {"names"}}
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def node_fields(kind: type) -> Tuple[str, ...]:
-    """The fields of AST class ``kind`` that may hold nodes: each holds a
-    node, None, or a list of nodes (a dict display's keys: None too).
-
-    >>> node_fields(ast.Attribute), node_fields(ast.Call)
-    (('value',), ('func', 'args', 'keywords'))
-    """
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        leaves = _LEAF_FIELDS | _LEAF_FIELDS_OF.get(kind, set())
-        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in leaves)
-    return fields
-
-
-def subnodes(node: ast.AST) -> List[ast.AST]:
-    """``node`` and every node under it (nested scopes included) in the order
-    of ``ast.walk``, but for contexts and operators, which hold nothing: one
-    list, without the cost of ``ast.walk``'s generators.
-
-    >>> [type(n).__name__ for n in subnodes(ast.parse("f(x, [y.z])", mode="eval").body)]
-    ['Call', 'Name', 'Name', 'List', 'Attribute', 'Name']
-    """
-    out = [node]
-    for current in out:         # (breadth first: the list grows as it is read)
-        for field in _FIELDS.get(type(current)) or node_fields(type(current)):
-            value = getattr(current, field, None)
-            if type(value) is list:
-                out += [item for item in value if isinstance(item, ast.AST)]
-            elif isinstance(value, ast.AST):
-                out.append(value)
-    return out
-
-
 def _children(node: ast.AST) -> List[ast.AST]:
     out = []
-    for name in _FIELDS.get(type(node)) or node_fields(type(node)):
+    for name in NODE_FIELDS[type(node)]:
         value = getattr(node, name, None)
         if value is None:
             continue

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import ast
 
-from .blocks import clone
+from .blocks import clone, subnodes
 from .effects import CODE, Effect, may_move
-from .facts import LOOPS, Facts, subnodes
+from .facts import LOOPS, Facts
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
 #: globals Dynamo calls to resume after a graph break

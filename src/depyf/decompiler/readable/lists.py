@@ -35,9 +35,9 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Union
 
-from .blocks import SIMPLE, clone, names_under
+from .blocks import SIMPLE, clone, names_under, subnodes
 from .effects import PURE, kind_of, reads_of, writes_of
-from .facts import Facts, subnodes
+from .facts import Facts
 
 
 class Refuse(Exception):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Dict
 
-from .blocks import clone
+from .blocks import clone, subnodes
 from .effects import CODE, MODULE_DICTS, Effect, commute, is_dict_of_module
-from .facts import Facts, first_step_of, subnodes
+from .facts import Facts, first_step_of
 
 
 def is_module_object(node: ast.expr) -> bool:

@@ -136,6 +136,7 @@ class Facts:
     def _count(self, root: ast.AST, stmt: ast.stmt) -> None:
         """Count the nodes under ``root``, held by ``stmt``."""
         census, held, binder, owners, by_name, every, counters = self._tables
+        name_kind, constant_kind, assign_kind, named_kind, noted, scopes, fields_of = _WALK
         # A node met twice (the decompiler may share one between two places) is
         # copied, so that each place is its own: looked for on the first walk only
         # (``_seen``, the nodes met so far, is None after it).
@@ -148,7 +149,7 @@ class Facts:
                 continue
             kind = type(node)
             census[kind] += 1
-            if kind is _NAME:
+            if kind is name_kind:
                 name = node.id
                 counters[type(node.ctx)][name] += 1
                 owners[id(node)] = stmt
@@ -159,23 +160,23 @@ class Facts:
                 else:
                     found.append(node)
                 continue
-            if kind in _NOTED:      # (one look-up for the few classes with more to note)
-                if kind is _CONSTANT:
+            if kind in noted:      # (one look-up for the few classes with more to note)
+                if kind is constant_kind:
                     continue
                 if kind in held:
                     held[kind][id(node)] = (node, stmt)
-                    if kind is _NAMED_EXPR:
+                    if kind is named_kind:
                         binder[id(node.target)] = node
-                elif kind is _ASSIGN:
+                elif kind is assign_kind:
                     for target in node.targets:
-                        if type(target) is _NAME:
+                        if type(target) is name_kind:
                             binder[id(target)] = node
-                if kind in _SCOPE_KINDS:
+                if kind in scopes:
                     if node is not stmt:
                         self._note_nested(node)
                     todo.extend(own_children(node))
                     continue
-            for field in NODE_FIELDS[kind]:
+            for field in fields_of[kind]:
                 value = getattr(node, field, None)
                 if value is None:
                     continue
@@ -200,6 +201,7 @@ class Facts:
     def _uncount(self, root: ast.AST, stmt: ast.stmt) -> None:
         """Uncount the nodes under ``root``, held by ``stmt``."""
         census, held, binder, owners, by_name, every, counters = self._tables
+        name_kind, constant_kind, assign_kind, named_kind, noted, scopes, fields_of = _WALK
         todo = [root]
         pop = todo.pop
         while todo:
@@ -208,26 +210,26 @@ class Facts:
                 continue
             kind = type(node)
             census[kind] -= 1
-            if kind is _NAME:
+            if kind is name_kind:
                 counters[type(node.ctx)][node.id] -= 1
                 found = by_name.get(node.id)
                 if found is not None and node in found:     # (a node is in the list once: see _count)
                     found.remove(node)
                 continue
-            if kind in _NOTED:
-                if kind is _CONSTANT:
+            if kind in noted:
+                if kind is constant_kind:
                     continue
                 if kind in held:
                     held[kind].pop(id(node), None)
-                    if kind is _NAMED_EXPR:
+                    if kind is named_kind:
                         binder.pop(id(node.target), None)
-                elif kind is _ASSIGN:
+                elif kind is assign_kind:
                     for target in node.targets:
                         binder.pop(id(target), None)
-                if kind in _SCOPE_KINDS:
+                if kind in scopes:
                     todo.extend(own_children(node))
                     continue
-            for field in NODE_FIELDS[kind]:
+            for field in fields_of[kind]:
                 value = getattr(node, field, None)
                 if value is None:
                     continue
@@ -502,6 +504,8 @@ _SCOPE_KINDS = frozenset(SCOPES)
 _NAME, _CONSTANT, _ASSIGN, _NAMED_EXPR = ast.Name, ast.Constant, ast.Assign, ast.NamedExpr
 #: the classes :meth:`Facts._count` notes more of than their count and children
 _NOTED = frozenset([_CONSTANT, _ASSIGN, _NAMED_EXPR, ast.Starred]) | _SCOPE_KINDS
+#: what the walks of :meth:`Facts._count` and ``_uncount`` look up, taken into locals at once
+_WALK = (_NAME, _CONSTANT, _ASSIGN, _NAMED_EXPR, _NOTED, _SCOPE_KINDS, NODE_FIELDS)
 #: statements without bodies (:data:`~.blocks.SIMPLE`), for a look-up by class
 _BODILESS = frozenset(SIMPLE)
 #: statements that are their own one part (:func:`~.blocks.header`) and bind no name but in it

@@ -122,15 +122,17 @@ def names_under(node: ast.AST) -> set:
     """
     found = set()
     todo = [node]
+    fields_of = NODE_FIELDS
     while todo:
         current = todo.pop()
         if type(current) is ast.Name:
             found.add(current.id)
             continue
-        for value in current.__dict__.values():
+        for field in fields_of[type(current)]:
+            value = getattr(current, field, None)
             if type(value) is list:
-                todo.extend([item for item in value if isinstance(item, ast.AST)])
-            elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
+                todo += [item for item in value if item is not None]
+            elif value is not None:
                 todo.append(value)
     return found
 

@@ -96,6 +96,9 @@ class Facts:
     def _visit(self, block: List[ast.stmt], owner: Optional[ast.stmt]) -> None:
         for stmt in block:
             self.sites[id(stmt)] = Site(block, owner, stmt)
+            if type(stmt) in _PLAIN:
+                self._count(stmt, stmt)     # (what _note_statement does for it)
+                continue
             self._note_statement(stmt, +1)
             if type(stmt) not in _BODILESS:
                 for inner in bodies(stmt):
@@ -276,10 +279,10 @@ class Facts:
         return self.by_name.get(name, [])
 
     def loads(self, name: str) -> List[ast.Name]:
-        return [n for n in self.names(name) if isinstance(n.ctx, ast.Load)]
+        return [n for n in self.by_name.get(name, ()) if isinstance(n.ctx, ast.Load)]
 
     def stores(self, name: str) -> List[ast.Name]:
-        return [n for n in self.names(name) if isinstance(n.ctx, ast.Store)]
+        return [n for n in self.by_name.get(name, ()) if isinstance(n.ctx, ast.Store)]
 
     def statements(self) -> List[ast.stmt]:
         """Every statement of the body (nested bodies included), in text order
@@ -420,6 +423,8 @@ class Facts:
         todo = [value]
         while todo:
             node = todo.pop()
+            if node is None:
+                continue
             kind = type(node)
             if kind is ast.Name:
                 owners[id(node)] = stmt
@@ -428,8 +433,13 @@ class Facts:
                 held[kind][id(node)] = (node, stmt)
             if kind in _SCOPE_KINDS:
                 todo.extend(own_children(node))
-            else:
-                todo.extend(_children(node))
+                continue
+            for field in NODE_FIELDS[kind]:
+                child = getattr(node, field, None)
+                if type(child) is list:
+                    todo += child
+                elif child is not None:
+                    todo.append(child)
         self.edited(binding)
         self.sites.pop(id(binding), None)
         self._changed(stmt)

@@ -116,9 +116,10 @@ class _Walker:
         # deletes, its nested statements' included
         names: Dict[int, set] = {}
         writes: Dict[int, set] = {}
+        owners = facts.owners
         for name, nodes in facts.by_name.items():
             for node in nodes:
-                key = id(facts.statement_of(node))
+                key = id(owners[id(node)])      # (facts.statement_of(node))
                 names.setdefault(key, set()).add(name)
                 if not isinstance(node.ctx, ast.Load):
                     writes.setdefault(key, set()).add(name)
@@ -344,16 +345,7 @@ class _Walker:
         """The names ``stmt`` stores or deletes."""
         if id(stmt) in self._known:
             return self._writes.get(id(stmt), ())
-        found = set()
-        todo = [stmt]
-        while todo:
-            node = todo.pop()
-            if type(node) is ast.Name:
-                if type(node.ctx) is not ast.Load:
-                    found.add(node.id)
-            else:
-                todo.extend(ast.iter_child_nodes(node))
-        return found
+        return {node.id for node in subnodes(stmt) if type(node) is ast.Name and type(node.ctx) is not ast.Load}
 
     def _after_writes(self, writes, state: State) -> None:
         if not writes:

@@ -170,6 +170,7 @@ class Evaluation:
         # what it is for the scope's life (:meth:`~.scope.Scope.fresh` makes local
         # only a name nobody here uses, or one already local)
         self._reads: Dict[str, Tuple[int, FrozenSet[str]]] = {}
+        self._modules: Dict[str, bool] = {}     # name -> is_dynamo_module(name), likewise
         cls = type(self)
         if cls._EXPRESSIONS is None:
             cls._EXPRESSIONS, cls._STATEMENTS = {}, {}
@@ -261,7 +262,7 @@ class Evaluation:
             out.append(Step(node, CODE, lazy))
             return
         base = self.base(node.value)
-        if isinstance(base, ast.Name) and DYNAMO_MODULE.match(base.id) and self.scope.kind_of(base.id) == "global":
+        if isinstance(base, ast.Name) and self.is_dynamo_module(base.id):
             kind = PURE
         elif node.attr in MODULE_DICTS:
             kind = QUIET
@@ -320,8 +321,14 @@ class Evaluation:
     def is_marker(self, func: ast.expr) -> bool:
         """Is ``func`` one of Dynamo's pregraph markers (:data:`MARKERS`)?"""
         return (isinstance(func, ast.Attribute) and func.attr in MARKERS and isinstance(func.value, ast.Name)
-                and DYNAMO_MODULE.match(func.value.id) is not None
-                and self.scope.kind_of(func.value.id) == "global")
+                and self.is_dynamo_module(func.value.id))
+
+    def is_dynamo_module(self, name: str) -> bool:
+        """Is ``name`` a module alias Dynamo installed (a global ``__import_*``)?"""
+        found = self._modules.get(name)
+        if found is None:
+            found = self._modules[name] = bool(DYNAMO_MODULE.match(name)) and self.scope.kind_of(name) == "global"
+        return found
 
     def e_Starred(self, node, out, lazy):
         self.e(node.value, out, lazy)

@@ -29,7 +29,7 @@ def name_values(facts: Facts) -> bool:
         return __resume_at_8_1(item, stack_1)          return __resume_at_8_1(___stack0, norm_weight)
     """
     scope = facts.scope
-    renamed = sorted((name for name in scope.temporaries if GENERIC.match(name) and scope.stores[name]),
+    renamed = sorted((name for name in scope.temporaries if scope.stores[name] and GENERIC.match(name)),
                      key=_natural)
     # (names given up here may be taken again: every one is renamed at once below)
     scope.every_name.difference_update(renamed)

@@ -74,8 +74,8 @@ class Facts:
         self._nonlocals: Set[str] = set()
         self._nested: Set[str] = set()
         self._order: Optional[Dict[int, int]] = None
-        #: how many nodes of each class the body's own code holds: a pass with
-        #: nothing to work on is skipped at the cost of a look-up
+        #: how many nodes of each class the body's own code holds (but names: see
+        #: by_name): a pass with nothing to work on is skipped at the cost of a look-up
         self.census: Dict[type, int] = defaultdict(int)
         #: walruses and spreads by id: (node, the statement holding it)
         self.held: Dict[type, Dict[int, Tuple[ast.AST, ast.stmt]]] = {ast.NamedExpr: {}, ast.Starred: {}}
@@ -151,8 +151,7 @@ class Facts:
             if node is None:        # (a dict display's ``**`` entry)
                 continue
             kind = type(node)
-            census[kind] += 1
-            if kind is name_kind:
+            if kind is name_kind:       # (not in the census: by_name holds the names)
                 name = node.id
                 counters[type(node.ctx)][name] += 1
                 owners[id(node)] = stmt
@@ -163,6 +162,7 @@ class Facts:
                 else:
                     found.append(node)
                 continue
+            census[kind] += 1
             if kind in noted:      # (one look-up for the few classes with more to note)
                 if kind is constant_kind:
                     continue
@@ -212,13 +212,13 @@ class Facts:
             if node is None:
                 continue
             kind = type(node)
-            census[kind] -= 1
             if kind is name_kind:
                 counters[type(node.ctx)][node.id] -= 1
                 found = by_name.get(node.id)
                 if found is not None and node in found:     # (a node is in the list once: see _count)
                     found.remove(node)
                 continue
+            census[kind] -= 1
             if kind in noted:
                 if kind is constant_kind:
                     continue

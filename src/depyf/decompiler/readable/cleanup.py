@@ -6,11 +6,11 @@ through them and returns whether it changed anything.
 from __future__ import annotations
 
 import ast
-from typing import List
+from typing import List, Optional
 
 from ..structure.conditionals import FLIPPED_TESTS
 from .blocks import subnodes
-from .effects import PURE, kind_of, writes_of
+from .effects import PURE, Step, kind_of, writes_of
 from .facts import LOOPS, Facts
 from .scope import DYNAMO_GLOBAL, DYNAMO_MODULE, GRAPH_OUTPUT
 
@@ -120,12 +120,14 @@ def drop_dead_stores(facts: Facts) -> bool:
     return changed
 
 
-def _does_nothing(facts: Facts, node: ast.expr) -> bool:
+def _does_nothing(facts: Facts, node: ast.expr, steps: Optional[List[Step]] = None) -> bool:
     """Pure, and surely evaluates: no name that might be unbound (only
     parameters never deleted, temporaries bound once before, Dynamo's globals
     and its graph's outputs), no attribute or item read but of what Dynamo
-    made (its modules' functions, its graph's outputs)."""
-    steps = facts.steps.expression(node)
+    made (its modules' functions, its graph's outputs). ``steps``: those of
+    ``node``, where the caller has them."""
+    if steps is None:
+        steps = facts.steps.expression(node)
     if kind_of(steps) != PURE or writes_of(steps):
         return False
     for n in subnodes(node):
@@ -166,7 +168,8 @@ def drop_no_op_statements(facts: Facts) -> bool:
             if len(site.block) > 1:
                 facts.remove(stmt)
                 changed = True
-        elif isinstance(stmt, ast.Expr) and _does_nothing(facts, stmt.value):
+        # (an expression statement's steps are its value's: kept, unlike the value's alone)
+        elif isinstance(stmt, ast.Expr) and _does_nothing(facts, stmt.value, facts.statement_steps(stmt)):
             if site.owner is None and site.index == 0 and isinstance(stmt.value, ast.Constant) \
                     and isinstance(stmt.value.value, str):
                 continue        # the docstring

@@ -82,7 +82,11 @@ class Step:
 
 
 def kind_of(steps: Iterable[Step]) -> int:
-    return max((s.kind for s in steps), default=PURE)
+    kind = PURE     # (the strongest kind, PURE for none: a loop, with no generator to make)
+    for step in steps:
+        if step.kind > kind:
+            kind = step.kind
+    return kind
 
 
 def reads_of(steps: Iterable[Step]) -> FrozenSet[str]:

@@ -313,7 +313,12 @@ class Facts:
 
     def inside(self, stmt: ast.stmt, kinds) -> bool:
         """Is ``stmt`` in a body of a statement of one of ``kinds``?"""
-        return any(isinstance(site.owner, kinds) for site in self.enclosing(stmt))
+        site = self.sites.get(id(stmt))
+        while site is not None and site.owner is not None:     # (the owners of :meth:`enclosing`)
+            if isinstance(site.owner, kinds):
+                return True
+            site = self.sites.get(id(site.owner))
+        return False
 
     def protected(self, stmt: ast.stmt) -> bool:
         """Is ``stmt`` inside a ``try`` or ``with`` (whose handler or exit may see
@@ -340,9 +345,10 @@ class Facts:
         in it. (A step's kind may also depend on the one binding of a
         temporary it reads; the passes drop or change a binding only once
         nobody reads its name, or keep its value.)"""
-        steps = self._steps.get(id(stmt))
+        key = id(stmt)
+        steps = self._steps.get(key)
         if steps is None:
-            steps = self._steps[id(stmt)] = self.steps.statement(stmt)
+            steps = self._steps[key] = self.steps.statement(stmt)
         return steps
 
     def edited(self, stmt: Optional[ast.stmt] = None) -> None:
@@ -359,11 +365,12 @@ class Facts:
 
     def _changed(self, stmt: Optional[ast.stmt]) -> None:
         """Forget the steps (and effects) of ``stmt`` and of the statements around it."""
-        steps, effects = self._steps, self._effects
+        steps, effects, sites = self._steps, self._effects, self.sites
         while stmt is not None:
-            steps.pop(id(stmt), None)
-            effects.pop(id(stmt), None)
-            site = self.sites.get(id(stmt))
+            key = id(stmt)
+            steps.pop(key, None)
+            effects.pop(key, None)
+            site = sites.get(key)
             stmt = site.owner if site is not None else None
 
     def statement_effect(self, stmt: ast.stmt) -> Effect:

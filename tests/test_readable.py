@@ -192,6 +192,29 @@ def test_effect_of_an_edited_statement_is_not_the_old_one():
     assert facts.statement_effect(stmt).kind == CODE
 
 
+def _what_facts_know(facts):
+    """The facts of a body as sets, in no order (by_name's order is no fact: no pass depends on it)."""
+    return ({n: k for n, k in facts.scope.loads.items() if k}, {n: k for n, k in facts.scope.stores.items() if k},
+            {k: n for k, n in facts.census.items() if n},
+            {name: {id(node) for node in nodes} for name, nodes in facts.by_name.items() if nodes},
+            {id(node): id(facts.statement_of(node)) for nodes in facts.by_name.values() for node in nodes},
+            {kind: {key: id(stmt) for key, (_, stmt) in held.items()} for kind, held in facts.held.items()},
+            {id(node.target): id(node) for node, _ in facts.held[ast.NamedExpr].values()})
+
+
+def test_unwrap_and_move_value_leave_the_facts_a_fresh_walk_finds():
+    # unwrap and move_value leave the value's nodes counted where they are,
+    # instead of counting them again: the facts must be those of a fresh walk
+    from depyf.decompiler.readable.facts import Facts
+    fn = ast.parse("def f(a):\n    t = g((u := (w := a.b)[0]), [*c])\n    return h(t, w)").body[0]
+    facts = Facts(fn, frozenset({"a"}), {})
+    outer = fn.body[0].value.args[0]
+    facts.unwrap(fn.body[0], outer)
+    facts.move_value(fn.body[0], fn.body[1], fn.body[1].value.args[0])
+    assert ast.unparse(fn) == "def f(a):\n    return h(g((w := a.b)[0], [*c]), w)"
+    assert _what_facts_know(facts) == _what_facts_know(Facts(fn, frozenset({"a"}), {}))
+
+
 def test_free_names_of_nested_scopes():
     fn = ast.parse("def g(a):\n    b = a + c\n    def h():\n        nonlocal b\n        return b + d\n"
                    "    return [e for e in a]").body[0]

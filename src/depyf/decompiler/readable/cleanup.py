@@ -85,7 +85,7 @@ def drop_unused_walrus(facts: Facts) -> bool:
     for stmt, store in found:
         walrus = facts.binding(store.id)
         if isinstance(walrus, ast.NamedExpr):
-            facts.replace(stmt, walrus, walrus.value)
+            facts.unwrap(stmt, walrus)
             changed = True
     return changed
 

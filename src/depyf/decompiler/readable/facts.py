@@ -64,6 +64,8 @@ class Facts:
         """Walk the body afresh (after a pass rewrote it wholesale)."""
         self.sites: Dict[int, Site] = {}
         self.owners: Dict[int, ast.stmt] = {}
+        #: name -> its nodes, in no order a pass may depend on (edits take nodes out
+        #: and add others at the end; :meth:`unwrap` leaves the value's in place)
         self.by_name: Dict[str, List[ast.Name]] = {}
         # (defaultdicts: a Counter's missing keys cost a Python call each)
         self._loads: Dict[str, int] = defaultdict(int)
@@ -408,6 +410,18 @@ class Facts:
             raise ValueError("node not in its statement")
         self._uncount(old, stmt)
         self._count(new, stmt)
+        self._changed(stmt)
+
+    def unwrap(self, stmt: ast.stmt, walrus: ast.NamedExpr) -> None:
+        """``(t := value)`` in ``stmt``'s own expressions becomes ``value``: only
+        the walrus and its target are uncounted, the value's nodes staying in
+        the same statement (what :meth:`replace` would uncount and count again)."""
+        if not replace_node(stmt, walrus, walrus.value):
+            raise ValueError("node not in its statement")
+        self._uncount(walrus.target, stmt)
+        self.census[ast.NamedExpr] -= 1
+        self.held[ast.NamedExpr].pop(id(walrus), None)
+        self._binder.pop(id(walrus.target), None)
         self._changed(stmt)
 
     def move_value(self, binding: ast.Assign, stmt: ast.stmt, use: ast.Name) -> None:

@@ -36,7 +36,7 @@ def propagate_copies(facts: Facts) -> bool:
         for load in facts.loads(name):
             facts.replace(facts.statement_of(load), load, clone(value))
         if isinstance(binding, ast.NamedExpr):      # nobody reads it now
-            facts.replace(facts.statement_of(binding.target), binding, binding.value)
+            facts.unwrap(facts.statement_of(binding.target), binding)
         changed = True
     return changed
 

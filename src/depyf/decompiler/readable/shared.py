@@ -80,7 +80,7 @@ def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
         facts.replace(facts.statement_of(use), use, clone(walrus.value))
         changed = True
     if not facts.scope.loads[name]:
-        facts.replace(stmt, walrus, walrus.value)
+        facts.unwrap(stmt, walrus)
         changed = True
     return changed
 

@@ -144,7 +144,8 @@ class Facts:
         name_kind, constant_kind, assign_kind, named_kind, noted, scopes, fields_of = _WALK
         # A node met twice (the decompiler may share one between two places) is
         # copied, so that each place is its own: looked for on the first walk only
-        # (``_seen``, the nodes met so far, is None after it).
+        # (``_seen``, the nodes met so far, is None after it; AST nodes hash and
+        # compare by identity, so the set holds the nodes, not their ids: quicker).
         seen = self._seen
         todo = [root]
         pop, push = todo.pop, todo.append

@@ -198,7 +198,7 @@ def _what_facts_know(facts):
             {k: n for k, n in facts.census.items() if n},
             {name: {id(node) for node in nodes} for name, nodes in facts.by_name.items() if nodes},
             {id(node): id(facts.statement_of(node)) for nodes in facts.by_name.values() for node in nodes},
-            {kind: {key: id(stmt) for key, (_, stmt) in held.items()} for kind, held in facts.held.items()},
+            {kind: {id(node): id(stmt) for node, stmt in held.values()} for kind, held in facts.held.items()},
             {id(node.target): id(node) for node, _ in facts.held[ast.NamedExpr].values()})
 
 

@@ -216,7 +216,7 @@ def _flatten(items: List[ast.expr], facts: Facts):
         if isinstance(item, ast.Starred) and isinstance(item.value, (ast.List, ast.Tuple)):
             facts.census[ast.Starred] -= 1
             facts.census[type(item.value)] -= 1
-            facts.held[ast.Starred].pop(id(item), None)
+            facts.held[ast.Starred].pop(item, None)
             out.extend(_flatten(item.value.elts, facts) or item.value.elts)
         else:
             out.append(item)

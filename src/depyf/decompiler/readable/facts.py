@@ -62,8 +62,11 @@ class Facts:
     # -- the walk ---------------------------------------------------------------------
     def rebuild(self) -> None:
         """Walk the body afresh (after a pass rewrote it wholesale)."""
-        self.sites: Dict[int, Site] = {}
-        self.owners: Dict[int, ast.stmt] = {}
+        # (these tables, like those below, are keyed by the nodes themselves: an
+        # AST node hashes and compares by identity, and no id() is to be made)
+        self.sites: Dict[ast.stmt, Site] = {}
+        #: a name's node -> the statement holding it
+        self.owners: Dict[ast.Name, ast.stmt] = {}
         #: name -> its nodes, in no order a pass may depend on (edits take nodes out
         #: and add others at the end; :meth:`unwrap` leaves the value's in place)
         self.by_name: Dict[str, List[ast.Name]] = {}
@@ -75,17 +78,17 @@ class Facts:
         self._globals: Set[str] = set()
         self._nonlocals: Set[str] = set()
         self._nested: Set[str] = set()
-        self._order: Optional[Dict[int, int]] = None
+        self._order: Optional[Dict[ast.stmt, int]] = None
         #: how many nodes of each class the body's own code holds (but names: see
         #: by_name): a pass with nothing to work on is skipped at the cost of a look-up
         self.census: Dict[type, int] = defaultdict(int)
-        #: walruses and spreads by id: (node, the statement holding it)
-        self.held: Dict[type, Dict[int, Tuple[ast.AST, ast.stmt]]] = {ast.NamedExpr: {}, ast.Starred: {}}
-        #: id of a Name stored by an ``Assign`` or walrus -> the Assign or walrus
-        self._binder: Dict[int, ast.AST] = {}
+        #: walruses and spreads: node -> (node, the statement holding it)
+        self.held: Dict[type, Dict[ast.AST, Tuple[ast.AST, ast.stmt]]] = {ast.NamedExpr: {}, ast.Starred: {}}
+        #: a Name stored by an ``Assign`` or walrus -> the Assign or walrus
+        self._binder: Dict[ast.Name, ast.AST] = {}
         self._statements: Optional[List[ast.stmt]] = None
-        self._steps: Dict[int, List[Step]] = {}
-        self._effects: Dict[int, Effect] = {}
+        self._steps: Dict[ast.stmt, List[Step]] = {}
+        self._effects: Dict[ast.stmt, Effect] = {}
         counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
         self._tables = (self.census, self.held, self._binder, self.owners, self.by_name, self._every, counters)
         self._seen: Optional[Set[ast.AST]] = set()
@@ -97,7 +100,7 @@ class Facts:
 
     def _visit(self, block: List[ast.stmt], owner: Optional[ast.stmt]) -> None:
         for stmt in block:
-            self.sites[id(stmt)] = Site(block, owner, stmt)
+            self.sites[stmt] = Site(block, owner, stmt)
             if type(stmt) in _PLAIN:
                 self._count(stmt, stmt)     # (what _note_statement does for it)
                 continue
@@ -157,7 +160,7 @@ class Facts:
             if kind is name_kind:       # (not in the census: by_name holds the names)
                 name = node.id
                 counters[type(node.ctx)][name] += 1
-                owners[id(node)] = stmt
+                owners[node] = stmt
                 found = by_name.get(name)
                 if found is None:
                     by_name[name] = [node]
@@ -170,13 +173,13 @@ class Facts:
                 if kind is constant_kind:
                     continue
                 if kind in held:
-                    held[kind][id(node)] = (node, stmt)
+                    held[kind][node] = (node, stmt)
                     if kind is named_kind:
-                        binder[id(node.target)] = node
+                        binder[node.target] = node
                 elif kind is assign_kind:
                     for target in node.targets:
                         if type(target) is name_kind:
-                            binder[id(target)] = node
+                            binder[target] = node
                 if kind in scopes:
                     if node is not stmt:
                         self._note_nested(node)
@@ -226,12 +229,12 @@ class Facts:
                 if kind is constant_kind:
                     continue
                 if kind in held:
-                    held[kind].pop(id(node), None)
+                    held[kind].pop(node, None)
                     if kind is named_kind:
-                        binder.pop(id(node.target), None)
+                        binder.pop(node.target, None)
                 elif kind is assign_kind:
                     for target in node.targets:
-                        binder.pop(id(target), None)
+                        binder.pop(target, None)
                 if kind in scopes:
                     todo.extend(own_children(node))
                     continue
@@ -262,7 +265,7 @@ class Facts:
 
     def binder_of(self, store: ast.Name):
         """The ``Assign`` (``store`` one of its targets) or walrus that stores ``store``, or None."""
-        return self._binder.get(id(store))
+        return self._binder.get(store)
 
     def binding(self, name: str):
         """The ``Assign`` (``name`` one of its targets) or walrus that is the one
@@ -270,13 +273,13 @@ class Facts:
         stores = self.stores(name)
         if len(stores) != 1:
             return None
-        return self._binder.get(id(stores[0]))
+        return self._binder.get(stores[0])
 
     def site(self, stmt: ast.stmt) -> Site:
-        return self.sites[id(stmt)]
+        return self.sites[stmt]
 
     def statement_of(self, node: ast.Name) -> ast.stmt:
-        return self.owners[id(node)]
+        return self.owners[node]
 
     def names(self, name: str) -> List[ast.Name]:
         return self.by_name.get(name, [])
@@ -302,25 +305,25 @@ class Facts:
     def order(self, stmt: ast.stmt) -> int:
         """Position of ``stmt`` in text order."""
         if self._order is None:
-            self._order = {id(s): i for i, s in enumerate(self.statements())}
-        return self._order[id(stmt)]
+            self._order = {s: i for i, s in enumerate(self.statements())}
+        return self._order[stmt]
 
     def enclosing(self, stmt: ast.stmt) -> List[Site]:
         """The site of ``stmt``, then those of the statements around it, outwards."""
         out = []
-        site = self.sites.get(id(stmt))
+        site = self.sites.get(stmt)
         while site is not None:
             out.append(site)
-            site = self.sites.get(id(site.owner)) if site.owner is not None else None
+            site = self.sites.get(site.owner) if site.owner is not None else None
         return out
 
     def inside(self, stmt: ast.stmt, kinds) -> bool:
         """Is ``stmt`` in a body of a statement of one of ``kinds``?"""
-        site = self.sites.get(id(stmt))
+        site = self.sites.get(stmt)
         while site is not None and site.owner is not None:     # (the owners of :meth:`enclosing`)
             if isinstance(site.owner, kinds):
                 return True
-            site = self.sites.get(id(site.owner))
+            site = self.sites.get(site.owner)
         return False
 
     def protected(self, stmt: ast.stmt) -> bool:
@@ -348,10 +351,9 @@ class Facts:
         in it. (A step's kind may also depend on the one binding of a
         temporary it reads; the passes drop or change a binding only once
         nobody reads its name, or keep its value.)"""
-        key = id(stmt)
-        steps = self._steps.get(key)
+        steps = self._steps.get(stmt)
         if steps is None:
-            steps = self._steps[key] = self.steps.statement(stmt)
+            steps = self._steps[stmt] = self.steps.statement(stmt)
         return steps
 
     def edited(self, stmt: Optional[ast.stmt] = None) -> None:
@@ -370,17 +372,16 @@ class Facts:
         """Forget the steps (and effects) of ``stmt`` and of the statements around it."""
         steps, effects, sites = self._steps, self._effects, self.sites
         while stmt is not None:
-            key = id(stmt)
-            steps.pop(key, None)
-            effects.pop(key, None)
-            site = sites.get(key)
+            steps.pop(stmt, None)
+            effects.pop(stmt, None)
+            site = sites.get(stmt)
             stmt = site.owner if site is not None else None
 
     def statement_effect(self, stmt: ast.stmt) -> Effect:
         """:class:`Effect` of ``stmt``'s steps (forgotten with them)."""
-        effect = self._effects.get(id(stmt))
+        effect = self._effects.get(stmt)
         if effect is None:
-            effect = self._effects[id(stmt)] = Effect.of(self.statement_steps(stmt))
+            effect = self._effects[stmt] = Effect.of(self.statement_steps(stmt))
         return effect
 
     def between(self, block: List[ast.stmt], start: int, path: List[ast.stmt],
@@ -421,8 +422,8 @@ class Facts:
             raise ValueError("node not in its statement")
         self._uncount(walrus.target, stmt)
         self.census[ast.NamedExpr] -= 1
-        self.held[ast.NamedExpr].pop(id(walrus), None)
-        self._binder.pop(id(walrus.target), None)
+        self.held[ast.NamedExpr].pop(walrus, None)
+        self._binder.pop(walrus.target, None)
         self._changed(stmt)
 
     def move_value(self, binding: ast.Assign, stmt: ast.stmt, use: ast.Name) -> None:
@@ -438,7 +439,7 @@ class Facts:
         self._uncount(use, stmt)
         for target in binding.targets:
             self._uncount(target, binding)
-            self._binder.pop(id(target), None)
+            self._binder.pop(target, None)
         self.census[ast.Assign] -= 1
         # the value's nodes now belong to ``stmt``
         owners, held = self.owners, self.held
@@ -449,10 +450,10 @@ class Facts:
                 continue
             kind = type(node)
             if kind is ast.Name:
-                owners[id(node)] = stmt
+                owners[node] = stmt
                 continue
             if kind in held:
-                held[kind][id(node)] = (node, stmt)
+                held[kind][node] = (node, stmt)
             if kind in _SCOPE_KINDS:
                 todo.extend(own_children(node))
                 continue
@@ -463,7 +464,7 @@ class Facts:
                 elif child is not None:
                     todo.append(child)
         self.edited(binding)
-        self.sites.pop(id(binding), None)
+        self.sites.pop(binding, None)
         self._changed(stmt)
 
     def remove(self, stmt: ast.stmt) -> None:
@@ -481,11 +482,11 @@ class Facts:
             for s in inner:
                 self._forget(s)
         self.edited(stmt)
-        self.sites.pop(id(stmt), None)
+        self.sites.pop(stmt, None)
 
     def insert(self, block: List[ast.stmt], at: int, stmt: ast.stmt, owner: Optional[ast.stmt]) -> None:
         block.insert(at, stmt)
-        self.sites[id(stmt)] = Site(block, owner, stmt)
+        self.sites[stmt] = Site(block, owner, stmt)
         self._note_statement(stmt, +1)
         self.edited(stmt)
 
@@ -567,8 +568,8 @@ def prefix(steps: List[Step], node: ast.AST) -> Optional[List[Step]]:
 
 def first_step_of(steps: List[Step], node: ast.AST) -> Optional[int]:
     """Index of the first step evaluating part of ``node`` (its subtree), or None."""
-    ids = {id(n) for n in subnodes(node)}
+    nodes = set(subnodes(node))
     for i, step in enumerate(steps):
-        if id(step.node) in ids:
+        if step.node in nodes:
             return i
     return None

@@ -119,7 +119,7 @@ class _Walker:
         owners = facts.owners
         for name, nodes in facts.by_name.items():
             for node in nodes:
-                key = id(owners[id(node)])      # (facts.statement_of(node))
+                key = id(owners[node])      # (facts.statement_of(node))
                 names.setdefault(key, set()).add(name)
                 if not isinstance(node.ctx, ast.Load):
                     writes.setdefault(key, set()).add(name)

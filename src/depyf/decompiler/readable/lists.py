@@ -114,22 +114,23 @@ class _Walker:
         self.changed = False
         # the names each statement of the body mentions, and those it stores or
         # deletes, its nested statements' included
-        names: Dict[int, set] = {}
-        writes: Dict[int, set] = {}
+        # (keyed by the statements themselves, which hash by identity)
+        names: Dict[ast.stmt, set] = {}
+        writes: Dict[ast.stmt, set] = {}
         owners = facts.owners
         for name, nodes in facts.by_name.items():
             for node in nodes:
-                key = id(owners[node])      # (facts.statement_of(node))
+                key = owners[node]      # (facts.statement_of(node))
                 names.setdefault(key, set()).add(name)
                 if not isinstance(node.ctx, ast.Load):
                     writes.setdefault(key, set()).add(name)
         for stmt in reversed(facts.statements()):       # nested statements before their owner
             site = facts.site(stmt)
             if site.owner is not None:
-                names.setdefault(id(site.owner), set()).update(names.get(id(stmt), ()))
-                writes.setdefault(id(site.owner), set()).update(writes.get(id(stmt), ()))
+                names.setdefault(site.owner, set()).update(names.get(stmt, ()))
+                writes.setdefault(site.owner, set()).update(writes.get(stmt, ()))
         self._names, self._writes = names, writes
-        self._known = {id(s) for s in facts.statements()}
+        self._known = set(facts.statements())
 
     # -- blocks --------------------------------------------------------------------------
     def block(self, stmts: List[ast.stmt], state: State):
@@ -343,8 +344,8 @@ class _Walker:
 
     def _written_by(self, stmt: ast.stmt):
         """The names ``stmt`` stores or deletes."""
-        if id(stmt) in self._known:
-            return self._writes.get(id(stmt), ())
+        if stmt in self._known:
+            return self._writes.get(stmt, ())
         return {node.id for node in subnodes(stmt) if type(node) is ast.Name and type(node.ctx) is not ast.Load}
 
     def _after_writes(self, writes, state: State) -> None:
@@ -356,8 +357,8 @@ class _Walker:
 
     def _mentions_tracked(self, stmts, names) -> bool:
         for stmt in stmts:
-            if id(stmt) in self._known:
-                if not self._names.get(id(stmt), set()).isdisjoint(names):
+            if stmt in self._known:
+                if not self._names.get(stmt, set()).isdisjoint(names):
                     return True
             elif not names_under(stmt).isdisjoint(names):
                 return True

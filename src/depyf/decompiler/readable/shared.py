@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict
+from typing import Set
 
 from .blocks import clone, subnodes
 from .effects import CODE, MODULE_DICTS, Effect, commute, is_dict_of_module
@@ -112,12 +112,12 @@ def _walruses(facts: Facts):
     order of a walk of the statement (a walrus holding another first)."""
     found = list(facts.held[ast.NamedExpr].values())
     # (the walk orders the walruses of one statement: only a statement holding several needs it)
-    holding: Dict[int, ast.stmt] = {}
-    several: Dict[int, ast.stmt] = {}
+    holding: Set[ast.stmt] = set()
+    several: Set[ast.stmt] = set()
     for _, stmt in found:
-        (several if id(stmt) in holding else holding)[id(stmt)] = stmt
-    place = {id(node): i for stmt in several.values() for i, node in enumerate(subnodes(stmt))}
-    found.sort(key=lambda pair: (facts.order(pair[1]), place.get(id(pair[0]), 0)))
+        (several if stmt in holding else holding).add(stmt)
+    place = {node: i for stmt in several for i, node in enumerate(subnodes(stmt))}
+    found.sort(key=lambda pair: (facts.order(pair[1]), place.get(pair[0], 0)))
     return found
 
 

@@ -295,6 +295,22 @@ def test_location_lines_match_positions_on_random_tables():
         assert location_lines(table, 3, code_len) == want, (table, code_len)
 
 
+def test_location_lines_of_line_only_entries():
+    # Dynamo's tables: line-only entries (code 13), their line change in one
+    # byte and mostly 0, then one cut short; the lines are the positions' lines
+    from depyf.bytecode.errors import TruncatedError
+    from depyf.bytecode.linetable import location_lines
+    numbered = 0xe8                     # code 13, 1 unit (+ units - 1)
+    entries = [numbered + 5, 0, numbered, 0, numbered + 2, 2 << 1, numbered, 0,
+               numbered + 7, (3 << 1) | 1, numbered + 1, 0, numbered, 63, numbered]
+    table = bytes(entries)
+    for code_len in (2, 12, 30, 2 * 22, 2 * 24):
+        want = [p[0] for p in positions_table(table[:-1], 10, code_len)]
+        assert location_lines(table[:-1], 10, code_len) == want, code_len
+    with pytest.raises(TruncatedError, match="inside a number"):
+        location_lines(table, 10, 2 * 25)
+
+
 def test_location_lines_cut_short():
     # an entry cut off by the end of the table is an error only when its units
     # are needed; which error says what was cut

@@ -157,6 +157,7 @@ def location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Optiona
     # entries keep the line, and a run of them goes in with one extend.
     mark = 0
     fixed = _LINE_ENTRIES
+    numbered = _NUMBERED_UNITS
     while count < units:
         first = data[pos]
         entry = fixed[first]
@@ -169,6 +170,19 @@ def location_lines(data: bytes, firstlineno: int, code_len: int) -> List[Optiona
                 mark = count
             count += length
             continue
+        length = numbered[first]
+        if length:
+            b = data[pos + 1]       # (an end marker when the entry is cut short)
+            if b < 64:
+                # Code 13 with its line change in one byte (all but a few of
+                # Dynamo's entries): the same run goes on when it is 0.
+                pos += 2
+                if b:
+                    out += [line] * (count - mark)
+                    line += -(b >> 1) if b & 1 else b >> 1
+                    mark = count
+                count += length
+                continue
         out += [line] * (count - mark)
         if first == _END:
             mark = count
@@ -224,6 +238,9 @@ def _line_entry(first: int):
 #: first byte -> _line_entry; one more entry for the end marker
 _END = 256
 _LINE_ENTRIES = [_line_entry(b) for b in range(256)] + [None]
+#: first byte -> code units of a code 13 entry (the line as a number, no
+#: columns), else 0; one more entry for the end marker
+_NUMBERED_UNITS = [(b & 7) + 1 if b >> 3 == 0b11101 else 0 for b in range(256)] + [0]
 _END_MARKS = [_END] * 3     # (past the longest fixed-size entry)
 
 

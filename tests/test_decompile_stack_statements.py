@@ -387,3 +387,142 @@ def test_call_kw_whose_names_were_loaded_first():
     asm.op("SWAP", 2).op("CALL_KW", 1).op("RETURN_VALUE")
     source = structured(asm.code(template, [("end",)]), [(1, 0), ("x", 0)])
     assert "note(end=a)" in source, source
+
+
+# -- the plan's shortcuts choose what the plain fixpoint chooses ----------------------
+
+import ast
+import random
+
+from depyf.bytecode.code import CodeRecord
+from depyf.decompiler.expressions import Context, StackMachine
+from depyf.decompiler.spill import plan_spills, spill
+from depyf.decompiler.values import Null, PendingNamed
+
+_LOCALS, _GLOBALS = ["a", "b", "c"], ["g", "h"]
+
+
+class _RandomStack:
+    """Random waiting values and statements, with the times the stack machine
+    would stamp: parts before what holds them, values used twice, constants,
+    temporaries, displays, slices, walruses and pending stores, some parts of
+    the statement older than some waiting values (Dynamo's SWAPs)."""
+
+    def __init__(self, seed):
+        self.rnd = random.Random(seed)
+        self.time = 0
+        self.made = []
+
+    def stamp(self, node):
+        self.time += self.rnd.choice([1, 1, 2, 5])
+        node._seq = self.time
+        return node
+
+    def leaf(self):
+        rnd = self.rnd
+        pick = rnd.random()
+        if pick < 0.55:
+            return self.stamp(ast.Name(rnd.choice(_LOCALS + _GLOBALS), ast.Load()))
+        if pick < 0.75:
+            return self.stamp(ast.Constant(rnd.randrange(3)))
+        if pick < 0.85:
+            temp = ast.Name("stack_%d" % rnd.randrange(90, 99), ast.Load())
+            temp._spill_temp = True
+            temp._seq = rnd.randrange(max(1, self.time))
+            return temp
+        return self.stamp(ast.List([], ast.Load()))
+
+    def expr(self, depth):
+        rnd = self.rnd
+        if self.made and rnd.random() < 0.12:
+            return rnd.choice(self.made)            # (a value used twice)
+        if depth <= 0 or rnd.random() < 0.3:
+            return self.leaf()
+        sub = lambda: self.expr(depth - 1)
+        node = rnd.choice([
+            lambda: ast.Call(sub(), [sub() for _ in range(rnd.randrange(3))], []),
+            lambda: ast.Subscript(sub(), sub(), ast.Load()),
+            lambda: ast.Attribute(sub(), "x", ast.Load()),
+            lambda: ast.List([sub() for _ in range(rnd.randrange(3))], ast.Load()),
+            lambda: ast.Tuple([sub() for _ in range(rnd.randrange(3))], ast.Load()),
+            lambda: ast.Slice(sub(), rnd.choice([None, sub()]), None),
+            lambda: ast.NamedExpr(ast.Name(rnd.choice(_LOCALS), ast.Store()), sub()),
+            lambda: ast.BinOp(sub(), ast.Add(), sub())])()
+        if rnd.random() < 0.9:
+            self.stamp(node)
+        if rnd.random() < 0.5:
+            self.made.append(node)
+        return node
+
+    def machine(self):
+        rnd = self.rnd
+        code = CodeRecord(version=(3, 11), varnames=tuple(_LOCALS), names=tuple(_GLOBALS))
+        m = StackMachine(Context(code, lambda code, how: None, "function"))
+        m.copied = True
+        for _ in range(rnd.randrange(1, 6)):
+            pick = rnd.random()
+            if pick < 0.15:
+                m.stack.append(self.stamp(Null()))
+            elif pick < 0.25:
+                value = self.expr(2)
+                m.stack.append(PendingNamed(value, [ast.Name(rnd.choice(_LOCALS), ast.Store())]))
+            else:
+                m.stack.append(self.expr(rnd.randrange(4)))
+        if rnd.random() < 0.3:
+            self.time -= rnd.randrange(20)      # the statement's parts: some older
+        return m
+
+    def statement(self):
+        rnd = self.rnd
+        return rnd.choice([
+            lambda: ast.Expr(self.expr(3)),
+            lambda: ast.Delete([ast.Name(rnd.choice(_LOCALS + _GLOBALS), ast.Del())]),
+            lambda: ast.Assign([ast.Name(rnd.choice(_LOCALS), ast.Store())], self.expr(3)),
+            lambda: ast.Return(self.expr(2)),
+            lambda: ast.Assign([ast.Subscript(self.expr(1), self.expr(1), ast.Store())],
+                               self.expr(2))])()
+
+
+def test_plan_shortcuts_choose_what_every_round_asked_afresh_chooses():
+    # What a round carries from the last (the values it found undisturbed, the
+    # earliest part of a value) and values pure whatever runs after them: the
+    # same values spilled, in the same order, as rounds that ask all afresh
+    several_rounds = 0
+    for seed in range(600):
+        made = _RandomStack(seed)
+        m = made.machine()
+        before_branches = made.rnd.random() < 0.1
+        stmt = made.expr(2) if before_branches else made.statement()
+        time = made.time + 1
+        plain = plan_spills(m, stmt, time, exhaustive=True, before_branches=before_branches)
+        quick = plan_spills(m, stmt, time, before_branches=before_branches)
+        assert [id(v) for v in quick] == [id(v) for v in plain], (seed, ast.dump(stmt))
+        several_rounds += len(plain) > 1
+    assert several_rounds > 100
+
+
+def test_spilled_values_are_replaced_everywhere():
+    # a spilled value is a temporary in the statement, in every waiting value
+    # and on the stack (a waiting value met once is in no other node: it is
+    # replaced on the stack alone)
+    for seed in range(300):
+        made = _RandomStack(seed)
+        m = made.machine()
+        stmt = made.statement()
+        time = made.time + 1
+        spilled = {id(v) for v in plan_spills(m, stmt, time)}
+        assigns = spill(m, stmt, time)
+        assert len(assigns) == len(spilled)
+        todo = [stmt] + m.stack
+        seen = set()
+        while todo:
+            node = todo.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            assert id(node) not in spilled, (seed, ast.dump(stmt))
+            for value in vars(node).values():
+                if isinstance(value, ast.AST):
+                    todo.append(value)
+                elif isinstance(value, list):
+                    todo += [v for v in value if isinstance(v, ast.AST)]

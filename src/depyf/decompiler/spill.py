@@ -206,17 +206,18 @@ def _children(node) -> list:
             values = (values,)
     out = []
     for value in values:
-        if isinstance(value, _AST):
-            out.append(value)
-        elif type(value) in _SEQUENCES:
+        # (lists first: a failing isinstance looks up the value's __class__)
+        kind = type(value)
+        if kind is list or kind is tuple:
             for item in value:
                 if isinstance(item, _AST):
                     out.append(item)
+        elif isinstance(value, _AST):
+            out.append(value)
     return out
 
 
 _AST = ast.AST
-_SEQUENCES = (list, tuple)
 _NO_PARTS = ()
 
 
@@ -245,7 +246,13 @@ def _fields_of(kind: type):
     else:
         fields = _NOT_A_NODE
     _FIELDS[kind] = fields
+    if fields is _NOT_A_NODE:
+        _LEAF_KINDS.add(kind)
     return fields
+
+
+#: the types _fields_of found to have no parts (a set: one look-up per node)
+_LEAF_KINDS: set = set()
 
 
 #: per node type, what reads the values of its _FIELDS (None: it has no parts);
@@ -277,8 +284,8 @@ def _attributes(node):
 
 # -- choosing and spilling -------------------------------------------------------------
 
-def _first(pair):
-    return pair[0]
+#: the first of a pair (a sort key)
+_first = operator.itemgetter(0)
 
 
 def _seq(node) -> Optional[int]:
@@ -288,24 +295,27 @@ def _seq(node) -> Optional[int]:
     return seq
 
 
-def _older(root, time: int, chosen, kids: dict) -> list:
-    """The largest parts of ``root`` evaluated before ``time``, in evaluation
-    order, each with its time (a spilled part is a temporary: nothing inside
-    it counts). ``kids`` holds the parts of every node inside, by id
-    (:meth:`_Plan._index`)."""
+def _older(roots: list, time: int, chosen, kids: dict) -> list:
+    """The largest parts of ``roots`` (each whole, in turn) evaluated before
+    ``time``, in evaluation order, each with its time (a spilled part is a
+    temporary: nothing inside it counts). ``kids`` holds the parts of every
+    node inside, by id (:meth:`_Plan._index`)."""
     out = []
-    todo = [root]
+    todo = roots[::-1]
     while todo:
         node = todo.pop()
-        if id(node) in chosen:
+        key = id(node)
+        if key in chosen:
             continue
         seq = getattr(node, "_seq", None)
-        if seq is None and isinstance(node, PendingNamed):
+        # (type tests: PendingNamed and Slice have no subclasses, and a failing
+        # isinstance costs a look-up of the node's __class__)
+        if seq is None and type(node) is PendingNamed:
             seq = getattr(node.value, "_seq", None)
-        if seq is not None and seq < time and not isinstance(node, ast.Slice):
+        if seq is not None and seq < time and type(node) is not ast.Slice:
             out.append((node, seq))
         else:
-            todo += reversed(kids[id(node)])
+            todo += reversed(kids[key])
     return out
 
 
@@ -317,12 +327,15 @@ def is_waiting_value(node) -> bool:
 
 
 class _Plan:
+    """What to spill before ``stmt`` at ``time`` while ``trees`` wait: rounds of
+    :meth:`choose_round` until one finds nothing (:func:`_settle`)."""
+
     def __init__(self, ctx, stmt, trees: List, time: int):
         self.ctx = ctx
         self.stmt = stmt
         self.trees = trees
         self.time = time
-        #: id -> (node, temporary name)
+        #: id -> (node, temporary name), in the order chosen (:meth:`choose`)
         self.chosen: Dict[int, Tuple[object, str]] = {}
         #: id -> :func:`_children` of every node of the statement and the
         #: waiting values: the rounds walk them several times over, and they
@@ -330,29 +343,64 @@ class _Plan:
         self.kids: Dict[int, list] = {}
         #: the nodes there, in the order of :attr:`kids`
         self.met: List = []
-        #: the nodes that occur more than once there
+        #: ids of the nodes met more than once there
+        self._again: set = set()
+        #: those nodes, in the order first met
         self.shared: List = self._index()
         #: id -> (effects of a node, the ids its walk met or skipped)
         self._effects: Dict[int, tuple] = {}
-        #: the spilled values the effects so far knew of
-        self._spilled: set = set()
+        #: the values chosen since the last round began
+        self._fresh: List = []
+        #: (time, spilled value), in time order (equal times in the order
+        #: chosen); kept up to date by :meth:`_new_round`
+        self._order: List[tuple] = []
+        self._latest = -1
+        #: the times of the spilled values in the order chosen (up to date as _order)
+        self._times: List[int] = []
+        #: the waiting values :meth:`_disturbed_values` last found undisturbed
+        #: (constants and temporaries apart), with their times, and how many
+        #: values were spilled then; None before it first looks
+        self._calm: Optional[List[tuple]] = None
+        self._calm_at = 0
+        #: id -> :meth:`_earliest` of the node
+        self._earliest_of: Dict[int, float] = {}
+
+    def choose(self, node, name: str) -> None:
+        """Spill ``node`` into the temporary ``name``."""
+        self.chosen[id(node)] = (node, name)
+        self._fresh.append(node)
+
+    def spilled(self) -> List[tuple]:
+        """(time, spilled value) of every value chosen, in evaluation order."""
+        self._new_round()
+        return self._order
+
+    def only_lone_values(self, ids) -> bool:
+        """Every node of ``ids`` is a waiting value met once: it is no part of
+        any node met (it would have been met a second time as one)."""
+        again = self._again
+        roots = {id(tree) for tree in self.trees}
+        return all(key in roots and key not in again for key in ids)
 
     def pure(self, node, eff: Effects) -> bool:
         """Evaluating ``node`` before or after ``eff`` gives the same value, with no
         effect of its own that ``eff`` could observe."""
-        if isinstance(node, ast.Constant) or getattr(node, "_spill_temp", False):
+        # (Type tests, not isinstance: no class derives from these node types,
+        # and a failing isinstance costs a look-up of the node's __class__.)
+        kind = type(node)
+        if kind is ast.Constant or getattr(node, "_spill_temp", False):
             return True
         if not (eff.runs_code or eff.writes or eff.writes_all):
             return True         # nothing happens in between
-        if isinstance(node, ast.Name):
-            return isinstance(node.ctx, ast.Load) and not eff.writes_all \
+        if kind is ast.Name:
+            return type(node.ctx) is ast.Load and not eff.writes_all \
                 and node.id not in eff.writes \
                 and (_fast_local(self.ctx, node.id) or not eff.runs_code)
-        if isinstance(node, (ast.Tuple, ast.List)) and not eff.writes_all:
+        if (kind is ast.Tuple or kind is ast.List) and not eff.writes_all:
             # A fresh display nobody else holds (shared ones are spilled first;
             # code not seen yet may still share it)
             return all(self.pure(e, eff) for e in node.elts)
-        if isinstance(node, ast.Slice):
+        if kind is ast.Slice:
             return all(p is None or self.pure(p, eff) for p in (node.lower, node.upper, node.step))
         return False
 
@@ -398,26 +446,31 @@ class _Plan:
     def _new_round(self) -> None:
         """What the statement and the spilled values do depends on what is spilled
         (a temporary does nothing): effects whose walk met a value spilled in the
-        last round are worked out again."""
+        last round are worked out again, and the new values take their place in
+        :attr:`_order`."""
         self._between: Dict[object, Effects] = {}
-        spilled = self.chosen.keys() - self._spilled
-        if spilled:
-            self._effects = {key: found for key, found in self._effects.items()
-                             if found[1].isdisjoint(spilled)}
-            self._spilled = set(self.chosen)
-        #: (time, spilled value), in time order (stable: equal times keep the
-        #: order chosen)
-        self._order = sorted(((_seq(node), node) for node, _ in self.chosen.values()),
-                             key=_first)
-        self._latest = self._order[-1][0] if self._order else -1
+        fresh = self._fresh
+        if not fresh:
+            return
+        self._fresh = []
+        spilled = set(map(id, fresh))
+        self._effects = {key: found for key, found in self._effects.items()
+                         if found[1].isdisjoint(spilled)}
+        # (a stable sort of the list in order chosen, the new values last: equal
+        # times keep the order chosen)
+        times = [_seq(node) for node in fresh]
+        self._times += times
+        self._order += zip(times, fresh)
+        self._order.sort(key=_first)
+        self._latest = self._order[-1][0]
 
     def _index(self) -> List:
         """Fills :attr:`kids`; returns the nodes met more than once, in the order
         first met (the statement's, then each waiting value's, depth first)."""
         kids = self.kids
-        fields_of = _FIELDS.get
+        leaves = _LEAF_KINDS
         met = self.met
-        again = set()
+        again = self._again
         for root in [self.stmt] + self.trees:
             pending = [root]
             while pending:
@@ -427,47 +480,184 @@ class _Plan:
                     again.add(key)
                     continue        # its parts were met the first time
                 met.append(node)
-                # (names and constants, most nodes, have none: no call)
-                parts = kids[key] = _NO_PARTS if fields_of(type(node)) is _NOT_A_NODE \
-                    else _children(node)
-                pending += parts
+                if type(node) in leaves:
+                    kids[key] = _NO_PARTS   # (names and constants, most nodes: no call)
+                else:
+                    parts = kids[key] = _children(node)
+                    pending += parts
         return [node for node in met if id(node) in again] if again else []
 
     def choose_round(self) -> List:
+        """The values to spill that the values chosen so far show: the first of
+        the three kinds below found (the next round sees them spilled)."""
         self._new_round()
-        kids = self.kids
+        if self._settled():
+            return self._parts_before()
+        return self._shared_values() or self._disturbed_values() or self._parts_before()
+
+    def _settled(self) -> bool:
+        """Whether :meth:`_shared_values` and :meth:`_disturbed_values` would find
+        nothing now, known from the last time the latter looked (the last
+        round of most plans, which finds nothing, asks this).
+
+        No shared value is waiting to be spilled but constants and temporaries
+        (which it never spills). The waiting values it will look at are among
+        those it looked at last time: spilling more only cuts its walk short
+        (:func:`_older`). Those it did not spill then were pure across the
+        effects after them; the effects of the statement and of the values
+        spilled then can only have shrunk since (what a walk skips does
+        nothing), and :meth:`pure` holds for fewer effects where it held for
+        more. So each is still pure unless a value spilled since was evaluated
+        after it (then :meth:`_disturbed_values` asks again), or it is pure
+        whatever runs after it (:data:`_WORST`)."""
+        if self._calm is None:
+            return False
+        chosen = self.chosen
+        for node in self.shared:
+            if id(node) not in chosen and _seq(node) is not None and not _inert(node):
+                return False
+        since = max(self._times[self._calm_at:], default=-1)
+        for node, seq in self._calm:
+            if seq < since and id(node) not in chosen and not self._pure_anyway(node):
+                return False
+        return True
+
+    def _pure_anyway(self, node) -> bool:
+        """:meth:`pure` for any effects the statement and the spilled values may
+        have (:data:`_WORST`), unless the statement is code not seen yet, which
+        may bind any name."""
+        return not isinstance(self.stmt, _Anything) and self.pure(node, _WORST)
+
+    def _shared_values(self) -> List:
+        """A value used twice is evaluated once: in its own temporary."""
         chosen = self.chosen
         new = []
-        # A value used twice is evaluated once: in its own temporary.
         for node in self.shared:
             if id(node) not in chosen:
                 seq = _seq(node)
-                if seq is not None and not (isinstance(node, (ast.Constant, ast.Name))
+                if seq is not None and not (type(node) in _CONSTANT_OR_NAME
                                             and self.pure(node, self.effects_between(seq, None))):
                     new.append(node)
-        if new:
-            return new
-        # Waiting values the statement (or a later spilled value) would disturb.
-        for tree in self.trees:
-            for node, seq in _older(tree, self.time, chosen, kids):
-                if not _inert(node) and not self.pure(node, self.effects_between(seq, None)):
-                    new.append(node)
-        if new:
-            return new
-        # Parts of the statement, or of a spilled value, evaluated before an
-        # earlier-printed spilled value: the latest one evaluated before it.
-        order = self._order
-        printed = [(self.stmt, None)] + [(n, seq) for seq, n in order]
-        for node, seq in printed:
-            before = [t for t, _ in order if seq is None or t < seq]
-            if not before:
-                continue
-            threshold = max(before)
-            for child in kids[id(node)]:
-                for part, time in _older(child, threshold, chosen, kids):
-                    if not self.pure(part, self.effects_between(time, seq)):
-                        new.append(part)
         return new
+
+    def _disturbed_values(self) -> List:
+        """Waiting values the statement (or a later spilled value) would disturb."""
+        latest = self._latest
+        new = []
+        calm = []
+        for node, seq in _older(self.trees, self.time, self.chosen, self.kids):
+            if _inert(node):
+                continue
+            if seq < latest and self._pure_anyway(node) \
+                    or self.pure(node, self.effects_between(seq, None)):
+                # (the first: the effects of the spilled values after it need
+                # not be worked out)
+                calm.append((node, seq))
+            else:
+                new.append(node)
+        self._calm = calm
+        self._calm_at = len(self._times)
+        return new
+
+    def _parts_before(self) -> List:
+        """Parts of the statement, or of a spilled value, evaluated before an
+        earlier-printed spilled value: the latest one evaluated before it."""
+        chosen = self.chosen
+        kids = self.kids
+        new = []
+        for node, seq, threshold in self._printed():
+            if self._earliest(node) >= threshold:
+                continue        # (no part of it that old: known without a walk)
+            for part, time in _older(kids[id(node)], threshold, chosen, kids):
+                if not self.pure(part, self.effects_between(time, seq)):
+                    new.append(part)
+        return new
+
+    def _earliest(self, node) -> float:
+        """The earliest time of a part of ``node`` (:data:`_NEVER` if none has
+        one), apart from constants and temporaries and what is inside a spilled
+        value: :meth:`_parts_before` spills no other part. Kept for the later
+        rounds: spilling more only hides more parts, so it stays a bound."""
+        key = id(node)
+        found = self._earliest_of.get(key)
+        if found is None:
+            found = _NEVER
+            kids = self.kids
+            chosen = self.chosen
+            todo = list(kids[key])
+            while todo:
+                part = todo.pop()
+                key = id(part)
+                if key in chosen:
+                    continue
+                seq = getattr(part, "_seq", None)
+                if seq is not None and seq < found and not _inert(part):
+                    found = seq
+                todo += kids[key]
+            self._earliest_of[id(node)] = found
+        return found
+
+    def _printed(self):
+        """(node, its time, threshold) for the statement (time None) and each
+        spilled value in evaluation order, where some spilled value was evaluated
+        before it: the threshold is the latest such time."""
+        order = self._order
+        if not order:
+            return
+        yield self.stmt, None, self._latest
+        below = None        # the latest time before the current one
+        last = None
+        for seq, node in order:
+            if last is not None and seq != last:
+                below = last
+            last = seq
+            if below is not None:
+                yield node, seq, below
+
+
+class _PlainPlan(_Plan):
+    """A plan without the shortcuts: every round asks whether a shared or waiting
+    value must be spilled afresh (no :meth:`_settled`), works out the effects
+    after a waiting value (no :meth:`_pure_anyway`), and walks every printed
+    value for parts evaluated too early (no :meth:`_earliest`)."""
+
+    def _settled(self) -> bool:
+        return False
+
+    def _pure_anyway(self, node) -> bool:
+        return False
+
+    def _earliest(self, node) -> float:
+        return -1
+
+
+#: the earliest time of a node with no timed part: later than any
+_NEVER = float("inf")
+
+
+class _AllNames:
+    """The names bound by code that may bind any of them."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+
+def _worst() -> Effects:
+    """Effects that run code and bind every name, but not as a body not seen yet
+    does (``writes_all``): :meth:`_Plan.pure` of a value holds for these only
+    if it holds for any effects of the statement and spilled values but a
+    compound statement's (which alone set ``writes_all``). It cannot hold less
+    for fewer effects: each effect can only make a value impure."""
+    eff = Effects()
+    eff.runs_code = True
+    eff.writes = _AllNames()
+    return eff
+
+
+#: (see _worst)
+_WORST = _worst()
+#: node types a shared value is left in place as (when nothing disturbs it)
+_CONSTANT_OR_NAME = frozenset({ast.Constant, ast.Name})
 
 
 def _shares_a_part(stmt) -> bool:
@@ -558,47 +748,103 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     if time is None:
         time = next(PUSH_TIMES)
     plan = _Plan(m.ctx, stmt, trees, time)
+    _settle(plan, lambda: spills_of(m.ctx).new_name())
+    if not plan.chosen:
+        return []
+    order = plan.spilled()
+    temps = _temporaries(plan, order)
+    _put_temporaries(plan, temps, m.stack, waiting)
+    line = getattr(stmt, "lineno", None)
+    return [_assignment(m, node, plan.chosen[id(node)][1], line) for _, node in order]
+
+
+def plan_spills(m, stmt, time: int, waiting=(), exhaustive: bool = False,
+                before_branches: bool = False) -> list:
+    """The values :func:`spill` would spill before ``stmt``, in the order it names
+    their temporaries, spilling nothing; its plan runs even where spill knows
+    without one that there is nothing to spill. ``exhaustive``: a plan without
+    the shortcuts that carry what earlier rounds found (every round asks all
+    it asks afresh): the reference the tests hold the shortcuts to.
+    ``before_branches``: ``stmt`` is the test of :func:`spill_before_branches`.
+
+    >>> from depyf.decompiler.expressions import Context, StackMachine
+    >>> m = StackMachine(Context.for_tests())
+    >>> m.push(ast.Call(ast.Name("f", ast.Load()), [], []))
+    >>> [ast.unparse(v) for v in plan_spills(m, ast.Expr(ast.Call(ast.Name("g", ast.Load()), [], [])), 10**9)]
+    ['f()']
+    """
+    if before_branches:
+        stmt = _Anything(stmt)
+    plan = (_PlainPlan if exhaustive else _Plan)(m.ctx, stmt, m.waiting() + list(waiting), time)
+    names = itertools.count()
+    _settle(plan, lambda: "t%d" % next(names))
+    return [node for node, _ in plan.chosen.values()]
+
+
+def _settle(plan: _Plan, new_name) -> None:
+    """Runs the rounds of ``plan`` until one finds nothing, choosing what each
+    finds under a name from ``new_name()``."""
     while True:
         new = plan.choose_round()
         if not new:
-            break
+            return
         for node in new:
             if id(node) not in plan.chosen:
-                plan.chosen[id(node)] = (node, spills_of(m.ctx).new_name())
-    if not plan.chosen:
-        return []
-    mapping = {}
-    for key, (node, name) in plan.chosen.items():
-        temp = ast.Name(id=name, ctx=ast.Load())
-        temp._seq = _seq(node)
+                plan.choose(node, new_name())
+
+
+def _temporaries(plan: _Plan, order) -> Dict[int, ast.Name]:
+    """id of each spilled value -> the temporary that stands for it."""
+    temps = {}
+    for seq, node in order:
+        temp = ast.Name(plan.chosen[id(node)][1], _LOAD)
+        temp._seq = seq
         temp._spill_temp = True
-        mapping[key] = temp
-    order = sorted(plan.chosen.values(), key=lambda p: _seq(p[0]))
+        temps[id(node)] = temp
+    return temps
+
+
+def _put_temporaries(plan: _Plan, temps: Dict[int, ast.Name], stack: list, waiting: list) -> None:
+    """The temporaries in place of the values they stand for, in the statement,
+    the waiting values, and the lists ``stack`` and ``waiting``."""
     # Every node of the statement and the waiting values is in the plan's
-    # index: only those holding a spilled value change. Other stack items
-    # (markers, what the enclosing code left) are walked.
-    for node, parts in zip(plan.met, plan.kids.values()):
-        if parts and not mapping.keys().isdisjoint(map(id, parts)):
-            _replace_parts(node, mapping, [])
-    seen = set(plan.kids)
-    for values in (m.stack, waiting):
+    # index: only those holding a spilled value change. A waiting value met
+    # once, as a value, is in none (most of those spilled): no search.
+    kids = plan.kids
+    if not plan.only_lone_values(temps):
+        apart = temps.keys().isdisjoint
+        for node, parts in zip(plan.met, kids.values()):
+            if parts and not apart(map(id, parts)):
+                _replace_parts(node, temps, [])
+    # Other stack items (markers, what the enclosing code left) are walked.
+    seen = None
+    for values in (stack, waiting):
         for i, value in enumerate(values):
-            if id(value) in mapping:
-                values[i] = mapping[id(value)]
-            elif id(value) not in seen:
-                _replace_in(value, mapping, seen)
-    out = []
-    line = getattr(stmt, "lineno", None)
-    for node, name in order:
-        targets = [ast.Name(id=name, ctx=ast.Store())]
-        value = node
-        if isinstance(node, PendingNamed):
-            targets += node.targets
-            value = node.value
-        assign = ast.Assign(targets=targets, value=m.value(value))
-        assign.lineno = getattr(node, "lineno", None) or line
-        out.append(assign)
-    return out
+            key = id(value)
+            if key in temps:
+                values[i] = temps[key]
+            elif key not in kids:
+                if seen is None:
+                    seen = set(kids)
+                _replace_in(value, temps, seen)
+
+
+def _assignment(m, node, name: str, line: Optional[int]) -> ast.Assign:
+    """``name = node`` (``name = target = value`` for a pending assignment),
+    at the line of ``node`` or else ``line``."""
+    targets = [ast.Name(name, _STORE)]
+    value = node
+    if isinstance(node, PendingNamed):
+        targets += node.targets
+        value = node.value
+    assign = ast.Assign(targets, m.value(value))
+    assign.lineno = getattr(node, "lineno", None) or line
+    return assign
+
+
+#: contexts of the temporaries (one of each serves every name, as ast.parse's trees share them)
+_LOAD = ast.Load()
+_STORE = ast.Store()
 
 
 def _undisturbed(m, stmt, trees) -> bool:
@@ -674,7 +920,7 @@ def _fast_local(ctx, name: str) -> bool:
 
 def _inert(node) -> bool:
     """A value no statement can change: a constant or a temporary."""
-    return isinstance(node, ast.Constant) or getattr(node, "_spill_temp", False)
+    return type(node) is ast.Constant or getattr(node, "_spill_temp", False)
 
 
 def _replace_in(root, mapping, seen) -> None:

@@ -136,7 +136,13 @@ class StackMachine:
 
     def waiting(self) -> list:
         """Values this machine evaluated that are still on the stack."""
-        return [v for v in self.stack if id(v) not in self.inherited and is_waiting_value(v)]
+        # (is_waiting_value's first test inlined: most stack items are ast's
+        # own nodes; and most machines inherit nothing, no id to ask)
+        inherited = self.inherited
+        if not inherited:
+            return [v for v in self.stack if type(v) in AST_KINDS or is_waiting_value(v)]
+        return [v for v in self.stack if (type(v) in AST_KINDS or is_waiting_value(v))
+                and id(v) not in inherited]
 
     def _any_waiting(self) -> bool:
         """``bool(self.waiting())``, without the list (a loop body's statements

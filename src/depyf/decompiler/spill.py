@@ -103,12 +103,12 @@ class Effects:
 
 def effects(node, skip=(), kids=None) -> Effects:
     """The effects of evaluating ``node`` (a statement or expression) apart from
-    its parts whose ids are in ``skip``; bodies of functions and lambdas run
-    later and do not count. ``kids`` keeps the parts of nodes already seen,
-    by id (:func:`_children`); it is filled as the walk goes."""
+    its parts in ``skip``; bodies of functions and lambdas run later and do
+    not count. ``kids`` keeps the parts of nodes already seen (node ->
+    :func:`_children`); it is filled as the walk goes."""
     out = Effects()
     seen = set(skip)
-    seen.discard(id(node))
+    seen.discard(node)
     _effects(node, out, seen, {} if kids is None else kids)
     return out
 
@@ -120,10 +120,9 @@ def _effects(root, out: Effects, seen: set, kids: dict) -> None:
     todo = [root]
     while todo:
         node = todo.pop()
-        key = id(node)
-        if key in seen:
+        if node in seen:
             continue
-        seen.add(key)
+        seen.add(node)
         kind = kinds.get(type(node))
         if kind is None:
             kind = _effect_kind(type(node))
@@ -151,9 +150,9 @@ def _effects(root, out: Effects, seen: set, kids: dict) -> None:
             continue
         elif kind == _WALRUS:
             out.writes.add(getattr(node.target, "id", ""))
-        parts = kids.get(key)
+        parts = kids.get(node)
         if parts is None:
-            parts = kids[key] = _children(node)
+            parts = kids[node] = _children(node)
         todo += parts
 
 
@@ -299,13 +298,12 @@ def _older(roots: list, time: int, chosen, kids: dict) -> list:
     """The largest parts of ``roots`` (each whole, in turn) evaluated before
     ``time``, in evaluation order, each with its time (a spilled part is a
     temporary: nothing inside it counts). ``kids`` holds the parts of every
-    node inside, by id (:meth:`_Plan._index`)."""
+    node inside (:meth:`_Plan._index`)."""
     out = []
     todo = roots[::-1]
     while todo:
         node = todo.pop()
-        key = id(node)
-        if key in chosen:
+        if node in chosen:
             continue
         seq = getattr(node, "_seq", None)
         # (type tests: PendingNamed and Slice have no subclasses, and a failing
@@ -315,7 +313,7 @@ def _older(roots: list, time: int, chosen, kids: dict) -> list:
         if seq is not None and seq < time and type(node) is not ast.Slice:
             out.append((node, seq))
         else:
-            todo += reversed(kids[key])
+            todo += reversed(kids[node])
     return out
 
 
@@ -335,20 +333,20 @@ class _Plan:
         self.stmt = stmt
         self.trees = trees
         self.time = time
-        #: id -> (node, temporary name), in the order chosen (:meth:`choose`)
-        self.chosen: Dict[int, Tuple[object, str]] = {}
-        #: id -> :func:`_children` of every node of the statement and the
-        #: waiting values: the rounds walk them several times over, and they
-        #: do not change while it chooses
-        self.kids: Dict[int, list] = {}
-        #: the nodes there, in the order of :attr:`kids`
-        self.met: List = []
-        #: ids of the nodes met more than once there
+        #: spilled value -> its temporary's name, in the order chosen (:meth:`choose`)
+        self.chosen: Dict[object, str] = {}
+        #: node -> its :func:`_children`, for every node of the statement and
+        #: the waiting values, in the order met (depth first): the rounds walk
+        #: them several times over, and they do not change while it chooses.
+        #: (Nodes are keys as themselves: ast nodes hash and compare as
+        #: objects, and asking a dict for one costs less than for its id.)
+        self.kids: Dict[object, list] = {}
+        #: the nodes met more than once there
         self._again: set = set()
         #: those nodes, in the order first met
         self.shared: List = self._index()
-        #: id -> (effects of a node, the ids its walk met or skipped)
-        self._effects: Dict[int, tuple] = {}
+        #: node -> (its effects, the nodes its walk met or skipped)
+        self._effects: Dict[object, tuple] = {}
         #: the values chosen since the last round began
         self._fresh: List = []
         #: (time, spilled value), in time order (equal times in the order
@@ -362,12 +360,12 @@ class _Plan:
         #: values were spilled then; None before it first looks
         self._calm: Optional[List[tuple]] = None
         self._calm_at = 0
-        #: id -> :meth:`_earliest` of the node
-        self._earliest_of: Dict[int, float] = {}
+        #: node -> its :meth:`_earliest`
+        self._earliest_of: Dict[object, float] = {}
 
     def choose(self, node, name: str) -> None:
         """Spill ``node`` into the temporary ``name``."""
-        self.chosen[id(node)] = (node, name)
+        self.chosen[node] = name
         self._fresh.append(node)
 
     def spilled(self) -> List[tuple]:
@@ -375,12 +373,12 @@ class _Plan:
         self._new_round()
         return self._order
 
-    def only_lone_values(self, ids) -> bool:
-        """Every node of ``ids`` is a waiting value met once: it is no part of
+    def only_lone_values(self, nodes) -> bool:
+        """Every node of ``nodes`` is a waiting value met once: it is no part of
         any node met (it would have been met a second time as one)."""
         again = self._again
-        roots = {id(tree) for tree in self.trees}
-        return all(key in roots and key not in again for key in ids)
+        roots = set(self.trees)
+        return all(node in roots and node not in again for node in nodes)
 
     def pure(self, node, eff: Effects) -> bool:
         """Evaluating ``node`` before or after ``eff`` gives the same value, with no
@@ -434,13 +432,13 @@ class _Plan:
         """:func:`effects` of ``node`` apart from the spilled values; kept from
         round to round while the walk that found it met none of the values
         spilled since."""
-        found = self._effects.get(id(node))
+        found = self._effects.get(node)
         if found is None:
             out = Effects()
             seen = set(self.chosen)
-            seen.discard(id(node))
+            seen.discard(node)
             _effects(node, out, seen, self.kids)
-            found = self._effects[id(node)] = (out, seen)
+            found = self._effects[node] = (out, seen)
         return found[0]
 
     def _new_round(self) -> None:
@@ -453,9 +451,8 @@ class _Plan:
         if not fresh:
             return
         self._fresh = []
-        spilled = set(map(id, fresh))
-        self._effects = {key: found for key, found in self._effects.items()
-                         if found[1].isdisjoint(spilled)}
+        self._effects = {node: found for node, found in self._effects.items()
+                         if found[1].isdisjoint(fresh)}
         # (a stable sort of the list in order chosen, the new values last: equal
         # times keep the order chosen)
         times = [_seq(node) for node in fresh]
@@ -469,23 +466,20 @@ class _Plan:
         first met (the statement's, then each waiting value's, depth first)."""
         kids = self.kids
         leaves = _LEAF_KINDS
-        met = self.met
         again = self._again
         for root in [self.stmt] + self.trees:
             pending = [root]
             while pending:
                 node = pending.pop()
-                key = id(node)
-                if key in kids:
-                    again.add(key)
+                if node in kids:
+                    again.add(node)
                     continue        # its parts were met the first time
-                met.append(node)
                 if type(node) in leaves:
-                    kids[key] = _NO_PARTS   # (names and constants, most nodes: no call)
+                    kids[node] = _NO_PARTS   # (names and constants, most nodes: no call)
                 else:
-                    parts = kids[key] = _children(node)
+                    parts = kids[node] = _children(node)
                     pending += parts
-        return [node for node in met if id(node) in again] if again else []
+        return [node for node in kids if node in again] if again else []
 
     def choose_round(self) -> List:
         """The values to spill that the values chosen so far show: the first of
@@ -514,11 +508,11 @@ class _Plan:
             return False
         chosen = self.chosen
         for node in self.shared:
-            if id(node) not in chosen and _seq(node) is not None and not _inert(node):
+            if node not in chosen and _seq(node) is not None and not _inert(node):
                 return False
         since = max(self._times[self._calm_at:], default=-1)
         for node, seq in self._calm:
-            if seq < since and id(node) not in chosen and not self._pure_anyway(node):
+            if seq < since and node not in chosen and not self._pure_anyway(node):
                 return False
         return True
 
@@ -533,7 +527,7 @@ class _Plan:
         chosen = self.chosen
         new = []
         for node in self.shared:
-            if id(node) not in chosen:
+            if node not in chosen:
                 seq = _seq(node)
                 if seq is not None and not (type(node) in _CONSTANT_OR_NAME
                                             and self.pure(node, self.effects_between(seq, None))):
@@ -546,8 +540,8 @@ class _Plan:
         new = []
         calm = []
         for node, seq in _older(self.trees, self.time, self.chosen, self.kids):
-            if _inert(node):
-                continue
+            if type(node) is ast.Constant or getattr(node, "_spill_temp", False):
+                continue        # (_inert inlined)
             if seq < latest and self._pure_anyway(node) \
                     or self.pure(node, self.effects_between(seq, None)):
                 # (the first: the effects of the spilled values after it need
@@ -568,7 +562,7 @@ class _Plan:
         for node, seq, threshold in self._printed():
             if self._earliest(node) >= threshold:
                 continue        # (no part of it that old: known without a walk)
-            for part, time in _older(kids[id(node)], threshold, chosen, kids):
+            for part, time in _older(kids[node], threshold, chosen, kids):
                 if not self.pure(part, self.effects_between(time, seq)):
                     new.append(part)
         return new
@@ -578,23 +572,23 @@ class _Plan:
         one), apart from constants and temporaries and what is inside a spilled
         value: :meth:`_parts_before` spills no other part. Kept for the later
         rounds: spilling more only hides more parts, so it stays a bound."""
-        key = id(node)
-        found = self._earliest_of.get(key)
+        found = self._earliest_of.get(node)
         if found is None:
             found = _NEVER
             kids = self.kids
             chosen = self.chosen
-            todo = list(kids[key])
+            todo = list(kids[node])
             while todo:
                 part = todo.pop()
-                key = id(part)
-                if key in chosen:
+                if part in chosen:
                     continue
                 seq = getattr(part, "_seq", None)
-                if seq is not None and seq < found and not _inert(part):
+                # (_inert inlined: the times met go down as the walk goes in)
+                if seq is not None and seq < found and type(part) is not ast.Constant \
+                        and not getattr(part, "_spill_temp", False):
                     found = seq
-                todo += kids[key]
-            self._earliest_of[id(node)] = found
+                todo += kids[part]
+            self._earliest_of[node] = found
         return found
 
     def _printed(self):
@@ -677,12 +671,11 @@ def _repeated(roots: list, alike) -> bool:
     todo = list(roots)
     while todo:
         node = todo.pop()
-        key = id(node)
-        if key in seen:
+        if node in seen:
             if _seq(node) is not None and not alike(node):
                 return True
             continue
-        seen.add(key)
+        seen.add(node)
         if type(node) not in _NO_TIMED_PARTS:
             todo += _children(node)
     return False
@@ -755,7 +748,7 @@ def spill(m, stmt, time: Optional[int] = None, waiting=None) -> List[ast.stmt]:
     temps = _temporaries(plan, order)
     _put_temporaries(plan, temps, m.stack, waiting)
     line = getattr(stmt, "lineno", None)
-    return [_assignment(m, node, plan.chosen[id(node)][1], line) for _, node in order]
+    return [_assignment(m, node, plan.chosen[node], line) for _, node in order]
 
 
 def plan_spills(m, stmt, time: int, waiting=(), exhaustive: bool = False,
@@ -778,7 +771,7 @@ def plan_spills(m, stmt, time: int, waiting=(), exhaustive: bool = False,
     plan = (_PlainPlan if exhaustive else _Plan)(m.ctx, stmt, m.waiting() + list(waiting), time)
     names = itertools.count()
     _settle(plan, lambda: "t%d" % next(names))
-    return [node for node, _ in plan.chosen.values()]
+    return list(plan.chosen)
 
 
 def _settle(plan: _Plan, new_name) -> None:
@@ -789,22 +782,22 @@ def _settle(plan: _Plan, new_name) -> None:
         if not new:
             return
         for node in new:
-            if id(node) not in plan.chosen:
+            if node not in plan.chosen:
                 plan.choose(node, new_name())
 
 
-def _temporaries(plan: _Plan, order) -> Dict[int, ast.Name]:
-    """id of each spilled value -> the temporary that stands for it."""
+def _temporaries(plan: _Plan, order) -> Dict[object, ast.Name]:
+    """Each spilled value -> the temporary that stands for it."""
     temps = {}
     for seq, node in order:
-        temp = ast.Name(plan.chosen[id(node)][1], _LOAD)
+        temp = ast.Name(plan.chosen[node], _LOAD)
         temp._seq = seq
         temp._spill_temp = True
-        temps[id(node)] = temp
+        temps[node] = temp
     return temps
 
 
-def _put_temporaries(plan: _Plan, temps: Dict[int, ast.Name], stack: list, waiting: list) -> None:
+def _put_temporaries(plan: _Plan, temps: Dict[object, ast.Name], stack: list, waiting: list) -> None:
     """The temporaries in place of the values they stand for, in the statement,
     the waiting values, and the lists ``stack`` and ``waiting``."""
     # Every node of the statement and the waiting values is in the plan's
@@ -813,17 +806,16 @@ def _put_temporaries(plan: _Plan, temps: Dict[int, ast.Name], stack: list, waiti
     kids = plan.kids
     if not plan.only_lone_values(temps):
         apart = temps.keys().isdisjoint
-        for node, parts in zip(plan.met, kids.values()):
-            if parts and not apart(map(id, parts)):
+        for node, parts in kids.items():
+            if parts and not apart(parts):
                 _replace_parts(node, temps, [])
     # Other stack items (markers, what the enclosing code left) are walked.
     seen = None
     for values in (stack, waiting):
         for i, value in enumerate(values):
-            key = id(value)
-            if key in temps:
-                values[i] = temps[key]
-            elif key not in kids:
+            if value in temps:
+                values[i] = temps[value]
+            elif value not in kids:
                 if seen is None:
                     seen = set(kids)
                 _replace_in(value, temps, seen)
@@ -854,9 +846,10 @@ def _undisturbed(m, stmt, trees) -> bool:
     once its early values are temporaries), and nothing is used twice."""
     locals_read = []
     for tree in trees:
-        if _inert(tree):
-            continue
-        if type(tree) is not ast.Name or type(tree.ctx) is not ast.Load:
+        kind = type(tree)
+        if kind is ast.Constant or getattr(tree, "_spill_temp", False):
+            continue        # (_inert inlined: every statement asks of every waiting value)
+        if kind is not ast.Name or type(tree.ctx) is not ast.Load:
             return _does_nothing(stmt) and not _shared_value(stmt, trees)
         locals_read.append(tree.id)
     if m.copied and _shares_a_part(stmt):
@@ -924,14 +917,14 @@ def _inert(node) -> bool:
 
 
 def _replace_in(root, mapping, seen) -> None:
-    """Puts the temporaries of ``mapping`` (by id of the node each stands for) in
-    place of those nodes everywhere inside ``root``; the nodes in ``seen`` are
-    done."""
+    """Puts the temporaries of ``mapping`` (node -> the temporary that stands for
+    it) in place of those nodes everywhere inside ``root``; the nodes in
+    ``seen`` are done."""
     todo = [root]
     while todo:
         node = todo.pop()
-        if id(node) not in seen:
-            seen.add(id(node))
+        if node not in seen:
+            seen.add(node)
             _replace_parts(node, mapping, todo)
 
 
@@ -951,23 +944,26 @@ def _replace_parts(node, mapping, todo: list) -> None:
             pairs = [(f, getattr(node, f, None)) for f in fields]
         else:
             pairs = zip(fields, (values,) if kind in _ONE_FIELD else values)
+    # (only nodes are asked of ``mapping``: a list may hold anything)
     for name, value in pairs:
         if isinstance(value, _AST):
-            if id(value) in mapping:
-                setattr(node, name, mapping[id(value)])
+            if value in mapping:
+                setattr(node, name, mapping[value])
             else:
                 todo.append(value)
         elif isinstance(value, list):
             for i, item in enumerate(value):
-                if id(item) in mapping:
-                    value[i] = mapping[id(item)]
-                elif isinstance(item, _AST):
-                    todo.append(item)
+                if isinstance(item, _AST):
+                    if item in mapping:
+                        value[i] = mapping[item]
+                    else:
+                        todo.append(item)
         elif isinstance(value, tuple):
-            if any(id(item) in mapping for item in value):
-                setattr(node, name, tuple(mapping.get(id(item), item) for item in value))
+            if any(isinstance(item, _AST) and item in mapping for item in value):
+                setattr(node, name, tuple(mapping[item] if isinstance(item, _AST) and item in mapping
+                                          else item for item in value))
             for item in value:
-                if id(item) not in mapping and isinstance(item, _AST):
+                if isinstance(item, _AST) and item not in mapping:
                     todo.append(item)
 
 

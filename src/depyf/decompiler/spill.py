@@ -196,14 +196,22 @@ def _children(node) -> list:
         values_of = _values_of(kind)
     if values_of is None:
         return []
+    out = []
     try:
         values = values_of(node)
     except AttributeError:      # a list field the node was made without
         values = [getattr(node, f, None) for f in _FIELDS[kind]]
     else:
         if kind in _ONE_FIELD:
-            values = (values,)
-    out = []
+            # (the attrgetter gave the field's value itself: no loop over one)
+            kind = type(values)
+            if kind is list or kind is tuple:
+                for item in values:
+                    if isinstance(item, _AST):
+                        out.append(item)
+            elif isinstance(values, _AST):
+                out.append(values)
+            return out
     for value in values:
         # (lists first: a failing isinstance looks up the value's __class__)
         kind = type(value)

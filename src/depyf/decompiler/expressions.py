@@ -149,7 +149,8 @@ class StackMachine:
         all ask, with the loop's iterator on the stack)."""
         inherited = self.inherited
         for v in self.stack:
-            if id(v) not in inherited and is_waiting_value(v):
+            if (type(v) in AST_KINDS or is_waiting_value(v)) \
+                    and (not inherited or id(v) not in inherited):
                 return True
         return False
 

@@ -346,8 +346,9 @@ class _Plan:
         #: node -> its :func:`_children`, for every node of the statement and
         #: the waiting values, in the order met (depth first): the rounds walk
         #: them several times over, and they do not change while it chooses.
-        #: (Nodes are keys as themselves: ast nodes hash and compare as
-        #: objects, and asking a dict for one costs less than for its id.)
+        #: (Nodes are keys as themselves: the stack machine's values and their
+        #: parts are ast nodes, which hash and compare as objects, and asking
+        #: a dict for one costs less than for its id, a new int each time.)
         self.kids: Dict[object, list] = {}
         #: the nodes met more than once there
         self._again: set = set()

@@ -203,15 +203,7 @@ def _children(node) -> list:
         values = [getattr(node, f, None) for f in _FIELDS[kind]]
     else:
         if kind in _ONE_FIELD:
-            # (the attrgetter gave the field's value itself: no loop over one)
-            kind = type(values)
-            if kind is list or kind is tuple:
-                for item in values:
-                    if isinstance(item, _AST):
-                        out.append(item)
-            elif isinstance(values, _AST):
-                out.append(values)
-            return out
+            values = (values,)      # (the attrgetter gave the field's value itself)
     for value in values:
         # (lists first: a failing isinstance looks up the value's __class__)
         kind = type(value)

@@ -276,3 +276,160 @@ def test_a_loop_head_mark_starts_no_statement_of_the_body():
                 g()
             h()
     """)
+
+
+#: the clean-up an except clause's own code is covered by
+CLEANUP = """
+    cleanup:   COPY 3
+               POP_EXCEPT
+               RERAISE 1
+"""
+
+
+def test_loop_gone_round_only_from_an_except_clause():
+    # `while c: try: while True: g() except E: pass`: the try body never falls
+    # off its end, so the only jump back to the outer head is the clause's way
+    # out; it is a back edge all the same (the head dominates it), and closes
+    # the loop
+    text = """
+    head:  2   LOAD_FAST c
+               POP_JUMP_IF_FALSE -> out
+    inner: 5   PUSH_NULL !h/0
+               LOAD_GLOBAL g !h/0
+               CALL (0, (), 2) !h/0
+               POP_TOP !h/0
+           4   JUMP -> inner !h/0
+    h:         PUSH_EXC_INFO !cleanup/1/1
+           6   LOAD_GLOBAL E !cleanup/1/1
+               CHECK_EXC_MATCH !cleanup/1/1
+               POP_JUMP_IF_FALSE -> other !cleanup/1/1
+               POP_TOP !cleanup/1/1
+           7   POP_EXCEPT
+               JUMP -> head
+    other:     RERAISE 0 !cleanup/1/1
+    out:       LOAD_CONST None
+               RETURN_VALUE
+    """ + CLEANUP
+    fields = dict(varnames=("c",), argcount=1, names=("g", "E"))
+    assert walker(text, **fields).back_targets == {0: [13], 2: [6]}
+    assert structure(text, **fields) == source("""
+        while c:
+            try:
+                while True:
+                    g()
+            except E:
+                pass
+        return None
+    """)
+
+
+def test_continue_from_an_except_clause_does_not_close_the_loop():
+    # the clause's `continue` goes back to the head too, but the loop's body
+    # ends with the jump after `g(x)`: only the jumps back in normal code
+    # close it, wherever the clause is laid out
+    text = """
+           1   LOAD_FAST xs
+               GET_ITER
+    top:       FOR_ITER -> done
+               STORE_FAST x
+           3   PUSH_NULL !h/0
+               LOAD_GLOBAL g !h/0
+               LOAD_FAST x !h/0
+               CALL (1, (), 2) !h/0
+               POP_TOP !h/0
+               JUMP -> rest
+    h:         PUSH_EXC_INFO !cleanup/1/1
+           4   LOAD_GLOBAL E !cleanup/1/1
+               CHECK_EXC_MATCH !cleanup/1/1
+               POP_JUMP_IF_FALSE -> other !cleanup/1/1
+               POP_TOP !cleanup/1/1
+           5   POP_EXCEPT
+               JUMP -> top
+    other:     RERAISE 0 !cleanup/1/1
+    """ + CLEANUP + """
+    rest:  6   PUSH_NULL
+               LOAD_GLOBAL g
+               LOAD_FAST x
+               CALL (1, (), 2)
+               POP_TOP
+               JUMP -> top
+    done:      LOAD_CONST None
+               RETURN_VALUE
+    """
+    fields = dict(varnames=("xs", "x"), argcount=1, names=("g", "E"))
+    w = walker(text, **fields)
+    assert [loop.header.start for loop in w.cfg.loops] == [2]
+    assert sorted(b.last.index for b in w.cfg.loops[0].latches) == [16, 26]
+    assert w.back_targets == {2: [26]}
+    assert structure(text, **fields) == source("""
+        for x in xs:
+            try:
+                g(x)
+            except E:
+                continue
+            g(x)
+        return None
+    """)
+
+
+def test_jump_back_over_an_else_is_no_loop():
+    # an if's branch jumping back to the join laid out before it (the code
+    # after the if moved up): backward in layout, but the join does not
+    # dominate the branch, so there is no loop
+    w = walker("""
+           1   LOAD_FAST a
+               POP_JUMP_IF_FALSE -> other
+           2   PUSH_NULL
+               LOAD_GLOBAL f
+               CALL (0, (), 2)
+               POP_TOP
+    join:  4   LOAD_CONST None
+               RETURN_VALUE
+    other: 3   PUSH_NULL
+               LOAD_GLOBAL g
+               CALL (0, (), 2)
+               POP_TOP
+               JUMP -> join
+    """, varnames=("a",), argcount=1, names=("f", "g"))
+    assert w.back_targets == {}
+
+
+def test_loop_gone_round_only_by_a_with_that_swallows_has_no_closing_jump():
+    # `for x in xs: with x: raise E()`: only the with statement's way on
+    # after a swallowed exception goes round (a back edge all the same); the
+    # with statement reads that way on itself, so the loop is walked as one
+    # whose body never comes back, and the code after it is no part of it
+    text = """
+           1   LOAD_FAST xs
+               GET_ITER
+    top:       FOR_ITER -> done
+               STORE_FAST x
+           2   LOAD_FAST x
+               BEFORE_WITH
+               POP_TOP !exit/2/1
+           3   PUSH_NULL !exit/2/1
+               LOAD_GLOBAL E !exit/2/1
+               CALL (0, (), 2) !exit/2/1
+               RAISE_VARARGS 1 !exit/2/1
+    done:  4   LOAD_CONST 5
+               RETURN_VALUE
+    exit:  2   PUSH_EXC_INFO !cleanup/4/1
+               WITH_EXCEPT_START !cleanup/4/1
+               POP_JUMP_IF_TRUE -> swallow !cleanup/4/1
+               RERAISE 2 !cleanup/4/1
+    swallow:   POP_TOP !cleanup/4/1
+               POP_EXCEPT
+               POP_TOP
+               POP_TOP
+               JUMP -> top
+    """ + CLEANUP
+    fields = dict(varnames=("xs", "x"), argcount=1, names=("E",))
+    w = walker(text, **fields)
+    assert [loop.header.start for loop in w.cfg.loops] == [2]
+    assert w.back_targets == {}
+    assert structure(text, **fields) == source("""
+        for x in xs:
+            with x:
+                raise E()
+        return 5
+    """)

@@ -1,8 +1,9 @@
 """Loops: ``for`` and ``while`` statements, their ``else`` clauses, and the
 jumps that are their ``break`` and ``continue``.
 
-A loop's header is the target of a jump back (``Walker.back_targets``); its
-latch is the last op jumping back there. The shapes read here, in normalised
+A loop is a natural loop of the control-flow graph (``Cfg.loops``): its header
+dominates the jumps back to it. Its latch is the last of those that closes
+the body in layout (:func:`back_targets`). The shapes read here, in normalised
 IR::
 
     for:        iter; GET_ITER; H: FOR_ITER exit; target; body; JUMP H; exit: [else]
@@ -33,6 +34,7 @@ import ast
 from contextlib import nullcontext
 
 from ..astcompat import at
+from ..cfg import EXCEPTION
 from . import chains
 from .comprehensions import COMPREHENSION_ADDS, COMPREHENSION_NAMES, build_comprehension
 from .conditionals import CONDITIONAL, VALUE_BOOLOPS, longest_chain, negate, operand
@@ -42,6 +44,74 @@ from .exceptions import flow_from
 from .frames import GuardFrame, LoopFrame
 from ..values import Iterator
 
+
+def back_targets(w) -> dict:
+    """Loop headers -> the jumps back that close each loop of the graph's loop
+    forest in layout (see :func:`closing_jumps`), ascending; a loop with none
+    is left out (walked as a for loop whose body never comes back).
+
+    >>> from types import SimpleNamespace as NS
+    >>> from ..cfg import build_cfg
+    >>> def f(xs):
+    ...     for x in xs:
+    ...         try:
+    ...             g(x)
+    ...         except E:
+    ...             continue
+    ...         h(x)
+    >>> cfg = build_cfg(f)
+    >>> w = NS(cfg=cfg, normal=cfg.op_indices(cfg.reachable_normal))
+    >>> [(cfg.ops[h].name, [cfg.ops[k].name for k in v]) for h, v in back_targets(w).items()]
+    [('FOR_ITER', ['JUMP'])]
+
+    (the ``continue`` in the except clause goes back too, but the body ends
+    with the jump after ``h(x)``)
+    """
+    out = {}
+    for loop in w.cfg.loops:
+        jumps = closing_jumps(w, loop)
+        if jumps:
+            out[loop.header.start] = jumps
+    return out
+
+
+def closing_jumps(w, loop) -> list:
+    """The indices of the jumps back to ``loop``'s header that close its body in
+    layout, ascending: in a loop of normal code, those in normal code (a jump
+    back from an except clause is a ``continue`` inside the body, wherever it
+    is laid out), or where there are none (the loop is gone round only from
+    its except clauses) those in handler code but a with statement's way on
+    after it swallowed an exception (the with statement reads that way on
+    itself); in a loop in a handler's code, each of them. The unreached ones
+    after the header count too (3.8/3.9 keep a body's closing jump where the
+    body never falls off its end)."""
+    cfg, header = w.cfg, loop.header
+    live, normal, dead = [], [], []
+    for e in header.predecessors:
+        if e.kind == EXCEPTION:
+            continue
+        k = e.op.index
+        if e.source in loop:
+            live.append(k)
+            if k in w.normal:
+                normal.append(k)
+        elif e.source not in cfg.reachable and e.source.start > header.start:
+            dead.append(k)
+    if header.start not in w.normal:
+        closing = live
+    else:
+        closing = normal or [k for k in live if _handler_around(cfg, cfg.ops[k]) != "with"]
+    return sorted(closing + dead)
+
+
+def _handler_around(cfg, op):
+    """The kind of the handler whose code ``op`` is in (the nearest handler
+    entry that dominates it), or None."""
+    for b in cfg.dominators(cfg.block_of(op)):
+        region = cfg.region_at(b)
+        if region is not None:
+            return region.kind
+    return None
 
 
 def loop(w, m: StackMachine, i: int, hi: int) -> int:

@@ -2,11 +2,11 @@
 
 :class:`Walker` reads ops in layout order. Straight-line ops go to the
 :class:`~depyf.decompiler.expressions.StackMachine`; at a control-flow op it
-recognises the construct from jump targets (a loop header is the target of a
-backward jump; an ``if`` is a chain of conditional jumps to one label) and
-recurses into the sub-ranges. Anything it cannot place raises
-:class:`~depyf.decompiler.failure.DecompileFailure`, and the caller falls
-back to the unstructured form for that code object.
+recognises the construct from jump targets (a loop header is the header of a
+natural loop of the control-flow graph; an ``if`` is a chain of conditional
+jumps to one label) and recurses into the sub-ranges. Anything it cannot
+place raises :class:`~depyf.decompiler.failure.DecompileFailure`, and the
+caller falls back to the unstructured form for that code object.
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ class Walker:
         self._test_indices = None
         # One look at every op for what the set-up below depends on.
         returns = []
-        backward = []
+        backward = False    # (some jump goes back: the code may loop)
         setups = []
         #: where straight-line code ends: a jump or an op that does not fall through
         self._breaks = breaks = []
@@ -86,7 +86,7 @@ class Walker:
             if op.target is not None:
                 breaks.append(k)
                 if op.target.index <= k:
-                    backward.append(op)
+                    backward = True
             if op.name in scanned:          # (one test for most ops)
                 name = op.name
                 if op.target is None and name in NO_FALLTHROUGH:
@@ -116,7 +116,10 @@ class Walker:
             # Only except clauses (not clean-up handlers) hold code to leave out.
             self.normal = self._outside_handlers() if any_try \
                 else self.cfg.op_indices(self.cfg.reachable_normal)
-        self.back_targets = self._loop_back_targets(backward)
+        #: loop headers -> the jumps back that close each loop in layout, from
+        #: the graph's loop forest (see loops.back_targets); the graph is built
+        #: only for code that jumps back
+        self.back_targets = loops.back_targets(self) if backward else {}
         self._check_handlers(setups)
         #: ops none of step()'s tests can catch while no statement form is being
         #: walked (see run): reached normal code, no handler, no loop header, no
@@ -159,69 +162,6 @@ class Walker:
             k += 1
         return (len(names) >= 4 and names[:3] == ["SWAP", "POP_TOP", "SWAP"]
                 and all(n == "STORE_FAST" for n in names[3:]))
-
-    def _loop_back_targets(self, backward) -> dict:
-        """Loop headers -> the indices of the jumps back to them. A handler
-        jumping back to the code after its try is not a loop; one jumping back
-        to before its try, where no other jump goes back, is the loop holding
-        the try, whose body never falls off its end (`while c: try: while
-        True: ...`)."""
-        targets = {}
-        clause_latches = []
-        for op in backward:
-            if op.arg == "swallowed":
-                continue
-            if not self._handler_exit(op):
-                targets.setdefault(op.target.index, []).append(op.index)
-            elif op.target.handler is None and self._before_own_try(op) is not None:
-                clause_latches.append(op)
-        for op in clause_latches:
-            if op.target.index not in targets:
-                targets[op.target.index] = [op.index]
-        return targets
-
-    def _handler_exit(self, op) -> bool:
-        """A jump from handler code back to normal code (to after its try), not
-        into that try's own body (a `continue` of a loop the try starts)."""
-        if not (op.index in self.reachable and op.index not in self.normal
-                and op.target.index in self.normal):
-            return False
-        h = op.target.handler
-        if h is None or h.target.name != "PUSH_EXC_INFO" or h.target.index > op.index:
-            return True
-        if op.handler is not None and op.handler.target is h.target:
-            # still in the try's body: the way on of a with statement's handler
-            # that 3.8's normalising laid out after the try's handler
-            return True
-        cleanup = self.ops[h.target.index].handler
-        return cleanup is not None and op.index >= cleanup.target.index
-
-    def _protected_span(self, entry: Op):
-        """(first, last) index of the ops the handler at ``entry`` protects, or None."""
-        covered = [o.index for o in self.ops if o.handler is not None and o.handler.target is entry]
-        return (covered[0], covered[-1]) if covered else None
-
-    def _before_own_try(self, op) -> Optional[Op]:
-        """The entry of the handler whose code ``op`` is in, when ``op`` jumps to
-        before the first op that handler protects, and before the try holding
-        that one where it is in handler code itself; else None."""
-        k, entry = op.index, None
-        while True:
-            while k >= 0 and self.ops[k].name != "PUSH_EXC_INFO":
-                k -= 1
-            if k < 0:
-                return None
-            here = self.ops[k]
-            span = self._protected_span(here)
-            if span is None:
-                return None
-            if entry is None and k + 1 < self.n and self.ops[k + 1].name == "WITH_EXCEPT_START":
-                return None     # (a with statement's exit, no except clause)
-            entry = entry or here
-            start = span[0]
-            if start in self.normal:
-                return entry if op.target.index < start else None
-            k = start       # (a try in an except clause: the outer try's start counts)
 
     def _outside_handlers(self):
         """Ops that run with no exception being handled: reached from the entry,

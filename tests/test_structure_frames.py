@@ -32,6 +32,19 @@ def test_a_frame_popped_on_an_exception_leaves_the_stack_as_it_was():
     assert frames.clause is None and frames.frames == []
 
 
+def test_the_end_of_a_construct_leads_where_falling_off_it_goes():
+    # a loop body's end to its head, a branch's to its join, an except
+    # clause's to its way out: the innermost construct ending there decides
+    frames = FrameStack()
+    with frames.push(LoopFrame(header=2, exit=40, body_end=30)):
+        with frames.push(ClauseFrame(exit=25, loop_depth=1, end=20)):
+            with frames.push(BranchFrame(end=20, join=22)):
+                assert frames.end_leads_to(20) == 22
+            assert frames.end_leads_to(20) == 25
+            assert frames.end_leads_to(30) == 2
+            assert frames.end_leads_to(21) is None
+
+
 def test_a_branch_join_is_the_innermost_branch_ending_there():
     frames = FrameStack()
     with frames.push(BranchFrame(10, 30)):

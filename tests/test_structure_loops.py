@@ -433,3 +433,104 @@ def test_loop_gone_round_only_by_a_with_that_swallows_has_no_closing_jump():
                 raise E()
         return 5
     """)
+
+
+def test_break_threaded_to_the_outer_head():
+    # the inner loop ends the outer body, so its exit is the outer loop's
+    # closing jump; the compiler sent the break straight on to the outer head:
+    # out of the inner loop's body, where its exit leads, so a break (Python
+    # has no `continue` of an outer loop)
+    text = """
+           1   LOAD_FAST xs
+               GET_ITER
+    outer:     FOR_ITER -> done
+               STORE_FAST x
+           2   LOAD_FAST x
+               GET_ITER
+    inner:     FOR_ITER -> next
+               STORE_FAST y
+           3   LOAD_FAST y
+               POP_JUMP_IF_FALSE -> inner
+           4   POP_TOP
+    brk:       JUMP -> outer
+    next:  2   JUMP -> outer
+    done:  1   LOAD_CONST None
+               RETURN_VALUE
+    """
+    fields = dict(varnames=("xs", "x", "y"), argcount=1)
+    w = walker(text, **fields)
+    inner = w.loop_forest[6]
+    assert inner.parent is w.loop_forest[2]
+    assert w.cfg.block_of(w.ops[11]) not in inner      # (the break leaves the body)
+    assert structure(text, **fields) == source("""
+        for x in xs:
+            for y in x:
+                if y:
+                    break
+        return None
+    """)
+
+
+def test_continue_and_break_of_a_loop_in_a_finally_body():
+    # the loop's copy in the handler is handler code: its jumps back are
+    # handler code too, and close it; the `break` leaves the loop's body for
+    # its exit, the RERAISE ending the finally body (the conditional jumps
+    # back are `continue` statements of their own: Function.jump_statements)
+    text = """
+           2   PUSH_NULL !h/0
+               LOAD_GLOBAL f !h/0
+               CALL (0, (), 2) !h/0
+               POP_TOP !h/0
+           4   LOAD_FAST xs
+               GET_ITER
+    top:       FOR_ITER -> done
+               STORE_FAST x
+           5   LOAD_FAST x
+    c1:        POP_JUMP_IF_TRUE -> top
+           6   LOAD_FAST x
+               POP_JUMP_IF_FALSE -> rest
+               POP_TOP
+               JUMP -> done
+    rest:  7   PUSH_NULL
+               LOAD_GLOBAL g
+               LOAD_FAST x
+               CALL (1, (), 2)
+               POP_TOP
+               JUMP -> top
+    done:      LOAD_CONST None
+               RETURN_VALUE
+    h:         PUSH_EXC_INFO !cleanup/1/1
+           4   LOAD_FAST xs !cleanup/1/1
+               GET_ITER !cleanup/1/1
+    htop:      FOR_ITER -> hdone !cleanup/1/1
+               STORE_FAST x !cleanup/1/1
+           5   LOAD_FAST x !cleanup/1/1
+    c2:        POP_JUMP_IF_TRUE -> htop !cleanup/1/1
+           6   LOAD_FAST x !cleanup/1/1
+               POP_JUMP_IF_FALSE -> hrest !cleanup/1/1
+               POP_TOP !cleanup/1/1
+               JUMP -> hdone !cleanup/1/1
+    hrest: 7   PUSH_NULL !cleanup/1/1
+               LOAD_GLOBAL g !cleanup/1/1
+               LOAD_FAST x !cleanup/1/1
+               CALL (1, (), 2) !cleanup/1/1
+               POP_TOP !cleanup/1/1
+               JUMP -> htop !cleanup/1/1
+    hdone:     RERAISE 0 !cleanup/1/1
+    """ + CLEANUP
+    fields = dict(varnames=("xs", "x"), argcount=1, names=("f", "g"), statements=("c1", "c2"))
+    w = walker(text, **fields)
+    assert sorted(w.back_targets) == [6, 25]
+    assert w.back_targets[25] == [28, 38]
+    assert structure(text, **fields) == source("""
+        try:
+            f()
+        finally:
+            for x in xs:
+                if x:
+                    continue
+                if x:
+                    break
+                g(x)
+        return None
+    """)

@@ -35,6 +35,8 @@ class LoopFrame:
     moved_exit: Optional[tuple] = None     # (lo, hi) of the code after the loop, found in a break
     cold_tail: Optional[int] = None        # body code a with statement's swallowed exception
                                            # reaches, laid out past the loop's exit
+    graph: Optional[object] = None         # the natural loop of the control-flow graph
+                                           # (cfg.Loop) headed here, where there is one
 
     stops_plain_runs = False
 
@@ -238,6 +240,28 @@ class FrameStack:
     @property
     def star_clause(self) -> Optional[StarClauseFrame]:
         return self.innermost(StarClauseFrame)
+
+    def end_leads_to(self, end: int) -> Optional[int]:
+        """Where falling off the end (at ``end``) of a construct being walked goes
+        (the innermost one ending there): a loop body's end to the loop's
+        header, an if branch's to its join, an except clause's to its way out;
+        None where none ends there.
+
+        >>> frames = FrameStack()
+        >>> with frames.push(LoopFrame(header=2, exit=9, body_end=8)):
+        ...     with frames.push(BranchFrame(end=6, join=8)):
+        ...         frames.end_leads_to(6), frames.end_leads_to(8), frames.end_leads_to(7)
+        (8, 2, None)
+        """
+        for frame in reversed(self.frames):
+            kind = type(frame)
+            if kind is LoopFrame and frame.body_end == end:
+                return frame.header
+            if kind is BranchFrame and frame.end == end:
+                return frame.join
+            if kind is ClauseFrame and frame.end == end and frame.exit is not None:
+                return frame.exit
+        return None
 
     def join_at(self, end: int) -> Optional[int]:
         """Where a branch ending at ``end`` goes on (the innermost one), or None."""

@@ -45,6 +45,21 @@ from .frames import GuardFrame, LoopFrame
 from ..values import Iterator
 
 
+def forest(cfg) -> dict:
+    """Header index -> the natural loop of ``cfg`` headed there.
+
+    >>> from ..cfg import build_cfg
+    >>> def f(xs):
+    ...     while xs:
+    ...         for x in xs:
+    ...             xs = x
+    >>> cfg = build_cfg(f)
+    >>> [(cfg.ops[k].name, loop.depth) for k, loop in sorted(forest(cfg).items())]
+    [('LOAD_FAST', 1), ('FOR_ITER', 2)]
+    """
+    return {loop.header.start: loop for loop in cfg.loops}
+
+
 def back_targets(w) -> dict:
     """Loop headers -> the jumps back that close each loop of the graph's loop
     forest in layout (see :func:`closing_jumps`), ascending; a loop with none
@@ -60,7 +75,7 @@ def back_targets(w) -> dict:
     ...             continue
     ...         h(x)
     >>> cfg = build_cfg(f)
-    >>> w = NS(cfg=cfg, normal=cfg.op_indices(cfg.reachable_normal))
+    >>> w = NS(cfg=cfg, normal=cfg.op_indices(cfg.reachable_normal), loop_forest=forest(cfg))
     >>> [(cfg.ops[h].name, [cfg.ops[k].name for k in v]) for h, v in back_targets(w).items()]
     [('FOR_ITER', ['JUMP'])]
 
@@ -68,7 +83,7 @@ def back_targets(w) -> dict:
     with the jump after ``h(x)``)
     """
     out = {}
-    for loop in w.cfg.loops:
+    for loop in w.loop_forest.values():
         jumps = closing_jumps(w, loop)
         if jumps:
             out[loop.header.start] = jumps
@@ -114,6 +129,61 @@ def _handler_around(cfg, op):
     return None
 
 
+def jump_kind(w, i: int):
+    """``ast.Continue``, ``ast.Break`` or None: what the JUMP at ``i`` is to the
+    innermost loop being walked. A jump to its header is a ``continue``; a
+    jump to a block outside its body (the graph's natural loop: a jump inside
+    it is an if's) is a ``break`` where it leads where the loop's exit does
+    (see :func:`leads_to`): to the exit, past the else clause, or where the
+    compiler threaded it on (the enclosing loop's next iteration, the
+    enclosing except clause's way out, the join of the if the loop ends a
+    branch of). (Python has no ``continue`` of an outer loop: a jump to its
+    header is the inner loop's ``break``, when the inner loop's end leads there.)
+
+    Example: in ``for x in xs: for y in x: if y: break`` (3.12+), the ``break``
+    jumps straight to the outer head, where the inner loop's exit, the outer
+    body's closing jump, leads too; a ``continue`` of the inner loop jumps to
+    the inner head.
+    """
+    loop = w.frames.loop
+    if loop is None:
+        return None
+    target = w.ops[i].target.index
+    if target in loop.continues:
+        return ast.Continue
+    return ast.Break if breaks_to(w, loop, target) else None
+
+
+def breaks_to(w, loop, target: int) -> bool:
+    """A jump to ``target`` from the body of ``loop`` (a LoopFrame) leaves the
+    loop as its ``break`` does: ``target`` is outside the loop's body and
+    leads where the loop's exit (or its end past the else clause) does."""
+    if loop.graph is not None and w.cfg.block_of(w.ops[target]) in loop.graph:
+        return False
+    end = loop.break_target if loop.break_target is not None else loop.exit
+    way = leads_to(w, target)
+    return way == leads_to(w, loop.exit) or way == leads_to(w, end)
+
+
+def leads_to(w, k: int) -> int:
+    """Where control goes on from the op at ``k``, past what only passes it on:
+    unconditional jumps, an except clause's way out (``POP_EXCEPT; [name =
+    None; del name]; JUMP``), and the ends of the constructs being walked (see
+    ``FrameStack.end_leads_to``)."""
+    seen = set()
+    while k not in seen:
+        seen.add(k)
+        if k < w.n and w.ops[k].name == "JUMP":
+            k = w.ops[k].target.index
+            continue
+        out = w.clause_exit_at(k) if k < w.n else None
+        on = out[0] if out is not None else w.frames.end_leads_to(k)
+        if on is None:
+            break
+        k = on
+    return k
+
+
 def loop(w, m: StackMachine, i: int, hi: int) -> int:
     latch = max(w.back_targets[i])
     if w.frames.current_header(i):
@@ -141,7 +211,7 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
         iterator = Iterator(m.value(iterator))
     exit_ = header.target.index
     line = header.line
-    loop = LoopFrame(header=i, exit=exit_, iterator=True)
+    loop = LoopFrame(header=i, exit=exit_, iterator=True, graph=w.loop_forest.get(i))
     # The body runs up to the loop's exit (a last `return` or `break` may follow
     # the last jump back), less a closing jump back to the header.
     body_end = max(latch + 1, exit_)
@@ -354,7 +424,7 @@ def while_loop(w, m, i, latch, hi, line) -> int:
                 # Only breaks in except clauses leave `while True`: the code
                 # they go to is normal flow all the same.
                 w.count_as_normal(exit_)
-        loop = LoopFrame(header=i, exit=exit_, body_end=body_end)
+        loop = LoopFrame(header=i, exit=exit_, body_end=body_end, graph=w.loop_forest.get(i))
         loop.break_target = _break_target(w, i, body_end, exit_)
         closing = _dropped_break(w, body_start, latch, exit_) if body_end == latch else None
         # The body may end in a `break` the compiler dropped (its exit is

@@ -116,10 +116,10 @@ class Walker:
             # Only except clauses (not clean-up handlers) hold code to leave out.
             self.normal = self._outside_handlers() if any_try \
                 else self.cfg.op_indices(self.cfg.reachable_normal)
-        #: loop headers -> the jumps back that close each loop in layout, from
-        #: the graph's loop forest (see loops.back_targets); the graph is built
-        #: only for code that jumps back
-        self.back_targets = loops.back_targets(self) if backward else {}
+        #: header index -> the graph's natural loop there, and -> the jumps back
+        #: that close it in layout (only code that jumps back builds the graph)
+        self.loop_forest = loops.forest(self.cfg) if backward else {}
+        self.back_targets = loops.back_targets(self)
         self._check_handlers(setups)
         #: ops none of step()'s tests can catch while no statement form is being
         #: walked (see run): reached normal code, no handler, no loop header, no
@@ -574,17 +574,11 @@ class Walker:
     # -- jumps that leave a block ---------------------------------------------------------
 
     def jump(self, m: StackMachine, i: int, hi: int) -> int:
+        kind = loops.jump_kind(self, i)
+        if kind is not None:
+            m.emit(kind(), self.ops[i])
+            return i + 1
         target = self.ops[i].target.index
-        for loop in reversed(self.frames.loops):
-            if target in loop.continues:
-                m.emit(ast.Continue(), self.ops[i])
-                return i + 1
-            if target == loop.exit or self._past_loop_else(loop, target) \
-                    or self.break_threaded(target) or self._break_leaves_clause(i) \
-                    or (loop.exit < self.n and loops.same_jump(self, target, loop.exit)):
-                m.emit(ast.Break(), self.ops[i])
-                return i + 1
-            break
         if target >= hi:
             # The end of an if-branch jumping over its else; the caller handles it.
             return i + 1
@@ -593,20 +587,6 @@ class Walker:
             # the start of the original code into its middle): as if it fell through.
             return target
         raise DecompileFailure("unstructured jump at offset %d" % self.ops[i].offset)
-
-    def break_threaded(self, target: int) -> bool:
-        """A ``break`` whose jump the compiler sent on to where the loop's end leads:
-        the next iteration of the enclosing loop, or past its end."""
-        loops = self.frames.loops
-        if len(loops) < 2:
-            return False
-        inner, outer = loops[-1], loops[-2]
-        if target not in outer.continues and target not in (outer.exit, outer.break_target):
-            return False
-        end = inner.break_target if inner.break_target is not None else inner.exit
-        nxt = self.ops[end] if end < self.n else None
-        return (nxt is not None and nxt.name == "JUMP" and nxt.target.index == target) \
-            or (end == outer.body_end and target in outer.continues)
 
     def clause_exit_at(self, k: int):
         """``POP_EXCEPT; [name = None; del name;] JUMP T`` at ``k`` (the way out of
@@ -634,15 +614,6 @@ class Walker:
             if k >= 0 and self.clause_exit_at(k) == (exit_, i):
                 return end
         return None
-
-    def _break_leaves_clause(self, i: int) -> bool:
-        """A ``break`` from a loop at the end of an except clause: the compiler
-        copied the clause's way out (``POP_EXCEPT; JUMP``) into it."""
-        return self.jump_leaves_clause(i) is not None and \
-            len(self.frames.loops) > self.frames.clause.loop_depth
-
-    def _past_loop_else(self, loop: LoopFrame, target: int) -> bool:
-        return getattr(loop, "break_target", None) == target
 
     # -- conditions --------------------------------------------------------------------------
 

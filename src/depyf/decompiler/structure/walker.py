@@ -104,11 +104,12 @@ class Walker:
                 any_handler = True
                 if op.handler.target.name == "PUSH_EXC_INFO":
                     any_try = True
-        #: the control-flow graph, built when first asked for (see cfg): most
-        #: code objects need no more of it than what reachable_ops finds
+        #: the control-flow graph, built when first asked for (see cfg): code
+        #: that loops needs its loop forest, most other code no more of it than
+        #: what reachable_ops finds (without the handlers' runs where none is)
         self._cfg = None
-        # (no handler: no runs of ops under one to find)
-        self.reachable = reachable_ops(self.ops, breaks, None if any_handler else ())
+        self.reachable = self.cfg.op_indices(self.cfg.reachable) if backward \
+            else reachable_ops(self.ops, breaks, None if any_handler else ())
         if not any_handler:
             # No exception handling: every reached op is normal code.
             self.normal = self.reachable
@@ -117,7 +118,7 @@ class Walker:
             self.normal = self._outside_handlers() if any_try \
                 else self.cfg.op_indices(self.cfg.reachable_normal)
         #: header index -> the graph's natural loop there, and -> the jumps back
-        #: that close it in layout (only code that jumps back builds the graph)
+        #: that close it in layout
         self.loop_forest = loops.forest(self.cfg) if backward else {}
         self.back_targets = loops.back_targets(self)
         self._check_handlers(setups)

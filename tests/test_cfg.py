@@ -617,3 +617,36 @@ def test_entered_blocks_are_the_jump_and_handler_targets(version):
                 | {op.handler.target.index for op in ops if op.handler is not None}
             cfg = build_cfg(ops)
             assert {b.start for b in cfg.entered_blocks()} == expected, rec.name
+
+
+def test_unlinked_graph_is_freed_without_the_garbage_collector():
+    # blocks and edges refer to each other (and the loop and handler trees,
+    # the duplicates and the graph): unlinked, the graph goes when let go of,
+    # leaving the collector nothing to find
+    import gc
+
+    def f(xs, g):
+        for x in xs:
+            try:
+                with g(x):
+                    g(x)
+            finally:
+                g(x)
+
+    def garbage_left(unlink):
+        cfg = build_cfg(f)
+        cfg.loops, cfg.idom, cfg.ipdom, [r.code for r in cfg.handlers]
+        assert cfg.duplicates
+        gc.collect()
+        if unlink:
+            cfg.unlink()
+        del cfg
+        return gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        assert garbage_left(False) > 0
+        assert garbage_left(True) == 0
+    finally:
+        if enabled:
+            gc.enable()

@@ -711,6 +711,36 @@ class Cfg:
                 out.setdefault(b, []).append(c)
         return out
 
+    def unlink(self) -> None:
+        """Break the graph's reference cycles (blocks and their edges, the loop
+        and handler trees, the duplicates and the graph), so that reference
+        counting frees it when its owner lets go of it, without the garbage
+        collector: for an owner done with the graph, which answers nothing
+        afterwards.
+
+        >>> def f(xs):
+        ...     for x in xs:
+        ...         print(x)
+        >>> cfg = build_cfg(f)
+        >>> len(cfg.loops), cfg.unlink(), cfg.blocks
+        (1, None, [])
+        """
+        for b in self.blocks:
+            b.successors = b.predecessors = []
+        worked_out = self.__dict__
+        forest = worked_out.get("_forest")
+        for loop in forest[0] if forest else ():
+            loop.parent, loop.children = None, []
+        tree = worked_out.get("_handler_tree")
+        for region in tree[0] if tree else ():
+            region.parent, region.children, region.cfg = None, [], None
+        for d in self.duplicates:
+            d.cfg = None
+            for c in d.copies:
+                c.duplicate = None
+        worked_out.clear()
+        self.ops, self.blocks, self.code, self._starts, self.duplicates = [], [], None, [], []
+
     def __repr__(self) -> str:
         return "<Cfg %s: %d blocks>" % (_code_name(self.code), len(self.blocks))
 

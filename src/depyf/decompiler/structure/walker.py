@@ -148,6 +148,14 @@ class Walker:
             cfg = self._cfg = build_cfg(self.func)
         return cfg
 
+    def _let_go_of_graph(self) -> None:
+        """The walk is over: unlink the graph (its blocks, edges and trees are
+        cycles the garbage collector would have to find, for about a third of
+        what building it took) and forget it; a later question builds it again."""
+        if self._cfg is not None:
+            self._cfg.unlink()
+            self._cfg = None
+
     def _check_handlers(self, setups):
         """Block-stack exception handling (up to 3.10; ``setups``: where its set-up
         ops are) is not structured yet."""
@@ -291,7 +299,10 @@ class Walker:
 
     def body(self) -> List[ast.stmt]:
         m = StackMachine(self.ctx)
-        self.run(m, 0, self.n)
+        try:
+            self.run(m, 0, self.n)
+        finally:
+            self._let_go_of_graph()
         _check_stack_kept(m, None, "values left on the stack at the end")
         return m.stmts
 

@@ -828,6 +828,24 @@ while x:
          "a while loop whose try body breaks, with a named except clause (its name's clean-up "
          "copied on the way out): 3.12+ lays the break's copy after the handlers, where the "
          "structurer finds no progress: fallback"),
+    Case('nested_if_try_finally_assert', """\
+if x:
+    if x:
+        try:
+            raise
+        except Exception:
+            pass
+        finally:
+            assert x, 's'
+else:
+    pass
+""",
+         '3.10 3.11 3.12 3.13 3.14 3.15',
+         "an assert ending a finally body, in a try whose body always raises, at the end of "
+         "nested ifs: the normal-path copy of the finally jumps (3.12: backward) to the "
+         "closing `return None` another branch owns, so the test is read against the wrong "
+         "join (3.10/3.11/3.13: the assert's jump polarity; 3.12: fallback; 3.14+: the "
+         "except clause's way out)"),
 ]
 
 

@@ -45,7 +45,7 @@ import time
 import types
 import warnings
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 from . import fullcode, torch_compat
 from .artifacts import GUARDS, STARTED, Event, TraceCapture, user_part
@@ -118,9 +118,9 @@ class Session:
         # backend entering prepare_debug at each compile) goes on with its numbers
         # and with the functions whose compiles are still cached (see _function).
         before = _last_sessions.get(self.dir.path)
-        self._graph_numbers: Dict[str, int] = before._graph_numbers if before else {}   # key -> n-th graph
+        self._graph_numbers: Dict[str, int] = before.graph_numbers if before else {}   # key -> n-th graph
         self._before: Dict[int, Function] = before.functions if before else {}
-        _last_sessions[self.dir.path] = self
+        _last_sessions[self.dir.path] = FolderCarry(self._graph_numbers, self.functions)
         self._kind_count: Dict[tuple, int] = {}
         self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
         self._shapes: Dict[bytes, tuple] = {}               # shape -> (new_code, name, text, problem)
@@ -686,8 +686,18 @@ class Session:
             self.dir.write("unattributed_compile_log.txt", "\n\n".join(notes) + "\n")
 
 
-#: the latest session of each dump folder in this process
-_last_sessions: Dict[str, "Session"] = {}
+class FolderCarry(NamedTuple):
+    """What a session into a dump folder hands on to the next one into it
+    (the live dicts, shared: a block nested in another into the same folder
+    sees the outer one's compiles as they come): not the session itself,
+    which holds its compiles' events and Dynamo's guard managers, and would
+    otherwise stay alive for every folder a process ever dumped into."""
+    graph_numbers: Dict[str, int]       # key -> n-th graph
+    functions: Dict[int, "Function"]    # id(code) -> Function
+
+
+#: what the latest session of each dump folder in this process hands on
+_last_sessions: Dict[str, FolderCarry] = {}
 
 
 def _still_cached(fn: Function) -> bool:

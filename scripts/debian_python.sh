@@ -163,49 +163,49 @@ provide() {
     rm -rf "$tmp"
     download "$tmp/deb" $(printf '%s\n' "${all[@]}" | sort -u) || { say "download failed"; return 1; }
     local deb
-    for deb in "$tmp"/deb/*.deb; do dpkg -x "$deb" "$tmp/root" || return 1; done
+    for deb in "$tmp"/deb/*.deb; do dpkg -x "$deb" "$tmp/tree" || return 1; done
     # The C headers: Inductor compiles its CPU kernels against Python.h, and
     # from 3.14 the list of every magic number (which tools/gen_opcode_tables.py
     # reads) is only in a header. The rest of the -dev package (static
     # libraries, python-config) is not needed.
     if download "$tmp/dev" "libpython$v-dev/unstable"; then
-        dpkg-deb --fsys-tarfile "$tmp"/dev/*.deb | tar -x -C "$tmp/root" ./usr/include 2>/dev/null ||
+        dpkg-deb --fsys-tarfile "$tmp"/dev/*.deb | tar -x -C "$tmp/tree" ./usr/include 2>/dev/null ||
             say "libpython$v-dev has no usr/include"
         # Debian's pyconfig.h only includes <TRIPLET/python3.X/pyconfig.h>,
         # found on the system's include path, which this tree is not on: put
         # the real one in its place, so -I usr/include/python3.X is enough.
         local real
-        real=$(ls "$tmp"/root/usr/include/*-linux-gnu*/"python$v"/pyconfig.h 2>/dev/null | head -n 1)
-        [ -n "$real" ] && cp "$real" "$tmp/root/usr/include/python$v/pyconfig.h"
+        real=$(ls "$tmp"/tree/usr/include/*-linux-gnu*/"python$v"/pyconfig.h 2>/dev/null | head -n 1)
+        [ -n "$real" ] && cp "$real" "$tmp/tree/usr/include/python$v/pyconfig.h"
     else
         say "cannot download libpython$v-dev (Inductor's C++ kernels and the table generator need its headers)"
     fi
     # unstable's dynamic loader (ld-linux-x86-64.so.2 on amd64), whatever the machine
     local loader
-    loader=$(ls "$tmp"/root/usr/lib/*-linux-gnu*/ld-linux*.so.[0-9] 2>/dev/null | head -n 1)
+    loader=$(ls "$tmp"/tree/usr/lib/*-linux-gnu*/ld-linux*.so.[0-9] 2>/dev/null | head -n 1)
     [ -n "$loader" ] || { say "no dynamic loader in unstable's libc6"; return 1; }
     local triplet; triplet=$(basename "$(dirname "$loader")")
     local lib="$dest/usr/lib/$triplet"
     # Paths point where the tree ends up, after the rename below.
     "$pe" --set-interpreter "$lib/$(basename "$loader")" --set-rpath "$lib" \
-        "$tmp/root/usr/bin/python$v" || return 1
+        "$tmp/tree/usr/bin/python$v" || return 1
     local so
-    for so in "$tmp/root/usr/lib/python$v/lib-dynload/"*.so; do "$pe" --set-rpath "$lib" "$so" || return 1; done
+    for so in "$tmp/tree/usr/lib/python$v/lib-dynload/"*.so; do "$pe" --set-rpath "$lib" "$so" || return 1; done
     # Absolute links (sitecustomize.py -> /etc/python3.X/...) point into the
     # system: point them into the tree.
     local link target
     while IFS= read -r link; do
         target=$(readlink "$link")
-        [ -e "$tmp/root$target" ] && ln -sfn "$dest$target" "$link"
-    done < <(find "$tmp/root" -type l -lname '/*')
+        [ -e "$tmp/tree$target" ] && ln -sfn "$dest$target" "$link"
+    done < <(find "$tmp/tree" -type l -lname '/*')
     # ensurepip (so python -m venv) takes pip from the build's WHEEL_PKG_DIR,
     # the system's /usr/share/python-wheels: make it the tree's own.
     local data
-    for data in "$tmp/root/usr/lib/python$v"/_sysconfig{data_*.py,_vars_*.json}; do
+    for data in "$tmp/tree/usr/lib/python$v"/_sysconfig{data_*.py,_vars_*.json}; do
         [ -f "$data" ] && [ ! -L "$data" ] &&
             sed -i "s|\([\"']\)/usr/share/python-wheels/|\1$dest/usr/share/python-wheels/|" "$data"
     done
-    rm -rf "$dest" && mv "$tmp/root" "$dest" && rm -rf "$tmp" || return 1
+    rm -rf "$dest" && mv "$tmp/tree" "$dest" && rm -rf "$tmp" || return 1
     if ! works "$exe" "$v"; then
         say "python$v $want was unpacked but does not run here"; "$exe" -c "import ssl, ctypes, sqlite3" >&2; return 1
     fi

@@ -268,7 +268,7 @@ def test_a_compile_differing_only_in_numbered_names_reuses_the_text():
     assert fullcode.shape_key(first) == fullcode.shape_key(second)
     text, problem = fullcode.safe_decompile(first, "t0")
     assert problem is None
-    assert fullcode.renamed_text(text, first, "t0", second, "t1") == fullcode.safe_decompile(second, "t1")[0]
+    assert fullcode.renamed_text(text, first.co_names, "t0", second, "t1") == fullcode.safe_decompile(second, "t1")[0]
     # anything else differing keeps them apart: a name, a constant of another type
     other = first.replace(co_names=tuple("h" if n == "g" else n for n in first.co_names))
     assert fullcode.shape_key(other) != fullcode.shape_key(first)

@@ -50,3 +50,49 @@ def test_finished_sessions_do_not_pile_up(tmp_path):
     # (the last few stay, for debug() to point their graphs at their files)
     assert int(alive) <= 8, alive
     assert "full_code_for_f.py" in files
+
+
+GRAPHS_SCRIPT = textwrap.dedent("""
+    import gc, os, sys, weakref
+    import torch, depyf
+
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(weakref.ref(gm))
+        return gm.forward
+
+    def f(x):
+        x = torch.relu(x) * 2
+        print("a graph break")
+        return x + 1
+
+    def alive_after(rounds, dump):
+        graphs.clear()
+        for i in range(rounds):
+            torch._dynamo.reset()
+            if dump:
+                with depyf.prepare_debug(os.path.join(sys.argv[1], "step%d" % i)):
+                    torch.compile(f, backend=backend)(torch.randn(3))
+            else:
+                torch.compile(f, backend=backend)(torch.randn(3))
+        torch._dynamo.reset()
+        gc.collect()
+        return sum(r() is not None for r in graphs)
+
+    print(alive_after(4, dump=False), alive_after(4, dump=True))
+""")
+
+
+@pytest.mark.torch
+def test_graphs_go_when_dynamo_lets_them_go(tmp_path):
+    # Dynamo frees a compile's graph (the global that holds it) when the code it
+    # made dies; a dump that kept that code alive kept every graph (and the
+    # tensors its module holds) for good, once per folder.
+    pytest.importorskip("torch")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    run = subprocess.run([sys.executable, "-c", GRAPHS_SCRIPT, str(tmp_path)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    plain, dumped = map(int, run.stdout.split()[-2:])
+    assert dumped <= plain, (plain, dumped)

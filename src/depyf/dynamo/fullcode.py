@@ -91,10 +91,13 @@ def hints_key(readable) -> tuple:
     return keep, callees
 
 
-def renamed_text(text: str, old: types.CodeType, old_name: str, new: types.CodeType, new_name: str) -> str:
-    """The decompiled ``text`` of ``old`` (as ``def old_name``) made that of
-    ``new`` (as ``def new_name``), whose :func:`shape_key` is the same."""
-    names = {a: b for a, b in zip(old.co_names, new.co_names) if a != b}
+def renamed_text(text: str, old_names: Tuple[str, ...], old_name: str, new: types.CodeType,
+                 new_name: str) -> str:
+    """The decompiled ``text`` of a code object whose ``co_names`` were
+    ``old_names`` (as ``def old_name``) made that of ``new`` (as ``def
+    new_name``), whose :func:`shape_key` is the same. (Names, not the code
+    itself: a session holding Dynamo's code would keep its graphs alive.)"""
+    names = {a: b for a, b in zip(old_names, new.co_names) if a != b}
     names[old_name] = new_name
     return rename(text, names)
 

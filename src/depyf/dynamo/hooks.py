@@ -44,6 +44,7 @@ import threading
 import time
 import types
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional
 
@@ -61,10 +62,14 @@ _PLACEHOLDER = "__depyf_function__"
 
 @dataclass
 class Entry:
-    """One compile of a function: one cache entry of Dynamo."""
+    """One compile of a function: one cache entry of Dynamo.
+
+    Dynamo's code is held weakly (:attr:`new_code`): Dynamo frees a compile's
+    graphs (the globals holding them, and the tensors their modules hold)
+    when the code it made dies, and a dump must not keep them alive."""
     index: int
     compile_id: str
-    new_code: types.CodeType
+    code_ref: Optional["weakref.ref"] = None
     graphs: Dict[str, str] = field(default_factory=dict)      # torch's name -> stable name
     graph_files: List[str] = field(default_factory=list)
     transformed: str = ""                                     # source, stable names
@@ -78,6 +83,15 @@ class Entry:
     resume: Dict[str, types.CodeType] = field(default_factory=dict)   # global name -> code
     globals_used: List[str] = field(default_factory=list)
     compile_seconds: Optional[float] = None                   # the frame compile's wall time (to its guards, or torch's figure)
+
+    @property
+    def new_code(self) -> Optional[types.CodeType]:
+        """The code Dynamo runs for this entry; None once Dynamo let it go."""
+        return self.code_ref() if self.code_ref is not None else None
+
+    @new_code.setter
+    def new_code(self, code: types.CodeType) -> None:
+        self.code_ref = weakref.ref(code)
 
     def names(self, fn: str) -> Dict[str, str]:
         return {"guard": "__guard_%d_for_%s" % (self.index, fn),
@@ -123,7 +137,7 @@ class Session:
         _last_sessions[self.dir.path] = FolderCarry(self._graph_numbers, self.functions)
         self._kind_count: Dict[tuple, int] = {}
         self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
-        self._shapes: Dict[bytes, tuple] = {}               # shape -> (new_code, name, text, problem)
+        self._shapes: Dict[bytes, tuple] = {}               # shape -> (co_names, name, text, problem)
         self._warned = set()
         self._depth = 0
         self.own_seconds = 0.0          # CPU time spent in depyf's hooks and at exit
@@ -248,7 +262,7 @@ class Session:
                 self._finish(in_hook=True)      # (the joined compile's guards never came)
                 return
             fn = self._function(code, new_code)
-            entry = Entry(index=len(fn.entries), compile_id=cid or "?", new_code=new_code)
+            entry = Entry(index=len(fn.entries), compile_id=cid or "?", code_ref=weakref.ref(new_code))
             entry.graphs = self._stable_graph_names(fn, new_code)
             fn.entries.append(entry)
             fn.dirty = True
@@ -285,11 +299,11 @@ class Session:
             shape = (shape, fullcode.hints_key(readable))
         seen = self._shapes.get(shape) if shape is not None else None
         if seen is not None:
-            code, old_name, text, problem = seen
-            return fullcode.renamed_text(text, code, old_name, new_code, name), problem
+            old_names, old_name, text, problem = seen
+            return fullcode.renamed_text(text, old_names, old_name, new_code, name), problem
         text, problem = fullcode.safe_decompile(new_code, name, check=False, readable=readable)
         if shape is not None:
-            self._shapes[shape] = (new_code, name, text, problem)
+            self._shapes[shape] = (new_code.co_names, name, text, problem)
         return text, problem
 
     def _function(self, code: types.CodeType, new_code: types.CodeType) -> Function:
@@ -577,7 +591,9 @@ class Session:
         todo = {e.compile_id: e for e in fn.entries
                 if e.guard is None and e.guard_problem is None and e.guard_manager is None}
         if todo:
-            by_code = {id(e.new_code): e for e in todo.values()}
+            # (the codes held while their ids are in use)
+            held = [(e.new_code, e) for e in todo.values()]
+            by_code = {id(code): e for code, e in held if code is not None}
             for cid, guard_manager, new_code in torch_compat.cache_entries(fn.code):
                 entry = todo.get(cid) or by_code.get(id(new_code))
                 if entry is not None:
@@ -707,7 +723,7 @@ def _still_cached(fn: Function) -> bool:
         live = {id(code) for _, _, code in torch_compat.cache_entries(fn.code)}
     except Exception:
         return False
-    return any(id(e.new_code) in live for e in fn.entries)
+    return any(code is not None and id(code) in live for code in (e.new_code for e in fn.entries))
 
 
 #: bytecode-hook handles of sessions that ended inside the hook, to remove

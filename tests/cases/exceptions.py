@@ -817,3 +817,50 @@ def try_raise_else_if_else(w, t, c, x, y):
                 x()
             else:
                 y()
+
+
+def with_in_try_then_continue(paths, found):
+    # 3.13+: the with's exit jumps to the body's end and on past the handler;
+    # the compiler threads that jump, and what it lands on is after the try.
+    for path in paths:
+        try:
+            with open(path) as f:
+                pass
+        except UnicodeDecodeError:
+            continue
+        for line in found:
+            print(path, line)
+
+
+def with_in_try_then_call(paths):
+    for path in paths:
+        try:
+            with open(path) as f:
+                pass
+        except OSError:
+            continue
+        print(path)
+
+
+def first_driver_that_works(filename, drivers):
+    # `return` from a loop drops the iterator first, then loads its constant:
+    # both past the try body's covered range.
+    for driver in drivers:
+        try:
+            driver(filename)
+        except ValueError:
+            continue
+        else:
+            return
+    raise ValueError(filename)
+
+
+def first_driver_that_works_value(filename, drivers):
+    for driver in drivers:
+        try:
+            driver(filename)
+        except ValueError:
+            pass
+        else:
+            return 1
+    raise ValueError(filename)

@@ -48,6 +48,24 @@ def swap(a, b):
     return a, b
 
 
+def swap_items(a, i, j):
+    # The second target is computed between the two stores: it reads as one
+    # tuple assignment only if any expression may build a target there.
+    a[i], a[i + 1] = a[i + 1], a[i]
+    a[i, j], a[i, j + 1] = a[i, j + 1], a[i, j]
+    a[i], a[-i] = a[-i], a[i]
+    a[i:], a[:i] = a[:i], a[i:]
+    a[i < j], a[i is j], a[i in a] = 1, 2, 3
+    return a
+
+
+def swap_items_in_loops(rows, n):
+    for step in range(n):
+        for i in range(1, n):
+            rows[i, step], rows[i, step + 1] = rows[i, step + 1], rows[i, step]
+    return rows
+
+
 def rotate(a, b, c):
     a, b, c = c, a, b
     return a, b, c

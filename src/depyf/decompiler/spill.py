@@ -710,17 +710,24 @@ def spill_before_branches(m, test) -> List[ast.stmt]:
 
 #: ops that may build the targets of a tuple assignment between its stores, with
 #: how many stack items each takes that must not be the assignment's values
+#: (the targets of ``a[i], a[i + 1] = a[i + 1], a[i]`` are whole expressions,
+#: evaluated left to right between the stores)
 _TARGET_OPS = {"LOAD_FAST": 0, "LOAD_NAME": 0, "LOAD_GLOBAL": 0, "LOAD_DEREF": 0,
                "LOAD_CLASSDEREF": 0, "LOAD_CONST": 0, "LOAD_ATTR": 1, "BINARY_SUBSCR": 2,
+               "BINARY_SLICE": 3, "BINARY_OP": 2, "COMPARE_OP": 2, "IS_OP": 2,
+               "CONTAINS_OP": 2, "UNARY_NEGATIVE": 1, "UNARY_POSITIVE": 1, "UNARY_NOT": 1,
+               "UNARY_INVERT": 1,
                "STORE_FAST": 0, "STORE_NAME": 0, "STORE_GLOBAL": 0, "STORE_DEREF": 0,
                "STORE_ATTR": 1, "STORE_SUBSCR": 2, "STORE_SLICE": 3, "UNPACK_SEQUENCE": 0,
                "UNPACK_EX": 0}
+#: ... and those that take as many items as their argument says
+_TARGET_OPS_BY_ARG = frozenset({"BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST", "BUILD_SET"})
 
 
 def continues_multi(m, op) -> bool:
     """Whether ``op`` can belong to the tuple assignment whose first stores ``m``
     has taken: it loads or stores a target, without using a waiting value."""
-    if op.name == "BUILD_SLICE":
+    if op.name in _TARGET_OPS_BY_ARG:
         takes = op.arg
     else:
         takes = _TARGET_OPS.get(op.name)

@@ -215,18 +215,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
             # Not a copy of the code after the try: the clause's own closing
             # statements (e.g. `return False`, whose constant loads after POP_EXCEPT).
             clause.body = _drop_pass(clause.body) + _clause_tail(w, m, k, clause_end)
-    # Every clause returns or raises, and the handler code is laid out last
-    # whatever the code after the body was: as the else or after the
-    # statement it gives the same code, and the walk goes on after it.
-    ends_at_body = end is None and body_end < min(hs, hi) and not inline \
-        and w.func.cold_handlers and w.frames.clause is None \
-        and not _compiled_before_handlers(w, body_end, min(hs, hi), hs) \
-        and all(ends_terminal(c.body) for c in clauses) \
-        and not (_leaves_through_jump(w, body_end, min(hs, hi))
-                 and not _compiled_after_handlers(w, body_end, min(hs, hi), hs, he)) \
-        and (not any(getattr(c.body[-1], "fall_off", False) for c in clauses)
-             or _goes_round(w, body_end, min(hs, hi))
-             or _compiled_after_handlers(w, body_end, min(hs, hi), hs, he))
+    ends_at_body = _ends_at_body(w, handler, clauses, body_end, hs, he, hi, end, inline)
     if not ends_at_body and end is None and body_end < min(hs, hi) and not inline \
             and w.frames.clause is None and _threaded_after(w, body_end, min(hs, hi)):
         # 3.14+ threads the jump back of an if ending the loop's body only
@@ -251,6 +240,24 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None:
         m.emit(ast.Break(), after)
     return k
+
+
+def _ends_at_body(w, handler, clauses, body_end, hs, he, hi, end, inline) -> bool:
+    """Every clause returns or raises (or goes round the loop), and the handler
+    code is laid out last whatever the code after the body was: as the else
+    or after the statement it gives the same code, and the walk goes on after
+    the body. Whether it does is told by where the rest was compiled."""
+    stop = min(hs, hi)
+    if not (end is None and body_end < stop and not inline and w.func.cold_handlers
+            and w.frames.clause is None and not _compiled_before_handlers(w, body_end, stop, hs)
+            and all(ends_terminal(c.body) for c in clauses)):
+        return False
+    if _threaded_past_statement(w, handler, body_end, stop):
+        return True
+    if _leaves_through_jump(w, body_end, stop) and not _compiled_after_handlers(w, body_end, stop, hs, he):
+        return False
+    return not any(getattr(c.body[-1], "fall_off", False) for c in clauses) \
+        or _goes_round(w, body_end, stop) or _compiled_after_handlers(w, body_end, stop, hs, he)
 
 
 def _threaded_after(w, lo, hi) -> bool:
@@ -457,6 +464,25 @@ def _leaves_through_jump(w, lo, hi) -> bool:
     return False
 
 
+def _threaded_past_statement(w, handler, lo, hi) -> bool:
+    """Handler code inside the try body (a with's exit, an inner try's clause)
+    leaves it through a jump to ``[lo, hi)`` that ``handler`` does not cover,
+    though it covers the op before: the jump went to the body's end and on
+    through the statement's own jump over its handlers, which the compiler
+    threaded (3.11+), so ``[lo, hi)`` is after the statement. (The same jump
+    to an else, which the body falls into, stays covered.)
+
+    ``try: with f: pass`` / ``except E: continue`` / ``g()``: the with's exit
+    ends ``POP_EXCEPT; JUMP_BACKWARD_NO_INTERRUPT g()``, its jump uncovered."""
+    ops, normal, covered = w.ops, w.normal, w.regions.covered
+    for k in range(1, w.n):
+        op = ops[k]
+        if op.name == "JUMP" and k not in normal and lo <= op.target.index < hi \
+                and covered(ops[k - 1], handler) and not covered(op, handler):
+            return True
+    return False
+
+
 def _goes_round(w, lo, hi) -> bool:
     """A conditional jump in ``[lo, hi)`` goes straight on round the innermost
     loop: that code ends the loop's body, it is not the else of a try there
@@ -637,7 +663,8 @@ def _try_body(w, m, i, body_end, handler):
         if _settled(sub.stack, m.stack) and not _drops_iterator(op, sub):
             break
         if not (op.name in ("SWAP", "POP_TOP", "POP_EXCEPT", "RETURN_VALUE")
-                or (op.name == "JUMP" and w.is_loop_jump(op))):
+                or (op.name == "JUMP" and w.is_loop_jump(op))
+                or _constant_returned(w, sub, m, end)):
             break
         # (a SWAP before an enclosing with's __exit__ call steps over the call)
         end = max(end + 1, w.step(sub, end, end + 1))
@@ -656,6 +683,14 @@ def _try_body(w, m, i, body_end, handler):
         # (the body's own way out after its last return, unreached)
         sub.stmts[:] = else_before_dead_tail(sub.stmts)
     return sub.stmts, end
+
+
+def _constant_returned(w, sub, m, k) -> bool:
+    """``return <constant>`` from a loop: the constant loads after the loop's
+    iterator is dropped (``POP_TOP; LOAD_CONST; RETURN_VALUE``), past the
+    covered range like the rest of the way out."""
+    return w.ops[k].name == "LOAD_CONST" and k + 1 < w.n and w.ops[k + 1].name == "RETURN_VALUE" \
+        and len(sub.stack) < len(m.stack)
 
 
 def _drop_pass(body):

@@ -2256,20 +2256,20 @@ def test_lost_statements_go_to_the_fallback():
         check_names_kept(func.code, func.ops, reached, body[1:])
 
 
-#: A while loop whose test branches inside (a conditional expression; on 3.12+
-#: an inlined comprehension too): the loop's shape is not recognised on any
-#: version (3.10-3.13 also copy such a test to the bottom, which the
-#: unrotating pass does not match: the test's own jumps land inside it).
+#: A while loop whose test is a conditional expression as a whole (its two
+#: values jump out of the loop, 3.10+ to two copies of the code after it), or
+#: (3.12+) holds an inlined comprehension: the loop's shape is not recognised.
+#: (One in an operand, ``while f(a if c else b):``, is: tests/cases/loops.py.)
 #: Validation sends it to the fallback, so the output is right but not the
-#: source. Found in a sweep of third-party packages (filelock); open.
+#: source; open.
 BRANCHING_LOOP_TESTS = textwrap.dedent("""\
-    def poll(lock, deadline, interval):
-        while not lock.acquire(timeout=interval if deadline is None else deadline):
-            pass
-
     def alternate(a, b, c):
         while (a if c else b):
             c = not c
+
+    def shrink(f, xs):
+        while f([x for x in xs]):
+            xs = xs[1:]
 """)
 
 

@@ -115,6 +115,26 @@ def test_an_or_test_jumps_into_the_body_from_both_copies():
     assert func.ops[1].target is body[0] and valid(func)
 
 
+def conditional_operand():
+    """``f(a if c else b)``: the jump over the other value stays inside the test."""
+    b = Op("LOAD_FAST", "b")
+    call = Op("CALL", (1, (), 2))
+    return [Op("PUSH_NULL"), Op("LOAD_FAST", "f"), Op("LOAD_FAST", "c"),
+            Op("POP_JUMP_IF_FALSE", target=b), Op("LOAD_FAST", "a"), Op("JUMP", target=call),
+            b, call]
+
+
+def test_a_conditional_expression_in_the_test_repeats_with_its_inner_jumps():
+    # while f(a if c else b): g()
+    func, top, body, exit_ = loop(conditional_operand, g_call)
+    unrotated_loops(func, None)
+    assert names(func)[8:] == ["POP_JUMP_IF_FALSE", "PUSH_NULL", "LOAD_GLOBAL", "CALL", "POP_TOP",
+                               "JUMP", "LOAD_CONST", "RETURN_VALUE"]
+    assert func.ops[13].target is top and valid(func)
+    # (the top copy's own jumps are untouched)
+    assert func.ops[3].target is func.ops[6] and func.ops[5].target is func.ops[7]
+
+
 def test_an_assignment_expression_in_the_test_is_part_of_it():
     # while (x := f()) is not None: g()
     def walrus():

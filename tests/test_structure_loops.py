@@ -534,3 +534,29 @@ def test_continue_and_break_of_a_loop_in_a_finally_body():
                 g(x)
         return None
     """)
+
+
+def test_while_test_with_a_conditional_expression_in_an_operand():
+    # the test's own jumps land inside it: read as a value, then the loop's exit test
+    assert structure("""
+    top:   1   PUSH_NULL
+               LOAD_FAST f
+               LOAD_FAST c
+               POP_JUMP_IF_FALSE -> other
+               LOAD_FAST a
+               JUMP -> call
+    other:     LOAD_FAST b
+    call:      CALL (1, (), 2)
+               POP_JUMP_IF_FALSE -> done
+           2   LOAD_FAST a
+               LOAD_CONST 1
+               BINARY_OP '+='
+               STORE_FAST a
+               JUMP -> top
+    done:  3   LOAD_FAST a
+               RETURN_VALUE
+    """, varnames=("f", "a", "b", "c"), argcount=4) == source("""
+        while f(a if c else b):
+            a += 1
+        return a
+    """)

@@ -446,3 +446,16 @@ def while_elif_is_else_break(get_origin, get_args, t, Required, ReadOnly):
             t = get_args(t)
         else:
             break
+
+
+def poll_until_acquired(lock, deadline, interval):
+    # The test branches inside (a conditional expression in an operand): its
+    # jumps land in it, at the top and (3.10-3.13) in the copy at the bottom.
+    while not lock.acquire(timeout=interval if deadline is None else deadline):
+        interval += 1
+    return interval
+
+
+def call_until_true(f, a, b, c):
+    while f(a if c else b):
+        pass

@@ -828,10 +828,17 @@ def _empty_loop_body(ops: List[Op], head: int, i: int) -> bool:
         H: c; POP_JUMP_IF_FALSE E; JUMP H (the pass's line); E:
 
     Folded, the loop would be one block that jumps to itself, with no op left
-    on the pass's line."""
+    on the pass's line. (The test may branch inside, ``while f(a if c else b)``:
+    its jumps land in it.)"""
     test, jump = ops[i], ops[i + 1]
     return test.line is not None and jump.line is not None and jump.line != test.line \
-        and all(o.line == test.line and o.name not in NO_FALLTHROUGH for o in ops[head:i])
+        and all(o.line == test.line and (o.name not in NO_FALLTHROUGH or _jumps_within(o, head, i))
+                for o in ops[head:i])
+
+
+def _jumps_within(op: Op, lo: int, hi: int) -> bool:
+    """``op`` is a jump to an op in ``[lo, hi]`` (indices current)."""
+    return op.name == "JUMP" and op.target is not None and lo <= op.target.index <= hi
 
 
 def closing_jumps_back(func: Function, table: VersionTable) -> None:

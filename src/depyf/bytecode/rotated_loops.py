@@ -228,6 +228,10 @@ def _same_test_op(ops: List[Op], a: Op, b: Op) -> bool:
     if not _same_op(a, b):
         return False
     name = a.name
+    if name == "JUMP":
+        # a conditional expression's jump over its other value (``while
+        # f(a if c else b):``), forward within the test (:func:`_same_jump`)
+        return a.target.index > a.index
     if name in _STATEMENT_ENDS or name.startswith("DELETE"):
         return False
     # (a store ends a statement, but an assignment expression's, which keeps

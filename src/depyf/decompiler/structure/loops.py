@@ -468,9 +468,12 @@ def _top_test(w, m, i, latch):
     try:
         sub = StackMachine(w.ctx, m.stack)
         j = i
-        while j < latch and w.ops[j].name not in CONDITIONAL:
+        while j < latch and (w.ops[j].name not in CONDITIONAL or len(sub.stack) > len(m.stack) + 1):
             if w.ops[j].name in VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
                 j = w.value_boolop(sub, j, latch)    # (an and/or in the operand)
+                continue
+            if w.ops[j].name in CONDITIONAL:
+                j = _operand_ifexp(w, sub, j, latch)     # (values wait under it)
                 continue
             if w.ops[j].target is not None:
                 return [], i, None
@@ -498,6 +501,24 @@ def _top_test(w, m, i, latch):
         return segments[:k], after, test
     except DecompileFailure:
         return [], i, None
+
+
+def _operand_ifexp(w, sub, j, latch) -> int:
+    """A conditional expression in an operand of a loop's test (``while
+    f(a if c else b):``), its test's jump at ``j``: pushed on ``sub``; where
+    the test goes on (the join of its two values)."""
+    cond, after, target, _ = chains.read_condition(w, sub, j, latch)
+    jump = w.ops[target - 1] if after < target <= latch else None
+    if jump is None or jump.name != "JUMP" or not target < jump.target.index <= latch:
+        raise DecompileFailure("conditional jump in a loop test's operand")
+    join = jump.target.index
+    depth = len(sub.stack) + 1
+    a = w.value_before_tail(sub.stack, after, target - 1, [], depth)
+    b = a is not None and w.value_before_tail(sub.stack, target, join, [], depth)
+    if a is None or b is None or b is False:
+        raise DecompileFailure("a loop test's conditional expression is not one")
+    sub.push(ast.IfExp(test=cond, body=a, orelse=b))
+    return join
 
 
 def _exit_threaded(w, target, latch) -> bool:

@@ -332,10 +332,32 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
         w.frames.loop.moved_exit = moved
         orelse = [ast.Break(lineno=ops[moved[0]].line)]
         k = end
+    elif end is not None and _jumps_to_copy_of(w, body_end, end):
+        # The body's way out goes to a copy of where the clauses go: the way
+        # out of the enclosing except clause, which ends in a return (3.11/3.12
+        # copy it onto each way there). No else.
+        k = end
     elif end is not None:
         orelse = _else_before_join(w, m, body_end, hs, hi, end, inline)
         k = end
     return orelse, k, end
+
+
+def _jumps_to_copy_of(w, k, end) -> bool:
+    """The op at ``k`` jumps to a copy of the block at ``end`` (elsewhere), which
+    ends in a return or raise and has no jump of its own."""
+    ops = w.ops
+    op = ops[k] if k < w.n else None
+    if op is None or op.name != "JUMP" or op.target.index == end:
+        return False
+    copy = op.target.index
+    for j in range(w.n - max(copy, end)):
+        a, b = ops[end + j], ops[copy + j]
+        if a.name != b.name or a.arg != b.arg or a.target is not None or b.target is not None:
+            return False
+        if a.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            return j > 0
+    return False
 
 
 def _clause_return_end(w, stop: int, limit: int) -> int:

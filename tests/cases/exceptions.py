@@ -864,3 +864,34 @@ def first_driver_that_works_value(filename, drivers):
         else:
             return 1
     raise ValueError(filename)
+
+
+def first_name_that_can_be_made(names, mkdir, fallback, log):
+    # The else of the try breaks out of a for loop with an else of its own;
+    # 3.12+ close the loop from the except clause, laid out last.
+    for name in names:
+        try:
+            mkdir(name)
+        except OSError as ex:
+            if ex.errno != 17:
+                raise
+        else:
+            path = name
+            break
+    else:
+        path = fallback()
+    log(path)
+    return path
+
+
+def first_name_that_can_be_made_bare(names, mkdir, fallback, log):
+    for name in names:
+        try:
+            mkdir(name)
+        except OSError:
+            pass
+        else:
+            break
+    else:
+        fallback()
+    log(name)

@@ -392,10 +392,13 @@ def _else_before_join(w, m, body_end, hs, hi, end, inline):
         # a branch of the else going to the join, with more of it after).
         target = ops[jump].target.index
         loop = w.frames.loop
-        breaks = end < target and loop is not None and target in (loop.exit, loop.break_target) \
-            and not (ops[end].name == "JUMP" and ops[end].target.index == target)
+        breaks = loop is not None and target in (loop.exit, loop.break_target) and (
+            end < target and not (ops[end].name == "JUMP" and ops[end].target.index == target)
+            or end == target and loop.iterator and ops[jump - 1].name == "POP_TOP")
         # (a jump past the join to its loop's way out is the else's `break`,
-        # unless it was threaded through a `break` at the join)
+        # unless it was threaded through a `break` at the join; so is one to
+        # the join itself after the for loop's iterator is dropped, when the
+        # clauses go on round the loop: 3.11)
         orelse = w.block(body_end, jump + 1 if breaks else jump, m.stack)
         if target < end:
             # (up to where the enclosing block ends: an if branch the try

@@ -346,12 +346,17 @@ def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
 
 
 def _break_target(w, lo, latch, exit_):
-    """Where breaks go; beyond ``exit_`` when the loop has an else clause."""
+    """Where breaks go; beyond ``exit_`` when the loop has an else clause.
+    (3.12+ may close a loop from an except clause laid out past everything:
+    then the latch is there, and a break in the body lands short of it.)"""
     targets = set()
     for k in range(lo, latch + 1):
         op = w.ops[k]
         if op.name == "JUMP" and op.target.index > latch:
             targets.add(op.target.index)
+    if latch > exit_:
+        targets.update(o.target.index for o in w.ops[lo:exit_]
+                       if o.name == "JUMP" and o.target.index > exit_ and o.index in w.normal)
     beyond = sorted(t for t in targets if t > exit_ and not same_jump(w, t, exit_))
     return beyond[0] if beyond else None
 

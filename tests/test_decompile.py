@@ -2273,18 +2273,6 @@ OPEN_SHAPES = [
             while f([x for x in xs]):
                 xs = xs[1:]
     """, "3.12 3.13", "3.12+ inline the comprehension: its loop sits in the test"),
-    ("try_in_a_named_except_clause", """\
-        def cleanup(g, h):
-            try:
-                g()
-            except BaseException as e:
-                try:
-                    h()
-                except BaseException as e2:
-                    k(e2)
-    """, "3.12",
-     "both ways out of the inner try go to copies of the outer clause's way out (a "
-     "return); 3.12 lays the clause's copy first, where the walk goes on in handler code"),
     ("try_in_a_named_except_clause_then_raise", """\
         def cleanup(c, g, h):
             if c:

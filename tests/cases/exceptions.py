@@ -895,3 +895,23 @@ def first_name_that_can_be_made_bare(names, mkdir, fallback, log):
     else:
         fallback()
     log(name)
+
+
+def make_dirs_unless_there(path, makedirs, EEXIST, ENOTEMPTY):
+    # Both ways past the test go to copies of the clause's way out (which
+    # returns): 3.11 lays the second jump's copy after the first's, 3.12 before.
+    try:
+        makedirs(path)
+    except OSError as e:
+        if e.errno != EEXIST and e.errno != ENOTEMPTY:
+            raise
+
+
+def close_quietly(g, h, report):
+    try:
+        g()
+    except BaseException as e:
+        try:
+            h()
+        except BaseException as e2:
+            report(e2)

@@ -149,13 +149,13 @@ def read_condition(w, m: StackMachine, i: int, hi: int):
         segments += more
     else:
         after = i + 1
-    k, test, after = _chain(w, segments, after)
+    k, test, after = _chain(w, segments, after, hi)
     if k < len(segments) and any(s.alias is not None for s in segments[:k]):
         # Copies merged for the longer chain, which is not one: only the
         # shorter chain's own copies count.
         for s in segments:
             s.alias = None
-        k, test, after = _chain(w, segments[:k], segments[k].start)
+        k, test, after = _chain(w, segments[:k], segments[k].start, hi)
     segments = segments[:k]
     last = segments[-1]
     target = last.target
@@ -166,10 +166,10 @@ def read_condition(w, m: StackMachine, i: int, hi: int):
     return test, after, target, line
 
 
-def _chain(w, segments, after):
+def _chain(w, segments, after, hi):
     """:func:`longest_chain` of ``segments``, jumps to copies of one exit block
     counted as going to the same place."""
-    _merge_copied_targets(w, segments)
+    _merge_copied_targets(w, segments, hi)
     copies = {s.target for s in segments if w.is_return_none_copy(s.target)}
     if len(copies) > 1:
         for s in segments:
@@ -192,14 +192,19 @@ def _tail_key(w, t: int):
     return None
 
 
-def _merge_copied_targets(w, segments) -> None:
-    """Jumps to two copies of one exit block go to the same place."""
+def _merge_copied_targets(w, segments, hi: int) -> None:
+    """Jumps to copies of one exit block go to the same place: the last jump's
+    copy, unless that lies past the block ending at ``hi`` (an except clause's
+    body, which ends at its first way out: 3.11 lays the last jump's copy of
+    that way out after the first's, 3.12 before), then the first copy."""
     last = segments[-1]
     if len(segments) == 1:
         return      # (most conditions: one jump, nothing to merge)
     key = _tail_key(w, last.target)
     if key is None:
         return
-    for seg in segments[:-1]:
-        if seg.target != last.target and _tail_key(w, seg.target) == key:
-            seg.alias = last.target
+    group = [seg for seg in segments if seg.target == last.target or _tail_key(w, seg.target) == key]
+    place = last.target if last.target <= hi else min(seg.target for seg in group)
+    for seg in group:
+        if seg.target != place:
+            seg.alias = place

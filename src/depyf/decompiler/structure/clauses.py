@@ -30,11 +30,33 @@ def clause_body_end(w, p, stop, cleanup) -> int:
     while True:
         while end < stop and w.regions.covered(ops[end], cleanup):
             end += 1
+        # (not to a copy of the way out at ``end``: 3.12+ copy a clause's way
+        # out, which returns, onto each jump to it)
         beyond = [o.target.index for o in ops[p:end]
-                  if o.target is not None and end < o.target.index < stop]
+                  if o.target is not None and end < o.target.index < stop
+                  and not copied_exit(w, end, o.target.index)]
         if not beyond:
             return end
         end = max(beyond)
+
+
+def copied_exit(w, a: int, b: int) -> bool:
+    """The ops from ``b`` repeat those from ``a`` (``a != b``) up to a return or
+    raise, with no jump: two copies of one small exit block.
+
+    >>> copied_exit(w, 23, 29)      # doctest: +SKIP
+    True
+    """
+    ops = w.ops
+    if a == b:
+        return False
+    for j in range(w.n - max(a, b)):
+        x, y = ops[a + j], ops[b + j]
+        if x.name != y.name or x.arg != y.arg or x.target is not None or y.target is not None:
+            return False
+        if x.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            return j > 0
+    return False
 
 
 def clause_type_end(w, sub, p: int, he: int, test: str, what: str) -> int:

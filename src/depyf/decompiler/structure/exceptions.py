@@ -27,8 +27,8 @@ from typing import List, Optional
 from ...bytecode.ir import NO_FALLTHROUGH
 from ..astcompat import TryStar
 from ..cfg import EXCEPTION
-from .clauses import (TERMINALS, clause_body_end, clause_type_end, else_before_dead_tail,
-                      name_epilogue, terminal)
+from .clauses import (TERMINALS, clause_body_end, clause_type_end, copied_exit,
+                      else_before_dead_tail, name_epilogue, terminal)
 from .frames import BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, GuardFrame
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
@@ -346,18 +346,8 @@ def _try_else(w, m, body_end, hs, he, hi, end, clauses, inline, ends_at_body):
 def _jumps_to_copy_of(w, k, end) -> bool:
     """The op at ``k`` jumps to a copy of the block at ``end`` (elsewhere), which
     ends in a return or raise and has no jump of its own."""
-    ops = w.ops
-    op = ops[k] if k < w.n else None
-    if op is None or op.name != "JUMP" or op.target.index == end:
-        return False
-    copy = op.target.index
-    for j in range(w.n - max(copy, end)):
-        a, b = ops[end + j], ops[copy + j]
-        if a.name != b.name or a.arg != b.arg or a.target is not None or b.target is not None:
-            return False
-        if a.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
-            return j > 0
-    return False
+    op = w.ops[k] if k < w.n else None
+    return op is not None and op.name == "JUMP" and copied_exit(w, end, op.target.index)
 
 
 def _clause_return_end(w, stop: int, limit: int) -> int:

@@ -117,3 +117,14 @@ async def async_genexp(aiterable):
 
 async def mixed_async_sync(aiterable, ys):
     return [(x, y) async for x in aiterable for y in ys]
+
+
+def compiler_names(os):
+    # The iterable runs first but is written last: the statement starts on
+    # the line of its first op only by chance (its GET_ITER's line, 3.12+).
+    names = [
+        os.path.basename(binary)
+        for envvar in ('CC', 'CXX', 'LDSHARED')
+        if (binary := os.environ.get(envvar, None))
+    ]
+    return names

@@ -125,8 +125,13 @@ class StackMachine:
                 handler = handlers[op.name]     # (a subscript, not .get(): no call)
             except KeyError:
                 raise DecompileFailure("no expression rule for %s" % op.name) from None
+            line = op.line
             if self.start_line is None:
-                self.start_line = op.line
+                self.start_line = line
+            elif line is not None and line < self.start_line:
+                # (a statement starts at its first line, which its first op
+                # need not have: a comprehension's iterable runs first)
+                self.start_line = line
             if self.multi and not continues_multi(self, op):
                 self.flush_multi()
             handler(self, op)

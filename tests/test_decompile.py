@@ -2273,6 +2273,18 @@ OPEN_SHAPES = [
             while f([x for x in xs]):
                 xs = xs[1:]
     """, "3.12 3.13", "3.12+ inline the comprehension: its loop sits in the test"),
+    ("finally_with_a_lock_taken_if", """\
+        def release(state, pid, tid, g):
+            try:
+                g()
+            finally:
+                if state.getpid() == pid:
+                    with state.gate:
+                        del state.transitions[tid]
+    """, "3.10 3.11 3.12 3.13",
+     "the finally body's two copies end each of the with's ways out in their own way on "
+     "(3.10+: a return copied onto each on the normal path, a re-raise on the other): the "
+     "copies are probably not matched (not yet traced)"),
     ("try_in_a_named_except_clause_then_raise", """\
         def cleanup(c, g, h):
             if c:

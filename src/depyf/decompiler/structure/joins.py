@@ -78,6 +78,14 @@ def if_join(w, then_start: int, else_start: int, hi: int) -> Optional[int]:
             e.target.start in ways or e.target.start >= hi and not w.frames.loop_jump(e.target.start))
             for e in b.successors)
 
+    if hi >= w.n and not closing:
+        # (nothing to run on to: the code ends in returns)
+        return _join_without_way_on(w, region, then_block, else_block, hi)
+    if not _reaches(then_block, region, runs_on):
+        # (most such ifs, `if c: return`, `raise`, `continue`, need no more)
+        if _reaches(else_block, region, runs_on):
+            return None
+        return _join_without_way_on(w, region, then_block, else_block, hi)
     ipdom = cfg.region_ipdom(region, runs_on)
     a = _chain(ipdom, then_block)
     b = _chain(ipdom, else_block)
@@ -103,8 +111,14 @@ def _join_without_way_on(w, region, then_block, else_block, hi):
     cfg, mid = w.cfg, else_block.start
     # (code an exception reaches leaves only where the if is in such code itself)
     code = w.normal if then_block.start in w.normal else cfg.op_indices(region)
-    ipdom = cfg.region_ipdom(region, lambda b: _leaves(b, region) and b.start in code and not (
-        (b.start < mid or b.start >= hi) and cfg.dominates(then_block, b)))
+
+    def out(b) -> bool:
+        return _leaves(b, region) and b.start in code and not (
+            (b.start < mid or b.start >= hi) and cfg.dominates(then_block, b))
+
+    if not _reaches(then_block, region, out):
+        return None
+    ipdom = cfg.region_ipdom(region, out)
     a, b = _chain(ipdom, then_block), _chain(ipdom, else_block)
     if a is None or b is None:
         return None
@@ -119,6 +133,24 @@ def _join_without_way_on(w, region, then_block, else_block, hi):
                 and w.is_return_none_copy(join.start):
             return None
     return join.start if join is not None and mid <= join.start <= hi else None
+
+
+def _reaches(block, region, goal) -> bool:
+    """Some block ``goal`` holds is reached from ``block`` inside ``region``
+    (a walk that stops at the first: cheaper than the post-dominators, which
+    a branch that only leaves would not need)."""
+    seen = {block}
+    work = [block]
+    while work:
+        b = work.pop()
+        if goal(b):
+            return True
+        for e in b.successors:
+            t = e.target
+            if t not in seen and t in region:
+                seen.add(t)
+                work.append(t)
+    return False
 
 
 def _leaves(block, region) -> bool:

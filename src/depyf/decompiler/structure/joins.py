@@ -104,17 +104,20 @@ def if_join(w, then_start: int, else_start: int, hi: int) -> Optional[int]:
 
 def _join_without_way_on(w, region, then_block, else_block, hi):
     """The join where no branch runs on past ``hi`` (the block is the rest of
-    the function): the ways out of the region are the exit, but those from
-    the true branch's own code (before ``else_start``, by the test's jump, or
-    handler code laid out past ``hi`` that only it reaches), which never
-    rejoin, and those of code an exception reaches (exceptions aside)."""
+    the function): the ways out of the region are the exit, but those of the
+    true branch's own code, which never rejoin: code only it reaches that
+    lies before ``else_start`` (by the test's jump), past ``hi``, or is
+    handler code (3.12+ lays an except clause out after the function's last
+    return); and the compiler's RERAISEs of handler code (a clause whose type
+    does not match, a clean-up), which the source does not write."""
     cfg, mid = w.cfg, else_block.start
-    # (code an exception reaches leaves only where the if is in such code itself)
-    code = w.normal if then_block.start in w.normal else cfg.op_indices(region)
+    normal = w.normal
+    code = normal if then_block.start in normal else cfg.op_indices(region)
 
     def out(b) -> bool:
-        return _leaves(b, region) and b.start in code and not (
-            (b.start < mid or b.start >= hi) and cfg.dominates(then_block, b))
+        return _leaves(b, region) and (b.start in code or b.last.name != "RERAISE") and not (
+            (b.start < mid or b.start >= hi or b.start not in normal)
+            and cfg.dominates(then_block, b))
 
     if not _reaches(then_block, region, out):
         return None

@@ -213,7 +213,9 @@ def _branch_ends(w, then_start, else_start, hi):
                      and last.line != w.ops[else_start - 2].line
                      and not _line_inside(w, last, then_start, else_start - 1)):
         # `if c: A else: B` ending a loop body: A ends with the jump to the next
-        # iteration (as `continue` would), B runs to the body's end.
+        # iteration (as `continue` would), B runs to the body's end. (The
+        # graph cannot tell: a `continue` and falling off the body go to the
+        # same header; the lines of the jump do.)
         then_end = else_start - 1
         else_end = hi
     elif last is not None and last.name == "JUMP" \
@@ -238,21 +240,25 @@ def _branch_ends(w, then_start, else_start, hi):
         # joins, the code there a small block that returns, and copies that
         # block onto the branch's own way there (`if x: if c: pass` then
         # `else: ...`): the branch ends where the copy starts, the else
-        # where the jump lands.
+        # where the jump lands. (Every way from the branch returns, through
+        # the block or its copy, so the graph finds no join: the jump's
+        # target is the evidence.)
         then_end = else_start - size
         else_end = join
     elif (join := if_join(w, then_start, else_start, hi)) is not None:
         else_end = join
     elif last is not None and last.name == "JUMP" and last.target.index > else_start \
             and not w.is_loop_jump(last):
-        # The true branch leaves (a return, a break): up to 3.9 the jump
-        # over the else stays behind it, unreached.
+        # The true branch leaves (a return, a raise, a break), so the graph
+        # cannot tell an else: up to 3.9 the jump over it stays behind the
+        # branch, unreached.
         else_end = min(last.target.index, hi)
     elif last is not None and ((else_start - 1) in w.ctx.implicit_returns
                                or (last.name == "RERAISE" and finally_end(w, last))):
         # 3.10+ copies the function's closing `return None` (a finally body's
         # closing RERAISE) into each branch, so the branch that follows is the
-        # else, up to the block's end.
+        # else, up to the block's end. (To the graph each copy is a way out
+        # like an explicit `return None`, or a `pass` before the closing one.)
         else_end = hi
     elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
         else_end = _else_end_after_exit(w, last, then_start, else_start, hi)

@@ -115,7 +115,7 @@ def _join_without_way_on(w, region, then_block, else_block, hi):
     code = normal if then_block.start in normal else cfg.op_indices(region)
 
     def out(b) -> bool:
-        return _leaves(b, region) and (b.start in code or b.last.name != "RERAISE") and not (
+        return (b.start in code or b.last.name != "RERAISE") and _leaves(b, region) and not (
             (b.start < mid or b.start >= hi or b.start not in normal)
             and cfg.dominates(then_block, b))
 
@@ -158,8 +158,13 @@ def _reaches(block, region, goal) -> bool:
 
 def _leaves(block, region) -> bool:
     """Control leaves ``region`` from ``block`` (exceptions aside)."""
-    normal = [e for e in block.successors if e.kind != EXCEPTION]
-    return not normal or any(e.target not in region for e in normal)
+    normal = False
+    for e in block.successors:
+        if e.kind != EXCEPTION:
+            if e.target not in region:
+                return True
+            normal = True
+    return not normal
 
 
 def _common(a, b):

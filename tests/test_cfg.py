@@ -247,6 +247,71 @@ def test_unreachable_block_has_no_dominator():
     assert cfg.op_indices(cfg.reachable) == {0, 3, 4}
 
 
+def _hand_made(text):
+    from structure_ops import assemble
+    ops = assemble(text)
+    return ops, build_cfg(ops)
+
+
+def test_region_post_dominators_drop_the_ways_out():
+    # if a: (if b: return 1; f()) else: g()   then the join, op 11
+    ops, cfg = _hand_made("""
+               LOAD_FAST a
+               POP_JUMP_IF_FALSE -> orelse
+               LOAD_FAST b
+               POP_JUMP_IF_FALSE -> call
+               LOAD_CONST 1
+               RETURN_VALUE
+    call:      LOAD_GLOBAL f
+               CALL (0, (), 2)
+               POP_TOP
+               JUMP -> join
+    orelse:    NOP
+    join:      LOAD_CONST None
+               RETURN_VALUE
+    """)
+    assert [b.start for b in cfg.blocks_between(2, 11)] == [2, 4, 6, 10]
+    assert cfg.blocks_between(3, 4) == []
+    region = cfg.blocks_between(2, 11)
+    test_b, ret, call, orelse = region
+    join = cfg.block_of(ops[11])
+    ipdom = cfg.region_ipdom(region, lambda b: join in b.normal_successors())
+    # the return is left out: it never comes back to the join
+    assert ret not in ipdom
+    assert ipdom[test_b] is call and ipdom[call] is None and ipdom[orelse] is None
+    # over the whole code the return post-dominates nothing of the branch...
+    assert cfg.ipdom[test_b] is not call
+    # ... and with no way on at all, nothing in the region has an entry
+    assert cfg.region_ipdom(region, lambda b: False) == {}
+
+
+def test_region_post_dominators_follow_a_handler_inside_the_region():
+    # if a: (try: return f() except: pass) then the join: the return leaves,
+    # the handler's way on comes back to the join
+    ops, cfg = _hand_made("""
+               LOAD_FAST a
+               POP_JUMP_IF_FALSE -> join
+    body:      LOAD_GLOBAL f !handler
+               CALL (0, (), 2) !handler
+               RETURN_VALUE
+    handler:   PUSH_EXC_INFO
+               POP_TOP
+               POP_EXCEPT
+               JUMP -> join
+    join:      LOAD_CONST None
+               RETURN_VALUE
+    """)
+    region = cfg.blocks_between(2, 9)
+    body, handler = cfg.block_of(ops[2]), cfg.block_of(ops[5])
+    assert body.edge(EXCEPTION).target is handler
+    join = cfg.block_of(ops[9])
+    ipdom = cfg.region_ipdom(region, lambda b: join in b.normal_successors())
+    assert ipdom[body] is handler and ipdom[handler] is None
+    # without the exception edge (the handler outside the region) the body
+    # never runs on
+    assert body not in cfg.region_ipdom([body], lambda b: join in b.normal_successors())
+
+
 def test_block_of_refuses_an_op_of_other_code():
     cfg = build_cfg(lambda a: a)
     with pytest.raises(ValueError):

@@ -359,3 +359,32 @@ def not_and_chain_with_is_not(load, self, ref, P):
         self.write(ref)
         return
     self.write(load)
+
+
+def returns_in_an_inner_else_then_outer_else(text, match, reserved, flags):
+    # `if value is None:` ends in a return (the inner else's), and the inner
+    # if's other way on jumps past the whole outer branch, to where the
+    # outer if joins: no jump lands inside the block, but the graph still
+    # sees both branches run on (no else was found on 3.10-3.13 before).
+    i = 0
+    items = []
+    seen = False
+    while i < len(text):
+        key, value = match(text, i)
+        i += 1
+        if key in reserved:
+            if not seen:
+                return
+            if value is None:
+                if key in flags:
+                    items.append(key)
+                else:
+                    return
+            else:
+                items.append(value)
+        elif value is not None:
+            items.append(value)
+            seen = True
+        else:
+            return
+    return items

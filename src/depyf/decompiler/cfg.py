@@ -526,6 +526,61 @@ class Cfg:
         return {blocks[i]: (blocks[d] if d < n else None)
                 for i, d in enumerate(ipdom[:n]) if d >= 0}
 
+    def blocks_between(self, lo: int, hi: int) -> List[Block]:
+        """The blocks that start at an op index in ``[lo, hi)``, in layout order."""
+        starts = self._starts
+        return self.blocks[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]
+
+    def region_ipdom(self, region: Iterable[Block], runs_on) -> Dict[Block, Optional[Block]]:
+        """Immediate post-dominators inside a region of the graph, toward its
+        way on: block -> its immediate post-dominator, None for the region's
+        virtual exit.
+
+        ``region`` is a set of blocks (a statement's code, say); every edge
+        between two of them counts, exception edges included (a try inside
+        the region). ``runs_on(block)`` says whether control leaves the region
+        from ``block`` the way falling off the region's end does: those blocks
+        have the virtual exit as a successor. Every other way out (a return, a
+        raise, a ``break``, an edge to a handler outside) is dropped, so a block
+        from which control never runs on (a branch that returns) has no entry.
+        That is what makes the post-dominator of an if's test its join: the
+        branches that leave do not rejoin, so they do not hold the join back.
+
+        ``if c: (if d: return 1) else: pass``, then the join (op 8)::
+
+        >>> join, orelse, inner = Op("LOAD_CONST"), Op("NOP"), Op("JUMP")
+        >>> ops = [Op("LOAD_FAST", "c"), Op("POP_JUMP_IF_FALSE", target=orelse),
+        ...        Op("LOAD_FAST", "d"), Op("POP_JUMP_IF_FALSE", target=inner),
+        ...        Op("LOAD_CONST", 1), Op("RETURN_VALUE"), inner, orelse,
+        ...        join, Op("RETURN_VALUE")]
+        >>> inner.target = join
+        >>> cfg = build_cfg(ops)
+        >>> region = cfg.blocks_between(2, 8)
+        >>> test_d, ret, then_end, else_ = region
+        >>> ipdom = cfg.region_ipdom(region, lambda b: cfg.block_of(join) in b.normal_successors())
+        >>> ipdom[test_d] is then_end, ipdom[then_end], ipdom[else_], ret in ipdom
+        (True, None, None, False)
+        """
+        nodes = list(region)
+        place = {b: i for i, b in enumerate(nodes)}
+        m = len(nodes)
+        fore: List[List[int]] = [[] for _ in range(m + 1)]
+        back: List[List[int]] = [[] for _ in range(m + 1)]
+        for i, b in enumerate(nodes):
+            for e in b.successors:
+                j = place.get(e.target)
+                if j is not None:
+                    fore[i].append(j)
+                    back[j].append(i)
+            if runs_on(b):
+                fore[i].append(m)
+                back[m].append(i)
+        order = _postorder(back, [m])
+        order.reverse()
+        ipdom = _immediate_dominators(fore, order, m + 1)[0]
+        return {nodes[i]: (nodes[d] if d < m else None)
+                for i, d in enumerate(ipdom[:m]) if d >= 0}
+
     def dominators(self, block: Block) -> List[Block]:
         """``block``, its immediate dominator, its dominator... up to the entry."""
         return _chain(self.idom, block)

@@ -10,10 +10,14 @@ The shape, in normalised IR::
     E: else branch
     J: ...
 
-Where the branches end is what most of this module works out: the compiler
-drops the jump over the else where the then branch cannot fall off its end
-(a return, raise, break or continue), copies small exits into each branch
-(3.10+), and threads jumps through jumps. Each function takes the walker
+Where the branches join comes from the control-flow graph (:mod:`.joins`:
+the test's post-dominator within the block being walked). What is left here
+is what the graph cannot tell: the compiler drops the jump over the else
+where the then branch cannot fall off its end (a return, raise, break or
+continue), so ``if c: return`` then B reads like ``if c: return`` ``else:
+B`` (up to 3.9 an unreached jump stays behind the return: the layout tells);
+it copies small exits into each branch (3.10+), a copy the graph sees as
+another way out. Each function takes the walker
 (``w``) whose ops it reads and whose blocks it walks; the branches are walked
 inside a :class:`~.frames.BranchFrame`, which tells a jump to the join from a
 ``break``.
@@ -37,6 +41,7 @@ from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from .exceptions import finally_end
 from .frames import BranchFrame
+from .joins import if_join
 from . import loops
 from .signatures import NAME_STORES, STATEMENT_OPS, walrus_store
 from ..spill import spill_before_branches
@@ -191,7 +196,11 @@ def _else_start_in_block(w, then_start, else_start, hi) -> int:
 
 def _branch_ends(w, then_start, else_start, hi):
     """(where the true branch ends, where the false one ends, the true
-    branch's last op or None): the layout evidence for an else."""
+    branch's last op or None). Where the compiler copied code into the true
+    branch (a loop's next iteration, an except clause's way out, a small
+    closing block), the copy ends the branch and the layout says where;
+    otherwise the graph says where the branches join (:mod:`.joins`), and
+    only where it cannot (the true branch never runs on) does the layout."""
     then_end = else_start
     else_end = else_start
     last = w.ops[else_start - 1] if else_start - 1 >= then_start else None
@@ -204,7 +213,9 @@ def _branch_ends(w, then_start, else_start, hi):
                      and last.line != w.ops[else_start - 2].line
                      and not _line_inside(w, last, then_start, else_start - 1)):
         # `if c: A else: B` ending a loop body: A ends with the jump to the next
-        # iteration (as `continue` would), B runs to the body's end.
+        # iteration (as `continue` would), B runs to the body's end. (The
+        # graph cannot tell: a `continue` and falling off the body go to the
+        # same header; the lines of the jump do.)
         then_end = else_start - 1
         else_end = hi
     elif last is not None and last.name == "JUMP" \
@@ -213,24 +224,6 @@ def _branch_ends(w, then_start, else_start, hi):
         # clause's way out: the rest of the block is the else.
         then_end = copy_start
         else_end = hi
-    elif last is not None and last.name == "JUMP" \
-            and then_start <= last.target.index < else_start and not w.is_loop_jump(last) \
-            and (join := _join_from_inside(w, then_start, else_start, hi, True)) is not None \
-            and all(o.name == "JUMP" for o in w.with_handler_code(then_start, else_start)
-                    if o.target is not None and o.target.index == join):
-        # The branch ends in a loop only breaks leave (`while True`, no test
-        # or FOR_ITER going there): no jump over the else follows it, and
-        # the breaks land where the if joins.
-        else_end = join
-    elif last is not None and last.name == "JUMP" and last.target.index > else_start \
-            and not w.is_loop_jump(last):
-        else_end = min(last.target.index, hi)
-    elif last is not None and last.name == "JUMP" and w.is_loop_jump(last) \
-            and (join := _join_from_inside(w, then_start, else_start, hi)) is not None \
-            and not w.frames.loop_jump(join):
-        # The branch ends in a continue or break, so the jump over the else
-        # is one from inside it (an inner if's): the else ends where it lands.
-        else_end = join
     elif last is not None and last.name == "RETURN_VALUE" \
             and (size := _copied_exit(w, then_start, else_start, hi)):
         # 3.10+ copies a small closing block (`return result` after the
@@ -247,14 +240,25 @@ def _branch_ends(w, then_start, else_start, hi):
         # joins, the code there a small block that returns, and copies that
         # block onto the branch's own way there (`if x: if c: pass` then
         # `else: ...`): the branch ends where the copy starts, the else
-        # where the jump lands.
+        # where the jump lands. (Every way from the branch returns, through
+        # the block or its copy, so the graph finds no join: the jump's
+        # target is the evidence.)
         then_end = else_start - size
         else_end = join
+    elif (join := if_join(w, then_start, else_start, hi)) is not None:
+        else_end = join
+    elif last is not None and last.name == "JUMP" and last.target.index > else_start \
+            and not w.is_loop_jump(last):
+        # The true branch leaves (a return, a raise, a break), so the graph
+        # cannot tell an else: up to 3.9 the jump over it stays behind the
+        # branch, unreached.
+        else_end = min(last.target.index, hi)
     elif last is not None and ((else_start - 1) in w.ctx.implicit_returns
                                or (last.name == "RERAISE" and finally_end(w, last))):
         # 3.10+ copies the function's closing `return None` (a finally body's
         # closing RERAISE) into each branch, so the branch that follows is the
-        # else, up to the block's end.
+        # else, up to the block's end. (To the graph each copy is a way out
+        # like an explicit `return None`, or a `pass` before the closing one.)
         else_end = hi
     elif last is not None and last.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
         else_end = _else_end_after_exit(w, last, then_start, else_start, hi)
@@ -263,20 +267,13 @@ def _branch_ends(w, then_start, else_start, hi):
 
 def _else_end_after_exit(w, last, then_start, else_start, hi) -> int:
     """Where the else ends when the true branch ends in ``last``, a return or
-    raise: no jump over the else follows it, so other evidence says."""
+    raise, and never runs on: the graph cannot tell ``if c: return`` then B
+    from ``if c: return`` ``else: B``, so the layout says."""
     dead = _dead_jump_after(w, else_start, hi)
-    join = _join_from_inside(w, then_start, else_start, hi)
     if dead is not None:
         # Up to 3.9 the jump over an else survives (unreached) when it was
         # also a jump target: the else ends where it stands.
         return dead
-    elif join is not None and not (w.is_return_none_copy(else_start)
-                                   and w.is_return_none_copy(join)):
-        # Jumps from inside the branch skip the code that follows it:
-        # that code is the else, up to where they land. (Not when both
-        # are copies of the closing `return None`, 3.10+'s one for each
-        # way there: the if has no else.)
-        return join
     elif last.name == "RERAISE" and _continues_from_inside(w, then_start, else_start, hi):
         # The branch ends in a try's handler code and the try's ways out
         # go round the loop: they read as falling off the branch, which
@@ -447,22 +444,18 @@ def _copied_tail_region_end(w, lo, hi):
     return None
 
 
-def _join_from_inside(w, lo, else_start, hi, handlers=False):
-    """Where jumps from the branch ``[lo, else_start)`` (with ``handlers``, and
-    from the handler code of its try statements laid out elsewhere) land past
-    its end (all the same place, within the block), if any do."""
-    ops = w.with_handler_code(lo, else_start) if handlers else w.ops[lo:else_start]
-    # (handler code laid out elsewhere jumps within itself too)
-    targets = {o.target.index for o in ops
+def _join_from_inside(w, lo, else_start, hi):
+    """Where jumps from the branch ``[lo, else_start)`` (and from the except
+    clauses of a try there, laid out elsewhere) land past its end (all the
+    same place, within the block), if any do: read where the true branch is
+    a copy the graph cannot see through (see :func:`_branch_ends`)."""
+    targets = {o.target.index for o in w.ops[lo:else_start]
                if o.target is not None and else_start < o.target.index <= hi
-               and not (o.name == "JUMP" and w.is_loop_jump(o))
-               and (lo <= o.index < else_start or o.target.index in w.normal)}
-    if not handlers:
-        # (So do the except clauses of a try in the branch, laid out elsewhere.)
-        starts = {o.handler.target.index for o in w.ops[lo:else_start]
-                  if o.handler is not None and not w.handled(o.handler)}
-        for k in starts:
-            targets.update(t for t in _handler_exits(w, k) if else_start < t <= hi)
+               and not (o.name == "JUMP" and w.is_loop_jump(o))}
+    starts = {o.handler.target.index for o in w.ops[lo:else_start]
+              if o.handler is not None and not w.handled(o.handler)}
+    for k in starts:
+        targets.update(t for t in _handler_exits(w, k) if else_start < t <= hi)
     return targets.pop() if len(targets) == 1 else None
 
 

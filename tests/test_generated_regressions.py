@@ -588,7 +588,7 @@ for x in [c for x in d if None]:
 while [1 for a in b]:
     pass
 """,
-         '3.12 3.13 3.14 3.15',
+         '3.12 3.13',
          "an inlined comprehension (3.12+) as a while loop's test: loop shape not recognised, "
          'fallback'),
     Case('nested_listcomp_false_filter', 'raise [x, [False for x in b if False]]\n',
@@ -599,7 +599,7 @@ while [1 for a in b]:
 while x(*{b: 1 for c in x}, **x):
     pass
 """,
-         '3.12 3.13 3.14 3.15',
+         '3.12 3.13',
          "an inlined dict comprehension (3.12+) in a *-argument of a while loop's test: the "
          'block leaves values on the stack, fallback'),
     Case('boolop_with_dictcomp', """\

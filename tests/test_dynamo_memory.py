@@ -39,14 +39,19 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.torch
-def test_finished_sessions_do_not_pile_up(tmp_path):
+def run_fresh(script: str, folder) -> str:
+    """``script``'s output, run in a fresh process with ``folder`` as its argument."""
     pytest.importorskip("torch")
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
-    run = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], env=env,
+    run = subprocess.run([sys.executable, "-c", script, str(folder)], env=env,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    alive, files = run.stdout.splitlines()[-2:]
+    return run.stdout
+
+
+@pytest.mark.torch
+def test_finished_sessions_do_not_pile_up(tmp_path):
+    alive, files = run_fresh(SCRIPT, tmp_path).splitlines()[-2:]
     # (the last few stay, for debug() to point their graphs at their files)
     assert int(alive) <= 8, alive
     assert "full_code_for_f.py" in files
@@ -89,10 +94,5 @@ def test_graphs_go_when_dynamo_lets_them_go(tmp_path):
     # Dynamo frees a compile's graph (the global that holds it) when the code it
     # made dies; a dump that kept that code alive kept every graph (and the
     # tensors its module holds) for good, once per folder.
-    pytest.importorskip("torch")
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
-    run = subprocess.run([sys.executable, "-c", GRAPHS_SCRIPT, str(tmp_path)], env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    plain, dumped = map(int, run.stdout.split()[-2:])
+    plain, dumped = map(int, run_fresh(GRAPHS_SCRIPT, tmp_path).split()[-2:])
     assert dumped <= plain, (plain, dumped)

@@ -2285,6 +2285,25 @@ OPEN_SHAPES = [
      "the finally body's two copies end each of the with's ways out in their own way on "
      "(3.10+: a return copied onto each on the normal path, a re-raise on the other): the "
      "copies are probably not matched (not yet traced)"),
+    ("retry_loop_with_a_lock_in_a_try", """\
+        def draw(self, data):
+            retries = 0
+            while True:
+                try:
+                    with self.capped(self.max_leaves):
+                        result = data.draw(self.strategy)
+                        if self.min_leaves and result < self.min_leaves:
+                            retries += 1
+                            if retries < 5:
+                                continue
+                            data.mark_invalid()
+                        return result
+                except LimitReached:
+                    data.events = ""
+    """, "3.14 3.15",
+     "(found in hypothesis) the if's region took in the handler of the try around the "
+     "with around it, so the graph put its join past the block (3.10-3.13, fixed); "
+     "3.14+ not yet read"),
     ("try_in_a_named_except_clause_then_raise", """\
         def cleanup(c, g, h):
             if c:

@@ -915,3 +915,14 @@ def close_quietly(g, h, report):
             h()
         except BaseException as e2:
             report(e2)
+
+
+def import_or_stand_in(TYPE_CHECKING, missing):
+    # The if's jump goes to a copy of the clause's way out laid out after the
+    # clause's own (3.10): it is where the clause body runs on, not past it.
+    try:
+        from json import dumps as encode
+    except ImportError:
+        if not TYPE_CHECKING:
+            encode = missing
+    return encode

@@ -195,16 +195,19 @@ def _tail_key(w, t: int):
 def _merge_copied_targets(w, segments, hi: int) -> None:
     """Jumps to copies of one exit block go to the same place: the last jump's
     copy, unless that lies past the block ending at ``hi`` (an except clause's
-    body, which ends at its first way out: 3.11 lays the last jump's copy of
-    that way out after the first's, 3.12 before), then the first copy."""
+    body, which ends at its first way out: 3.10 and 3.11 lay a jump's copy of
+    that way out after it, 3.12 before); then the copy the block runs on
+    into, at ``hi``, else the first."""
     last = segments[-1]
-    if len(segments) == 1:
-        return      # (most conditions: one jump, nothing to merge)
+    if len(segments) == 1 and last.target <= hi:
+        return      # (most conditions: one jump, inside the block)
     key = _tail_key(w, last.target)
     if key is None:
         return
     group = [seg for seg in segments if seg.target == last.target or _tail_key(w, seg.target) == key]
-    place = last.target if last.target <= hi else min(seg.target for seg in group)
+    place = last.target
+    if place > hi:
+        place = hi if hi < w.n and _tail_key(w, hi) == key else min(seg.target for seg in group)
     for seg in group:
         if seg.target != place:
             seg.alias = place

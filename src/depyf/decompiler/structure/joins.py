@@ -180,14 +180,23 @@ def if_region(w, lo: int, hi: int) -> set:
     the handler around the region (the test's, before ``lo``)."""
     cfg = w.cfg
     region = set(cfg.blocks_between(lo, hi))
+    # The handlers around the test, and those around them: code of the region
+    # that leaves one of them (a with's exit on the way to a continue) is
+    # still covered by the next.
+    outer = set()
     around = w.ops[lo - 1].handler
-    outer = cfg.block_of(around.target) if around is not None else None
+    while around is not None and len(outer) < 64:
+        block = cfg.block_of(around.target)
+        if block in outer:
+            break
+        outer.add(block)
+        around = w.regions.parent(around)
     work = [e.target for b in region for e in b.successors
-            if e.kind == EXCEPTION and e.target not in region and e.target is not outer]
+            if e.kind == EXCEPTION and e.target not in region and e.target not in outer]
     normal = w.normal
     while work:
         b = work.pop()
-        if b in region or b is outer or b.start in normal:
+        if b in region or b in outer or b.start in normal:
             continue
         region.add(b)
         work.extend(e.target for e in b.successors)

@@ -828,6 +828,18 @@ while x:
          "a while loop whose try body breaks, with a named except clause (its name's clean-up "
          "copied on the way out): 3.12+ lays the break's copy after the handlers, where the "
          "structurer finds no progress: fallback"),
+    Case('module_if_ifexp_test_else_raise', """\
+if 25 if x else c:
+    pass
+else:
+    raise True from x
+raise x from ''
+""",
+         '3.11 3.13 3.14 3.15',
+         "a conditional expression with a constant (true) value as an if's test at module "
+         "level, whose else raises before a raise: the constant's way is threaded straight "
+         "into the code after the if, past the block the test is read in (fallback; drawn by "
+         "the structured generator on 3.14 once other kinds changed)"),
     Case('nested_if_try_finally_assert', """\
 if x:
     if x:

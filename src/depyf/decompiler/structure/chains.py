@@ -23,7 +23,7 @@ import ast
 from .conditionals import CONDITIONAL, VALUE_BOOLOPS, Segment, longest_chain, negate, operand
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
-from .signatures import names, walrus_store
+from .signatures import exit_block, walrus_store
 from ..values import ChainLink
 from .withs import WITH_STARTS
 
@@ -179,17 +179,8 @@ def _chain(w, segments, after, hi):
 
 
 def _tail_key(w, t: int):
-    """The ops of a short block ending in return/raise (3.10+ copies such
-    blocks to each jump that reaches them), or None."""
-    k = t
-    while k < w.n and k - t < 6:
-        op = w.ops[k]
-        if op.target is not None:
-            return None
-        if op.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
-            return tuple(names(w.ops, t, k + 1))
-        k += 1
-    return None
+    """The ops of a short block (six ops at most) ending in return/raise, or None."""
+    return exit_block(w.ops, t, 6)
 
 
 def _merge_copied_targets(w, segments, hi: int) -> None:

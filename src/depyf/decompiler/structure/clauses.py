@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from ..failure import DecompileFailure
+from .signatures import exit_block
 
 #: statements control never leaves by their end
 TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
@@ -42,21 +43,12 @@ def clause_body_end(w, p, stop, cleanup) -> int:
 
 def copied_exit(w, a: int, b: int) -> bool:
     """The ops from ``b`` repeat those from ``a`` (``a != b``) up to a return or
-    raise, with no jump: two copies of one small exit block.
-
-    >>> copied_exit(w, 23, 29)      # doctest: +SKIP
-    True
-    """
-    ops = w.ops
+    raise, with no jump: two copies of one small exit block (more than the
+    return alone)."""
     if a == b:
         return False
-    for j in range(w.n - max(a, b)):
-        x, y = ops[a + j], ops[b + j]
-        if x.name != y.name or x.arg != y.arg or x.target is not None or y.target is not None:
-            return False
-        if x.name in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
-            return j > 0
-    return False
+    block = exit_block(w.ops, a)
+    return block is not None and len(block) > 1 and block == exit_block(w.ops, b)
 
 
 def clause_type_end(w, sub, p: int, he: int, test: str, what: str) -> int:

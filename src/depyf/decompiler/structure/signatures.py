@@ -28,6 +28,31 @@ def names(ops, lo, hi):
     return [(o.name, o.arg if o.target is None else None) for o in ops[lo:hi]]
 
 
+#: the ops that end a block the compiler copies onto each way there
+_BLOCK_EXITS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
+
+def exit_block(ops, t, limit=None):
+    """:func:`names` of the block at ``t`` up to the return or raise that ends
+    it, or None when a jump (or, with ``limit``, that many ops) comes first:
+    what two copies of one small exit block share (3.10+ copy such blocks
+    onto each way there).
+
+    >>> from depyf.bytecode.ir import Op
+    >>> exit_block([Op("LOAD_CONST", None), Op("RETURN_VALUE")], 0)
+    [('LOAD_CONST', None), ('RETURN_VALUE', None)]
+    """
+    n = len(ops)
+    stop = n if limit is None else min(n, t + limit)
+    for k in range(t, stop):
+        op = ops[k]
+        if op.target is not None:
+            return None
+        if op.name in _BLOCK_EXITS:
+            return names(ops, t, k + 1)
+    return None
+
+
 def tail_signature(ops, k, end):
     """The first ops of a copied tail, up to its first jump or exit."""
     j = k

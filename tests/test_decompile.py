@@ -2285,6 +2285,22 @@ OPEN_SHAPES = [
      "the finally body's two copies end each of the with's ways out in their own way on "
      "(3.10+: a return copied onto each on the normal path, a re-raise on the other): the "
      "copies are probably not matched (not yet traced)"),
+    ("else_returns_in_a_named_clause_that_falls_off", """\
+        def retry_or_give_up(first, second, Failed, Unsupported):
+            try:
+                value = first()
+            except Failed as exc:
+                try:
+                    value = second(exc)
+                except Unsupported:
+                    value = None
+                else:
+                    return 5
+            return value
+    """, "3.13 3.14 3.15",
+     "3.13+ copy the code after the outer try (`return value`) onto the inner clause's "
+     "way out, after the outer clause's own POP_EXCEPT and unbinding: read as the inner "
+     "clause's own return, not as falling off both clauses"),
     ("retry_loop_with_a_lock_in_a_try", """\
         def draw(self, data):
             retries = 0

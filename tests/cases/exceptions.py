@@ -926,3 +926,20 @@ def import_or_stand_in(TYPE_CHECKING, missing):
         if not TYPE_CHECKING:
             encode = missing
     return encode
+
+
+def fall_back_or_return(convert, fallback, Failed, Unsupported, Refused):
+    # A return in the else of a try inside a named except clause: the clause's
+    # way out (value, POP_EXCEPT, the name's clean-up, return) comes before the
+    # inner handler, which the clause's body still holds (3.11+).
+    try:
+        value = convert()
+    except Failed as exc:
+        try:
+            result = fallback(exc)
+        except Unsupported:
+            raise Refused(exc)
+        else:
+            return result
+    return value
+

@@ -23,9 +23,10 @@ TERMINALS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 def clause_body_end(w, p, stop, cleanup) -> int:
     """End of the ops of a clause's body covered by its clean-up handler. A
-    ``return`` in a branch (``if c: return x``) leaves the covered range early
-    (``POP_EXCEPT; RETURN_VALUE``), so the range runs on over what the body's own
-    forward jumps still land beyond."""
+    ``return`` in a branch (``if c: return x``), or in the else of a try in
+    the clause, leaves the covered range early (``POP_EXCEPT; RETURN_VALUE``),
+    so the range runs on over what the body's own forward jumps still land
+    beyond, and over the handlers of its own try statements laid out there."""
     ops = w.ops
     end = p
     while True:
@@ -36,9 +37,23 @@ def clause_body_end(w, p, stop, cleanup) -> int:
         beyond = [o.target.index for o in ops[p:end]
                   if o.target is not None and end < o.target.index < stop
                   and not copied_exit(w, end, o.target.index)]
+        if end < stop and _own_return(w, end, stop):
+            beyond += [h.target.index for h in {o.handler for o in ops[p:end] if o.handler is not None}
+                       if end < h.target.index < stop and w.regions.covered(ops[h.target.index], cleanup)]
         if not beyond:
             return end
         end = max(beyond)
+
+
+def _own_return(w, k: int, stop: int) -> bool:
+    """The way out at ``k`` returns (or raises), and no copy of it follows
+    before ``stop``: a return of the clause's own, after which more of the
+    clause may be laid out (a try's handlers, when the return ends its else).
+    A way out that jumps on, or that 3.12+ copied from the code after the
+    statement onto each way there, is where the clause ends."""
+    block = exit_block(w.ops, k)
+    return block is not None and not any(copied_exit(w, k, j) for j in range(k + 1, stop)
+                                         if w.ops[j].name == w.ops[k].name)
 
 
 def copied_exit(w, a: int, b: int) -> bool:

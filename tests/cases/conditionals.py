@@ -388,3 +388,15 @@ def returns_in_an_inner_else_then_outer_else(text, match, reserved, flags):
         else:
             return
     return items
+
+
+def kind_of_equation(top_power, powers):
+    # An explicit closing `return None` after an if/elif whose branches end in
+    # ifs: 3.10+ copy it onto the first inner if's false jump, on its line.
+    if top_power == 2:
+        if powers in [[2, 2], [2, 2, 2]]:
+            return "2F1"
+    elif top_power == 1:
+        if powers in [[1, 2], [2, 2]]:
+            return "2F1"
+    return None

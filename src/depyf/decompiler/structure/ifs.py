@@ -247,6 +247,15 @@ def _branch_ends(w, then_start, else_start, hi):
         else_end = join
     elif (join := if_join(w, then_start, else_start, hi)) is not None:
         else_end = join
+    elif last is not None and last.name == "RETURN_VALUE" \
+            and (size := _copied_closing_exit(w, then_start, else_start, hi)):
+        # 3.10+ copy the block's closing return (`return None` written after an
+        # if/elif chain) onto a way there from inside the branch (the false
+        # jump of an if ending it): the branch falls off into the original,
+        # and the code up to it is the else. (Every way from the branch
+        # returns, so the graph finds no join: the copy is the evidence.)
+        then_end = else_start - size
+        else_end = hi - size
     elif last is not None and last.name == "JUMP" and last.target.index > else_start \
             and not w.is_loop_jump(last):
         # The true branch leaves (a return, a raise, a break), so the graph
@@ -510,6 +519,31 @@ def _copied_exit(w, lo: int, k: int, hi: int, dest: Optional[int] = None) -> int
            for a, b in zip(ops[start:k], ops[dest:end + 1])):
         return 0
     return size
+
+
+def _copied_closing_exit(w, lo: int, k: int, hi: int) -> int:
+    """The size of the copy that ends ``[lo, k)`` of the small block that
+    returns at the end of the block ending at ``hi``, when a jump from inside
+    ``[lo, k)`` lands on the copy and the op before it does not run into it
+    (a copy keeps the ops and the lines); else 0.
+
+    ``if a: (if b: return x)`` ``elif c: ...`` then ``return None``: the
+    false jump of ``b`` goes to a copy of that ``return None`` ending the
+    first branch."""
+    ops = w.ops
+    if not lo < k < hi <= w.n or ops[hi - 1].name != "RETURN_VALUE":
+        return 0
+    for size in range(2, 9):
+        start, dest = k - size, hi - size
+        if start <= lo or dest < k:
+            return 0
+        if ops[dest].target is not None or ops[dest].name in NO_FALLTHROUGH:
+            return 0        # (the block holds no jump and no other way out)
+        if ops[start - 1].name in NO_FALLTHROUGH and _jumped_to(w, start, lo, start) \
+                and all(a.name == b.name and a.arg == b.arg and a.target is None and a.line == b.line
+                        for a, b in zip(ops[start:k], ops[dest:hi])):
+            return size
+    return 0
 
 
 def _plain_for_latch(w, jump, k: int) -> bool:

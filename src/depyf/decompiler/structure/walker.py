@@ -718,7 +718,13 @@ class Walker:
         if any(p.line == op.line for p in self._jumps_to().get(id(load), ())):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
-        return k == self.n - 1 and any(o.line == op.line for o in self.ops[:k - 1])
+        # (Not the line of its copies alone: 3.10+ copy an explicit closing
+        # `return None` onto the ways there, on its line.)
+        ops = self.ops
+        return k == self.n - 1 and any(
+            o.line == op.line and o.name != "RETURN_VALUE"
+            and not (o.name == "LOAD_CONST" and o.arg is None and ops[j + 1].name == "RETURN_VALUE")
+            for j, o in enumerate(ops[:k - 1]))
 
     def _jumps_to(self):
         """``id(op)`` -> the ops that jump to it (built once: asked per return)."""

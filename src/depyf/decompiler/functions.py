@@ -417,12 +417,14 @@ def _drop_implicit_return(stmts, top=True):
     elif isinstance(last, (ast.With, ast.AsyncWith)):
         last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
     elif type(last) is ast.Try and not last.finalbody:
-        # (the body falls into the else; a clause's own `return None` differs
-        # from falling off it: the exception is let go first)
+        # (the body falls into the else; a clause ending in a copy of the
+        # closing return falls off: 3.10+ copy that return onto its way out)
         if last.orelse:
             last.orelse = _drop_implicit_return(last.orelse, False)
         else:
             last.body = _drop_implicit_return(last.body, False) or [ast.Pass()]
+        for handler in last.handlers:
+            handler.body = _drop_implicit_return(handler.body, False) or [ast.Pass()]
     return stmts
 
 

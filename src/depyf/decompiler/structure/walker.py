@@ -711,11 +711,17 @@ class Walker:
             return False
         if op.line is None:
             return True
-        load = self.ops[k - 1]
-        before = self.ops[k - 2] if k >= 2 else None
+        # (an except clause's way out before it, POP_EXCEPT and the name's
+        # unbinding, takes the return's line: the statement before it tells)
+        start = k - 1
+        if start >= 4 and self._unbinds_after_pop_except(start - 3):
+            start -= 4
+        elif start >= 1 and self.ops[start - 1].name == "POP_EXCEPT":
+            start -= 1
+        before = self.ops[start - 1] if start >= 1 else None
         if before is not None and before.name not in NO_FALLTHROUGH and before.line == op.line:
             return True     # (before the jumps are looked at: most returns end here)
-        if any(p.line == op.line for p in self._jumps_to().get(id(load), ())):
+        if any(p.line == op.line for p in self._jumps_to().get(id(self.ops[start]), ())):
             return True
         # The closing one at the very end (after a loop, say): any line but its own.
         # (Not the line of its copies alone: 3.10+ copy an explicit closing

@@ -2301,6 +2301,22 @@ OPEN_SHAPES = [
      "3.13+ copy the code after the outer try (`return value`) onto the inner clause's "
      "way out, after the outer clause's own POP_EXCEPT and unbinding: read as the inner "
      "clause's own return, not as falling off both clauses"),
+    ("clause_falls_off_before_an_else_that_returns", """\
+        def message_id(self, post, warn, write):
+            try:
+                req = post()
+            except Exception as e:
+                if req.status_code == 429:
+                    warn("rate")
+                else:
+                    write(str(e))
+            else:
+                self._message_id = req
+                return self._message_id
+    """, "3.10",
+     "(found in tqdm) 3.10 copies the closing return onto both ways out of the clause's "
+     "if/else, each after its own POP_BLOCK: read as the clause's own return, so the else "
+     "is read as code after the statement"),
     ("retry_loop_with_a_lock_in_a_try", """\
         def draw(self, data):
             retries = 0

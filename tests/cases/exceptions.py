@@ -958,3 +958,16 @@ def call_or_quiet_down(func, bar):
             bar.miniters = 1
         except ReferenceError:
             pass
+
+
+def follow_attribute_path(path, root):
+    # An explicit `return None` in a clause inside a loop: its iterator drop
+    # and POP_EXCEPT share its line; it is no copy of the closing return.
+    for item in path:
+        try:
+            root = getattr(root, item.strip(), None)
+        except Exception:
+            return None
+        if root is None:
+            return None
+    return root

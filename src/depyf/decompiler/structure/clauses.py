@@ -37,12 +37,31 @@ def clause_body_end(w, p, stop, cleanup) -> int:
         beyond = [o.target.index for o in ops[p:end]
                   if o.target is not None and end < o.target.index < stop
                   and not copied_exit(w, end, o.target.index)]
-        if end < stop and _own_return(w, end, stop):
+        if p < end < stop and _value_directly_under(ops, end, cleanup) and _own_return(w, end, stop):
             beyond += [h.target.index for h in {o.handler for o in ops[p:end] if o.handler is not None}
                        if end < h.target.index < stop and w.regions.covered(ops[h.target.index], cleanup)]
         if not beyond:
             return end
         end = max(beyond)
+
+
+def _value_directly_under(ops, end: int, cleanup) -> bool:
+    """The value the way out at ``end`` returns, computed before it (its
+    ``SWAP`` then moves it past the exception: 3.13 leaves that outside a
+    try's range), is computed under ``cleanup`` itself, not under the
+    handler of a try inside the clause: the return is the clause's own code
+    (a try's else), not inside that try's body. (A value loaded after the
+    way out, a constant, cannot tell and is not asked.)"""
+    j = end - 1
+    if ops[j].name == "SWAP" and j > 0:
+        j -= 1
+    elif not (ops[end].name == "SWAP" and j >= 0):
+        return True
+    h = ops[j].handler
+    t = h.target.index if h is not None else len(ops)
+    if t + 3 < len(ops) and name_epilogue(ops, t, ops[t + 1].arg) and ops[t + 3].name == "RERAISE":
+        h = ops[t].handler      # (``except E as name``'s unbinding: the clause's own)
+    return h is not None and (h is cleanup or (h.target is cleanup.target and h.depth == cleanup.depth))
 
 
 def _own_return(w, k: int, stop: int) -> bool:

@@ -252,12 +252,31 @@ def _ends_at_body(w, handler, clauses, body_end, hs, he, hi, end, inline) -> boo
             and w.frames.clause is None and not _compiled_before_handlers(w, body_end, stop, hs)
             and all(ends_terminal(c.body) for c in clauses)):
         return False
+    if any(_falls_off_to_closing_return(c.body) for c in clauses):
+        # A clause that falls off onto the function's closing return (3.10+
+        # copy it onto the clause's way out) would run the code after the
+        # statement: that code is the else.
+        return False
     if _threaded_past_statement(w, handler, body_end, stop):
         return True
     if _leaves_through_jump(w, body_end, stop) and not _compiled_after_handlers(w, body_end, stop, hs, he):
         return False
     return not any(getattr(c.body[-1], "fall_off", False) for c in clauses) \
         or _goes_round(w, body_end, stop) or _compiled_after_handlers(w, body_end, stop, hs, he)
+
+
+def _falls_off_to_closing_return(body) -> bool:
+    """``body`` ends in the compiler's closing ``return None`` (a copy of it
+    marked implicit), after an if too.
+
+    >>> stmt = ast.Return(value=None); stmt.implicit = True
+    >>> _falls_off_to_closing_return([stmt])
+    True
+    """
+    last = body[-1] if body else None
+    if isinstance(last, ast.If):
+        return _falls_off_to_closing_return(last.body) and _falls_off_to_closing_return(last.orelse)
+    return isinstance(last, ast.Return) and getattr(last, "implicit", False)
 
 
 def _threaded_after(w, lo, hi) -> bool:

@@ -711,13 +711,7 @@ class Walker:
             return False
         if op.line is None:
             return True
-        # (an except clause's way out before it, POP_EXCEPT and the name's
-        # unbinding, takes the return's line: the statement before it tells)
-        start = k - 1
-        if start >= 4 and self._unbinds_after_pop_except(start - 3):
-            start -= 4
-        elif start >= 1 and self.ops[start - 1].name == "POP_EXCEPT":
-            start -= 1
+        start = self._clause_way_out_start(k - 1)
         before = self.ops[start - 1] if start >= 1 else None
         if before is not None and before.name not in NO_FALLTHROUGH and before.line == op.line:
             return True     # (before the jumps are looked at: most returns end here)
@@ -731,6 +725,21 @@ class Walker:
             o.line == op.line and o.name != "RETURN_VALUE"
             and not (o.name == "LOAD_CONST" and o.arg is None and ops[j + 1].name == "RETURN_VALUE")
             for j, o in enumerate(ops[:k - 1]))
+
+    def _clause_way_out_start(self, k: int) -> int:
+        """Where an except clause's way out that ends at ``k`` starts (``k``
+        where there is none): POP_EXCEPT, the name's unbinding and the drops
+        of loop iterators take the line of the return after them, so the
+        statement before them tells whose return it is."""
+        ops = self.ops
+        j = k
+        while j >= 1 and ops[j - 1].name == "POP_TOP":
+            j -= 1
+        if j >= 4 and self._unbinds_after_pop_except(j - 3):
+            return j - 4
+        if j >= 1 and ops[j - 1].name == "POP_EXCEPT":
+            return j - 1
+        return k
 
     def _jumps_to(self):
         """``id(op)`` -> the ops that jump to it (built once: asked per return)."""

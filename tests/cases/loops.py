@@ -459,3 +459,14 @@ def poll_until_acquired(lock, deadline, interval):
 def call_until_true(f, a, b, c):
     while f(a if c else b):
         pass
+
+
+def wait_for_each(nodes, ready, timed_out):
+    # A while nested in a for, whose if/break leaves as its test does (both
+    # to the for's next iteration): the break is the body's, not part of the
+    # test (3.10-3.13: the bottom copy of the test shows where it ends;
+    # 3.14: the test's exit threaded back to the for is no sign of an else).
+    for node in nodes:
+        while ready(node):
+            if timed_out():
+                break

@@ -96,6 +96,11 @@ class Function:
     #: else) and ``rotated_loops``' (3.10-3.13: in place of a bottom test, where
     #: an if ending the body went whether or not a try's else holds it)
     rebuilt_jumps_back: set = field(default_factory=set)
+    #: ids of the first op of each rotated while loop's body (3.10-3.13; see
+    #: ``rotated_loops``): the bottom copy showed where the test ends, which
+    #: a top test alone does not (``while a: if b: break`` reads as
+    #: ``while a and not b`` when the break's jump leaves as the test's does)
+    loop_bodies: set = field(default_factory=set)
     #: id of a YIELD_FROM -> the op laid out just before its out-of-line
     #: CLEANUP_THROW block (3.12+: where its statement's handlers were compiled;
     #: see ``normalize.send_loops``)

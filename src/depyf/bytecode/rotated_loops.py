@@ -312,6 +312,7 @@ def _unrotate(func: Function, loops: List[RotatedLoop], entries: _Entries) -> No
         func.jump_statements.update(map(id, continues))
         back = Op("JUMP", None, top, first.line, first.offset, first.handler)
         func.rebuilt_jumps_back.add(id(back))
+        func.loop_bodies.add(id(ops[loop.body]))
         if func.unguarded is not None and id(last) in func.unguarded:
             func.unguarded.add(id(back))    # (the compiler's jump back, as the one it replaces)
         replacements[id(first)] = [back]

@@ -442,7 +442,10 @@ def while_loop(w, m, i, latch, hi, line) -> int:
             body.append(at(ast.Break(), closing))
         end = exit_
         orelse = []
-        if loop.break_target is not None and loop.break_target > exit_:
+        if loop.break_target is not None and loop.break_target > exit_ \
+                and not (exit_ < i and loop.break_target == latch + 1):
+            # (not a test's exit threaded back to an enclosing loop's top: the
+            # op after the latch goes there too, and a break lands on it)
             end = _else_end(w, loop.break_target, exit_, hi)
             orelse = w.block(exit_, end, m.stack)
         m.stmts.append(at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
@@ -500,6 +503,13 @@ def _top_test(w, m, i, latch):
             if cut is not None:
                 # A test that went to a dropped `break` (its NOP) is an if's in
                 # the body, not part of the loop's test going past the loop.
+                segments, after = segments[:cut], segments[cut].start
+            bodies = w.func.loop_bodies
+            cut = next((n for n, s in enumerate(segments)
+                        if n and id(w.ops[s.start]) in bodies), None) if bodies else None
+            if cut is not None:
+                # The bottom copy of a rotated loop's test ended there: what
+                # follows is an if's in the body (`if b: break`).
                 segments, after = segments[:cut], segments[cut].start
         k, test, after = longest_chain(
             segments, after, lambda s: s.target > latch or _exit_threaded(w, s.target, latch))

@@ -470,3 +470,18 @@ def wait_for_each(nodes, ready, timed_out):
         while ready(node):
             if timed_out():
                 break
+
+
+def rewire_each(nodes, choose, taken, give_up, rewire):
+    # A while/else nested in a for, its break threaded to the for's next
+    # iteration (3.12+ fold `if c: break` into one conditional jump there;
+    # 3.14 lands it on a jump there after the latch): the code after the
+    # while's exit is its else.
+    for node in nodes:
+        other = choose()
+        while taken(node, other):
+            other = choose()
+            if give_up():
+                break
+        else:
+            rewire(node, other)

@@ -228,7 +228,7 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
     loop.body_end = body_end
     break_target = _break_target(w, i, body_end - 1, exit_)
     if break_target is None:
-        break_target = _else_before_outer_end(w, i, body_end - 1, exit_) \
+        break_target = _else_before_outer_end(w, i, i, body_end - 1, exit_) \
             or _else_before_clause_end(w, i, body_end - 1, exit_)
     loop.break_target = break_target
     inlined = _inlined_comprehension(w, m, i, latch, iterator)
@@ -369,11 +369,14 @@ def same_jump(w, a: int, b: int) -> bool:
     return x.name == "JUMP" and y.name == "JUMP" and x.target is y.target
 
 
-def _else_before_outer_end(w, lo, latch, exit_):
+def _else_before_outer_end(w, header, lo, latch, exit_):
     """A loop's ``break`` that jumps straight to the enclosing loop's next
-    iteration (the compiler threads it there) while code follows the loop's
-    exit: that code is an else clause running to the end of the enclosing
-    body, where the break counts as going."""
+    iteration (the compiler threads it there; 3.12+ fold ``if c: break``
+    into one conditional jump there) while code follows the loop's exit:
+    that code is an else clause running to the end of the enclosing body,
+    where the break counts as going. (``lo``: where the body of the loop
+    whose head is ``header`` starts, past a while loop's test, whose own
+    exit may be threaded there too.)"""
     outer = w.frames.loop
     if outer is None:
         return None
@@ -382,7 +385,12 @@ def _else_before_outer_end(w, lo, latch, exit_):
     nxt = w.ops[exit_]
     if nxt.name == "JUMP" and nxt.target.index in outer.continues:
         return None
-    if any(op.name == "JUMP" and op.target.index in outer.continues
+    # (3.14 lands a while loop's break on a jump there after the latch; a
+    # loop starting the enclosing one's body may share its head: going
+    # there is this loop's own next iteration)
+    own = leads_to(w, header)
+    if any((op.name == "JUMP" or op.name in CONDITIONAL)
+           and (to := leads_to(w, op.target.index)) in outer.continues and to != own
            for op in w.ops[lo:latch + 1]):
         return outer.body_end
     return None
@@ -431,6 +439,8 @@ def while_loop(w, m, i, latch, hi, line) -> int:
                 w.count_as_normal(exit_)
         loop = LoopFrame(header=i, exit=exit_, body_end=body_end, graph=w.loop_forest.get(i))
         loop.break_target = _break_target(w, i, body_end, exit_)
+        if loop.break_target is None and segments and exit_ > latch:
+            loop.break_target = _else_before_outer_end(w, i, body_start, latch, exit_)
         closing = _dropped_break(w, body_start, latch, exit_) if body_end == latch else None
         # The body may end in a `break` the compiler dropped (its exit is
         # next): the jump back before it is a `continue`, and falling off the

@@ -485,3 +485,20 @@ def rewire_each(nodes, choose, taken, give_up, rewire):
                 break
         else:
             rewire(node, other)
+
+
+def split_into_runs(seq, same, runs, run):
+    # `break` out of `while True` from an except clause, the code after the
+    # loop reached only that way: 3.12+ lay it out after the clause's
+    # POP_EXCEPT, on its own lines (a return of the clause's own would give
+    # POP_EXCEPT its line).
+    while True:
+        try:
+            item = next(seq)
+        except StopIteration:
+            break
+        if same(item):
+            run.append(item)
+        else:
+            runs.append(run)
+    return runs

@@ -33,7 +33,7 @@ from .frames import BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, Gu
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
-from .signatures import names, tail_signature
+from .signatures import exit_block, names, tail_signature
 from ..values import CaughtException, ExcInfo, Iterator, WithExit
 
 
@@ -873,10 +873,18 @@ def _clause_body(w, p, clause_end, base, cleanup, name):
     # (A loop's break may leave the clause by a copy of its exit, the only one.)
     exit_target = hint[0] if hint is not None and k >= stop else None
     if k < clause_end and ops[k].name == "POP_EXCEPT":
-        sub.step(ops[k])
+        pop = ops[k]
+        sub.step(pop)
         k += 1
         if name is not None and name_epilogue(ops, k, name):
             k += 3          # before a return value's last shuffles too
+        moved = _moved_break(w, pop, k, clause_end)
+        if moved is not None:
+            # `break` out of a `while True` loop, and the code after the loop,
+            # laid out here: the walk of the loop writes it after the loop.
+            w.frames.loop.moved_exit = moved
+            sub.emit(ast.Break(), pop)
+            k = moved[1]
         # `return value` inside the clause finishes after POP_EXCEPT, and a
         # return or break out of a loop drops the loop's iterator there.
         rest = base[:-1]
@@ -934,6 +942,28 @@ def returns_before_dead_code(w, stmts, k) -> bool:
     if/else whose branches return (see :func:`.clauses.else_before_dead_tail`)."""
     return bool(stmts) and isinstance(stmts[-1], ast.Return) and 0 < k < w.n \
         and w.ops[k - 1].name == "RETURN_VALUE" and k not in w.reachable
+
+
+def _moved_break(w, pop, k: int, clause_end: int):
+    """``(lo, hi)`` of the code after a ``while True`` loop that a ``break``
+    in an except clause (its POP_EXCEPT ``pop``) runs into at ``k``, or None.
+    3.10+ lay that code out there when the break is the only way to it. A
+    ``return`` of the clause's own would give POP_EXCEPT its line; this code
+    is on a line after every other line of the loop (up to 3.10 the handler
+    lies inside it), and the break's on its own."""
+    loop = w.frames.loop
+    if loop is None or loop.iterator or loop.moved_exit is not None or loop.break_target is not None \
+            or loop.body_end is None or loop.exit != loop.body_end + 1:
+        return None
+    block = exit_block(w.ops, k)
+    if block is None or k + len(block) > clause_end:
+        return None
+    line = w.ops[k].line
+    if line is None or pop.line is None or line <= pop.line \
+            or any(o.line is not None and o.line >= line and not k <= j < k + len(block)
+                   for j, o in enumerate(w.ops[loop.header:loop.body_end], loop.header)):
+        return None
+    return k, k + len(block)
 
 
 def _settled(stack, rest) -> bool:

@@ -460,8 +460,11 @@ def while_loop(w, m, i, latch, hi, line) -> int:
             orelse = w.block(exit_, end, m.stack)
         m.stmts.append(at(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse), line))
         if loop.moved_exit is not None:
-            # (the code after the loop, which its break falls into in the body)
-            m.stmts.extend(w.block(*loop.moved_exit, m.stack))
+            # (the code after the loop, which its break falls into in the body
+            # or in an except clause, among the handler's code)
+            lo, stop = loop.moved_exit
+            with w.frames.push(GuardFrame(code=lo not in w.normal)):
+                m.stmts.extend(w.block(lo, stop, m.stack))
         m.start_line = None
         return max(end, latch + 1) if body_end == latch else hi
     raise DecompileFailure("loop shape not recognised")

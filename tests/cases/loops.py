@@ -502,3 +502,17 @@ def split_into_runs(seq, same, runs, run):
         else:
             runs.append(run)
     return runs
+
+
+def common_radicals(terms, radical, prim, merge):
+    # A for/else ending an if's branch, its break a copy of the code after
+    # the if (3.10+ copy the small block that returns onto the break): the
+    # break goes there, nothing of it belongs after the loop.
+    if radical:
+        for term in terms:
+            if not term:
+                break
+        else:
+            if merge:
+                prim = merge(terms)
+    return prim

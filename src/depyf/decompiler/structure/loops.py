@@ -258,6 +258,10 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
             # the else clause runs on into that code: its copy there is no
             # statement of the else
             orelse = orelse[:tail]
+        elif _copy_of_what_follows(w, lo, stop, hi):
+            # the break's copy of the code where the enclosing block goes on
+            # (the loop ends an if's branch): nothing was moved
+            after = []
         end = hi
     kind = ast.AsyncFor if header.arg == "async" else ast.For
     node = kind(target=item.target, iter=iterator.iterable, body=body or [ast.Pass()],
@@ -343,6 +347,18 @@ def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
     # display's own extends do not)
     display.comprehension = True
     return True
+
+
+def _copy_of_what_follows(w, lo: int, stop: int, hi: int) -> bool:
+    """The ops ``[lo, stop)`` (a break's code, ending in a return) copy, ops
+    and lines, those where falling off the block ending at ``hi`` leads."""
+    dest = hi
+    while (on := w.frames.join_at(dest)) is not None:
+        dest = on
+    size = stop - lo
+    return dest != lo and dest + size <= w.n and all(
+        a.name == b.name and a.arg == b.arg and a.line == b.line and a.target is None
+        for a, b in zip(w.ops[lo:stop], w.ops[dest:dest + size]))
 
 
 def _break_target(w, lo, latch, exit_):

@@ -2317,6 +2317,18 @@ OPEN_SHAPES = [
      "(found in tqdm) 3.10 copies the closing return onto both ways out of the clause's "
      "if/else, each after its own POP_BLOCK: read as the clause's own return, so the else "
      "is read as code after the statement"),
+    ("comprehension_filter_over_two_lines", """\
+        def matching_entries(entries, path, is_dir):
+            return [
+                entry
+                for entry in entries
+                if entry == path
+                or (is_dir(entry) and entry == path.rstrip("/"))
+            ]
+    """, "3.10 3.11",
+     "(found in fsspec) on two lines the filter's middle jump goes to the comprehension's "
+     "jump back, not threaded to its head as on one line: the loop body is not read as a "
+     "filter. 3.13+ (fixed) gave the jumps the element's line"),
     ("retry_loop_with_a_lock_in_a_try", """\
         def draw(self, data):
             retries = 0

@@ -128,3 +128,4 @@ def compiler_names(os):
         if (binary := os.environ.get(envvar, None))
     ]
     return names
+

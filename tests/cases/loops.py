@@ -516,3 +516,15 @@ def common_radicals(terms, radical, prim, merge):
             if merge:
                 prim = merge(terms)
     return prim
+
+
+def check_each(values, supported, inputs):
+    # An if ending a loop body whose own body starts with `if c: continue`:
+    # 3.12+ fold the outer test's jump to the end of the body into a jump back
+    # to the head, on the test's line; the inner test is on a later line and
+    # belongs to the body (read as one chain: `if ok or c: continue`).
+    for value in values:
+        if not supported(value):
+            if inputs and value is None:
+                continue
+            raise ValueError(value)

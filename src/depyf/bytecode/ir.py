@@ -96,6 +96,10 @@ class Function:
     #: else) and ``rotated_loops``' (3.10-3.13: in place of a bottom test, where
     #: an if ending the body went whether or not a try's else holds it)
     rebuilt_jumps_back: set = field(default_factory=set)
+    #: ids of the conditional jumps back 3.12+'s ``normalize.backward_conditional_jumps``
+    #: made of a jump over the compiler's own jump back, on the test's line: an
+    #: if's way to the end of a loop body (no ``continue`` of the source)
+    branch_ends_back: set = field(default_factory=set)
     #: ids of the first op of each rotated while loop's body (3.10-3.13; see
     #: ``rotated_loops``): the bottom copy showed where the test ends, which
     #: a top test alone does not (``while a: if b: break`` reads as

@@ -806,6 +806,10 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
             doomed.append(jump)
             if jump.line is not None and op.line is not None and jump.line != op.line:
                 func.jump_statements.add(id(op))
+            elif jump.line is not None and jump.line == op.line and i and ops[i - 1].line == op.line:
+                # (the test's own line: 3.13+ give a comprehension's jumps its
+                # element's line, whatever line the test is on)
+                func.branch_ends_back.add(id(op))
             before = ops[i - 1].handler if i else None
             if op.handler is None and before is not None and before.same_as(jump.target.handler):
                 # 3.13 leaves the pair (neither can raise) out of the exception

@@ -107,8 +107,16 @@ def chain_continues(w, segments, nxt: int, hi: int) -> bool:
     # still lands inside the chain (on a later segment's start).
     if nxt >= hi or nxt in w.back_targets:
         return False
-    if id(segments[-1].jump) in w.func.jump_statements:
+    jump = segments[-1].jump
+    if id(jump) in w.func.jump_statements:
         return False        # (it ends an `if c: continue` of its own)
+    if id(jump) in w.func.branch_ends_back and (w.ops[nxt].line or 0) > jump.line:
+        # A test whose way to the end of a loop body 3.12+ folded into a jump
+        # back to the head, on the test's line: a test on a later line is a
+        # statement of the if's body, whose ways out may go to the same place
+        # (`if not a: (if b: continue)`); read as one chain they would be
+        # `if a or b: continue`, which compiles apart.
+        return False
     last = segments[-1].target
     for s in segments:
         t = s.target

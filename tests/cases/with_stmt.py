@@ -231,3 +231,15 @@ def with_loop_left_by_return_only(server, poll):
         while True:
             if poll(selector):
                 return server.handle()
+
+
+def load_with_optional_backend(extension, data, workdir):
+    # A with statement after a try whose clause raises: the with's exit
+    # handler, laid out after the try's, has a normal way on of its own (an
+    # exception swallowed), which is no sign of the try's handlers inline.
+    try:
+        import json
+    except ImportError as e:
+        raise ModuleNotFoundError("json is needed") from e
+    with workdir() as folder:
+        return json.loads(folder.read(extension, data))

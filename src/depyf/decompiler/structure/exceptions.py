@@ -189,7 +189,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     """``parse``: the except-clause parser (default :func:`_clauses`); ``kind``:
     the statement's node class (``TryStar`` for ``except*``)."""
     ops = w.ops
-    inline = hs > i and any(k in w.normal for k in range(hs, w.n))
+    inline = hs > i and any(k in w.normal for k in range(hs, _later_with_handler(w, he)))
     limit = hs if inline else hi
     body_end = try_body_end(w, i, hi, handler, limit)
     if inline:
@@ -240,6 +240,15 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     if after is not None:
         m.emit(ast.Break(), after)
     return k
+
+
+def _later_with_handler(w, he: int) -> int:
+    """The first with statement's exit handler from ``he`` on (the end of the
+    code if none): the code that follows the statement is laid out there, and
+    the way on after the with swallows an exception is normal flow of its own."""
+    ops = w.ops
+    return next((k for k in range(he, w.n - 1)
+                 if ops[k].name == "PUSH_EXC_INFO" and ops[k + 1].name == "WITH_EXCEPT_START"), w.n)
 
 
 def _ends_at_body(w, handler, clauses, body_end, hs, he, hi, end, inline) -> bool:

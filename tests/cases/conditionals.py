@@ -400,3 +400,19 @@ def kind_of_equation(top_power, powers):
         if powers in [[1, 2], [2, 2]]:
             return "2F1"
     return None
+
+
+def infer_equality(args, known, make, Node):
+    # Two raises alike on two lines end two branches of an if/elif: they are
+    # two statements, not copies of one block (a copy keeps the lines), so
+    # the elif's test and the if in its body stay apart.
+    if known(args[0]) and known(args[1]):
+        if args[0] == args[1]:
+            return make(args)
+    elif known(args[0]) and not known(args[1]):
+        if isinstance(args[0], Node):
+            return make(args[:1])
+        else:
+            raise NotImplementedError("Method not yet implemented")
+    else:
+        raise NotImplementedError("Method not yet implemented")

@@ -189,13 +189,17 @@ def _chain(w, segments, after, hi):
 def _tail_key(w, t: int):
     """The ops of a short block (six ops at most) ending in return/raise, with
     their lines (a copy keeps them: two raises alike on two lines are two
-    statements), or None. The closing ``return None`` alone goes by its ops:
-    each copy of it takes the line of the jump there, as an except clause's
-    POP_EXCEPT on its way out takes the line of the code before it."""
+    statements), or None. The closing ``return None`` at its end goes by its
+    ops alone: each copy of it takes the line of the jump there, as an
+    except clause's POP_EXCEPT on its way out takes the line of the code
+    before it."""
     block = exit_block(w.ops, t, 6)
-    if block is None or (len(block) == 2 and block[0] == ("LOAD_CONST", None)):
-        return block
-    return block, tuple(None if o.name == "POP_EXCEPT" else o.line for o in w.ops[t:t + len(block)])
+    if block is None:
+        return None
+    lines = [None if o.name == "POP_EXCEPT" else o.line for o in w.ops[t:t + len(block)]]
+    if block[-2:] == [("LOAD_CONST", None), ("RETURN_VALUE", w.ops[t + len(block) - 1].arg)]:
+        lines[-2:] = [None, None]
+    return block, tuple(lines)
 
 
 def _merge_copied_targets(w, segments, hi: int) -> None:

@@ -528,3 +528,17 @@ def check_each(values, supported, inputs):
             if inputs and value is None:
                 continue
             raise ValueError(value)
+
+
+def settle_each(nodes, unsettled, settle, give_up, fallback, done):
+    # A while/else whose body ends in `if c: break`, with more of the for's
+    # body after it: 3.14+ fold no jump back that closes a loop into the test
+    # before it (the break laid out after it, which that test jumps over).
+    for node in nodes:
+        while unsettled(node):
+            settle(node)
+            if give_up(node):
+                break
+        else:
+            fallback(node)
+        done(node)

@@ -800,7 +800,8 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
             targeted = {id(o.target) for o in ops if o.target is not None}
         jump = ops[i + 1]
         if jump.target.index <= i + 1 and id(jump) not in targeted and _same_region(op, jump) \
-                and not _empty_loop_body(ops, jump.target.index, i):
+                and not _empty_loop_body(ops, jump.target.index, i) \
+                and not _last_jump_back(ops, jump, i + 2):
             op.name = invert[op.name]
             op.target = jump.target
             doomed.append(jump)
@@ -823,6 +824,17 @@ def backward_conditional_jumps(func: Function, table: VersionTable) -> None:
                 else:
                     func.unguarded.discard(id(op))
     remove_ops(func, doomed)
+
+
+def _last_jump_back(ops: List[Op], jump: Op, k: int) -> bool:
+    """``jump`` closes a while loop and is no ``continue``: no later op jumps
+    back to its head, and the op after it is a jump out of the loop (a
+    ``break`` ending the body, which 3.14 lays out there): folded into the
+    test before it, the loop would keep no jump back of its own."""
+    head = jump.target
+    nxt = ops[k] if k < len(ops) else None
+    return nxt is not None and nxt.name == "JUMP" and nxt.target.index > k \
+        and head.name != "FOR_ITER" and not any(o.target is head for o in ops[k:])
 
 
 def _empty_loop_body(ops: List[Op], head: int, i: int) -> bool:

@@ -148,7 +148,8 @@ def _if_continue_or_break(w, m, test, then_start, else_start, hi, line, loop):
         m.stmts.append(at(stmt, line))
         return then_start
     if else_start == loop.exit and else_start > hi \
-            or else_start < then_start and loops.breaks_to(w, loop, else_start):
+            or else_start < then_start and loops.breaks_to(w, loop, else_start) \
+            or else_start == loop.body_end + 1 == hi + 1 and loops.breaks_to(w, loop, else_start):
         negated = negate(test)
         if folds_a_not(negated) and then_start < hi:
             # `if not a is b: break` would be `a is not b`, jumping the other

@@ -370,6 +370,12 @@ def _break_target(w, lo, latch, exit_):
         op = w.ops[k]
         if op.name == "JUMP" and op.target.index > latch:
             targets.add(op.target.index)
+    after = w.ops[latch + 1] if latch + 1 < w.n else None
+    if after is not None and after.name == "JUMP" and after.target.index > latch + 1 \
+            and any(o.name in CONDITIONAL and o.target is after for o in w.ops[lo:latch]):
+        # (3.14+ lay a break ending the body after the jump back, which the
+        # test before it jumps over: the break goes where that jump does)
+        targets.add(after.target.index)
     if latch > exit_:
         targets.update(o.target.index for o in w.ops[lo:exit_]
                        if o.name == "JUMP" and o.target.index > exit_ and o.index in w.normal)

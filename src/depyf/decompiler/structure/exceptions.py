@@ -189,7 +189,7 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     """``parse``: the except-clause parser (default :func:`_clauses`); ``kind``:
     the statement's node class (``TryStar`` for ``except*``)."""
     ops = w.ops
-    inline = hs > i and any(k in w.normal for k in range(hs, _later_with_handler(w, he)))
+    inline = hs > i and _normal_after_handler(w, hs, he)
     limit = hs if inline else hi
     body_end = try_body_end(w, i, hi, handler, limit)
     if inline:
@@ -242,13 +242,20 @@ def _try_except(w, m, i, hi, handler, hs, he, line, parse=None, kind=ast.Try) ->
     return k
 
 
-def _later_with_handler(w, he: int) -> int:
-    """The first with statement's exit handler from ``he`` on (the end of the
-    code if none): the code that follows the statement is laid out there, and
-    the way on after the with swallows an exception is normal flow of its own."""
-    ops = w.ops
-    return next((k for k in range(he, w.n - 1)
-                 if ops[k].name == "PUSH_EXC_INFO" and ops[k + 1].name == "WITH_EXCEPT_START"), w.n)
+def _normal_after_handler(w, hs: int, he: int) -> bool:
+    """Normal flow lies in the handler's code from ``hs`` on: its clauses run
+    on into it there, laid out inline. Looked for up to the exit handler of
+    the first with statement from ``he`` on: the code that follows the try is
+    laid out there, and the way on after the with swallows an exception is
+    normal flow of its own."""
+    ops, normal = w.ops, w.normal
+    for k in range(hs, w.n):
+        if k >= he and ops[k].name == "PUSH_EXC_INFO" and k + 1 < w.n \
+                and ops[k + 1].name == "WITH_EXCEPT_START":
+            return False
+        if k in normal:
+            return True
+    return False
 
 
 def _ends_at_body(w, handler, clauses, body_end, hs, he, hi, end, inline) -> bool:

@@ -43,7 +43,7 @@ from .exceptions import finally_end
 from .frames import BranchFrame
 from .joins import if_join
 from . import loops
-from .signatures import NAME_STORES, STATEMENT_OPS, walrus_store
+from .signatures import NAME_STORES, STATEMENT_OPS, same_ops, walrus_store
 from ..spill import spill_before_branches
 
 
@@ -541,8 +541,7 @@ def _copied_closing_exit(w, lo: int, k: int, hi: int) -> int:
         if ops[dest].target is not None or ops[dest].name in NO_FALLTHROUGH:
             return 0        # (the block holds no jump and no other way out)
         if ops[start - 1].name in NO_FALLTHROUGH and _jumped_to(w, start, lo, start) \
-                and all(a.name == b.name and a.arg == b.arg and a.target is None and a.line == b.line
-                        for a, b in zip(ops[start:k], ops[dest:hi])):
+                and same_ops(ops, start, dest, size):
             return size
     return 0
 

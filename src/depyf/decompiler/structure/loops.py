@@ -42,6 +42,7 @@ from ..expressions import ForTarget, StackMachine
 from ..failure import DecompileFailure
 from .exceptions import flow_from
 from .frames import GuardFrame, LoopFrame
+from .signatures import same_ops
 from ..values import Iterator
 
 
@@ -355,10 +356,7 @@ def _copy_of_what_follows(w, lo: int, stop: int, hi: int) -> bool:
     dest = hi
     while (on := w.frames.join_at(dest)) is not None:
         dest = on
-    size = stop - lo
-    return dest != lo and dest + size <= w.n and all(
-        a.name == b.name and a.arg == b.arg and a.line == b.line and a.target is None
-        for a, b in zip(w.ops[lo:stop], w.ops[dest:dest + size]))
+    return dest != lo and same_ops(w.ops, lo, dest, stop - lo)
 
 
 def _break_target(w, lo, latch, exit_):
@@ -532,19 +530,14 @@ def _top_test(w, m, i, latch):
         if chains.chain_continues(w, segments, after, latch):
             more, after = chains.read_chain(w, m, after, latch, segments)
             segments += more
-            nops = w.func.line_nop_jumps
+            # An if's test in the body, not part of the loop's test going past
+            # the loop: one that went to a dropped `break` (its NOP), or one
+            # past where the bottom copy of a rotated loop's test ended.
+            nops, bodies = w.func.line_nop_jumps, w.func.loop_bodies
             cut = next((n for n, s in enumerate(segments)
-                        if (id(s.jump) in nops) != (id(first.jump) in nops)), None)
+                        if (id(s.jump) in nops) != (id(first.jump) in nops)
+                        or (n and id(w.ops[s.start]) in bodies)), None)
             if cut is not None:
-                # A test that went to a dropped `break` (its NOP) is an if's in
-                # the body, not part of the loop's test going past the loop.
-                segments, after = segments[:cut], segments[cut].start
-            bodies = w.func.loop_bodies
-            cut = next((n for n, s in enumerate(segments)
-                        if n and id(w.ops[s.start]) in bodies), None) if bodies else None
-            if cut is not None:
-                # The bottom copy of a rotated loop's test ended there: what
-                # follows is an if's in the body (`if b: break`).
                 segments, after = segments[:cut], segments[cut].start
         k, test, after = longest_chain(
             segments, after, lambda s: s.target > latch or _exit_threaded(w, s.target, latch))

@@ -53,6 +53,21 @@ def exit_block(ops, t, limit=None):
     return None
 
 
+def same_ops(ops, a: int, b: int, size: int) -> bool:
+    """The ``size`` ops from ``b`` repeat those from ``a``, names, arguments
+    and lines, none of them a jump: a copy of a small block the compiler laid
+    out twice keeps all three.
+
+    >>> from depyf.bytecode.ir import Op
+    >>> ops = [Op("LOAD_CONST", None, line=3), Op("RETURN_VALUE", line=3)] * 2
+    >>> same_ops(ops, 0, 2, 2)
+    True
+    """
+    return b + size <= len(ops) and all(
+        x.name == y.name and x.arg == y.arg and x.line == y.line and x.target is None and y.target is None
+        for x, y in zip(ops[a:a + size], ops[b:b + size]))
+
+
 def tail_signature(ops, k, end):
     """The first ops of a copied tail, up to its first jump or exit."""
     j = k

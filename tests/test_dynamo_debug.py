@@ -404,7 +404,8 @@ FAILING = textwrap.dedent('''
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    breakpoints.retarget = boom            # every retargeting fails
+    # every retargeting fails, by the decompiler's line map or by aligning the file
+    breakpoints.retarget = breakpoints.retarget_by_offsets = boom
     a, b = torch.arange(4.0), -torch.ones(4)
     plain = toy(a, b)
     printed, recompiled = torch.fx.GraphModule.print_readable, torch.fx.GraphModule.recompile

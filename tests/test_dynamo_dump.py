@@ -341,8 +341,8 @@ UNCOMPILABLE = '''
 import sys, warnings, torch, depyf
 from depyf.dynamo import fullcode
 real = fullcode.decompiled_as
-def broken(code, name, readable=None):
-    text, compiled = real(code, name, readable)
+def broken(code, name, readable=None, lines=None):
+    text, compiled = real(code, name, readable, lines)
     # the transformed code only: a constant printed as a repr that is no source
     if "transformed" in name:
         return text.replace("return", "return <object at 0x1> or", 1), False

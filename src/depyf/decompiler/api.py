@@ -14,6 +14,7 @@ from .constants import definition, definitions_text, has_literal, holds_odd_cons
 from .failure import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
+from .line_map import offset_lines
 from .validate import (NotCompiled, Unavailable, best_of, import_context, original_of,
                        placeholders, put_back, record_paths, scope_path)
 from .verdicts import count_verdicts, mark_unverified
@@ -90,6 +91,9 @@ class Decompiled:
     unverified: Optional[str] = None
     #: validation compiled ``source`` as it is (it is known to compile)
     compiled: bool = False
+    #: op offset -> line of ``source`` holding what was made of it, for the
+    #: readable form of a function asked for it (:mod:`.line_map`); else None
+    line_map: Optional[Dict[int, int]] = None
 
     def counts(self) -> Dict[str, int]:
         """Verdict -> number of code objects (all zero when not validated).
@@ -102,12 +106,14 @@ class Decompiled:
 
 def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=False,
                      define_constants: bool = False, name: Optional[str] = None,
-                     validate: bool = True) -> Decompiled:
+                     validate: bool = True, line_map: bool = False) -> Decompiled:
     """Like :func:`decompile`, with counts of fallbacks and stubs and the
     verdict on each code object. ``define_constants`` names the constants no
     literal writes and gives their definitions apart (``definitions``), for
     the caller to place. ``name`` renames a function's ``def`` (a lambda's
-    becomes a ``def`` of that name).
+    becomes a ``def`` of that name). ``line_map`` asks for the line each
+    instruction of a function went into, when its readable form is made
+    (``Decompiled.line_map``).
 
     >>> r = decompile_report(lambda x: x + 1)
     >>> r.code_objects, r.fallbacks, r.counts()["identical"]
@@ -132,12 +138,15 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=
         tree = ast.Module(body=built.scoped if enclose or node is None else [node], type_ignores=[])
         bare = node is None or enclose or (len(built.scoped) == 1 and built.scoped[0] is node)
         source = built.text if bare else None
+        statement_lines = None
         if built.readable:
             readable_form(tree, record, readable)
             source = None
+            statement_lines = {} if line_map else None
         definitions = name_constants(tree) if odd else []
         if source is None or definitions:
-            source = render_module(tree, record.version, layout)
+            source = render_module(tree, record.version, layout, statement_lines)
+        lines = offset_lines(node, statement_lines) if statement_lines and node is not None else None
         compiled = checked and source is built.text
         # Freed here, the tree's nodes are not young objects for the collection
         # the restored threshold starts at once.
@@ -149,7 +158,7 @@ def decompile_report(obj, layout: str = "lines", enclose: bool = True, readable=
         verdicts = [(path, "unverified") for path in record_paths(record, _root(record))]
         source = mark_unverified(source, unverified)
     return Decompiled(source, sum(1 for _ in record.walk()), log.fallbacks, log.stubs, definitions,
-                      verdicts, unverified, compiled and unverified is None)
+                      verdicts, unverified, compiled and unverified is None, lines)
 
 
 #: Rounds of validation, each sending what was found different to the
@@ -499,11 +508,11 @@ def unstructured(code, failure, on_failure=None, forced=None):
                                        keywords=[]), cause=None)]
 
 
-def render_module(tree: ast.Module, version, layout: str) -> str:
+def render_module(tree: ast.Module, version, layout: str, statement_lines=None) -> str:
     try:
         from .render import render
     except ImportError:
         render = None
     if render is not None:
-        return render(tree, layout=layout, target=tuple(version))
+        return render(tree, layout=layout, target=tuple(version), statement_lines=statement_lines)
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"

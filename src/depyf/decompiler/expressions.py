@@ -176,6 +176,7 @@ class StackMachine:
     def push(self, node: ast.expr, op=None) -> None:
         if op is not None and getattr(node, "lineno", None) is None:
             node.lineno = op.line
+            node._at = op.offset    # (the op it came from: see line_map)
         if getattr(node, "_seq", None) is None:
             node._seq = next(PUSH_TIMES)      # evaluation order, for tuple assignments
         self.stack.append(node)
@@ -185,6 +186,7 @@ class StackMachine:
         the loads and operators that make most values skip its checks."""
         if op is not None:
             node.lineno = op.line
+            node._at = op.offset
         node._seq = next(PUSH_TIMES)
         self.stack.append(node)
 
@@ -217,6 +219,8 @@ class StackMachine:
     def emit(self, stmt: ast.stmt, op=None) -> None:
         line = self.start_line if self.start_line is not None else (op.line if op else None)
         stmt.lineno = line
+        if op is not None:
+            stmt._at = op.offset
         self.start_line = None
         if self.multi:
             self.flush_multi()
@@ -341,6 +345,7 @@ def _load_const(m, op):
         # (most constants: one test, and push_new inlined)
         node = ast.Constant(value)
         node.lineno = op.line
+        node._at = op.offset
         node._seq = next(PUSH_TIMES)
         m.stack.append(node)
     elif hasattr(value, "co_code") or type(value).__name__ == "CodeRecord":
@@ -399,6 +404,7 @@ def _load_name(m, op):
         return
     node = ast.Name(op.arg, _LOAD)      # (push_new inlined: the commonest op)
     node.lineno = op.line
+    node._at = op.offset
     node._seq = next(PUSH_TIMES)
     m.stack.append(node)
 

@@ -40,7 +40,7 @@ import math
 import re
 import struct
 import unicodedata
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .astcompat import Interpolation, fill_missing
 
@@ -328,7 +328,8 @@ _NO_DELIM = _NoDelim()
 
 
 class _Renderer:
-    def __init__(self, layout: str, target: Sequence[int]):
+    def __init__(self, layout: str, target: Sequence[int],
+                 statement_lines: Optional[Dict[ast.stmt, int]] = None):
         if layout not in LAYOUTS:
             raise ValueError("layout must be one of %s, not %r" % (LAYOUTS, layout))
         self.faithful = layout == "lines"
@@ -346,6 +347,9 @@ class _Renderer:
         #: [body, index of the statement being written, the enclosing body's list]
         self._where: Optional[list] = None
         self._blank = False           # compact: a blank line before the next statement
+        #: statement -> the line its text starts on, when asked for (render's argument)
+        self.statement_lines = statement_lines
+        self._mark: Optional[ast.stmt] = None   # the statement whose line starts next
 
     # -- output ----------------------------------------------------------------------------
 
@@ -393,6 +397,9 @@ class _Renderer:
         self._blank = False
         self._cur = [_INDENT * self._level]
         self._fresh = False
+        if self._mark is not None:
+            self.statement_lines[self._mark] = len(lines) + 1
+            self._mark = None
 
     def _wants_break(self, node) -> bool:
         if not self.faithful or self._nobreak:
@@ -473,6 +480,7 @@ class _Renderer:
         where = self._where = [body, 0, outer]
         previous_def = False
         faithful = self.faithful
+        marking = self.statement_lines is not None
         for i, stmt in enumerate(body):
             where[1] = i
             if not faithful:
@@ -489,6 +497,8 @@ class _Renderer:
                                                   cls.__name__ in _SIMPLE_STMTS)
             if simple:
                 self._place_simple(stmt, key)
+                if marking:
+                    self.statement_lines[stmt] = len(self._lines) + 1
                 if doc and i == 0 and _is_docstring(stmt):
                     self._docstring(stmt)
                 else:
@@ -496,6 +506,8 @@ class _Renderer:
                 self._join = (key, len(self._lines) + 1)
             else:
                 self._join = None
+                if marking:
+                    self._mark = stmt       # (its header line starts in _begin_line)
                 method(self, stmt)
                 self._join = None
         self._where = outer
@@ -707,6 +719,8 @@ class _Renderer:
         self._block(node.body)
         while len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
             node = node.orelse[0]
+            if self.statement_lines is not None:
+                self._mark = node
             self._header(_lineno(node))
             self._w("elif ")
             self._named(node.test)
@@ -1524,7 +1538,8 @@ def _is_docstring(stmt) -> bool:
             and isinstance(stmt.value.value, str))
 
 
-def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) -> str:
+def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET,
+           statement_lines: Optional[Dict[ast.stmt, int]] = None) -> str:
     """Source text for ``node``.
 
     ``node``: an ``ast.Module`` (or ``Interactive``), a statement or a list of
@@ -1534,7 +1549,8 @@ def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) 
     :func:`~depyf.decompiler.astcompat.make`'s defaults. ``layout``:
     ``"lines"`` keeps line numbers,
     ``"compact"`` ignores them. ``target``: the ``(3, minor)`` version the
-    text must be valid for.
+    text must be valid for. ``statement_lines``, a dict, receives each
+    statement rendered and the line (from 1) its text starts on.
 
     Example::
 
@@ -1545,7 +1561,7 @@ def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) 
         '(a + b) * -c ** 2'
     """
     try:
-        return _render(node, layout, target)
+        return _render(node, layout, target, statement_lines)
     except AttributeError:
         # Nodes built without make() may lack fields: fill them in and print
         # again. Reading a missing field is the only way to meet one (optional
@@ -1553,11 +1569,12 @@ def render(node, layout: str = "lines", target: Sequence[int] = DEFAULT_TARGET) 
         # builds, skips fill_missing's walk over every node.
         for tree in node if isinstance(node, (list, tuple)) else [node]:
             fill_missing(tree)
-        return _render(node, layout, target)
+        return _render(node, layout, target, statement_lines)
 
 
-def _render(node, layout: str, target: Sequence[int]) -> str:
-    renderer = _Renderer(layout, target)
+def _render(node, layout: str, target: Sequence[int],
+            statement_lines: Optional[Dict[ast.stmt, int]] = None) -> str:
+    renderer = _Renderer(layout, target, statement_lines)
     if isinstance(node, (list, tuple)):
         renderer.module(list(node), doc=False)
         return renderer.text()

@@ -41,7 +41,7 @@ import warnings
 import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
-from .linemap import child, find_code, retarget
+from .linemap import child, find_code, retarget, retarget_by_offsets
 from .sessions import active_sessions
 from .warning import DepyfWarning
 
@@ -174,7 +174,11 @@ class Breakpoints:
         dumped = find_code(entry.transformed_module, name)      # what the file holds, compiled
         if dumped is None:
             raise LookupError("no function %s in %s" % (name, path))
-        new = retarget(new_code, dumped, path, entry.graphs)
+        if entry.lines:
+            # (the decompiler said where each instruction went: exact, and no alignment to run)
+            new = retarget_by_offsets(new_code, entry.lines, dumped, path)
+        else:
+            new = retarget(new_code, dumped, path, entry.graphs)
         entry.new_code = new    # what the cache entry will hold (the dump finds entries by it)
         self.retargeted.append(path)
         if debugging[0]:

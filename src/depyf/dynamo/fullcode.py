@@ -30,9 +30,13 @@ def decompile_as(code: types.CodeType, name: str, readable=None) -> str:
     return decompiled_as(code, name, readable)[0]
 
 
-def decompiled_as(code: types.CodeType, name: str, readable=None) -> Tuple[str, bool]:
+def decompiled_as(code: types.CodeType, name: str, readable=None,
+                  lines: Optional[Dict[int, int]] = None) -> Tuple[str, bool]:
     """(text, compiles): :func:`decompile_as`, and whether validation
     compiled the text as it is (then it need not be compiled to be checked).
+    ``lines``, a dict, receives for the readable form the line of the text
+    (from 1) each instruction of ``code`` went into, by its offset
+    (:mod:`depyf.decompiler.line_map`): left empty for the faithful form.
 
     >>> decompiled_as((lambda x: x + 1).__code__, "f")
     ('def f(x):\\n    return x + 1\\n', True)
@@ -43,17 +47,26 @@ def decompiled_as(code: types.CodeType, name: str, readable=None) -> Tuple[str, 
         else code.replace(co_name=name)
     # The enclosing scope is built here (cells included), not by the decompiler.
     report = decompile_report(renamed, layout="compact", enclose=False, readable=readable or False,
-                              define_constants=True)
+                              define_constants=True, line_map=lines is not None)
     text = report.source
     compiled = report.compiled and not (code.co_cellvars or code.co_freevars)
+    # (each step below moves the lines after where it writes: the map follows)
+    found = report.line_map or {}
     if code.co_cellvars:
-        text = keep_cells(text, name, code.co_cellvars)
+        text, at = cells_kept(text, name, code.co_cellvars)
+        if at is not None:
+            found = {k: line + 2 if line > at else line for k, line in found.items()}
     if code.co_freevars:
         text = enclose(text, name, code.co_freevars)
+        found = {k: line + 1 + len(code.co_freevars) for k, line in found.items()}
     # Constants no literal writes (a torch.device Dynamo put in co_consts): named
     # at module level, so that the file runs on its own (each definition was
     # evaluated once: it compiles).
-    return definitions_text(report.definitions) + text, compiled
+    prefix = definitions_text(report.definitions)
+    if lines is not None:
+        shift = prefix.count("\n")
+        lines.update((k, line + shift) for k, line in found.items())
+    return prefix + text, compiled
 
 
 #: names Dynamo numbers anew at every compile: its graphs
@@ -110,6 +123,12 @@ def keep_cells(text: str, name: str, cellvars) -> str:
     body may no longer show the nested function that made them cells: a
     nested function naming them, never called, makes them cells again.
     """
+    return cells_kept(text, name, cellvars)[0]
+
+
+def cells_kept(text: str, name: str, cellvars) -> Tuple[str, Optional[int]]:
+    """(text, at): :func:`keep_cells`, and the line after which it put its two
+    lines (None: it left the text alone)."""
     lines = text.splitlines(True)
     at = _first_body_line(lines, name)
     if at is None:
@@ -117,7 +136,7 @@ def keep_cells(text: str, name: str, cellvars) -> str:
         tree = ast.parse(text)
         fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
         if fn is None or not fn.body:
-            return text
+            return text, None
         first = fn.body[0]
         if (len(fn.body) > 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
                 and isinstance(first.value.value, str)):
@@ -127,7 +146,7 @@ def keep_cells(text: str, name: str, cellvars) -> str:
         indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
     lines.insert(at, "%sdef __depyf_cells__():  # keeps %s in cells, as Dynamo's code does\n"
                  "%s    return (%s,)\n" % (indent, ", ".join(cellvars), indent, ", ".join(cellvars)))
-    return "".join(lines)
+    return "".join(lines), at
 
 
 def _first_body_line(lines: List[str], name: str) -> Optional[int]:
@@ -282,26 +301,36 @@ def readable_hints(original: Optional[types.CodeType], resume: Dict[str, types.C
 
 
 def safe_decompile(code: types.CodeType, name: str, check: bool = True,
-                   readable=None) -> Tuple[str, Optional[str]]:
+                   readable=None, lines: Optional[Dict[int, int]] = None) -> Tuple[str, Optional[str]]:
     """(source, problem): decompiled ``code``; problem says why the text holds a
     failure stub or why decompiling raised (then the source is a stand-in).
     ``check=False`` leaves compiling the text to the caller (who compiles the
     file it goes into anyway), and :func:`uncompilable` to call if it fails.
-    ``readable``: see :func:`decompile_as`."""
+    ``readable``: see :func:`decompile_as`; ``lines``: see :func:`decompiled_as`
+    (left empty where there is a problem)."""
     try:
-        text, compiled = decompiled_as(code, name, readable)
+        if lines is None:
+            text, compiled = decompiled_as(code, name, readable)
+        else:
+            text, compiled = decompiled_as(code, name, readable, lines)
     except Exception as e:      # the dump goes on with a stand-in for this one function
         problem = "%s: %s" % (type(e).__name__, e)
         params, _ = signature(code)
         text = "def %s(%s):\n    raise NotImplementedError(%r)\n" % (
             name, params, "depyf could not decompile %s: %s" % (code.co_name, problem))
+        if lines:
+            lines.clear()
         return text, problem
     if FAILURE_STUB in text:
+        if lines:
+            lines.clear()
         return text, "the decompiler left a failure stub"
     if check and not compiled:
         try:
             compile(text, "<depyf>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:
+            if lines:
+                lines.clear()
             return uncompilable(code, name, text, e)
     return text, None
 

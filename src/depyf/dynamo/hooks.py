@@ -46,7 +46,7 @@ import types
 import warnings
 import weakref
 from dataclasses import dataclass, field
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from . import fullcode, torch_compat
 from .artifacts import GUARDS, STARTED, Event, TraceCapture, user_part
@@ -74,6 +74,9 @@ class Entry:
     graph_files: List[str] = field(default_factory=list)
     transformed: str = ""                                     # source, stable names
     transformed_module: Optional[types.CodeType] = None      # its file, compiled
+    #: op offset of Dynamo's code -> line of the file made of it (empty: not known,
+    #: the faithful form, say: breakpoints.py aligns the compiled file instead)
+    lines: Dict[int, int] = field(default_factory=dict)
     problem: Optional[str] = None
     guard: Optional[str] = None                               # guard function source
     guard_count: int = 0
@@ -269,13 +272,13 @@ class Session:
             entry.resume = self._resume_functions(code, new_code)
             entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")]
             names = entry.names(fn.name)
-            text, entry.problem = self._transformed_source(
+            text, entry.problem, lines = self._transformed_source(
                 new_code, names["transformed"], None if self.faithful else fullcode.readable_hints(
                     code, entry.resume))
-            entry.transformed = fullcode.rename(text, entry.graphs)
+            entry.transformed = fullcode.rename(text, entry.graphs)     # (lines stay where they are)
             if entry.problem:
                 self._warn(_qualname(code), entry.problem, "the transformed code of ")
-            self._write_transformed(fn, entry)
+            self._write_transformed(fn, entry, lines)
             if cid is not None:
                 self._by_cid[cid] = entry
                 self._fn_of_cid[cid] = fn
@@ -290,8 +293,9 @@ class Session:
                     self._guarded(_qualname(other.code), self._read_guards, other, render=False)
 
     def _transformed_source(self, new_code: types.CodeType, name: str, readable=None):
-        """(text, problem): ``new_code`` decompiled as ``def name`` (in its
-        readable form with ``readable``'s hints), once per shape
+        """(text, problem, lines): ``new_code`` decompiled as ``def name`` (in
+        its readable form with ``readable``'s hints) and the line of the text
+        each of its instructions went into (see Entry.lines), once per shape
         (fullcode.shape_key) and hints: compiled with the file it goes into
         (_write_transformed), not here."""
         shape = fullcode.shape_key(new_code)
@@ -299,12 +303,15 @@ class Session:
             shape = (shape, fullcode.hints_key(readable))
         seen = self._shapes.get(shape) if shape is not None else None
         if seen is not None:
-            old_names, old_name, text, problem = seen
-            return fullcode.renamed_text(text, old_names, old_name, new_code, name), problem
-        text, problem = fullcode.safe_decompile(new_code, name, check=False, readable=readable)
+            # (one shape, one code: the offsets, so the lines, are the same)
+            old_names, old_name, text, problem, lines = seen
+            return fullcode.renamed_text(text, old_names, old_name, new_code, name), problem, lines
+        lines: Dict[int, int] = {}
+        text, problem = fullcode.safe_decompile(new_code, name, check=False, readable=readable,
+                                                lines=lines)
         if shape is not None:
-            self._shapes[shape] = (new_code.co_names, name, text, problem)
-        return text, problem
+            self._shapes[shape] = (new_code.co_names, name, text, problem, lines)
+        return text, problem, lines
 
     def _function(self, code: types.CodeType, new_code: types.CodeType) -> Function:
         """The Function of ``code``, named (with the graphs ``new_code`` calls,
@@ -375,25 +382,30 @@ class Session:
                 found[name] = codes[0]
         return found
 
-    def _write_transformed(self, fn: Function, entry: Entry) -> None:
+    def _write_transformed(self, fn: Function, entry: Entry, lines: Dict[int, int]) -> None:
+        """Write the transformed code's file; ``lines`` (op offset -> line of
+        entry.transformed) become Entry.lines, lines of the file."""
         name = entry.names(fn.name)["transformed"]
         path = self.dir.file(name + ".py")
-        text = self._transformed_text(fn, entry)
+        text, above = self._transformed_text(fn, entry)
         try:
-            # The line map of breakpoints.py reads this compile of the file.
+            # The breakpoints' line map reads this compile of the file (where the
+            # function starts; all of it where no lines came with the text).
             module = compile(text, path, "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:
             if entry.problem:
                 raise
             entry.transformed, entry.problem = fullcode.uncompilable(entry.new_code, name, entry.transformed, e)
             self._warn(_qualname(fn.code), entry.problem, "the transformed code of ")
-            text = self._transformed_text(fn, entry)
+            text, above = self._transformed_text(fn, entry)
             compile(text, path, "exec", dont_inherit=True)      # the stand-in must compile
             module = None
         self.dir.write(name + ".py", text)
+        entry.lines = {} if entry.problem else {at: line + above for at, line in lines.items()}
         entry.transformed_module = module       # only once the file holds it
 
-    def _transformed_text(self, fn: Function, entry: Entry) -> str:
+    def _transformed_text(self, fn: Function, entry: Entry) -> Tuple[str, int]:
+        """(text of the file, how many lines come before entry.transformed)."""
         parts = [fullcode.header("Transformed code of cache entry %d (compile %s) of"
                                  % (entry.index, entry.compile_id), fn.code)]
         if entry.graphs:
@@ -402,10 +414,12 @@ class Session:
         imports = fullcode.import_globals(entry.globals_used)
         if imports:
             parts.append("import importlib\n" + "\n".join(imports) + "\n")
-        parts.append("\n" + entry.transformed)
+        parts.append("\n")
+        above = "".join(parts).count("\n")
+        parts.append(entry.transformed)
         if self.log_bytecode:
             parts.append("\n# Bytecode Dynamo made:\n" + fullcode.bytecode_listing(entry.new_code))
-        return "".join(parts)
+        return "".join(parts), above
 
     # -- structured trace ---------------------------------------------------------
     def _on_event(self, event: Event) -> None:

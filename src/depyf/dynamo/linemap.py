@@ -338,6 +338,121 @@ def retarget(live: types.CodeType, dumped: types.CodeType, filename: str,
     return new
 
 
+def retarget_by_offsets(live: types.CodeType, lines_at: Dict[int, int], dumped: types.CodeType,
+                        filename: str) -> types.CodeType:
+    """``live`` with ``filename`` and, for each instruction, the line
+    ``lines_at`` gives its offset: the line of the dumped file's statement
+    made of it (:mod:`depyf.decompiler.line_map`), which the decompiler
+    knows exactly; ``dumped`` is the function compiled from the file (for
+    where it starts). See :func:`statement_lines` for what a debugger needs
+    of them.
+
+    >>> def f(a):
+    ...     b = a + 1
+    ...     return b
+    >>> at = {i.offset: 10 if i.opname.startswith("RETURN") else 9
+    ...       for i in __import__("dis").get_instructions(f) if i.opname != "RESUME"}
+    >>> g = retarget_by_offsets(f.__code__, at, f.__code__.replace(co_firstlineno=8), "t.py")
+    >>> sorted({line for _, _, line in g.co_lines() if line}), g.co_filename
+    ([9, 10], 't.py')
+    """
+    scanned = instruction_ranges(live)
+    start = dumped.co_firstlineno
+    lines = statement_lines([lines_at.get(offset) for _, _, offset, _ in scanned],
+                            [how for _, _, _, how in scanned], start)
+    first = next((line for _, _, line in dumped.co_lines() if line is not None and line > start), None)
+    if lines and first is not None and first not in lines:
+        # The file's first statement holds nothing of this code (the readable
+        # form moved it): it is where the function starts, so that a
+        # breakpoint there stops on entry.
+        lines[0] = first
+    ranges = [(a, b, line) for (a, b, _, _), line in zip(scanned, lines)]
+    table = encode_host_line_table(ranges, start, len(live.co_code))
+    new = live.replace(co_filename=filename, co_firstlineno=start, co_linetable=table)
+    check_lines(new, ranges)
+    return new
+
+
+def statement_lines(marked: List[Optional[int]], how: List[str], start: int) -> List[int]:
+    """The line of each instruction, from the lines ``marked`` on some of them
+    (``how`` each ends a straight run: "" not, "branch" a conditional jump,
+    "end" a return, raise or jump), such that a breakpoint on a statement
+    stops once each time it runs and only when it runs:
+
+    * in a straight run no line comes back after a later one: what the
+      readable form moved into a later statement (a load of the graph to
+      call, a value computed before an ``if`` for one of its branches) runs
+      while the earlier one does, and takes its line;
+    * an instruction with no line (a stack shuffle, a store a readable pass
+      dropped) takes the line before it, or where no code falls into it,
+      the first line of its run; ``start`` where there is none.
+
+    >>> statement_lines([10, 9, None, 10, 12, None, 11, None, 13], ["", "", "", "", "", "", "branch", "end", ""], 8)
+    [9, 9, 9, 10, 11, 11, 11, 11, 13]
+    """
+    lines = list(marked)
+    low = None
+    for i in range(len(lines) - 1, -1, -1):
+        if how[i]:
+            low = None              # (the instruction ending a run is its last)
+        line = lines[i]
+        if line is not None:
+            low = line if low is None or line < low else low
+            lines[i] = low
+    previous, waiting = None, []
+    for i, line in enumerate(lines):
+        if line is not None:
+            for k in waiting:
+                lines[k] = line
+            waiting = []
+        elif previous is None:
+            waiting.append(i)       # (the first line of the run is not known yet)
+        else:
+            lines[i] = line = previous
+        previous = None if how[i] == "end" else line
+    for k in waiting:
+        lines[k] = lines[waiting[0] - 1] if waiting[0] else start
+    return lines
+
+
+def instruction_ranges(code: types.CodeType) -> List[Tuple[int, int, int, str]]:
+    """(start, end, offset, how it ends a run) of each instruction of a code
+    object of this interpreter: the bytes of its EXTENDED_ARG prefix, its
+    inline caches and the bookkeeping ops before it (RESUME...) in its range,
+    ``offset`` that of its opcode (the decoder's, so the decompiler's), and
+    "end" where control never falls through it to the next (a return, a
+    raise, a jump), "branch" for a conditional jump, else "".
+
+    >>> [r[3] for r in instruction_ranges(compile("x = y", "<s>", "exec"))][-2:]
+    ['', 'end']
+    """
+    shapes, extended_arg, _ = _host_shapes()
+    raw = code.co_code
+    out = []
+    start = i = 0
+    n = len(raw)
+    while i < n:
+        op = raw[i]
+        if op == extended_arg:
+            i += 2
+            continue
+        name, size, how, _ = shapes[op]
+        if how is _SILENT:
+            i += size
+            continue
+        end = _RUN_ENDS.get(name)
+        if end is None:
+            kind = next((kind for prefix, kind in _ENDS if name.startswith(prefix)), None)
+            end = _RUN_ENDS[name] = "" if kind is None else "branch" if kind == "branch" else "end"
+        out.append((start, i + size, i, end))
+        start = i = i + size
+    return out
+
+
+#: op name -> how it ends a straight run of code (instruction_ranges)
+_RUN_ENDS: Dict[str, str] = {}
+
+
 def check_lines(code: types.CodeType, ranges: Sequence[Tuple[int, int, Optional[int]]]) -> None:
     """Raise unless ``code`` reports line ``line`` at the start of each range
     (the line table is hand-encoded: a slip must not reach the debugger)."""

@@ -181,6 +181,8 @@ class _Walker:
         orelse, else_state = self.block(stmt.orelse, state.copy()) if stmt.orelse else ([], state.copy())
         inner_changed, self.changed = self.changed, before or self.changed
         new = ast.If(test=test, body=body, orelse=orelse, lineno=getattr(stmt, "lineno", 1))
+        if hasattr(stmt, "_at"):
+            new._at = stmt._at      # (its jumps, for the line map: decompiler/line_map.py)
         out.append(new)
         if body_state is not None and else_state is not None:
             if inner_changed or self._mentions_tracked([stmt], state.env):

@@ -631,7 +631,14 @@ class Walker:
 
     def conditional(self, m: StackMachine, i: int, hi: int) -> int:
         test, after, target, line = chains.read_condition(self, m, i, hi)
-        return ifs.if_statement(self, m, test, after, target, hi, line)
+        made = len(m.stmts)
+        end = ifs.if_statement(self, m, test, after, target, hi, line)
+        # The if's jumps are its own, for the line map (line_map.py): what runs
+        # before them runs before either branch.
+        stmt = next((s for s in m.stmts[made:] if type(s) is ast.If), None)
+        if stmt is not None and getattr(stmt, "_at", None) is None:
+            stmt._at = tuple(op.offset for op in self.ops[i:after] if op.name in CONDITIONAL)
+        return end
 
     def value_before_tail(self, stack, lo, end, tail, depth, stuck=None):
         """The value region ``[lo, end)`` computes before its copy of ``tail`` (the

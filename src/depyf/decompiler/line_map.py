@@ -1,0 +1,92 @@
+"""Which line of a decompiled function each of its instructions went into.
+
+The expression machine marks each node it builds with the offset of the op
+it made it from (``node._at``), and each statement it emits with the offset
+of the op that emitted it (an ``if`` with those of its jumps); the marks ride
+along wherever a pass moves or copies a node. Given the line each statement starts on (the renderer's
+``statement_lines``), an instruction belongs to the statement holding a node
+made of it: exact, where aligning the recompiled text with the bytecode can
+only come near, and it needs no compiling.
+
+Instructions no node was made of (stack shuffles, jumps, the stores and
+deletes of temporaries a readable pass dropped) are not in the map: the
+caller gives them the line of the instruction before them.
+
+Example::
+
+    >>> import ast
+    >>> fn = ast.parse("def f(a):\\n    x = g(a)\\n    return x").body[0]
+    >>> fn.body[0].value._at, fn.body[1].value._at = 4, 10
+    >>> offset_lines(fn, {fn: 1, fn.body[0]: 2, fn.body[1]: 3})
+    {4: 2, 10: 3}
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Mapping, Tuple
+
+#: nodes whose insides are other code objects' instructions (whose offsets
+#: would collide with the function's own)
+_OTHER_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+               ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+#: what a statement holds that is not part of its own line: statements of its
+#: bodies, and except clauses and match cases, which hold statements
+_NOT_HEADER = (ast.stmt, ast.excepthandler) + ((ast.match_case,) if hasattr(ast, "match_case") else ())
+
+
+def offset_lines(fn: ast.AST, statement_lines: Mapping[ast.stmt, int]) -> Dict[int, int]:
+    """Op offset -> the line of the statement holding what was made of that op,
+    for the statements of ``fn``'s body at any depth (nested functions and
+    classes are other code objects: left out). An op made into nodes of two
+    statements (a read a pass repeats at each use) takes the earlier line."""
+    found: List[Tuple[int, int]] = []
+    for stmt in _statements(fn.body):
+        line = statement_lines.get(stmt)
+        if line is not None:
+            found += [(line, at) for at in _header_offsets(stmt)]
+    lines: Dict[int, int] = {}
+    for line, at in sorted(found, reverse=True):
+        lines[at] = line        # (the earliest line written last)
+    return dict(sorted(lines.items()))
+
+
+def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body``, depth first, not into nested scopes."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if inner:
+                yield from _statements(inner)
+        for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or ():
+            yield from _statements(part.body)
+
+
+def _header_offsets(stmt: ast.stmt) -> List[int]:
+    """The op offsets marked on ``stmt`` and on the expressions of its own line."""
+    at = getattr(stmt, "_at", None)
+    # (an if's mark is a tuple: the offsets of its jumps)
+    out = list(at) if type(at) is tuple else [at] if at is not None else []
+    if isinstance(stmt, _OTHER_CODE):
+        return out          # (its decorators and defaults are rare in generated code)
+    todo = [value for field in stmt._fields for value in _children(getattr(stmt, field, None))]
+    while todo:
+        node = todo.pop()
+        at = getattr(node, "_at", None)
+        if at is not None:
+            out.append(at)
+        if isinstance(node, _OTHER_CODE):
+            continue
+        for field in node._fields:
+            todo += _children(getattr(node, field, None))
+    return out
+
+
+def _children(value) -> List[ast.AST]:
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, ast.AST) and not isinstance(item, _NOT_HEADER)]
+    if isinstance(value, ast.AST) and not isinstance(value, _NOT_HEADER):
+        return [value]
+    return []

@@ -279,6 +279,13 @@ class Session:
             if entry.problem:
                 self._warn(_qualname(code), entry.problem, "the transformed code of ")
             self._write_transformed(fn, entry, lines)
+            # The full code file wants the original and the resume functions
+            # decompiled too, once its guards come: decompiled now, while the
+            # decompiler's own code is still in the CPU's caches (Dynamo flushes
+            # them just before it hands over the guards), they cost half.
+            for rcode in entry.resume.values():
+                self._source(rcode, _PLACEHOLDER)
+            self._source(code, _PLACEHOLDER)
             if cid is not None:
                 self._by_cid[cid] = entry
                 self._fn_of_cid[cid] = fn

@@ -6,11 +6,19 @@ text would do it, but decompiled text only rarely compiles back to the very
 instructions Dynamo made (its code keeps values on the stack across
 statements), and any difference would change what the user's program does.
 So the code that runs keeps its own instructions and only gets a new file
-name and line table: each instruction takes the line of the instruction it
-matches in the code compiled from the dumped file (matched as a sequence, by
-operation and argument), and an unmatched one the line before it. Results
-cannot change; where the decompiled text has the same shape as the bytecode
-the lines are exact, elsewhere they are near.
+name and line table. Results cannot change. Each instruction's line comes
+one of two ways:
+
+* from the decompiler (:func:`retarget_by_offsets`): the readable form knows
+  which statement each instruction went into
+  (:mod:`depyf.decompiler.line_map`), so the lines are exact, and
+  :func:`statement_lines` makes them run the way a debugger needs;
+* by alignment (:func:`retarget`), for text that came without that map (the
+  faithful form, a graph module's or Inductor's generated code): each
+  instruction takes the line of the instruction it matches in the code
+  compiled from the dumped file (matched as a sequence, by operation and
+  argument), and an unmatched one the line before it. Where the text has
+  the same shape as the bytecode the lines are exact, elsewhere near.
 
 Example::
 

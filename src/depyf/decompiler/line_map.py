@@ -25,6 +25,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Mapping, Tuple
 
+from .readable.blocks import bodies
+
 #: nodes whose insides are other code objects' instructions (whose offsets
 #: would collide with the function's own)
 _OTHER_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
@@ -54,14 +56,8 @@ def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of ``body``, depth first, not into nested scopes."""
     for stmt in body:
         yield stmt
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if inner:
-                yield from _statements(inner)
-        for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or ():
-            yield from _statements(part.body)
+        for inner in bodies(stmt):
+            yield from _statements(inner)
 
 
 def _header_offsets(stmt: ast.stmt) -> List[int]:

@@ -279,13 +279,7 @@ class Session:
             if entry.problem:
                 self._warn(_qualname(code), entry.problem, "the transformed code of ")
             self._write_transformed(fn, entry, lines)
-            # The full code file wants the original and the resume functions
-            # decompiled too, once its guards come: decompiled now, while the
-            # decompiler's own code is still in the CPU's caches (Dynamo flushes
-            # them just before it hands over the guards), they cost half.
-            for rcode in entry.resume.values():
-                self._source(rcode, _PLACEHOLDER)
-            self._source(code, _PLACEHOLDER)
+            self._guarded(_qualname(code), self._decompile_ahead, code, entry)
             if cid is not None:
                 self._by_cid[cid] = entry
                 self._fn_of_cid[cid] = fn
@@ -298,6 +292,16 @@ class Session:
             for other in self.functions.values():
                 if other.dirty:
                     self._guarded(_qualname(other.code), self._read_guards, other, render=False)
+
+    def _decompile_ahead(self, code: types.CodeType, entry: Entry) -> None:
+        """Decompile the original and the resume functions for the full code
+        file (:meth:`_source` keeps them), which wants them once the guards
+        come: now, while the decompiler's own code is still in the CPU's caches
+        (Dynamo flushes them just before it hands over the guards), they cost
+        half as much."""
+        for rcode in entry.resume.values():
+            self._source(rcode, _PLACEHOLDER)
+        self._source(code, _PLACEHOLDER)
 
     def _transformed_source(self, new_code: types.CodeType, name: str, readable=None):
         """(text, problem, lines): ``new_code`` decompiled as ``def name`` (in

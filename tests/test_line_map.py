@@ -116,6 +116,6 @@ def test_statement_lines_run_forward_and_keep_branches_apart():
     # computed before a branch stays on the if's line; a run after a jump starts
     # at its first known line
     marked = [10, 9, None, 10, 12, 12, 11, None, 14, None, 13]
-    how = ["", "", "", "", "", "", "branch", "end", "", "", "end"]
+    how = [None, None, None, None, None, None, "branch", "jump", None, None, "return"]
     assert statement_lines(marked, how, 8) == [9, 9, 9, 10, 11, 11, 11, 11, 13, 13, 13]
-    assert statement_lines([None, None], ["", "end"], 8) == [8, 8]
+    assert statement_lines([None, None], [None, "return"], 8) == [8, 8]

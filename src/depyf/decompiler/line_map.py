@@ -25,15 +25,12 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Mapping, Tuple
 
-from .readable.blocks import bodies
+from .readable.blocks import bodies, header, subnodes
 
 #: nodes whose insides are other code objects' instructions (whose offsets
 #: would collide with the function's own)
 _OTHER_CODE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
                ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-#: what a statement holds that is not part of its own line: statements of its
-#: bodies, and except clauses and match cases, which hold statements
-_NOT_HEADER = (ast.stmt, ast.excepthandler) + ((ast.match_case,) if hasattr(ast, "match_case") else ())
 
 
 def offset_lines(fn: ast.AST, statement_lines: Mapping[ast.stmt, int]) -> Dict[int, int]:
@@ -47,9 +44,9 @@ def offset_lines(fn: ast.AST, statement_lines: Mapping[ast.stmt, int]) -> Dict[i
         if line is not None:
             found += [(line, at) for at in _header_offsets(stmt)]
     lines: Dict[int, int] = {}
-    for line, at in sorted(found, reverse=True):
-        lines[at] = line        # (the earliest line written last)
-    return dict(sorted(lines.items()))
+    for line, at in sorted(found):
+        lines.setdefault(at, line)
+    return lines
 
 
 def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
@@ -61,28 +58,12 @@ def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def _header_offsets(stmt: ast.stmt) -> List[int]:
-    """The op offsets marked on ``stmt`` and on the expressions of its own line."""
+    """The op offsets marked on ``stmt`` and on what it evaluates itself
+    (:func:`~.readable.blocks.header`), not inside nested code objects."""
     at = getattr(stmt, "_at", None)
     # (an if's mark is a tuple: the offsets of its jumps)
     out = list(at) if type(at) is tuple else [at] if at is not None else []
-    if isinstance(stmt, _OTHER_CODE):
-        return out          # (its decorators and defaults are rare in generated code)
-    todo = [value for field in stmt._fields for value in _children(getattr(stmt, field, None))]
-    while todo:
-        node = todo.pop()
-        at = getattr(node, "_at", None)
-        if at is not None:
-            out.append(at)
-        if isinstance(node, _OTHER_CODE):
-            continue
-        for field in node._fields:
-            todo += _children(getattr(node, field, None))
+    for part in header(stmt):       # (a simple statement is its own header)
+        out += [node._at for node in subnodes(part, _OTHER_CODE)
+                if node is not stmt and getattr(node, "_at", None) is not None]
     return out
-
-
-def _children(value) -> List[ast.AST]:
-    if isinstance(value, list):
-        return [item for item in value if isinstance(item, ast.AST) and not isinstance(item, _NOT_HEADER)]
-    if isinstance(value, ast.AST) and not isinstance(value, _NOT_HEADER):
-        return [value]
-    return []

@@ -308,30 +308,27 @@ def safe_decompile(code: types.CodeType, name: str, check: bool = True,
     file it goes into anyway), and :func:`uncompilable` to call if it fails.
     ``readable``: see :func:`decompile_as`; ``lines``: see :func:`decompiled_as`
     (left empty where there is a problem)."""
+    found: Dict[int, int] = {}      # (the caller's only once the text stands)
     try:
         if lines is None:
             text, compiled = decompiled_as(code, name, readable)
         else:
-            text, compiled = decompiled_as(code, name, readable, lines)
+            text, compiled = decompiled_as(code, name, readable, found)
     except Exception as e:      # the dump goes on with a stand-in for this one function
         problem = "%s: %s" % (type(e).__name__, e)
         params, _ = signature(code)
         text = "def %s(%s):\n    raise NotImplementedError(%r)\n" % (
             name, params, "depyf could not decompile %s: %s" % (code.co_name, problem))
-        if lines:
-            lines.clear()
         return text, problem
     if FAILURE_STUB in text:
-        if lines:
-            lines.clear()
         return text, "the decompiler left a failure stub"
     if check and not compiled:
         try:
             compile(text, "<depyf>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:
-            if lines:
-                lines.clear()
             return uncompilable(code, name, text, e)
+    if lines is not None:
+        lines.update(found)
     return text, None
 
 

@@ -334,14 +334,23 @@ def retarget(live: types.CodeType, dumped: types.CodeType, filename: str,
     lines = matched_lines(live_spans, dumped_spans, dumped.co_firstlineno)
     first = next((s[3] for s in dumped_spans if s[3] is not None and s[3] > dumped.co_firstlineno),
                  None)
+    return _pointed(live, [(s[0], s[1]) for s in live_spans], lines, first, dumped.co_firstlineno,
+                    filename)
+
+
+def _pointed(live: types.CodeType, bounds: Sequence[Tuple[int, int]], lines: List[int],
+             first: Optional[int], start: int, filename: str) -> types.CodeType:
+    """``live`` with ``filename``, ``start`` for its first line and ``lines[k]``
+    for the bytes ``bounds[k]``; ``first`` is the line of the file's first
+    statement."""
     if lines and first is not None and first not in lines:
-        # The file's first statement matched nothing (the readable form moved
-        # it, or renamed what it stores): it is where the function starts,
-        # so a breakpoint there stops on entry.
+        # The file's first statement holds nothing of this code (the readable
+        # form moved it, or renamed what it stores): it is where the function
+        # starts, so a breakpoint there stops on entry.
         lines[0] = first
-    ranges = [(s[0], s[1], line) for s, line in zip(live_spans, lines)]
-    table = encode_host_line_table(ranges, dumped.co_firstlineno, len(live.co_code))
-    new = live.replace(co_filename=filename, co_firstlineno=dumped.co_firstlineno, co_linetable=table)
+    ranges = [(a, b, line) for (a, b), line in zip(bounds, lines)]
+    table = encode_host_line_table(ranges, start, len(live.co_code))
+    new = live.replace(co_filename=filename, co_firstlineno=start, co_linetable=table)
     check_lines(new, ranges)
     return new
 
@@ -369,23 +378,15 @@ def retarget_by_offsets(live: types.CodeType, lines_at: Dict[int, int], dumped: 
     lines = statement_lines([lines_at.get(offset) for _, _, offset, _ in scanned],
                             [how for _, _, _, how in scanned], start)
     first = next((line for _, _, line in dumped.co_lines() if line is not None and line > start), None)
-    if lines and first is not None and first not in lines:
-        # The file's first statement holds nothing of this code (the readable
-        # form moved it): it is where the function starts, so that a
-        # breakpoint there stops on entry.
-        lines[0] = first
-    ranges = [(a, b, line) for (a, b, _, _), line in zip(scanned, lines)]
-    table = encode_host_line_table(ranges, start, len(live.co_code))
-    new = live.replace(co_filename=filename, co_firstlineno=start, co_linetable=table)
-    check_lines(new, ranges)
-    return new
+    return _pointed(live, [(a, b) for a, b, _, _ in scanned], lines, first, start, filename)
 
 
-def statement_lines(marked: List[Optional[int]], how: List[str], start: int) -> List[int]:
+def statement_lines(marked: List[Optional[int]], how: List[Optional[str]], start: int) -> List[int]:
     """The line of each instruction, from the lines ``marked`` on some of them
-    (``how`` each ends a straight run: "" not, "branch" a conditional jump,
-    "end" a return, raise or jump), such that a breakpoint on a statement
-    stops once each time it runs and only when it runs:
+    (``how`` each ends a straight run, as :data:`_ENDS` names it: None where
+    it does not, "branch" where control may also fall through), such that a
+    breakpoint on a statement stops once each time it runs and only when it
+    runs:
 
     * in a straight run no line comes back after a later one: what the
       readable form moved into a later statement (a load of the graph to
@@ -395,7 +396,8 @@ def statement_lines(marked: List[Optional[int]], how: List[str], start: int) -> 
       dropped) takes the line before it, or where no code falls into it,
       the first line of its run; ``start`` where there is none.
 
-    >>> statement_lines([10, 9, None, 10, 12, None, 11, None, 13], ["", "", "", "", "", "", "branch", "end", ""], 8)
+    >>> statement_lines([10, 9, None, 10, 12, None, 11, None, 13],
+    ...                 [None, None, None, None, None, None, "branch", "jump", None], 8)
     [9, 9, 9, 10, 11, 11, 11, 11, 13]
     """
     lines = list(marked)
@@ -417,22 +419,22 @@ def statement_lines(marked: List[Optional[int]], how: List[str], start: int) -> 
             waiting.append(i)       # (the first line of the run is not known yet)
         else:
             lines[i] = line = previous
-        previous = None if how[i] == "end" else line
+        previous = line if how[i] is None or how[i] == "branch" else None
     for k in waiting:
         lines[k] = lines[waiting[0] - 1] if waiting[0] else start
     return lines
 
 
-def instruction_ranges(code: types.CodeType) -> List[Tuple[int, int, int, str]]:
+def instruction_ranges(code: types.CodeType) -> List[Tuple[int, int, int, Optional[str]]]:
     """(start, end, offset, how it ends a run) of each instruction of a code
     object of this interpreter: the bytes of its EXTENDED_ARG prefix, its
     inline caches and the bookkeeping ops before it (RESUME...) in its range,
     ``offset`` that of its opcode (the decoder's, so the decompiler's), and
-    "end" where control never falls through it to the next (a return, a
-    raise, a jump), "branch" for a conditional jump, else "".
+    how a straight run ends there ("return", "raise", "branch", "jump", as
+    :data:`_ENDS` names it; None where it does not).
 
     >>> [r[3] for r in instruction_ranges(compile("x = y", "<s>", "exec"))][-2:]
-    ['', 'end']
+    [None, 'return']
     """
     shapes, extended_arg, _ = _host_shapes()
     raw = code.co_code
@@ -448,17 +450,9 @@ def instruction_ranges(code: types.CodeType) -> List[Tuple[int, int, int, str]]:
         if how is _SILENT:
             i += size
             continue
-        end = _RUN_ENDS.get(name)
-        if end is None:
-            kind = next((kind for prefix, kind in _ENDS if name.startswith(prefix)), None)
-            end = _RUN_ENDS[name] = "" if kind is None else "branch" if kind == "branch" else "end"
-        out.append((start, i + size, i, end))
+        out.append((start, i + size, i, _END_OF[name] if name in _END_OF else _end_of(name)))
         start = i = i + size
     return out
-
-
-#: op name -> how it ends a straight run of code (instruction_ranges)
-_RUN_ENDS: Dict[str, str] = {}
 
 
 def check_lines(code: types.CodeType, ranges: Sequence[Tuple[int, int, Optional[int]]]) -> None:

@@ -94,17 +94,22 @@ def node_fields(kind: type) -> Tuple[str, ...]:
     return NODE_FIELDS[kind]
 
 
-def subnodes(node: ast.AST) -> List[ast.AST]:
+def subnodes(node: ast.AST, closed: Tuple[type, ...] = ()) -> List[ast.AST]:
     """``node`` and every node under it (nested scopes included) in the order
     of ``ast.walk``, but for contexts and operators, which hold nothing: one
-    list, without the cost of ``ast.walk``'s generators.
+    list, without the cost of ``ast.walk``'s generators. Nodes of the classes
+    ``closed`` are listed but not entered.
 
     >>> [type(n).__name__ for n in subnodes(ast.parse("f(x, [y.z])", mode="eval").body)]
     ['Call', 'Name', 'Name', 'List', 'Attribute', 'Name']
+    >>> [type(n).__name__ for n in subnodes(ast.parse("f(x, [y.z])", mode="eval").body, (ast.List,))]
+    ['Call', 'Name', 'Name', 'List']
     """
     out = [node]
     fields_of = NODE_FIELDS
     for current in out:         # (breadth first: the list grows as it is read)
+        if closed and isinstance(current, closed):
+            continue
         for field in fields_of[type(current)]:
             value = getattr(current, field, None)
             if type(value) is list:

@@ -54,7 +54,8 @@ SRC = os.path.join(ROOT, "src")
 # The programs whose dumps are read: tests/dynamo_programs.py's (those that
 # compile code of their own; the special ones repeat the toy example) and the demo.
 PROGRAMS = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
-            "side_effects", "module_state", "closures", "module_hooks", "attention", "inductor_small", "demo"]
+            "side_effects", "module_state", "closures", "module_hooks", "attention", "grad_mode_break",
+            "inductor_small", "demo"]
 GRAPH_OUT = re.compile(r"^graph_out_\d+$")
 TRANSFORMED = re.compile(r"^__transformed_code_\d+_for_(\w+)$")
 

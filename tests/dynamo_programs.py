@@ -201,6 +201,23 @@ def attention(backend):
     return [y.detach(), x.grad]
 
 
+def grad_mode_break(backend):
+    # A graph break inside a with block (a print or an .item() under
+    # torch.no_grad(), as real models have): Dynamo leaves the block around
+    # the breaking call with a try/finally of its own, while the values the
+    # resume call needs wait on the stack.
+    def f(x, n):
+        with torch.no_grad():
+            y = x * 2
+            print("depyf test: a graph break in a with block")
+            y = y + 1
+        for i in range(n):
+            x = x + i
+        return x, y
+    g = torch.compile(f, backend=backend)
+    return [t for _ in range(3) for t in g(torch.randn(3, requires_grad=True), 2)]
+
+
 def inductor_small(backend):
     # One graph, forward and backward, through Inductor (C++ code).
     f = torch.compile(lambda x: (x.sin() * 2).sum(), backend="inductor")
@@ -271,6 +288,7 @@ PROGRAMS = {
     "closures": (closures, "eager"),
     "module_hooks": (module_hooks, "eager"),
     "attention": (attention, "aot_eager"),
+    "grad_mode_break": (grad_mode_break, "eager"),
     # Compiled once only (the C++ compile is slow): results are compared by the others.
     "inductor_small": (inductor_small, "inductor"),
     "toy_example_broken": (toy_example, "eager"),

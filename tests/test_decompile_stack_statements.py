@@ -526,3 +526,48 @@ def test_spilled_values_are_replaced_everywhere():
                     todo.append(value)
                 elif isinstance(value, list):
                     todo += [v for v in value if isinstance(v, ast.AST)]
+
+
+def _protected_call(asm, func_local, load_args, argc, finally_body):
+    """Dynamo's try/finally around the call that breaks a graph inside a with
+    block (3.11+): the callee and its arguments are pushed before the try,
+    which covers the call alone and unwinds the whole stack (depth 0); the
+    normal way out runs a copy of the finally body and jumps over the handler
+    with a None the join pops; the result waits on the stack after it."""
+    if (3, 11) <= HOST < (3, 13):
+        asm.op("PUSH_NULL")
+    asm.op("LOAD_FAST", func_local)
+    if HOST >= (3, 13):
+        asm.op("PUSH_NULL")
+    load_args(asm)
+    asm.label("try")
+    if HOST == (3, 11):
+        asm.op("PRECALL", argc)
+    asm.op("CALL", argc)
+    asm.label("body_end")
+    finally_body(asm)
+    asm.op("LOAD_CONST", 0).jump("after")
+    asm.label("handler").op("PUSH_EXC_INFO")
+    finally_body(asm)
+    asm.op("RERAISE", 0)
+    asm.label("cleanup").op("COPY", 3).op("POP_EXCEPT").op("RERAISE", 1)
+    asm.label("after").op("NOP").op("POP_TOP")
+    asm.handler("try", "body_end", "handler", 0)
+    asm.handler("handler", "cleanup", "cleanup", 1, lasti=True)
+    return asm
+
+
+@pytest.mark.skipif(HOST < (3, 11), reason="exception tables of 3.11+")
+def test_try_finally_around_a_call_whose_operands_wait_on_the_stack():
+    # (a * 2, b(a)) returned, b(a) called inside try/finally: note('exit') runs
+    # after it whether it raises or not, note('enter') before it, a * 2 first
+    asm = Assembler()
+    asm.op("LOAD_FAST", 0).op("LOAD_CONST", 2).binary("*")
+    exit_note = lambda s: s.call(2, 1, lambda t: t.op("LOAD_CONST", 3)).op("POP_TOP")
+    _protected_call(asm, 1, lambda s: s.call(2, 1, lambda t: t.op("LOAD_CONST", 1)).op("POP_TOP")
+                    .op("LOAD_FAST", 0), 1, exit_note)
+    asm.op("BUILD_TUPLE", 2).op("RETURN_VALUE")
+    # (the call reads its operands as pushed: `note('enter')` ran between)
+    code = asm.code(template, [None, "enter", 2, "exit"])
+    source = structured(code, [(1, str), ("x", int), (3, len)])
+    assert "try:" in source and "finally:" in source, source

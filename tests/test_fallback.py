@@ -549,6 +549,7 @@ class Assembler:
 
     def __init__(self):
         self.items = []
+        self.handlers = []
 
     def op(self, name, arg=0):
         if name == "BINARY_SUBSCR" and name not in dis.opmap:
@@ -585,6 +586,13 @@ class Assembler:
     def jump(self, label):
         return self.op(("JUMP",), label)
 
+    def handler(self, start, end, target, depth, lasti=False):
+        """3.11+: the ops from label ``start`` up to label ``end`` are covered by
+        the handler at label ``target``, which runs with the stack cut to
+        ``depth`` (and the offset of the op that raised pushed, with ``lasti``)."""
+        self.handlers.append((start, end, target, depth, lasti))
+        return self
+
     def code(self, template, consts, stacksize=12):
         units = self._layout()
         code = bytearray()
@@ -594,8 +602,10 @@ class Assembler:
             assert 0 <= arg < 256, (name, arg)
             code += bytes([dis.opmap[name], arg])
             code += bytes(2 * (size - 1))           # inline caches
+        table = exception_table([(self.labels[a] * 2, self.labels[b] * 2, self.labels[t] * 2, d, lasti)
+                                 for a, b, t, d, lasti in self.handlers])
         fields = dict(co_code=bytes(code), co_consts=tuple(consts), co_stacksize=stacksize,
-                      co_linetable=b"", co_exceptiontable=b"") if HOST >= (3, 11) else dict(
+                      co_linetable=b"", co_exceptiontable=table) if HOST >= (3, 11) else dict(
             co_code=bytes(code), co_consts=tuple(consts), co_stacksize=stacksize,
             co_linetable=b"")
         return template.__code__.replace(**fields)
@@ -640,6 +650,28 @@ class Assembler:
             return "POP_JUMP_%s_IF_%s" % (direction, truth), distance
         assert forward, "3.12+ conditional jumps go forward"
         return "POP_JUMP_IF_%s" % truth, target - at - size
+
+
+def exception_table(entries):
+    """3.11+'s encoding of exception-table entries (start, end, target, depth,
+    lasti), offsets in bytes: the inverse of ``dis._parse_exception_table``."""
+    def varint(value, first):
+        chunks = []
+        while True:
+            chunks.append(value & 63)
+            value >>= 6
+            if not value:
+                break
+        chunks.reverse()
+        out = bytearray()
+        for i, chunk in enumerate(chunks):
+            out.append(chunk | (64 if i < len(chunks) - 1 else 0) | (128 if first and i == 0 else 0))
+        return bytes(out)
+    data = b""
+    for start, end, target, depth, lasti in entries:
+        data += varint(start // 2, True) + varint((end - start) // 2, False)
+        data += varint(target // 2, False) + varint((depth << 1) | int(lasti), False)
+    return data
 
 
 def _caches(name):

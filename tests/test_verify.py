@@ -20,6 +20,7 @@ import textwrap
 import pytest
 
 from depyf.verify import compare_code
+from test_fallback import exception_table
 from depyf.verify.corpus import (case_files, corpus_modules, min_version, more_stdlib_modules,
                                  read_corpus_list, stdlib_modules)
 from depyf.verify.interpreters import DECOMPILED_VERSIONS, find_interpreter, format_version
@@ -193,24 +194,8 @@ def test_jump_targets_compare_by_index(version):
 
 
 def _exception_table(entries):
-    """Encode 3.11+ exception-table entries (the inverse of dis._parse_exception_table)."""
-    def varint(value, first):
-        chunks = []
-        while True:
-            chunks.append(value & 63)
-            value >>= 6
-            if not value:
-                break
-        chunks.reverse()
-        out = bytearray()
-        for i, chunk in enumerate(chunks):
-            out.append(chunk | (64 if i < len(chunks) - 1 else 0) | (128 if first and i == 0 else 0))
-        return bytes(out)
-    data = b""
-    for e in entries:
-        data += varint(e.start // 2, True) + varint((e.end - e.start) // 2, False)
-        data += varint(e.target // 2, False) + varint((e.depth << 1) | int(e.lasti), False)
-    return data
+    """Encode 3.11+ exception-table entries as ``dis._parse_exception_table`` reads them."""
+    return exception_table([(e.start, e.end, e.target, e.depth, e.lasti) for e in entries])
 
 
 @pytest.mark.skipif(HOST < (3, 11), reason="the host has no exception tables (3.11+)")

@@ -679,11 +679,17 @@ def popped_branch_constants(func: Function, table: VersionTable) -> None:
     Only when every way into the POP_TOP pushed a constant just before: the
     fall-through and each (unconditional, not itself jumped to) JUMP to it,
     and at least one such JUMP: a lone ``LOAD_CONST c; POP_TOP`` is a statement
-    the compiler folded (3.10+: ``True or x``), which stays.
+    the compiler folded (3.10+: ``True or x``), which stays. Nothing may fall
+    into the POP_TOP either: Dynamo's try/finally around a call that breaks
+    its graph (3.11+) leaves the finally body's normal copy that way, past
+    its handler::
+
+        ...; exit(); LOAD_CONST None; JUMP L; H: ...; RERAISE 1; L: POP_TOP
+        -> ...; exit(); JUMP L; H: ...; RERAISE 1; L:
     """
     ops = func.ops
     candidates = [i for i in range(1, len(ops)) if ops[i].name == "POP_TOP"
-                  and ops[i - 1].name == "LOAD_CONST"]
+                  and (ops[i - 1].name == "LOAD_CONST" or ops[i - 1].name in NO_FALLTHROUGH)]
     if not candidates:          # (source seldom pops a constant it loaded: most code)
         return
     func.reindex()
@@ -700,7 +706,9 @@ def popped_branch_constants(func: Function, table: VersionTable) -> None:
         if not jumps or i in handled or any(j.name != "JUMP" or j.index in into or j.index in handled
                                or ops[j.index - 1].name != "LOAD_CONST" for j in jumps):
             continue
-        doomed += [ops[i], ops[i - 1]] + [ops[j.index - 1] for j in jumps]
+        doomed += [ops[i]] + [ops[j.index - 1] for j in jumps]
+        if ops[i - 1].name == "LOAD_CONST":
+            doomed.append(ops[i - 1])
     remove_ops(func, doomed)
 
 

@@ -708,6 +708,20 @@ def spill_before_branches(m, test) -> List[ast.stmt]:
     return spill(m, _Anything(test))
 
 
+def spill_before_block(m) -> List[ast.stmt]:
+    """Like :func:`spill_before_branches`, before a compound statement that
+    evaluates nothing before its body (a ``try``): values waiting on the stack
+    that the body could change are evaluated first, into temporaries.
+
+    >>> from depyf.decompiler.expressions import Context, StackMachine
+    >>> m = StackMachine(Context.for_tests())
+    >>> m.push(ast.Call(ast.Name("f", ast.Load()), [], []))
+    >>> [ast.unparse(s) for s in spill_before_block(m)], ast.unparse(m.stack[0])
+    (['stack_0 = f()'], 'stack_0')
+    """
+    return spill_before_branches(m, ast.Constant(None))
+
+
 #: ops that may build the targets of a tuple assignment between its stores, with
 #: how many stack items each takes that must not be the assignment's values
 #: (the targets of ``a[i], a[i + 1] = a[i + 1], a[i]`` are whole expressions,

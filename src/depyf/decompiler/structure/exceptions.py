@@ -33,6 +33,7 @@ from .frames import BranchFrame, ClauseFrame, FinallyBodyFrame, FinallyFrame, Gu
 from .except_star import clauses as except_star_clauses, is_except_star
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
+from ..spill import spill_before_block
 from .signatures import exit_block, names, tail_signature
 from ..values import CaughtException, ExcInfo, Iterator, WithExit
 
@@ -76,6 +77,10 @@ def try_statement(w, m: StackMachine, i: int, hi: int, handler) -> int:
     cleanup = regions.cleanup_of(handler)
     he = cleanup.target.index if cleanup is not None else w.n
     line = w.func.try_lines.get(id(ops[i]), ops[i].line)
+    # Generated code may start a try with values waiting on the stack (Dynamo's
+    # try/finally around the call that breaks its graph): those that must keep
+    # their place are evaluated before it, as before an if's branches.
+    m.stmts.extend(spill_before_block(m))
     # (a try statement inside handler code: what is normal flow, as opposed
     # to its own handlers' code, is relative to it)
     with w.normal_inside(i, hi) as saved:
@@ -1211,6 +1216,8 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
             w.run(sub, k, k + 2)
             body = sub.stmts
             k += 2
+    if not ends_terminal(body) and not _settled(sub.stack, m.stack):
+        _go_on_with_values_left(sub, m)
     if len(body) == 1 and isinstance(body[0], (ast.Try, TryStar)) and not body[0].finalbody:
         inner = body[0]
         inner.finalbody = finalbody or [ast.Pass()]
@@ -1226,6 +1233,24 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _go_on_with_values_left(sub: StackMachine, m: StackMachine) -> None:
+    """A try body that ran part of an expression: Dynamo's try/finally around
+    the call that breaks its graph takes the callee and its arguments from the
+    stack, and leaves the result there, with the values around it, for the
+    resume call after the statement. No source leaves a value across a
+    statement: the body keeps what it left in temporaries (at its end, inside
+    the try: the call stays protected), and the code after the statement
+    goes on with them::
+
+        try:
+            stack_6 = stack_5('break')
+        finally:
+            cm.__exit__(None, None, None)
+    """
+    sub.stmts.extend(spill_before_block(sub))
+    m.stack[:] = sub.stack
 
 
 def through_enclosing_finally(w, k, sub=None) -> int:

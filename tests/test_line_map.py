@@ -43,6 +43,14 @@ def closure_maker(n):
     return bump
 
 
+def try_finally(a, b):
+    try:
+        x = a.go(b)
+    finally:
+        b.close()
+    return x
+
+
 def _map(fn):
     report = decompile_report(fn.__code__, layout="compact", enclose=False, readable=Readable(),
                               line_map=True)
@@ -65,6 +73,15 @@ def test_each_named_instruction_lands_on_a_line_showing_its_name(fn):
             assert name in lines[found[offset] - 1], (offset, name, found[offset], "\n".join(lines))
             checked += 1
     assert checked >= 5
+
+
+def test_the_normal_way_out_of_a_finally_has_the_finally_lines():
+    # 3.9+ compile the finally body twice: the copy on the normal way out is
+    # the one that runs when nothing raises (a breakpoint there must stop)
+    lines, found = _map(try_finally)
+    close_line = next(n for n, text in enumerate(lines, 1) if "b.close()" in text)
+    closes = [ins.offset for ins in dis.get_instructions(try_finally.__code__) if ins.argval == "close"]
+    assert len(closes) == 2 and all(found.get(at) == close_line for at in closes), (closes, found)
 
 
 def test_nested_code_is_left_out():

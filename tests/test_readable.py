@@ -376,6 +376,30 @@ def test_lists_followed_to_their_contents():
                              "return __resume_at_112_3([], [], graph_out_0[1], b)"], text
 
 
+FRAME_VALUES = """
+    def f(a, b):
+        graph_out_0 = __compiled_fn_1(a, b)
+        stack_3 = [graph_out_0[0], graph_out_0[1]]
+        stack_2 = stack_3[0:2]
+        stack_2.extend([])
+        del graph_out_0
+        [()]
+        stack_0 = [stack_2][-1]
+        a = stack_0[0]
+        b = stack_0[1]
+        return b.g(a)
+"""
+
+
+def test_a_frames_values_unpacked_from_its_list_are_the_graph_outputs():
+    # Dynamo's resume code after a graph break inside a try: the frame's values
+    # come back from the graph as one list of lists, the last one unpacked
+    text = rewrite(FRAME_VALUES, keep={"a", "b"})
+    assert body_of(text) == ["graph_out_0 = __compiled_fn_1(a, b)", "a = graph_out_0[0]",
+                             "b = graph_out_0[1]", "return b.g(a)"], text
+    assert_same_behaviour(FRAME_VALUES, {"a", "b"}, lambda log: (Thing(log, "a"), Thing(log, "b")))
+
+
 def test_list_item_with_effects_is_evaluated_where_it_was():
     text = rewrite("""
         def f(y):

@@ -10,7 +10,10 @@ only come near, and it needs no compiling.
 
 Instructions no node was made of (stack shuffles, jumps, the stores and
 deletes of temporaries a readable pass dropped) are not in the map: the
-caller gives them the line of the instruction before them.
+caller gives them the line of the instruction before them. The copy of a
+finally body the compiler puts on the try's normal way out makes no nodes
+either: a ``try`` says which op of the body each of its ops copies
+(``_copies``), and they take that op's line.
 
 Example::
 
@@ -39,13 +42,18 @@ def offset_lines(fn: ast.AST, statement_lines: Mapping[ast.stmt, int]) -> Dict[i
     classes are other code objects: left out). An op made into nodes of two
     statements (a read a pass repeats at each use) takes the earlier line."""
     found: List[Tuple[int, int]] = []
+    copies: Dict[int, int] = {}
     for stmt in _statements(fn.body):
         line = statement_lines.get(stmt)
         if line is not None:
             found += [(line, at) for at in _header_offsets(stmt)]
+        copies.update(getattr(stmt, "_copies", ()))
     lines: Dict[int, int] = {}
     for line, at in sorted(found):
         lines.setdefault(at, line)
+    for at, original in copies.items():
+        if original in lines:
+            lines.setdefault(at, lines[original])
     return lines
 
 

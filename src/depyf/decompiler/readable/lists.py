@@ -242,13 +242,17 @@ class _Walker:
         return False
 
     def _is_list_expression(self, node: ast.expr, state: State, lists_only: bool = False) -> bool:
-        """Is ``node`` a followed temporary, a constant index or slice of one,
+        """Is ``node`` a followed temporary, a constant index or slice of one (or of a display),
         or a display this pass can follow?"""
         if isinstance(node, ast.Name):
             held = state.env.get(node.id)
             return held is not None and (isinstance(held, TrackedList) or not lists_only)
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            return _index(node.slice) is not None and self._is_list_expression(node.value, state, True)
+            # (of a display too: Dynamo picks the last frame's list out of ``[stack_2][-1]``)
+            owner = node.value
+            return _index(node.slice) is not None and (
+                self._is_list_expression(owner, state, True)
+                or (isinstance(owner, ast.List) and self._is_list_display(owner, state)))
         if isinstance(node, ast.List) and isinstance(node.ctx, ast.Load):
             return not lists_only and self._is_list_display(node, state)
         return False

@@ -1191,48 +1191,56 @@ def _try_finally(w, m, i, hi, handler, hs, he, line) -> int:
         # (a last statement's code may run on past the covered range: a with
         # statement over its inline handler)
         k = max(body_end, w.run_guarded(sub, i, body_end, handler))
+    k, copies = _normal_way_out(w, m, sub, _over_inline_handlers(w, k), hi, fin_ops, fin_lo, finalbody)
     body = sub.stmts
-    k = _over_inline_handlers(w, k)
-    # The normal way out runs a copy of the finally body.
-    if not ends_terminal(sub.stmts) or len(sub.stack) > len(m.stack):
-        if copied_at(ops, k, fin_ops):
-            k += len(fin_ops)
-        elif (copy_end := fin_ops.copy_end(ops, k)) is not None:
-            k = copy_end
-        else:
-            k = _statement_copy(w, sub.stack, k, hi, finalbody)
-        pending = len(sub.stack) > len(m.stack)
-        if pending:
-            k = through_enclosing_finally(w, k, sub)
-        if pending and k < w.n and ops[k].name == "RETURN_VALUE":
-            w.step(sub, k, k + 1)
-            body = sub.stmts
-            k += 1
-        elif _returns_constant_from_body(ops, k, ops[fin_lo]):
-            # `return constant` in the body loads its value after the finally
-            # copy, on its own line (code after the statement comes later), or
-            # (3.11) on the finally's, where only `return None` may be the
-            # compiler's own.
-            w.run(sub, k, k + 2)
-            body = sub.stmts
-            k += 2
     if not ends_terminal(body) and not _settled(sub.stack, m.stack):
         _go_on_with_values_left(sub, m)
     if len(body) == 1 and isinstance(body[0], (ast.Try, TryStar)) and not body[0].finalbody:
-        inner = body[0]
-        inner.finalbody = finalbody or [ast.Pass()]
-        inner.lineno = line
-        m.stmts.append(inner)
+        node = body[0]
+        node.finalbody = finalbody or [ast.Pass()]
     else:
         node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
                        finalbody=finalbody or [ast.Pass()])
-        node.lineno = line
-        m.stmts.append(node)
+    node.lineno = line
+    # (op by op the finally body's: the line map gives the copy its lines)
+    node._copies = copies
+    m.stmts.append(node)
     if k < w.n and ops[k].name == "JUMP" and k < hs < ops[k].target.index:
         k = ops[k].target.index          # over an inline handler
     elif k == hs:
         k = he_after_handlers(w, hs, he)
     return k
+
+
+def _normal_way_out(w, m, sub, k, hi, fin_ops, fin_lo, finalbody):
+    """(where the walk goes on, copied op offset -> the finally body's op
+    offset) past the copy of the finally body the normal way out of the try
+    body runs, and a ``return`` of the body that comes after that copy."""
+    ops = w.ops
+    copies = {}
+    if ends_terminal(sub.stmts) and len(sub.stack) <= len(m.stack):
+        return k, copies
+    if copied_at(ops, k, fin_ops):
+        copies = {ops[k + n].offset: ops[fin_lo + n].offset for n in range(len(fin_ops))}
+        k += len(fin_ops)
+    elif (copy_end := fin_ops.copy_end(ops, k)) is not None:
+        k = copy_end
+    else:
+        k = _statement_copy(w, sub.stack, k, hi, finalbody)
+    pending = len(sub.stack) > len(m.stack)
+    if pending:
+        k = through_enclosing_finally(w, k, sub)
+    if pending and k < w.n and ops[k].name == "RETURN_VALUE":
+        w.step(sub, k, k + 1)
+        k += 1
+    elif _returns_constant_from_body(ops, k, ops[fin_lo]):
+        # `return constant` in the body loads its value after the finally
+        # copy, on its own line (code after the statement comes later), or
+        # (3.11) on the finally's, where only `return None` may be the
+        # compiler's own.
+        w.run(sub, k, k + 2)
+        k += 2
+    return k, copies
 
 
 def _go_on_with_values_left(sub: StackMachine, m: StackMachine) -> None:

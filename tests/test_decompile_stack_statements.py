@@ -534,17 +534,9 @@ def _protected_call(asm, func_local, load_args, argc, finally_body):
     which covers the call alone and unwinds the whole stack (depth 0); the
     normal way out runs a copy of the finally body and jumps over the handler
     with a None the join pops; the result waits on the stack after it."""
-    if (3, 11) <= HOST < (3, 13):
-        asm.op("PUSH_NULL")
-    asm.op("LOAD_FAST", func_local)
-    if HOST >= (3, 13):
-        asm.op("PUSH_NULL")
+    asm.callee(func_local)
     load_args(asm)
-    asm.label("try")
-    if HOST == (3, 11):
-        asm.op("PRECALL", argc)
-    asm.op("CALL", argc)
-    asm.label("body_end")
+    asm.label("try").call_op(argc).label("body_end")
     finally_body(asm)
     asm.op("LOAD_CONST", 0).jump("after")
     asm.label("handler").op("PUSH_EXC_INFO")

@@ -568,12 +568,21 @@ class Assembler:
 
     def call(self, func_local, argc, load_args):
         """``func(args...)`` where ``func`` is a local; ``load_args`` pushes the arguments."""
+        self.callee(func_local)
+        load_args(self)
+        return self.call_op(argc)
+
+    def callee(self, func_local):
+        """The local ``func_local`` pushed to be called (with the NULL beside it, 3.11+)."""
         if (3, 11) <= HOST < (3, 13):
             self.op("PUSH_NULL")
         self.op("LOAD_FAST", func_local)
         if HOST >= (3, 13):
             self.op("PUSH_NULL")
-        load_args(self)
+        return self
+
+    def call_op(self, argc):
+        """The call of what :meth:`callee` pushed, its ``argc`` arguments pushed since."""
         if HOST == (3, 11):
             self.op("PRECALL", argc)
         return self.op("CALL" if HOST >= (3, 11) else "CALL_FUNCTION", argc)

@@ -2,7 +2,8 @@
 
 ``python tests/dynamo_debug_program.py DUMP BACKEND[,BACKEND] [--pdb] [--both-branches]``
 compiles a function per backend under ``depyf.prepare_debug(DUMP)`` (``toy``
-with "eager", ``toy_aot`` with "aot_eager", ``small`` with "inductor"); with
+with "eager", ``toy_aot`` with "aot_eager", ``small`` with "inductor", and
+``in_block`` with "eager" for "with_block"); with
 ``--pdb`` it then calls them again under ``depyf.debug()``, which pauses in
 pdb on the first line of its block, so that commands fed on stdin can set
 breakpoints in the dumped files, and prints whether both calls gave the same
@@ -38,7 +39,19 @@ def small(a):
     return (a.sin() * 2).sum()
 
 
-FUNCTIONS = {"eager": toy, "aot_eager": toy_aot, "inductor": small}
+def in_block(a):
+    # A graph break inside a with block: Dynamo leaves the block around the
+    # call with a try/finally of its own.
+    with torch.no_grad():
+        y = a * 2
+        print("depyf test: a graph break in a with block", file=sys.stderr)     # (stdout is pdb's)
+        y = y + 1
+    return y
+
+
+FUNCTIONS = {"eager": toy, "aot_eager": toy_aot, "inductor": small, "with_block": in_block}
+#: the backend of each function whose key is no backend's name
+BACKENDS = {"with_block": "eager"}
 
 
 def main(dump, backends, stop, both_branches=False):
@@ -46,8 +59,8 @@ def main(dump, backends, stop, both_branches=False):
     calls = []
     for backend in backends:
         fn = FUNCTIONS[backend]
-        compiled = torch.compile(fn, backend=backend)
-        calls.append((compiled, (a,) if fn is small else (a, b)))
+        compiled = torch.compile(fn, backend=BACKENDS.get(backend, backend))
+        calls.append((compiled, (a,) if fn in (small, in_block) else (a, b)))
         if both_branches and fn is toy:
             calls.append((compiled, (a, -b)))
     with depyf.prepare_debug(dump):

@@ -165,6 +165,25 @@ def test_breakpoints_on_the_readable_statements_of_the_transformed_code(tmp_path
 
 
 @pytest.mark.torch
+def test_breakpoints_around_a_graph_break_inside_a_with_block(tmp_path):
+    """The transformed code leaves the with block around the call it could not
+    trace with a try/finally: breakpoints on the graph's call, the call in the
+    try, the block's exit in the finally (which runs on the normal way out,
+    a copy of the handler's) and the resume call each stop once, in order."""
+    pytest.importorskip("torch")
+    dump = tmp_path / "dump"
+    _run(dump, "with_block")
+    path = os.path.join(dump, _meta(dump, "in_block")["entries"][0]["transformed_code"])
+    graph_call = _line(path, "graph_out_0 = __compiled_fn")
+    protected = _line(path, "'depyf test: a graph break in a with block'")
+    leaving = _line(path, ".__exit__(None, None, None)")
+    resume = _line(path, "return __resume_at_")
+    assert graph_call[1] < protected[1] < leaving[1] < resume[1]
+    print(_drive(dump, "with_block", [graph_call + ("a", A), protected + ("a", A), leaving + ("a", A),
+                                      resume + ("a", A)]))
+
+
+@pytest.mark.torch
 def test_breakpoint_inductor_call(tmp_path):
     """Inductor's wrapper call(), loaded from its cache, stops in the dumped copy."""
     pytest.importorskip("torch")

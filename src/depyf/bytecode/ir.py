@@ -41,6 +41,13 @@ class Handler:
         return (other is not None and other.target is self.target
                 and other.depth == self.depth and other.lasti == self.lasti)
 
+    def same_place(self, other: Optional["Handler"]) -> bool:
+        """``other`` is this handler, or one at the same code and stack depth
+        (whether the raising offset is pushed aside): the statements a region
+        belongs to are told apart by where their handlers go."""
+        return other is self or (other is not None and other.target is self.target
+                                 and other.depth == self.depth)
+
 
 class Op:
     __slots__ = ("name", "arg", "target", "line", "offset", "handler", "index", "extra")
@@ -64,6 +71,11 @@ class Op:
         elif self.arg is not None:
             text += " %r" % (self.arg,)
         return "<%s>" % text
+
+
+def same_handler(a: "Op", b: "Op") -> bool:
+    """Exceptions ``a`` and ``b`` raise go to the same handler (or neither is covered)."""
+    return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))
 
 
 @dataclass

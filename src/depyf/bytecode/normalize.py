@@ -45,7 +45,7 @@ from .rotated_loops import unrotated_loops
 from .special_lookups import with_specials
 from .decode import Bytecode, as_record, decode_ops
 from .edits import one_scan, remove_ops, replace_ops, rewrite_each
-from .ir import LAZY_IMPORT, NO_FALLTHROUGH, POP_JUMPS, Function, Handler, Op
+from .ir import LAZY_IMPORT, NO_FALLTHROUGH, POP_JUMPS, Function, Handler, Op, same_handler
 from .versions import SILENT_OPS, VersionTable, get_table
 
 
@@ -992,7 +992,7 @@ def dead_loop_tails(func: Function, table: VersionTable) -> None:
         # (a break's jump to E, the loop's last branch's break falling into E)
         breaks = last.name == "JUMP" and last.target is ops[end]
         if (last.name not in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") and not breaks) \
-                or end in inserts or not _same_handler(last, latch):
+                or end in inserts or not same_handler(last, latch):
             continue
         if any(o.target is not None and latch.index < o.target.index < end
                and not op.index <= o.index < end for o in ops):
@@ -1018,7 +1018,7 @@ def adjacent_jumps(func: Function, table: VersionTable) -> None:
     for i in range(1, len(ops)):
         a, b = ops[i - 1], ops[i]
         if a.name == "JUMP" and b.name == "JUMP" and a.target is b.target \
-                and a.target is not None and a.line == b.line and _same_handler(a, b) \
+                and a.target is not None and a.line == b.line and same_handler(a, b) \
                 and id(a) not in moved:
             doomed.append(b)
             moved[id(b)] = moved.get(id(a), a)
@@ -1034,7 +1034,7 @@ def _break_end(ops: List[Op], test: Op, head: Op, dropped_break: bool = False) -
     was ``if ...: break`` (see closing_jumps_back): something before the test,
     inside the loop, jumps there, or the break's NOP is known (``dropped_break``)."""
     k = test.index + 1
-    if k >= len(ops) or not _same_handler(test, ops[k]):
+    if k >= len(ops) or not same_handler(test, ops[k]):
         return None
     exit_ = ops[k]
     # (the loop's exit, not the body of an ``if a or b`` the test falls into:
@@ -1071,7 +1071,7 @@ def _body_end(ops: List[Op], i: int, head: Op) -> Optional[int]:
         # b: ...``, the inner test threaded to the outer head)
         if all(o.target is None or o.target is head
                or head.index < o.target.index < k or (o.target is after and o.name == "JUMP")
-               for o in ops[i + 1:k]) and (_same_handler(ops[i], ops[k - 1])
+               for o in ops[i + 1:k]) and (same_handler(ops[i], ops[k - 1])
                                            or ops[k - 1].name == "RETURN_VALUE"):
             # (a return leaves the blocks around it: the clean-up copies
             # before it run outside their handlers)
@@ -1097,7 +1097,7 @@ def merge_copied_exits(func: Function, table: VersionTable) -> None:
     for op in func.ops:
         if (op.name == "RERAISE" or op.name == "RETURN_VALUE") and before is not None \
                 and op.name == before.name and op.arg == before.arg \
-                and _same_handler(op, before):
+                and same_handler(op, before):
             doomed.append(before)
         before = op
     remove_ops(func, doomed)
@@ -1145,11 +1145,7 @@ def merge_copied_tails(func: Function, table: VersionTable) -> None:
 
 def _same_op(a: Op, b: Op) -> bool:
     return a.name == b.name and a.arg == b.arg and type(a.arg) is type(b.arg) \
-        and a.line == b.line and _same_handler(a, b)
-
-
-def _same_handler(a: Op, b: Op) -> bool:
-    return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))
+        and a.line == b.line and same_handler(a, b)
 
 
 def _same_region(op: Op, jump: Op) -> bool:
@@ -1248,7 +1244,7 @@ def _fall_into_jump_back(ops: List[Op], jump: Op) -> Optional[int]:
     head, i = jump.target, jump.index
     k = next((k for k in range(i + 2, len(ops))
               if ops[k].name == "JUMP" and ops[k].target is head), None)
-    if k is None or not _same_handler(jump, ops[k]):
+    if k is None or not same_handler(jump, ops[k]):
         return None
     # (b may end in a jump over an else that is this jump back: ``if c: b
     # else: continue``)
@@ -1308,7 +1304,7 @@ def _branch_end_before(ops: List[Op], jump: Op) -> Optional[int]:
     t = end.index
     k = next((k for k in range(i + 2, t) if ops[k].name == "JUMP" and ops[k].target is end),
              None)
-    if k is None or not _same_handler(jump, ops[k]):
+    if k is None or not same_handler(jump, ops[k]):
         return None
     if ops[k - 1].name != "RAISE_VARARGS" and not _jumps_over_else(ops, i, k):
         return None
@@ -1363,7 +1359,7 @@ def _guarded_jump_after(ops: List[Op], jump: Op) -> Optional[int]:
         return None
     last = ops[k - 1]
     if last.name not in POP_JUMPS or last.target is None \
-            or not _over(ops, last, k) or not _same_handler(jump, ops[k]) \
+            or not _over(ops, last, k) or not same_handler(jump, ops[k]) \
             or last.line != jump.line:
         # (on one line: a while's test jumping out to the next iteration of an
         # outer loop, then an ``if c: break`` in its body, reads the same)
@@ -1464,7 +1460,7 @@ def copied_with_exits(func: Function, table: VersionTable) -> None:
             copy = ops[e + 1:e + 1 + size]
             if len(copy) == size and all(
                     a.name == b.name and a.arg == b.arg and type(a.arg) is type(b.arg)
-                    and _same_handler(a, b) and a.index not in targeted
+                    and same_handler(a, b) and a.index not in targeted
                     for a, b in zip(copy, ops[x:tail + 1])):
                 copy[0].name, copy[0].arg, copy[0].target = "JUMP", None, ops[x]
                 doomed += copy[1:]

@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .edits import remove_ops, replace_ops
-from .ir import Function, Op
+from .ir import Function, Op, same_handler
 
 #: a conditional jump -> the one that jumps on the opposite outcome
 _OPPOSITE = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
@@ -160,7 +160,7 @@ def _copied_block(ops: List[Op], x: int, copy: int) -> bool:
     if copy <= x:
         return False
     if _returns_none(ops, x) and _returns_none(ops, copy):
-        return _same_handler(ops[x], ops[copy]) and _same_handler(ops[x + 1], ops[copy + 1])
+        return same_handler(ops[x], ops[copy]) and same_handler(ops[x + 1], ops[copy + 1])
     for k in range(copy - x):
         if copy + k >= len(ops):
             return False
@@ -219,7 +219,7 @@ def _ends_statement(op: Op) -> bool:
 
 def _same_op(a: Op, b: Op) -> bool:
     """Two ops alike but for where they jump."""
-    return a.name == b.name and a.line == b.line and _same_handler(a, b) and (
+    return a.name == b.name and a.line == b.line and same_handler(a, b) and (
         a.target is not None or (a.arg == b.arg and type(a.arg) is type(b.arg)))
 
 
@@ -459,5 +459,5 @@ def _forget(func: Function, gone: List[Op]) -> None:
         func.unguarded.difference_update(ids)
 
 
-def _same_handler(a: Op, b: Op) -> bool:
+def same_handler(a: Op, b: Op) -> bool:
     return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))

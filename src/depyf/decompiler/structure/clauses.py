@@ -61,7 +61,7 @@ def _value_directly_under(ops, end: int, cleanup) -> bool:
     t = h.target.index if h is not None else len(ops)
     if t + 3 < len(ops) and name_epilogue(ops, t, ops[t + 1].arg) and ops[t + 3].name == "RERAISE":
         h = ops[t].handler      # (``except E as name``'s unbinding: the clause's own)
-    return h is not None and (h is cleanup or (h.target is cleanup.target and h.depth == cleanup.depth))
+    return h is not None and cleanup.same_place(h)
 
 
 def _own_return(w, k: int, stop: int) -> bool:

@@ -130,11 +130,10 @@ def _clause_handler(w, p, stop, outer):
     for k in range(p, stop):
         h = w.ops[k].handler
         for _ in range(64):
-            if h is None or (h.target is outer.target and h.depth == outer.depth):
+            if h is None or outer.same_place(h):
                 break
             parent = regions.parent(h)
-            if parent is not None and parent.target is outer.target \
-                    and parent.depth == outer.depth:
+            if outer.same_place(parent):
                 return h
             h = parent
     return None

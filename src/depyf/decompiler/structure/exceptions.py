@@ -53,7 +53,7 @@ class Regions:
         ops = self.ops
         seen = 0
         while h is not None and seen < 64:
-            if h is handler or (h.target is handler.target and h.depth == handler.depth):
+            if handler.same_place(h):
                 return True
             h = ops[h.target.index].handler      # (self.parent(h), inlined)
             seen += 1
@@ -1146,8 +1146,7 @@ def _finally_end(op, cleanup) -> bool:
     """``RERAISE 0`` that ends a finally body (covered by the clean-up, not by a
     try statement nested in the body)."""
     return op.name == "RERAISE" and op.arg == 0 and cleanup is not None \
-        and op.handler is not None and op.handler.target is cleanup.target \
-        and op.handler.depth == cleanup.depth
+        and op.handler is not None and cleanup.same_place(op.handler)
 
 
 def finally_end(w, op) -> bool:
@@ -1317,9 +1316,9 @@ def _handler_code(w, op, handler, cleanup) -> bool:
     a statement inside the try body that the layout put after the handler."""
     h = op.handler
     for _ in range(64):
-        if h is None or h is handler or (h.target is handler.target and h.depth == handler.depth):
+        if h is None or handler.same_place(h):
             return False
-        if h is cleanup or (h.target is cleanup.target and h.depth == cleanup.depth):
+        if cleanup.same_place(h):
             return True
         h = w.regions.parent(h)
     return False

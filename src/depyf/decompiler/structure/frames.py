@@ -213,7 +213,7 @@ class FrameStack:
         """``h`` (or a handler with its target and depth) covers a range being walked."""
         for g in self._guards:      # (loops, not any(): asked for every guarded op)
             for a in g.handlers:
-                if a is h or (a.target is h.target and a.depth == h.depth):
+                if a.same_place(h):
                     return True
         return False
 

@@ -140,14 +140,14 @@ def test_no_fallback(runs, name):
     """Transformed code, resume functions and originals are structured Python:
     no dispatch loop from the decompiler's fallback."""
     dump = runs[name]["dump"]
-    allowed = FALLBACK_ALLOWED.get(name, ("$^", ""))[0]
+    allowed, why = FALLBACK_ALLOWED.get(name, ("$^", "no function of %s may" % name))
     for path in sorted(glob.glob(os.path.join(dump, "*.py"))):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for found in re.finditer(re.escape(FALLBACK_MARKER), text):
             owner = re.findall(r"^def (\w+)\(", text[:found.start()], re.M)     # (the top-level def)
             assert owner and re.match(allowed, owner[-1]), \
-                path + "\n" + text[found.start() - 2000:][:3000]
+                "(allowed: %s)\n%s\n%s" % (why, path, text[found.start() - 2000:][:3000])
 
 
 @pytest.mark.torch

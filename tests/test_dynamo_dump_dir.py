@@ -207,8 +207,8 @@ def test_closures_are_enclosed():
 
 
 def test_text_that_does_not_compile_is_kept_as_comments(monkeypatch):
-    monkeypatch.setattr(fullcode, "decompiled_as",
-                        lambda code, name, readable=None: ("def %s():\n    x = {<module>}\n" % name, False))
+    monkeypatch.setattr(fullcode, "decompiled_as", lambda code, name, readable=None, lines=None:
+                        ("def %s():\n    x = {<module>}\n" % name, False))
     text, problem = fullcode.safe_decompile((lambda: 0).__code__, "g")
     assert "does not compile" in problem
     compile(text, "t", "exec")

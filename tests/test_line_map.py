@@ -63,16 +63,22 @@ def _named(code):
             yield ins.offset, ins.argval
 
 
+def _names_on_their_lines(code, found, lines) -> int:
+    """Check that each name-bearing instruction of ``code`` in the map
+    ``found`` lands on a line of ``lines`` showing its name; how many did."""
+    checked = 0
+    for offset, name in _named(code):
+        if offset in found:
+            assert name in lines[found[offset] - 1], (offset, name, found[offset], "\n".join(lines))
+            checked += 1
+    return checked
+
+
 @pytest.mark.parametrize("fn", [graph_like, with_lambda], ids=lambda f: f.__name__)
 def test_each_named_instruction_lands_on_a_line_showing_its_name(fn):
     lines, found = _map(fn)
     assert found, "no line map for %s" % fn.__name__
-    checked = 0
-    for offset, name in _named(fn.__code__):
-        if offset in found:
-            assert name in lines[found[offset] - 1], (offset, name, found[offset], "\n".join(lines))
-            checked += 1
-    assert checked >= 5
+    assert _names_on_their_lines(fn.__code__, found, lines) >= 5
 
 
 def test_the_normal_way_out_of_a_finally_has_the_finally_lines():
@@ -107,19 +113,13 @@ def test_the_map_follows_the_cells_and_the_enclosing_maker():
     code = closure_maker(2).__code__          # a free variable: enclosed
     lines = {}
     text, _ = fullcode.decompiled_as(code, "bump_again", readable=Readable(), lines=lines)
-    shown = text.splitlines()
     assert lines
-    for offset, name in _named(code):
-        if offset in lines:
-            assert name in shown[lines[offset] - 1], (name, text)
+    _names_on_their_lines(code, lines, text.splitlines())
     outer = closure_maker.__code__            # a cell variable: kept as a cell
     lines = {}
     text, _ = fullcode.decompiled_as(outer, "maker_again", readable=Readable(), lines=lines)
     assert "__depyf_cells__" in text
-    shown = text.splitlines()
-    for offset, name in _named(outer):
-        if offset in lines:
-            assert name in shown[lines[offset] - 1], (name, text)
+    _names_on_their_lines(outer, lines, text.splitlines())
 
 
 def test_the_faithful_form_has_no_map():

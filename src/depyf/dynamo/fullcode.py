@@ -310,10 +310,7 @@ def safe_decompile(code: types.CodeType, name: str, check: bool = True,
     (left empty where there is a problem)."""
     found: Dict[int, int] = {}      # (the caller's only once the text stands)
     try:
-        if lines is None:
-            text, compiled = decompiled_as(code, name, readable)
-        else:
-            text, compiled = decompiled_as(code, name, readable, found)
+        text, compiled = decompiled_as(code, name, readable, lines=None if lines is None else found)
     except Exception as e:      # the dump goes on with a stand-in for this one function
         problem = "%s: %s" % (type(e).__name__, e)
         params, _ = signature(code)

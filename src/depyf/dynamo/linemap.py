@@ -115,7 +115,7 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None,
     becomes ``value``: its loads and stores still match by place).
     """
     names = names or {}
-    shapes, extended_arg, localsplus = _host_shapes()
+    localsplus = _host_shapes()[2]
     raw = code.co_code
     # (start, end, line) ranges in order: the scan only moves forward
     ranges = [r for r in code.co_lines() if r[1] > r[0]]
@@ -127,20 +127,7 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None,
         local, free = code.co_varnames, code.co_cellvars + code.co_freevars
     values = {"const": code.co_consts, "name": code.co_names, "local": local, "free": free}
     out: List[Span] = []
-    start = i = ext = 0
-    n = len(raw)
-    while i < n:
-        op = raw[i]
-        if op == extended_arg:
-            ext = (ext | raw[i + 1]) << 8
-            i += 2
-            continue
-        name, size, how, shift = shapes[op]
-        arg = raw[i + 1] | ext
-        ext = 0
-        if how is _SILENT:
-            i += size       # its bytes go to the next instruction's span
-            continue
+    for start, i, end, name, arg, how, shift in _scan(raw):
         if how is None:
             key = (name, arg)
         elif how is _NO_ARG or how is _JUMP:
@@ -158,12 +145,34 @@ def spans(code: types.CodeType, names: Optional[Dict[str, str]] = None,
         else:
             value = values[how][arg >> shift]
             key = (name, names.get(value, value))
-        end = i + size
         while ranges[r][1] <= i:
             r += 1
         out.append((start, end, key, ranges[r][2] if ranges[r][0] <= i else None))
-        start = i = end
     return out
+
+
+def _scan(raw: bytes) -> Iterator[Tuple[int, int, int, str, int, object, int]]:
+    """(start, offset, end, name, argument, how it is read, shift) of each
+    instruction of this interpreter's ``raw`` code (see :func:`_host_shapes`):
+    its range holds its EXTENDED_ARG prefix, its inline caches and the
+    bookkeeping ops before it; ``offset`` is its opcode's."""
+    shapes, extended_arg, _ = _host_shapes()
+    start = i = ext = 0
+    n = len(raw)
+    while i < n:
+        op = raw[i]
+        if op == extended_arg:
+            ext = (ext | raw[i + 1]) << 8
+            i += 2
+            continue
+        name, size, how, shift = shapes[op]
+        arg = raw[i + 1] | ext
+        ext = 0
+        if how is _SILENT:
+            i += size       # its bytes go to the next instruction's range
+            continue
+        yield start, i, i + size, name, arg, how, shift
+        start = i = i + size
 
 
 def _local_key(name: str, shared: Optional[frozenset]) -> str:
@@ -436,23 +445,9 @@ def instruction_ranges(code: types.CodeType) -> List[Tuple[int, int, int, Option
     >>> [r[3] for r in instruction_ranges(compile("x = y", "<s>", "exec"))][-2:]
     [None, 'return']
     """
-    shapes, extended_arg, _ = _host_shapes()
-    raw = code.co_code
-    out = []
-    start = i = 0
-    n = len(raw)
-    while i < n:
-        op = raw[i]
-        if op == extended_arg:
-            i += 2
-            continue
-        name, size, how, _ = shapes[op]
-        if how is _SILENT:
-            i += size
-            continue
-        out.append((start, i + size, i, _END_OF[name] if name in _END_OF else _end_of(name)))
-        start = i = i + size
-    return out
+    ends = _END_OF
+    return [(start, end, i, ends[name] if name in ends else _end_of(name))
+            for start, i, end, name, _, _, _ in _scan(code.co_code)]
 
 
 def check_lines(code: types.CodeType, ranges: Sequence[Tuple[int, int, Optional[int]]]) -> None:

@@ -246,11 +246,11 @@ def test_a_text_that_does_not_compile_goes_to_the_fallback(monkeypatch):
     real = validate.Original.check
     calls = []
 
-    def check(self, text, path, hidden=None):
+    def check(self, text, path, hidden=None, skip=()):
         calls.append(text)
         if len(calls) == 1:
             text = text + "\n)"
-        return real(self, text, path, hidden)
+        return real(self, text, path, hidden, skip)
     monkeypatch.setattr(validate.Original, "check", check)
     r = decompile_report(sample)
     assert len(calls) == 2
@@ -282,6 +282,30 @@ def test_stack_values_across_statements_take_the_fallback():
     for args in [(1, print, len), (2, len, str)]:
         assert outcome(fn, *args) == outcome(namespace["template"], *args)
 
+
+
+def test_what_the_fallback_wrote_is_not_compared(monkeypatch):
+    """The fallback's text never compiles to the original's bytecode: the
+    check compiles it (it must compile) but leaves its comparison out."""
+    from depyf.verify import compare_code
+    from test_fallback import _compare
+    compared = []
+    real = compare_code.canonical_rows
+    monkeypatch.setattr(compare_code, "canonical_rows",
+                        lambda code, *a: compared.append(code.co_name) or real(code, *a))
+    # a jump into the middle of a loop, with a value on the stack: no statement does that
+    asm = Assembler()
+    asm.op("LOAD_CONST", 0).jump("body")
+    asm.label("top").op("LOAD_FAST", 0).op("LOAD_CONST", 1).binary("-").op("STORE_FAST", 0)
+    asm.label("body").op("LOAD_FAST", 0).binary("+")
+    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("POP_TOP")
+    asm.op("LOAD_FAST", 0).op("LOAD_CONST", 2).op("COMPARE_OP", _compare(">"))
+    asm.jump_if("FALSE", "done").jump("top")
+    asm.label("done").op("RETURN_VALUE")
+    r = decompile_report(asm.code(template, [0, 1, 0]))
+    assert r.verdicts == [("template", "fallback")]
+    assert "unstructured" in r.fallbacks[0][1]
+    assert "template" not in compared
 
 # -- unverified ---------------------------------------------------------------------------------
 

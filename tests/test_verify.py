@@ -659,3 +659,17 @@ def test_corpus_code_stands_alone(tmp_path):
         cwd=str(tmp_path), env=env, capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "65" and out[1].startswith(str(alone))
     assert not any(p.name == "shared" for p in tmp_path.rglob("*"))
+
+
+def test_objects_the_fallback_wrote_are_not_compared():
+    """A code object written by the fallback is never the original's code:
+    compare_tables leaves it out (``skip``) instead of working out why, and
+    still compares the objects around it."""
+    order, orig = compare_code.collect(compile("def f(x):\n    return 1 if x else 2\n", "<s>", "exec"))
+    cand = compare_code.collect(compile("def f(x):\n    return 3\n", "<s>", "exec"))[1]
+    skipped = cand["<module>/f#0"]
+    verdicts = {v["path"]: v for v in compare_code.compare_tables(order, orig, cand, skip={"<module>/f#0"})}
+    assert verdicts["<module>"]["equal"] and not verdicts["<module>"]["deep"]
+    f = verdicts["<module>/f#0"]
+    assert (f["equal"], f["equivalent"], f["kind"]) == (False, False, "fallback")
+    assert skipped._rows is None       # its instructions were never worked out

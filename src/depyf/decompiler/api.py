@@ -7,7 +7,7 @@ import os
 import threading
 import types
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..bytecode import BytecodeError, CodeRecord, as_record, code_owner, read_pyc
 from .constants import definition, definitions_text, has_literal, holds_odd_constants, name_constants
@@ -260,6 +260,9 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
         built.text = text
     paths = record_paths(record, original.root)
     log = built.log
+    written, stubbed = log.written(module)
+    # (what the fallback wrote is compiled, not compared: it is never the original's code)
+    skip = {p for p, rec in paths.items() if rec in written}
     # A function's module has most likely imported the globals it calls
     # attributes of (torch.abs): checked in such a module first, then
     # (for what differs there) in an empty one.
@@ -268,19 +271,19 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
     checks = None
     if context:
         try:
-            checks = original.check(context + text, path, hidden)
+            checks = original.check(context + text, path, hidden, skip)
         except NotCompiled:
             pass
     try:
-        if checks is None or not all(c.equal for c in checks):
-            plain = original.check(text, path, hidden)
+        if checks is None or not _settled(checks, skip):
+            plain = original.check(text, path, hidden, skip)
             checks = plain if checks is None else best_of(checks, plain)
-        if not all(c.equal for c in checks) and node is not None and built.scoped == [node] \
+        if not _settled(checks, skip) and node is not None and built.scoped == [node] \
                 and not (hidden or renamed):
             # A top-level def of a method or nested function, where it was
             # defined: up to 3.10 what it nests has that place in its qualified name.
             checks = best_of(checks, _check_in_place(record, original, node, live, layout,
-                                                     context))
+                                                     context, skip))
     except NotCompiled as e:
         log.verdicts = []
         why = "validation: the text does not compile (%s)" % e
@@ -289,7 +292,6 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
         return {rec: why for rec in record.walk()}
     refuse: Dict[CodeRecord, str] = {}
     verdicts = []
-    written, stubbed = log.written(module)
     for check in checks:
         rec = paths.get(check.path)
         if rec is None:
@@ -317,7 +319,12 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
     return refuse
 
 
-def _check_in_place(record, original, node, live, layout, context):
+def _settled(checks, skip) -> bool:
+    """Every object checked is the original's code, or one the fallback wrote."""
+    return all(c.equal or c.path in skip for c in checks)
+
+
+def _check_in_place(record, original, node, live, layout, context, skip):
     """Checks of ``node`` compiled inside the scopes its qualified name names
     (none when it names none)."""
     from .live import defining_scopes
@@ -326,7 +333,7 @@ def _check_in_place(record, original, node, live, layout, context):
         return []
     text = render_module(ast.Module(body=scopes, type_ignores=[]), record.version, layout)
     try:
-        return original.check(context + text, scope_path(scopes, node))
+        return original.check(context + text, scope_path(scopes, node), skip=skip)
     except NotCompiled:
         return []
 
@@ -475,9 +482,25 @@ class _FailureLog:
         """(records whose body in ``tree`` the fallback wrote, those of them a stub)."""
         if not self.notes:
             return set(), set()
-        present = {node for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        present = {node for node in _statements(tree.body) if type(node) is ast.Expr}
         written = {code for note, code, _ in self.notes if note in present}
         return written, {code for note, code, stub in self.notes if stub and note in present}
+
+
+def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of ``body`` and of every body inside them, nested
+    functions' and classes' included (no expression holds a statement: a
+    walk of them all would visit ten times the nodes)."""
+    todo = list(body)
+    while todo:
+        stmt = todo.pop()
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if type(inner) is list:
+                todo += inner
+        for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or ():
+            todo += part.body
 
 
 def _is_stub(body) -> bool:

@@ -37,7 +37,7 @@ import sys
 import types
 import warnings
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Collection, Dict, List, Optional, Tuple
 
 from ..verify import compare_code
 
@@ -84,13 +84,15 @@ class Original:
         return "<module>" if self.record.name == "<module>" else (
             self.record.qualname or self.record.name)
 
-    def check(self, text: str, path: str, hidden: Optional[Dict[str, object]] = None
-              ) -> List[ObjectCheck]:
+    def check(self, text: str, path: str, hidden: Optional[Dict[str, object]] = None,
+              skip: Collection[str] = ()) -> List[ObjectCheck]:
         """Compile ``text`` and compare each code object of the original with
         the text's: the record's own code is the text's object at ``path``
         (``<module>`` for a module). ``hidden`` maps placeholder string
         constants of the text to the objects they stand for
-        (:func:`placeholders`). Raises :class:`NotCompiled`.
+        (:func:`placeholders`); the objects at the paths in ``skip`` are not
+        compared (see :func:`~depyf.verify.compare_code.compare_tables`).
+        Raises :class:`NotCompiled`.
 
         Example::
 
@@ -103,10 +105,10 @@ class Original:
             [('f', False, True)]
         """
         if self.code is not None:
-            return self._check_here(text, path, hidden)
+            return self._check_here(text, path, hidden, skip)
         return self._check_there(text)
 
-    def _check_here(self, text, path, hidden) -> List[ObjectCheck]:
+    def _check_here(self, text, path, hidden, skip) -> List[ObjectCheck]:
         try:
             with warnings.catch_warnings():
                 # (the original warned already, if its source did)
@@ -125,7 +127,7 @@ class Original:
         theirs = compare_code.subtable(theirs, found, root) if found is not None else {}
         return [ObjectCheck(o["path"], o["equal"], o["equivalent"],
                             o["kind"] == "missing object", o["diff"], o["kind"])
-                for o in compare_code.compare_tables(order, mine, theirs)]
+                for o in compare_code.compare_tables(order, mine, theirs, skip)]
 
     def _check_there(self, text) -> List[ObjectCheck]:
         from ..verify.roundtrip import TargetError, get_session

@@ -663,11 +663,14 @@ def first_difference(orig, cand):
     return "#%d: %s | candidate: %s" % (i, _short(a[i]), _short(b[i])), kind
 
 
-def compare_tables(order, orig, cand):
+def compare_tables(order, orig, cand, skip=()):
     """Per-object verdicts (the response's ``objects``) for two tables.
 
     ``cand`` is None when there is no compiled candidate at all. An object
     not equal is checked for equivalence when both entries hold their code.
+    The paths in ``skip`` (what the decompiler's fallback wrote, which never
+    compiles to the original's code) are not compared: neither equal nor
+    equivalent, of kind ``fallback``.
 
     Example::
 
@@ -686,6 +689,10 @@ def compare_tables(order, orig, cand):
             equal[path] = equivalent[path] = False
             diffs[path] = (("no such code object in the candidate", "missing object")
                            if cand is not None else ("no compiled candidate", "no candidate"))
+            continue
+        if path in skip:
+            equal[path] = equivalent[path] = False
+            diffs[path] = ("written by the fallback", "fallback")
             continue
         if isinstance(mine, CodeEntry) and isinstance(other, CodeEntry) \
                 and same_code(mine.code, other.code):

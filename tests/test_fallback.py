@@ -809,8 +809,9 @@ def test_shared_tail_consumes_values_from_both_branches(forced):
     compare_code(asm.code(template, ["yes", 10, "tail"]), [(True, 1), (False, 5), (0, "s")])
 
 
-def test_jump_into_the_middle_of_a_loop_with_a_stack_value(forced):
-    # acc stays on the stack around the loop; entry jumps past the first decrement
+def loop_entered_in_the_middle():
+    """A loop whose entry jumps past its first decrement, an accumulator
+    waiting on the stack all along: no statement compiles to it."""
     asm = Assembler()
     asm.op("LOAD_CONST", 0).jump("body")
     asm.label("top").op("LOAD_FAST", 0).op("LOAD_CONST", 1).binary("-").op("STORE_FAST", 0)
@@ -819,7 +820,11 @@ def test_jump_into_the_middle_of_a_loop_with_a_stack_value(forced):
     asm.op("LOAD_FAST", 0).op("LOAD_CONST", 2).op("COMPARE_OP", _compare(">"))
     asm.jump_if("FALSE", "done").jump("top")
     asm.label("done").op("RETURN_VALUE")
-    compare_code(asm.code(template, [0, 1, 0]), [(3, None), (1, None), (0, None)])
+    return asm.code(template, [0, 1, 0])
+
+
+def test_jump_into_the_middle_of_a_loop_with_a_stack_value(forced):
+    compare_code(loop_entered_in_the_middle(), [(3, None), (1, None), (0, None)])
 
 
 def _compare(symbol):

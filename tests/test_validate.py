@@ -288,21 +288,12 @@ def test_what_the_fallback_wrote_is_not_compared(monkeypatch):
     """The fallback's text never compiles to the original's bytecode: the
     check compiles it (it must compile) but leaves its comparison out."""
     from depyf.verify import compare_code
-    from test_fallback import _compare
+    from test_fallback import loop_entered_in_the_middle
     compared = []
     real = compare_code.canonical_rows
     monkeypatch.setattr(compare_code, "canonical_rows",
                         lambda code, *a: compared.append(code.co_name) or real(code, *a))
-    # a jump into the middle of a loop, with a value on the stack: no statement does that
-    asm = Assembler()
-    asm.op("LOAD_CONST", 0).jump("body")
-    asm.label("top").op("LOAD_FAST", 0).op("LOAD_CONST", 1).binary("-").op("STORE_FAST", 0)
-    asm.label("body").op("LOAD_FAST", 0).binary("+")
-    asm.call(2, 1, lambda s: s.op("LOAD_FAST", 0)).op("POP_TOP")
-    asm.op("LOAD_FAST", 0).op("LOAD_CONST", 2).op("COMPARE_OP", _compare(">"))
-    asm.jump_if("FALSE", "done").jump("top")
-    asm.label("done").op("RETURN_VALUE")
-    r = decompile_report(asm.code(template, [0, 1, 0]))
+    r = decompile_report(loop_entered_in_the_middle())
     assert r.verdicts == [("template", "fallback")]
     assert "unstructured" in r.fallbacks[0][1]
     assert "template" not in compared

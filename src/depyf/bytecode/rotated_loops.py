@@ -457,7 +457,3 @@ def _forget(func: Function, gone: List[Op]) -> None:
         del func.line_nop_jumps[k]
     if func.unguarded is not None:
         func.unguarded.difference_update(ids)
-
-
-def same_handler(a: Op, b: Op) -> bool:
-    return a.handler is b.handler or (a.handler is not None and a.handler.same_as(b.handler))

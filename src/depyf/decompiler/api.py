@@ -15,6 +15,7 @@ from .failure import DecompileFailure
 from .fallback import fallback_body
 from .functions import CodeDecompiler
 from .line_map import offset_lines
+from .readable.blocks import bodies
 from .validate import (NotCompiled, Unavailable, best_of, import_context, original_of,
                        placeholders, put_back, record_paths, scope_path)
 from .verdicts import count_verdicts, mark_unverified
@@ -495,12 +496,14 @@ def _statements(body: List[ast.stmt]) -> Iterator[ast.stmt]:
     while todo:
         stmt = todo.pop()
         yield stmt
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if type(inner) is list:
+        if isinstance(stmt, _DEFINITIONS):      # (bodies() stops at a nested scope)
+            todo += stmt.body
+        else:
+            for inner in bodies(stmt):
                 todo += inner
-        for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or ():
-            todo += part.body
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _is_stub(body) -> bool:

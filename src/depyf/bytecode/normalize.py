@@ -767,9 +767,8 @@ def doubled_returns(func: Function, table: VersionTable) -> None:
     doomed = []
     a = None            # the op before (no pairs of a zip: most ops fail one test)
     for b in func.ops:
-        if b.name == "RETURN_VALUE" and a is not None and a.name == "RETURN_VALUE" and (
-                a.handler is b.handler or (a.handler is not None
-                                           and a.handler.same_as(b.handler))):
+        if b.name == "RETURN_VALUE" and a is not None and a.name == "RETURN_VALUE" \
+                and same_handler(a, b):
             if a.arg is not None:
                 b.arg = a.arg
             doomed.append(a)

@@ -25,18 +25,12 @@ NAMES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompi
 SPECIAL = ["toy_example_broken", "toy_example_old_torch", "toy_example_log_bytecode"]
 KNOWN_STUBS = set()
 FALLBACK_MARKER = "depyf: unstructured fallback"
-# Functions of the dumps that may still come out of the fallback, with why
-# (Dynamo's stack-keeping statements are spilled, resume prologues jump over
-# dead code): program -> (pattern of the def's name, reason).
-# A graph break inside a with block: the resume function enters the block again
-# and jumps into the middle of the original one, whose handler it shares; where
-# __exit__ swallows an exception it then raises (``raise None``) instead of
-# going on after the block, which no with statement does. Its transformed code
-# (the one Dynamo runs, where the graph break is) is structured.
-FALLBACK_ALLOWED = {
-    "grad_mode_break": (r"__resume_at_\d+_\d+|__original_grad_mode_break__torch_dynamo_resume_in_f_",
-                        "resume function re-entering a with block: its swallow path raises"),
-}
+# Functions of the dumps that may still come out of the fallback, with why:
+# program -> (pattern of the def's name, reason). None now: a graph break
+# inside a with block, whose resume function enters the block again and jumps
+# into the middle of the original one, is structured too
+# (tests/test_dynamo_resume_functions.py).
+FALLBACK_ALLOWED = {}
 
 
 def _env():

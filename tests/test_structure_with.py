@@ -2,7 +2,10 @@
 body under the exit handler, the exit call on the normal way out, and the
 handler that asks ``__exit__`` whether to swallow the exception.
 """
+import pytest
 from structure_ops import source, structure
+
+from depyf.decompiler.failure import DecompileFailure
 
 
 #: the handler of a with statement whose body's handler is `exit`, and the
@@ -79,3 +82,54 @@ def test_with_whose_value_is_not_bound_and_code_after_it():
         h()
         return None
     """)
+
+
+
+def _with_g_then_return_y(swallowed_way_on: str) -> str:
+    """``with ctx: g()`` whose normal way out goes on to ``return y``, and
+    its handler's swallowing way out to ``swallowed_way_on`` (``top``: the
+    start of the body)."""
+    return """
+           1   LOAD_FAST ctx
+               BEFORE_WITH
+               POP_TOP !exit/1/1
+    top:   2   PUSH_NULL !exit/1/1
+               LOAD_GLOBAL g !exit/1/1
+               CALL (0, (), 2) !exit/1/1
+               POP_TOP !exit/1/1
+           1   LOAD_CONST None
+               LOAD_CONST None
+               LOAD_CONST None
+               CALL (2, (), 2)
+               POP_TOP
+           3   LOAD_FAST y
+               RETURN_VALUE
+    """ + EXIT_HANDLER + swallowed_way_on
+
+
+def test_with_whose_swallowed_exception_goes_elsewhere_keeps_a_flag():
+    # Dynamo's resume function re-entering a with block: after __exit__
+    # swallows an exception the code raises (its prologue's `raise None`),
+    # where the body's normal end goes on to `return y`. No with statement
+    # does that alone: a flag the body's end clears tells the two apart.
+    assert structure(_with_g_then_return_y("""
+               LOAD_CONST None
+               RAISE_VARARGS 1
+    """), varnames=("ctx", "y"), argcount=2, names=("g",)) == source("""
+        swallowed = True
+        with ctx:
+            g()
+            swallowed = False
+        if swallowed:
+            raise None
+        return y
+    """)
+
+
+def test_with_whose_swallowed_exception_goes_on_nowhere_a_statement_goes_fails():
+    # after the swallow the code jumps back to the body's start: no flag
+    # can say that, so the structure is refused (the fallback writes it)
+    with pytest.raises(DecompileFailure, match="swallowed exception goes on elsewhere"):
+        structure(_with_g_then_return_y("""
+               JUMP -> top
+        """), varnames=("ctx", "y"), argcount=2, names=("g",))

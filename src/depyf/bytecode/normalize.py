@@ -38,6 +38,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional
 
 from .blockstack import block_stack_handlers, exc_info_shuffles
+from .dead_code_entries import jumps_into_dead_code
 from .finally38 import finally_to_py39
 from .inlined_calls import inlined_builtin_calls
 from .iterator_pairs import iterator_pairs
@@ -2011,7 +2012,7 @@ PASS_FUNCTIONS.update({
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
         dead_loop_tails, closure_loads, unthread_short_circuit_pops, unfolded_not_jumps,
         iterator_pairs, annotation_marks, adjacent_jumps, lazy_imports, try_line_nops,
-        nested_loop_tops, unrotated_loops)
+        nested_loop_tops, unrotated_loops, jumps_into_dead_code)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -2104,7 +2105,7 @@ _COPIED_EXITS = ["merge_copied_exits"]
 #: 3.10 on: NOPs keep the lines of dropped jumps (before _COMMON's drop_noise)
 _LINE_NOPS = ["jumps_to_line_nops"]
 #: 3.10 on: Dynamo's idioms no compiler writes (its code is decompiled on those)
-_GENERATED = ["popped_branch_constants"]
+_GENERATED = ["popped_branch_constants", "jumps_into_dead_code"]
 #: 3.10 on: the compiler copies a while loop's test to the bottom of its body
 #: (before merge_copied_exits: a copied exit block is no rotated loop's exit)
 _ROTATED = ["unrotated_loops"]

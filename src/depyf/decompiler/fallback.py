@@ -130,6 +130,8 @@ STRUCTURAL_PASSES = frozenset({
     "nested_loop_tops",
     # a rotated loop's bottom test dropped: the fallback keeps the compiler's layout
     "unrotated_loops",
+    # a run moved next to the one jump into it (generated code's): layout only
+    "jumps_into_dead_code",
     # a false `a` of `a and b or c` tested twice: __bool__ would run twice
     "unthread_short_circuits", "unthread_short_circuit_pops",
     # the global AssertionError is not always the builtin one

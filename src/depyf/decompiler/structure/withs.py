@@ -23,9 +23,9 @@ Example (tests/test_structure_with.py builds such op lists by hand)::
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional
 
-from ...bytecode.ir import NO_FALLTHROUGH
+from ...bytecode.ir import NO_FALLTHROUGH, same_handler
 from .clauses import else_before_dead_tail, terminal
 from .exceptions import (FinallyOps, copied_at, endless, ends_terminal, extend_inline_body,
                          jump_continues, returns_before_dead_code, through_enclosing_finally,
@@ -33,6 +33,7 @@ from .exceptions import (FinallyOps, copied_at, endless, ends_terminal, extend_i
 from .frames import WithFrame
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
+from ..spill import spills_of
 from .signatures import names
 from ..values import Entered, Iterator, WithExit
 
@@ -76,8 +77,13 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
     if (k == hs or _loop_exit_before(w, k, hs)) and ends_terminal(sub.stmts) \
             and not getattr(sub.stmts[-1], "implicit", False):
         k = _swallowed_way_on(w, k, hs)
+    swallowed = None if ends_terminal(sub.stmts) else _swallowed_elsewhere(w, m, i, k, hs)
     item = ast.withitem(context_expr=manager, optional_vars=target)
     body = sub.stmts
+    if swallowed is not None:
+        flag = spills_of(w.ctx).new_name("swallowed")
+        m.stmts.append(_flag(flag, True, line))
+        body.append(_flag(flag, False, line))
     kind = ast.AsyncWith if is_async else ast.With
     node = kind(items=[item], body=body or [ast.Pass()])
     # `with a, b:` is one statement with two items.
@@ -86,7 +92,107 @@ def with_statement(w, m: StackMachine, i: int, hi: int) -> int:
         node.body = body[0].body
     node.lineno = line
     m.stmts.append(node)
+    if swallowed is not None:
+        test = ast.If(test=ast.Name(flag, ast.Load()), body=swallowed, orelse=[])
+        test.lineno = line
+        m.stmts.append(test)
     return k
+
+
+def _swallowed_elsewhere(w, m, i, k, hs) -> Optional[List[ast.stmt]]:
+    """The statements a swallowed exception runs where that is not the code
+    after the with statement at ``i`` (at ``k``), else None. Only generated code has such a
+    with (Dynamo's resume function re-enters the block its graph broke in,
+    and a swallowed exception goes on to its prologue's ``raise None``),
+    written with a flag the body's end clears::
+
+        swallowed = True
+        with ctx:
+            ...
+            swallowed = False
+        if swallowed:
+            raise None
+
+    What a swallowed exception runs there must be a straight run under the
+    handler the statement is under, ending in a ``return`` or a ``raise``
+    (else no statement form: :class:`DecompileFailure`)."""
+    q = _own_swallow_end(w.ops, hs)
+    if q is None or k not in w.normal:
+        # (the walk is past a jump that ended the body, a loop's way back: the
+        # code after the statement is where that goes, no op to compare)
+        return None
+    ops = w.ops
+    way_on = _destination(ops, q)
+    if _same_way_on(ops, way_on, _destination(ops, k)):
+        return None
+    end = way_on
+    while end < w.n and ops[end].name not in NO_FALLTHROUGH and ops[end].target is None:
+        end += 1
+    if end >= w.n or ops[end].name not in _ENDS_A_FUNCTION \
+            or not all(same_handler(ops[x], ops[i]) for x in range(way_on, end + 1)):
+        raise DecompileFailure("a with statement whose swallowed exception goes on elsewhere "
+                               "than the code after it")
+    sub = StackMachine(w.ctx, list(m.stack))
+    with w.normal_inside(way_on, end + 1):
+        w.run(sub, way_on, end + 1)
+    if not ends_terminal(sub.stmts) or len(sub.stack) != len(m.stack):
+        raise DecompileFailure("a with statement whose swallowed exception goes on elsewhere "
+                               "than the code after it")
+    return sub.stmts
+
+
+def _own_swallow_end(ops, hs) -> Optional[int]:
+    """Where the with statement's handler code at ``hs`` goes on after it has
+    swallowed the exception, when that code is ``[PUSH_EXC_INFO;]
+    WITH_EXCEPT_START; [its await;] POP_JUMP_IF_TRUE T`` (:func:`_past_swallowing`);
+    else None (a handler that never swallows, up to 3.9 normalised so)."""
+    n = len(ops)
+    q = hs + 1 if hs < n and ops[hs].name == "PUSH_EXC_INFO" else hs
+    if q >= n or ops[q].name != "WITH_EXCEPT_START":
+        return None
+    q += 1
+    while q < n and ops[q].name in _EXIT_AWAIT:
+        q += 1
+    return _past_swallowing(ops, n, q)
+
+
+#: the await of an ``async with``'s __aexit__ in its handler
+_EXIT_AWAIT = frozenset({"GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"})
+#: the ops a swallowed exception's own way on may end in
+_ENDS_A_FUNCTION = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
+
+
+def _flag(name: str, value: bool, line) -> ast.Assign:
+    node = ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Constant(value))
+    node.lineno = line
+    return node
+
+
+def _destination(ops, k: int) -> int:
+    """Where the code at ``k`` goes on: past the jumps it starts with."""
+    for _ in range(len(ops)):
+        if ops[k].name != "JUMP":
+            break
+        k = ops[k].target.index
+    return k
+
+
+def _same_way_on(ops, a: int, b: int) -> bool:
+    """The code at ``a`` and at ``b`` is the same, or a copy (3.10+ copies a
+    small block that ends the function onto each way into it), up to its
+    first op that does not fall through."""
+    n = len(ops)
+    while a != b:
+        if a >= n or b >= n:
+            return False
+        x, y = ops[a], ops[b]
+        if x.name != y.name or x.arg != y.arg or type(x.arg) is not type(y.arg) \
+                or x.target is not y.target:
+            return False
+        if x.name in NO_FALLTHROUGH:
+            return True
+        a, b = a + 1, b + 1
+    return True
 
 
 def _with_target(w, m, j, exit_value):

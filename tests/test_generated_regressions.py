@@ -649,6 +649,21 @@ for () in a:
     Case('empty_list_assign_target', '[] = a\n',
          '3.10 3.11 3.12 3.13 3.14 3.15',
          'an empty list as an assignment target (`[] = a`) is not written back'),
+    Case('while_body_always_leaves_break_in_handler', """\
+while x:
+    try:
+        b.attr = True
+        break
+    except x as c:
+        if x:
+            break
+        else:
+            raise True
+""",
+         '3.10 3.11 3.12',
+         'a module-level while loop none of whose ways goes back is written as an if: '
+         'equivalent, but the break in the handler (the module end, copied) becomes a pass '
+         'that joins after the else, laid out otherwise before 3.13'),
     Case('if_empty_list', """\
 if []:
     pass

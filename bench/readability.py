@@ -314,8 +314,11 @@ def report(names, forms, show: bool) -> int:
         ("invented names <= 15% of faithful", ratio("invented") <= 0.15, "%.1f%%" % (100 * ratio("invented"))),
         ("statements <= 60% of faithful", ratio("statements") <= 0.60, "%.1f%%" % (100 * ratio("statements"))),
     ]
-    if toy_statements is not None:
-        goals.append(("README toy's main function <= 6 statements", toy_statements <= 6, "%d" % toy_statements))
+    if "demo" in names:
+        # (a demo that dumped nothing fails this goal: it shows the README toy)
+        goals.append(("README toy's main function <= 6 statements",
+                      toy_statements is not None and toy_statements <= 6,
+                      "no dump of it" if toy_statements is None else "%d" % toy_statements))
     print()
     for goal, ok, value in goals:
         print("%-46s %-8s %s" % (goal, value, "ok" if ok else "MISSED"))

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-from .torch_compat import TRACE_ARTIFACTS, compile_id_text, current_compile_id, feature
+from .torch_compat import TRACE_ARTIFACTS, attempt_of, compile_id_text, current_compile_id, feature
 
 # Event name -> the kind a dump file is named after.
 GRAPH_EVENTS = {
@@ -51,6 +51,20 @@ STARTED = "compile_started"
 # ``artifact`` events (told apart by metadata name) worth keeping, under every
 # name a torch release gives them.
 ARTIFACTS = TRACE_ARTIFACTS
+#: kinds that say why (a graph break, a recompile) rather than hold a graph's
+#: text: true of the compile whichever attempt of it they came in
+REASONS = frozenset({"graph_break", "recompile"})
+
+
+def stale(event: Event, attempt: int) -> bool:
+    """Whether ``event`` is a graph of an attempt before ``attempt``: one
+    Dynamo threw away when it restarted the compile's analysis (AOTAutograd
+    may have printed its joint graph by then).
+
+    >>> stale(Event("aot_joint_graph", "1/1", 0, "", {}), 1), stale(Event("graph_break", "1/1", 0, "", {}), 1)
+    (True, False)
+    """
+    return event.attempt < attempt and event.kind not in REASONS
 
 
 @dataclass
@@ -270,7 +284,7 @@ def direct_event(kind: str, metadata_fn, kwargs: dict) -> Event:
         else:
             payload = json.dumps(payload, indent=0, default=lambda o: list(o) if isinstance(o, set) else str(o))
     return Event(kind=kind, compile_id=compile_id_text(cid),
-                 attempt=int(getattr(trace_id, "attempt", 0) or 0) if trace_id is not None else 0,
+                 attempt=attempt_of(trace_id),
                  payload=payload or "", metadata=meta if isinstance(meta, dict) else {})
 
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from . import fullcode, torch_compat
-from .artifacts import GUARDS, STARTED, Event, TraceCapture, user_part
+from .artifacts import GUARDS, REASONS, STARTED, Event, TraceCapture, stale, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
@@ -283,8 +283,10 @@ class Session:
             if cid is not None:
                 self._by_cid[cid] = entry
                 self._fn_of_cid[cid] = fn
+                attempt = torch_compat.current_attempt()    # (the one whose code this is)
                 for event in self._pending.pop(cid, []):
-                    self._place(fn, entry, event)
+                    if not stale(event, attempt):
+                        self._place(fn, entry, event)
             # The entries of earlier compiles exist by now: where their guards did not
             # come as they were built, hold their guard managers before an eviction
             # or reset can take them (rendered when the context exits).
@@ -462,9 +464,10 @@ class Session:
                 self._place(self._fn_of_cid[cid], entry, event)
                 return
             pending = self._pending.setdefault(cid, [])
-            if event.kind == "dynamo_graph":
-                # A restarted trace (after a graph break) throws its earlier graphs away.
-                pending[:] = [e for e in pending if e.kind != "dynamo_graph" or e.attempt >= event.attempt]
+            if event.kind not in REASONS:
+                # A restarted trace (after a graph break, or when AOTAutograd made a
+                # scalar dynamic) throws its earlier graphs away.
+                pending[:] = [e for e in pending if not stale(e, event.attempt)]
             pending.append(event)
 
     def _place(self, fn: Function, entry: Entry, event: Event) -> None:

@@ -169,6 +169,22 @@ def current_compile_id() -> Optional[str]:
     return compile_id_text(cid)
 
 
+def current_attempt() -> int:
+    """The attempt of the compile under way: 0, and one more each time Dynamo
+    restarted its analysis (0 outside a compile, or where torch keeps none).
+
+    >>> current_attempt()                             # doctest: +SKIP
+    1
+    """
+    context = feature("compile_context")
+    return attempt_of(context.current_trace_id() if context is not None else None)
+
+
+def attempt_of(trace_id) -> int:
+    """The attempt a trace id (torch's ``TraceId``, or None) names."""
+    return int(getattr(trace_id, "attempt", 0) or 0) if trace_id is not None else 0
+
+
 def compile_id_text(cid) -> Optional[str]:
     """``"frame/compile"`` of a CompileId (None: None).
 

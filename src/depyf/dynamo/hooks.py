@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from . import fullcode, torch_compat
-from .artifacts import GUARDS, REASONS, STARTED, Event, TraceCapture, stale, user_part
+from .artifacts import GUARDS, STARTED, Event, TraceCapture, stale, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
@@ -283,7 +283,10 @@ class Session:
             if cid is not None:
                 self._by_cid[cid] = entry
                 self._fn_of_cid[cid] = fn
-                attempt = torch_compat.current_attempt()    # (the one whose code this is)
+                # A restarted trace (after a graph break, or when AOTAutograd made a
+                # scalar dynamic) throws its earlier graphs away: only the graphs of
+                # the attempt whose code this is are placed.
+                attempt = torch_compat.current_attempt()
                 for event in self._pending.pop(cid, []):
                     if not stale(event, attempt):
                         self._place(fn, entry, event)
@@ -463,12 +466,7 @@ class Session:
             if entry is not None:       # a late event: a backward compiled at first backward()
                 self._place(self._fn_of_cid[cid], entry, event)
                 return
-            pending = self._pending.setdefault(cid, [])
-            if event.kind not in REASONS:
-                # A restarted trace (after a graph break, or when AOTAutograd made a
-                # scalar dynamic) throws its earlier graphs away.
-                pending[:] = [e for e in pending if not stale(e, event.attempt)]
-            pending.append(event)
+            self._pending.setdefault(cid, []).append(event)
 
     def _place(self, fn: Function, entry: Entry, event: Event) -> None:
         fn.dirty = True

@@ -8,6 +8,15 @@ from structure_ops import source, structure
 from depyf.decompiler.failure import DecompileFailure
 
 
+#: the exit call on the body's normal way out, ``__exit__(None, None, None)``
+EXIT_CALL = """
+           1   LOAD_CONST None
+               LOAD_CONST None
+               LOAD_CONST None
+               CALL (2, (), 2)
+               POP_TOP
+"""
+
 #: the handler of a with statement whose body's handler is `exit`, and the
 #: clean-up covering it; `after` is where a swallowed exception goes on
 EXIT_HANDLER = """
@@ -35,11 +44,7 @@ def test_with_as_and_its_exit_call():
                LOAD_FAST y !exit/1/1
                CALL (1, (), 2) !exit/1/1
                POP_TOP !exit/1/1
-           1   LOAD_CONST None
-               LOAD_CONST None
-               LOAD_CONST None
-               CALL (2, (), 2)
-               POP_TOP
+    """ + EXIT_CALL + """
                LOAD_CONST None
                RETURN_VALUE
     """ + EXIT_HANDLER + """
@@ -63,11 +68,7 @@ def test_with_whose_value_is_not_bound_and_code_after_it():
                LOAD_GLOBAL g !exit/1/1
                CALL (0, (), 2) !exit/1/1
                POP_TOP !exit/1/1
-           1   LOAD_CONST None
-               LOAD_CONST None
-               LOAD_CONST None
-               CALL (2, (), 2)
-               POP_TOP
+    """ + EXIT_CALL + """
     after: 3   PUSH_NULL
                LOAD_GLOBAL h
                CALL (0, (), 2)
@@ -97,11 +98,7 @@ def _with_g_then_return_y(swallowed_way_on: str) -> str:
                LOAD_GLOBAL g !exit/1/1
                CALL (0, (), 2) !exit/1/1
                POP_TOP !exit/1/1
-           1   LOAD_CONST None
-               LOAD_CONST None
-               LOAD_CONST None
-               CALL (2, (), 2)
-               POP_TOP
+    """ + EXIT_CALL + """
            3   LOAD_FAST y
                RETURN_VALUE
     """ + EXIT_HANDLER + swallowed_way_on

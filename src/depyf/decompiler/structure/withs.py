@@ -130,14 +130,12 @@ def _swallowed_elsewhere(w, m, i, k, hs) -> Optional[List[ast.stmt]]:
         end += 1
     if end >= w.n or ops[end].name not in _ENDS_A_FUNCTION \
             or not all(same_handler(ops[x], ops[i]) for x in range(way_on, end + 1)):
-        raise DecompileFailure("a with statement whose swallowed exception goes on elsewhere "
-                               "than the code after it")
+        raise DecompileFailure(_GOES_ELSEWHERE)
     sub = StackMachine(w.ctx, list(m.stack))
     with w.normal_inside(way_on, end + 1):
         w.run(sub, way_on, end + 1)
     if not ends_terminal(sub.stmts) or len(sub.stack) != len(m.stack):
-        raise DecompileFailure("a with statement whose swallowed exception goes on elsewhere "
-                               "than the code after it")
+        raise DecompileFailure(_GOES_ELSEWHERE)
     return sub.stmts
 
 
@@ -156,6 +154,8 @@ def _own_swallow_end(ops, hs) -> Optional[int]:
     return _past_swallowing(ops, n, q)
 
 
+#: why a with statement whose swallowed exception goes on as no flag can say is refused
+_GOES_ELSEWHERE = "a with statement whose swallowed exception goes on elsewhere than the code after it"
 #: the await of an ``async with``'s __aexit__ in its handler
 _EXIT_AWAIT = frozenset({"GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"})
 #: the ops a swallowed exception's own way on may end in

@@ -14,6 +14,10 @@ import sys
 
 import pytest
 
+# (this module's globals hold the class, not the collections module: see
+# test_a_module_dynamo_installs_by_id_is_imported_under_a_stable_name)
+from collections import OrderedDict as OD
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "src")
 PROGRAMS = os.path.join(HERE, "dynamo_programs.py")
@@ -377,6 +381,68 @@ def test_transformed_text_that_does_not_compile_becomes_a_stand_in(tmp_path):
     text = open(path).read()
     compile(text, path, "exec")
     assert FAILURE_STUB in text and "<object at 0x1>" in text
+
+
+@pytest.mark.torch
+def test_a_compiles_files_are_on_disk_when_its_code_runs(tmp_path):
+    # Written in a row once the compile's guards are (not at the block's end):
+    # a program that runs on for hours shows its dump as it goes.
+    torch = pytest.importorskip("torch")
+    import depyf
+    seen = []
+
+    @torch._dynamo.disable
+    def look():
+        seen.append(set(os.listdir(tmp_path)))
+
+    def f(x):
+        y = x + 1
+        look()
+        return y * 2
+    torch._dynamo.reset()
+    try:
+        with depyf.prepare_debug(str(tmp_path)):
+            torch.compile(f, backend="eager")(torch.ones(2))
+            seen.append(set(os.listdir(tmp_path)))
+    finally:
+        torch._dynamo.reset()
+    first, after = seen
+    fn = "test_a_compiles_files_are_on_disk_when_its_code_runs__f"
+    assert {"__transformed_code_0_for_%s.py" % fn, "__compiled_fn_1.dynamo_graph.py",
+            "full_code_for_%s.py" % fn, "__meta_for_%s.json" % fn} <= first, first
+    resumed = [n for n in after - first if n.startswith("full_code_for_") and "_resume_in_f_at_" in n]
+    assert resumed and "__compiled_fn_2.dynamo_graph.py" in after, sorted(after)
+    assert "def __guard_0_for_%s(" % fn in _read(str(tmp_path), "full_code_for_%s.py" % fn)
+
+
+@pytest.mark.torch
+def test_a_module_dynamo_installs_by_id_is_imported_under_a_stable_name(tmp_path):
+    # The OrderedDict Dynamo rebuilds is made through the collections module,
+    # which this frame's globals lack under that name: Dynamo installs it as
+    # ___module_collections_<id>_c<n>, a name no dumped file would define.
+    torch = pytest.importorskip("torch")
+    import depyf
+
+    def f(x):
+        return OD(a=x + 1)
+    torch._dynamo.reset()
+    try:
+        with depyf.prepare_debug(str(tmp_path)):
+            torch.compile(f, backend="eager")(torch.ones(2))
+    finally:
+        torch._dynamo.reset()
+    [transformed] = glob.glob(str(tmp_path / "__transformed_code_0_for_*f.py"))
+    [full] = glob.glob(str(tmp_path / "full_code_for_*f.py"))
+    for path in (transformed, full):
+        text = _read(str(tmp_path), os.path.basename(path))
+        assert "___module_" not in text, text
+        assert "__import_collections = importlib.import_module('collections')" in text, text
+    # the file's function, run on its own, builds what f returns
+    namespace = {"OD": OD, "__compiled_fn_1": lambda x: (x + 1,)}
+    exec(compile(_read(str(tmp_path), os.path.basename(transformed)), transformed, "exec"), namespace)
+    [name] = [n for n in namespace if n.startswith("__transformed_code_0_for_")]
+    made = namespace[name](torch.ones(2))
+    assert type(made) is OD and list(made) == ["a"] and torch.equal(made["a"], torch.full((2,), 2.0))
 
 
 @pytest.mark.torch

@@ -188,6 +188,22 @@ def test_import_globals():
         "__import_torch_dot__dynamo_dot_utils = importlib.import_module('torch._dynamo.utils')"]
 
 
+def test_modules_dynamo_installs_by_id_get_the_name_of_their_import():
+    # Dynamo's name for a module the frame's globals lack under its own name
+    # holds the module's id: another at every run, and no file defines it.
+    import collections
+    import xml.dom
+    names = ["___module_collections_%d_c1" % id(collections), "___module_dom_%d_c12" % id(xml.dom),
+             "___module_gone_%d_c1" % id(object()),               # no module has that id
+             "___module_os_%d_c1" % id(collections),              # not the module the name says
+             "__import_torch", "x"]
+    assert fullcode.module_aliases(names) == {
+        names[0]: "__import_collections", names[1]: "__import_xml_dot_dom"}
+    assert fullcode.import_globals(fullcode.module_aliases(names).values()) == [
+        "__import_collections = importlib.import_module('collections')",
+        "__import_xml_dot_dom = importlib.import_module('xml.dom')"]
+
+
 def test_closures_are_enclosed():
     def outer():
         n = 0

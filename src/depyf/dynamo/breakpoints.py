@@ -178,7 +178,7 @@ class Breakpoints:
             # (the decompiler said where each instruction went: exact, and no alignment to run)
             new = retarget_by_offsets(new_code, entry.lines, dumped, path)
         else:
-            new = retarget(new_code, dumped, path, entry.graphs)
+            new = retarget(new_code, dumped, path, entry.renames())
         entry.new_code = new    # what the cache entry will hold (the dump finds entries by it)
         self.retargeted.append(path)
         if debugging[0]:

@@ -74,6 +74,9 @@ def decompiled_as(code: types.CodeType, name: str, readable=None,
 #: (__resume_at_<offset resumed at>_<counter>)
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)(_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})?$")
 RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
+#: a module Dynamo loads where the frame's globals lack it under its own name,
+#: installed as ___module_<its name's last part>_<its id>_c<Dynamo's compile counter>
+MODULE_BY_ID = re.compile(r"^___module_(\w+?)_(\d+)_c\d+$")
 
 
 def shape_key(code: types.CodeType) -> Optional[bytes]:
@@ -89,7 +92,8 @@ def shape_key(code: types.CodeType) -> Optional[bytes]:
     True
     """
     import marshal
-    names = tuple("#" if COMPILED_FN.match(n) or RESUME.match(n) else n for n in code.co_names)
+    names = tuple("#" if COMPILED_FN.match(n) or RESUME.match(n) or MODULE_BY_ID.match(n) else n
+                  for n in code.co_names)
     try:
         return marshal.dumps(code.replace(co_names=names))
     except ValueError:
@@ -234,6 +238,33 @@ def import_globals(names: Iterable[str]) -> List[str]:
         if _DOTTED.match(module):
             lines.append("%s = importlib.import_module(%r)" % (name, module))
     return lines
+
+
+def module_aliases(names: Iterable[str]) -> Dict[str, str]:
+    """Dynamo's name -> the ``__import_`` name (:func:`import_globals`) of each
+    module among ``names`` that Dynamo installed by its id (:data:`MODULE_BY_ID`):
+    that name changes from run to run and no dumped file could define it. The
+    module is the one in ``sys.modules`` with that id (alive: Dynamo's globals
+    hold it); one not found there keeps Dynamo's name.
+
+    >>> import collections
+    >>> module_aliases(["___module_collections_%d_c0" % id(collections)]).popitem()[1]
+    '__import_collections'
+    """
+    import sys
+    found: Dict[str, str] = {}
+    by_id = None
+    for name in names:
+        m = MODULE_BY_ID.match(name)
+        if m is None:
+            continue
+        if by_id is None:
+            by_id = {id(module): module for module in list(sys.modules.values())}
+        module = by_id.get(int(m.group(2)))
+        real = getattr(module, "__name__", None)
+        if isinstance(real, str) and _DOTTED.match(real) and real.rsplit(".", 1)[-1] == m.group(1):
+            found[name] = "__import_" + real.replace(".", "_dot_")
+    return found
 
 
 def signature(code: types.CodeType) -> Tuple[str, str]:

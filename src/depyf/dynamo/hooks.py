@@ -85,6 +85,9 @@ class Entry:
     guard_manager: object = None        # Dynamo's, held from the next compile until rendered
     resume: Dict[str, types.CodeType] = field(default_factory=dict)   # global name -> code
     globals_used: List[str] = field(default_factory=list)
+    #: Dynamo's name of a module it installed by id -> its ``__import_`` name
+    #: (fullcode.module_aliases)
+    modules: Dict[str, str] = field(default_factory=dict)
     compile_seconds: Optional[float] = None                   # the frame compile's wall time (to its guards, or torch's figure)
 
     @property
@@ -95,6 +98,10 @@ class Entry:
     @new_code.setter
     def new_code(self, code: types.CodeType) -> None:
         self.code_ref = weakref.ref(code)
+
+    def renames(self) -> Dict[str, str]:
+        """Dynamo's name -> the dump's, of every global renamed in the dumped text."""
+        return {**self.graphs, **self.modules}
 
     def names(self, fn: str) -> Dict[str, str]:
         return {"guard": "__guard_%d_for_%s" % (self.index, fn),
@@ -270,12 +277,14 @@ class Session:
             fn.entries.append(entry)
             fn.dirty = True
             entry.resume = self._resume_functions(code, new_code)
-            entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")]
+            entry.modules = fullcode.module_aliases(new_code.co_names)
+            entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")] + sorted(
+                set(entry.modules.values()))
             names = entry.names(fn.name)
             text, entry.problem, lines = self._transformed_source(
                 new_code, names["transformed"], None if self.faithful else fullcode.readable_hints(
                     code, entry.resume))
-            entry.transformed = fullcode.rename(text, entry.graphs)     # (lines stay where they are)
+            entry.transformed = fullcode.rename(text, entry.renames())  # (lines stay where they are)
             if entry.problem:
                 self._warn(_qualname(code), entry.problem, "the transformed code of ")
             self._write_transformed(fn, entry, lines)

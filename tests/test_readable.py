@@ -552,6 +552,21 @@ def test_dead_stores_and_statements_that_do_nothing_go():
     """, keep={"a"})) == ["g(a)", "return a"]
 
 
+def test_a_test_of_values_whose_truth_runs_no_code_goes():
+    # Dynamo's `LOAD_CONST None; POP_TOP` after a loop that rebuilt an object
+    # decompiled as `None and None`; the truth of a constant or a fresh display
+    # runs nothing. A user's value's truth may (__bool__): that statement stays.
+    assert body_of(rewrite("""
+        def f(a):
+            None and None
+            [] or (1, 2)
+            {} and a
+            not None
+            a and None
+            return a
+    """, keep={"a"})) == ["a and None", "return a"]
+
+
 def test_store_to_a_users_name_stays():
     text = rewrite("""
         def f(x):

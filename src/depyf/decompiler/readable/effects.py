@@ -52,6 +52,21 @@ MODULE_DICTS = frozenset(["_modules", "_parameters", "_buffers"])
 MARKERS = frozenset(["record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit"])
 #: the builtins dict Dynamo installs as a global (``__builtins_dict___3['print']``)
 BUILTINS_DICT = re.compile(r"^__builtins_dict___\d+$")
+#: displays of a fresh list, tuple, set or dict, and the types of constants,
+#: whose truth is the builtin one (an object Dynamo put among the constants,
+#: not yet named, may have a __bool__ of its own)
+_FRESH_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
+_PLAIN_CONSTANTS = (type(None), bool, int, float, complex, str, bytes, type(...), tuple, frozenset)
+
+
+def plain_truth(node: ast.expr) -> bool:
+    """Testing the truth of ``node``'s value runs no code.
+
+    >>> plain_truth(ast.Constant(None)), plain_truth(ast.List([], ast.Load())), plain_truth(ast.Name("a"))
+    (True, True, False)
+    """
+    return isinstance(node, _FRESH_DISPLAYS) or (
+        isinstance(node, ast.Constant) and type(node.value) in _PLAIN_CONSTANTS)
 _NONE: FrozenSet[str] = frozenset()
 
 
@@ -389,7 +404,10 @@ class Evaluation:
         self.e(node.values[0], out, lazy)
         for value in node.values[1:]:
             self.e(value, out, True)
-        out.append(Step(node, CODE, lazy))
+        # the truth of each value but the last is taken: of a constant or a
+        # fresh display it runs no code
+        if not all(plain_truth(value) for value in node.values[:-1]):
+            out.append(Step(node, CODE, lazy))
 
     def e_Compare(self, node, out, lazy):
         self.e(node.left, out, lazy)

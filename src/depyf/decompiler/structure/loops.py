@@ -43,6 +43,7 @@ from ..failure import DecompileFailure
 from .exceptions import flow_from
 from .frames import GuardFrame, LoopFrame
 from .signatures import same_ops
+from ..spill import spill_before_block, spill_before_branches
 from ..values import Iterator
 
 
@@ -233,6 +234,14 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
             or _else_before_clause_end(w, i, body_end - 1, exit_)
     loop.break_target = break_target
     inlined = _inlined_comprehension(w, m, i, latch, iterator)
+    if not inlined and not _empty_display(m.stack[-1] if m.stack else None):
+        # Generated code may run a loop with values waiting on the stack (Dynamo
+        # filling an object it rebuilds, the values it returns with waiting):
+        # those that must keep their place are evaluated before the iterable,
+        # as before an if's test. (An empty display there is an inlined
+        # comprehension's result, one whose body adds nothing: `{k: v for k
+        # in x if None}`, which the walk after the loop writes.)
+        m.stmts.extend(spill_before_branches(m, iterator.iterable))
     with w.expressions_as("comprehension") if inlined else nullcontext():
         with w.frames.push(loop):
             item, body = _for_body(w, m, iterator, i, max(latch + 1, exit_), loop.body_end)
@@ -330,6 +339,13 @@ def _before_handler_code(w, lo, hi):
     return k if seen else None
 
 
+def _empty_display(value) -> bool:
+    """``value`` is an empty list, set or dict display (what 3.12+ puts under an
+    inlined comprehension's iterator)."""
+    return isinstance(value, tuple(COMPREHENSION_NAMES)) and not (
+        getattr(value, "elts", None) or getattr(value, "keys", None))
+
+
 def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
     """3.12+ inlines comprehensions: an empty display sits under the iterator
     and the loop appends to it. (A ``<listcomp>`` code object's own loop over
@@ -337,16 +353,13 @@ def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
     it = iterator.iterable
     if isinstance(it, ast.Name) and it.id == ".0":
         return False
-    if not m.stack or not isinstance(m.stack[-1], tuple(COMPREHENSION_NAMES)):
-        return False
-    display = m.stack[-1]
-    if getattr(display, "elts", None) or getattr(display, "keys", None):
+    if not m.stack or not _empty_display(m.stack[-1]):
         return False
     if not any(op.name in COMPREHENSION_ADDS for op in w.ops[i:latch + 1]):
         return False
     # (what adds to it, and only it, builds the comprehension: an inner
     # display's own extends do not)
-    display.comprehension = True
+    m.stack[-1].comprehension = True
     return True
 
 
@@ -433,6 +446,8 @@ def _else_before_clause_end(w, lo, latch, exit_):
 
 
 def while_loop(w, m, i, latch, hi, line) -> int:
+    # (values waiting on the stack: evaluated before the loop, as before a for's)
+    m.stmts.extend(spill_before_block(m))
     latch_op = w.ops[latch]
     exit_ = latch + 1
     body_end = latch

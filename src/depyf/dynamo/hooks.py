@@ -278,8 +278,8 @@ class Session:
             fn.dirty = True
             entry.resume = self._resume_functions(code, new_code)
             entry.modules = fullcode.module_aliases(new_code.co_names)
-            entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")] + sorted(
-                set(entry.modules.values()))
+            entry.globals_used = [n for n in new_code.co_names if n.startswith("__import_")] + list(
+                entry.modules.values())     # (import_globals sorts them and drops repeats)
             names = entry.names(fn.name)
             text, entry.problem, lines = self._transformed_source(
                 new_code, names["transformed"], None if self.faithful else fullcode.readable_hints(

@@ -57,6 +57,7 @@ BUILTINS_DICT = re.compile(r"^__builtins_dict___\d+$")
 #: not yet named, may have a __bool__ of its own)
 _FRESH_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 _PLAIN_CONSTANTS = (type(None), bool, int, float, complex, str, bytes, type(...), tuple, frozenset)
+_NONE: FrozenSet[str] = frozenset()
 
 
 def plain_truth(node: ast.expr) -> bool:
@@ -67,7 +68,6 @@ def plain_truth(node: ast.expr) -> bool:
     """
     return isinstance(node, _FRESH_DISPLAYS) or (
         isinstance(node, ast.Constant) and type(node.value) in _PLAIN_CONSTANTS)
-_NONE: FrozenSet[str] = frozenset()
 
 
 def is_dict_of_module(node: ast.expr) -> bool:

@@ -234,7 +234,7 @@ def for_loop(w, m, i, latch, hi, flow=None) -> int:
             or _else_before_clause_end(w, i, body_end - 1, exit_)
     loop.break_target = break_target
     inlined = _inlined_comprehension(w, m, i, latch, iterator)
-    if not inlined and not _empty_display(m.stack[-1] if m.stack else None):
+    if not _empty_display(m.stack[-1] if m.stack else None):     # (nor inlined, then)
         # Generated code may run a loop with values waiting on the stack (Dynamo
         # filling an object it rebuilds, the values it returns with waiting):
         # those that must keep their place are evaluated before the iterable,

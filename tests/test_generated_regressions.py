@@ -610,10 +610,17 @@ def f():
          '3.10 3.11 3.12 3.13 3.14 3.15',
          'a comprehension as the last operand of an or-chain with a constant operand in an if '
          'test: wrong jumps, or a fallback on 3.12+'),
-    Case('comp_target_starred_index', 'x = (0 for a[(b, *d, 1)] in e)\n',
-         '3.10 3.11 3.12 3.13 3.14 3.15',
+    Case('comp_target_starred_index', 'x = (0 for a[(b, *d, 1)] in e)\n', '',
          'a comprehension whose target is a subscript by a tuple with a starred item before a '
-         'constant (built with LIST_EXTEND, LIST_TO_TUPLE) is not taken for one loop: fallback'),
+         'constant (built with LIST_EXTEND, LIST_TO_TUPLE, LIST_APPEND 1) is not taken for one '
+         'loop: fallback (fixed: only what adds to the comprehension\'s own display is its element)'),
+    Case('ifexp_with_constant_as_an_or_operand', """\
+if a or (b if c else 1):
+    x = 1
+""",
+         '3.10 3.11 3.12 3.13 3.14 3.15',
+         'a conditional expression with a constant branch as an operand of an if test\'s or: '
+         'the compiler folds the constant into a jump to the body, no operand value is left'),
     Case('if_or_pass', """\
 if y or x:
     pass

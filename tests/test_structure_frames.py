@@ -54,6 +54,18 @@ def test_a_branch_join_is_the_innermost_branch_ending_there():
         assert frames.join_at(11) is None
 
 
+def test_where_a_branch_leads_in_the_end_follows_joins_and_stops():
+    # a match statement's last case runs on to the statement's end: its frame
+    # ends where it joins, which leads nowhere further
+    frames = FrameStack()
+    with frames.push(BranchFrame(10, 30)):
+        with frames.push(BranchFrame(30, 40)):
+            with frames.push(BranchFrame(40, 40)):
+                assert frames.final_join(10) == 40
+                assert frames.final_join(40) == 40
+                assert frames.final_join(11) == 11
+
+
 def test_a_handler_is_active_by_identity_or_by_target_and_depth():
     target = Op("PUSH_EXC_INFO")
     h = _handler(target, 1)

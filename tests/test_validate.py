@@ -148,6 +148,59 @@ def test_closure_renamed_and_bare_defs_are_checked_in_their_scopes():
     assert "def other(start)" in r.source
 
 
+IMPORTS_AT_THE_TOP = """
+import os
+import json
+
+
+def local_import_of_a_module_the_module_imports(flag):
+    if flag:
+        import os
+    return os.getcwd()
+
+
+def local_imports_of_both_kinds(flag):
+    import json
+    return json.dumps(flag), os.getcwd()
+"""
+
+
+@pytest.mark.parametrize("name", ["local_import_of_a_module_the_module_imports",
+                                  "local_imports_of_both_kinds"])
+def test_a_function_alone_is_checked_with_the_imports_its_calls_show(name):
+    # From 3.11 `m.f()` compiles another way where the module imports `m` at
+    # its top, even when the function binds `m` itself by an import of its
+    # own: a code object decompiled without its module (no globals to look
+    # at) is checked in a module importing those names too.
+    module = compile(IMPORTS_AT_THE_TOP, "<m>", "exec")
+    code = next(c for c in module.co_consts if getattr(c, "co_name", None) == name)
+    r = decompile_report(code)
+    assert r.verdicts == [(name, "identical")], r.fallbacks
+
+
+def closure_over(func):
+    def wrapper(x):
+        func
+        return x + 1
+    return wrapper
+
+
+def test_a_free_variable_no_op_uses_stays_free():
+    # Dynamo's code for a closure keeps its free variables where the graph
+    # does all the work and the code uses none of them: `nonlocal` keeps it
+    code = closure_over(len).__code__
+    ops = list(dis.get_instructions(code))
+    at = next(k for k, op in enumerate(ops) if op.argval == "func")
+    assert ops[at + 1].opname == "POP_TOP"
+    raw = bytearray(code.co_code)
+    for op in ops[at:at + 2]:
+        raw[op.offset:op.offset + 2] = bytes([dis.opmap["NOP"], 0])
+    unused = code.replace(co_code=bytes(raw))
+    r = decompile_report(unused)
+    assert r.verdicts == [("closure_over.<locals>.wrapper", "identical")], r.fallbacks
+    assert "nonlocal func" in r.source
+
+
 def test_constants_no_literal_writes_are_checked_through_their_names():
     # (1000: a constant, where 3.14+ loads a small int without one)
     code = compile("def f(x):\n    return x + 1000\n", "<s>", "exec").co_consts[0]

@@ -182,11 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
     sub = parser.add_subparsers(dest="command", required=True)
-    dis = sub.add_parser("dis", help="disassemble .pyc files of Python 3.8-3.13")
+    from .bytecode.versions import SUPPORTED
+    versions = "%d.%d-%d.%d" % (SUPPORTED[0] + SUPPORTED[-1])
+    dis = sub.add_parser("dis", help="disassemble .pyc files of Python %s" % versions)
     dis.add_argument("files", nargs="+", help=".pyc files")
     dis.add_argument("--no-recursive", action="store_true", help="skip nested code objects")
     dis.set_defaults(run=_cmd_dis)
-    dec = sub.add_parser("decompile", help="decompile .pyc files (or folders of them) of Python 3.8-3.13",
+    dec = sub.add_parser("decompile", help="decompile .pyc files (or folders of them) of Python %s" % versions,
                          description="One file goes to stdout (or -o FILE); folders and several "
                                      "files go to a folder (-o OUT, default <DIR>_decompiled).")
     dec.add_argument("paths", nargs="+", metavar="FILE.pyc|DIR")

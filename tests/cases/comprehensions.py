@@ -129,3 +129,29 @@ def compiler_names(os):
     ]
     return names
 
+
+
+# An element that builds its own display by unpacking appends to that
+# display (LIST_APPEND 1, SET_ADD 1), not to the comprehension's result.
+def starred_call_in_element(rows, extra):
+    return [combine(*row, extra) for row in rows]
+
+
+def starred_list_in_element(rows, extra):
+    return [[*row, extra] for row in rows]
+
+
+def starred_set_in_element(rows, extra):
+    return {frozenset({*row, extra}) for row in rows}
+
+
+def starred_call_in_dict_value(rows, extra):
+    return {key: combine(*row, extra) for key, row in rows}
+
+
+def starred_call_in_generator(rows, extra):
+    return list(combine(*row, extra) for row in rows)
+
+
+def starred_call_in_nested_loops(table, extra):
+    return [combine(*cell, extra) for row in table for cell in row if cell]

@@ -416,3 +416,18 @@ def infer_equality(args, known, make, Node):
             raise NotImplementedError("Method not yet implemented")
     else:
         raise NotImplementedError("Method not yet implemented")
+
+
+# A conditional expression inside an operand of a test's and/or chain: its
+# jumps are the operand's own, with values waiting under its test.
+def conditional_expression_inside_an_or_operand(image):
+    if image.ndim < 3 or image.shape[0 if image.ndim == 3 else 1] == 1:
+        return True
+    return False
+
+
+def conditional_expression_inside_an_and_operand(a, b, c):
+    while a and f(b, c if a else b, 2):
+        a = g(a)
+    return a
+

@@ -196,3 +196,18 @@ def int_boundaries():
 
 def walrus_in_expression(values):
     return [(y := v) for v in values], y if values else None
+
+
+# An and/or whose first operand is an or/and in brackets, over two lines:
+# 3.10/3.11 thread the inner jump into the outer one only where their lines
+# agree, so where the bracket opens matters.
+def bracket_on_the_line_of_its_operand(frame):
+    return isinstance(frame, tuple) or (
+        (is_array(frame) or is_tensor(frame)) and frame.ndim == 3
+    )
+
+
+def bracket_on_the_line_before_its_operand(a, b, c):
+    x = (
+        a or b) and c
+    return x

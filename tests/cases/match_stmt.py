@@ -318,3 +318,24 @@ match __name__:
         MAIN = True
     case _:
         MAIN = False
+
+
+# The last case runs on to the end of the statement: its body's own if,
+# which has no else, must not chase that end forever.
+def last_case_ends_in_an_if(mode, human, agent):
+    match mode:
+        case Color.RED:
+            print(human)
+        case Color.GREEN:
+            if agent:
+                print(agent)
+
+
+def every_case_ends_in_an_if(mode, human, agent):
+    match mode:
+        case Color.RED:
+            if human is not None:
+                print(human)
+        case Color.GREEN:
+            if agent is not None:
+                print(agent)

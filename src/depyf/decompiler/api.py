@@ -16,8 +16,8 @@ from .fallback import fallback_body
 from .functions import CodeDecompiler
 from .line_map import offset_lines
 from .readable.blocks import bodies
-from .validate import (NotCompiled, Unavailable, best_of, import_context, original_of,
-                       placeholders, put_back, record_paths, scope_path)
+from .validate import (NotCompiled, Unavailable, best_of, import_context, method_called_names,
+                       original_of, placeholders, put_back, record_paths, scope_path)
 from .verdicts import count_verdicts, mark_unverified
 
 
@@ -267,8 +267,8 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
     # A function's module has most likely imported the globals it calls
     # attributes of (torch.abs): checked in such a module first, then
     # (for what differs there) in an empty one.
-    context = "" if node is None else import_context(
-        text, record, getattr(getattr(live, "__func__", live), "__globals__", None))
+    namespace = getattr(getattr(live, "__func__", live), "__globals__", None)
+    context = "" if node is None else import_context(text, record, namespace)
     checks = None
     if context:
         try:
@@ -279,6 +279,12 @@ def _check(built: _Built, record, original, name, layout, odd, live) -> Dict[Cod
         if checks is None or not _settled(checks, skip):
             plain = original.check(text, path, hidden, skip)
             checks = plain if checks is None else best_of(checks, plain)
+        wider = "" if node is None or _settled(checks, skip) else import_context(
+            text, record, namespace, method_called_names(record))
+        if wider and wider != context:
+            # (as the original calls them: the module may import, at its top,
+            # what the function imports too)
+            checks = best_of(checks, original.check(wider + text, path, hidden, skip))
         if not _settled(checks, skip) and node is not None and built.scoped == [node] \
                 and not (hidden or renamed):
             # A top-level def of a method or nested function, where it was

@@ -642,10 +642,10 @@ class ComprehensionAppend(ast.stmt):
 @handles("LIST_APPEND", "SET_ADD")
 def _append(m, op):
     value = m.pop_value()
-    if m.ctx.kind == "comprehension":
+    target = m.stack[-op.arg]
+    if m.ctx.kind == "comprehension" and getattr(target, "comprehension", False):
         m.emit(ComprehensionAppend(value), op)
         return
-    target = m.stack[-op.arg]
     if not isinstance(target, (ast.List, ast.Set)):
         _mutate(m, target, "append" if op.name == "LIST_APPEND" else "add", value, op)
         return
@@ -680,10 +680,10 @@ def _dict_update(m, op):
 def _map_add(m, op):
     value = m.pop_value()
     key = m.pop_value()
-    if m.ctx.kind == "comprehension":
+    target = m.stack[-op.arg]
+    if m.ctx.kind == "comprehension" and getattr(target, "comprehension", False):
         m.emit(ComprehensionAppend(value, key), op)
         return
-    target = m.stack[-op.arg]
     if not isinstance(target, ast.Dict):
         raise DecompileFailure("MAP_ADD outside a dict display")
     target.keys.append(key)

@@ -125,7 +125,8 @@ class CodeDecompiler:
         """``global``/``nonlocal`` statements the bytecode implies."""
         func = getattr(self, "func", None) or normalize(self.code)
         globals_, nonlocals = [], []
-        if func.decoded_names is not None and func.decoded_names.isdisjoint(_DECLARING):
+        unused = self._unused_free_variables(func)
+        if not unused and func.decoded_names is not None and func.decoded_names.isdisjoint(_DECLARING):
             return []       # (no pass makes these: no scan of the ops)
         for op in func.ops:
             if op.name not in _DECLARING:
@@ -136,12 +137,24 @@ class CodeDecompiler:
                     and op.arg in self.code.freevars \
                     and op.arg not in nonlocals and op.arg != "__class__":
                 nonlocals.append(op.arg)
+        nonlocals += [v for v in unused if v not in nonlocals]
         out = []
         if globals_:
             out.append(ast.Global(names=globals_))
         if nonlocals:
             out.append(ast.Nonlocal(names=nonlocals))
         return out
+
+    def _unused_free_variables(self, func) -> List[str]:
+        """A function's free variables no op of it uses: code a compiler made
+        has none, Dynamo's code for a closure keeps the closure's though it
+        may use none of them (its graph does the work). ``nonlocal`` keeps
+        them free and runs nothing."""
+        free = self.code.freevars
+        if self.kind != "function" or not free:
+            return []
+        used = {op.arg for op in func.ops if "DEREF" in op.name or "CLOSURE" in op.name}
+        return [v for v in free if v not in used and v.isidentifier() and v != "__class__"]
 
     # -- nested code objects ---------------------------------------------------------------
 

@@ -966,11 +966,12 @@ class _Renderer:
     def _expr(self, node, ctx) -> None:
         """Write ``node``, in parentheses if its level is below ``ctx``."""
         # (_brk's first tests and _dispatch, inlined: this runs for every expression node)
+        cls = type(node)
         if self.faithful and not self._nobreak:
             target = getattr(node, "lineno", None)
-            if target is not None and (type(target) is not int or target > len(self._lines) + 1):
-                self._brk(node)
-        cls = type(node)
+            if target is not None and (type(target) is not int or target > len(self._lines) + 1) \
+                    and not (cls is ast.BoolOp and _BOOLOP[type(node.op).__name__][1] < ctx):
+                self._brk(node)     # (an and/or in brackets breaks inside them: x_BoolOp)
         if cls is _NAME:    # (x_Name's usual case, inlined: a third of all nodes are names)
             text = node.id
             if text and "\n" not in text:
@@ -1258,7 +1259,11 @@ class _Renderer:
         word, level = _BOOLOP[type(node.op).__name__]
         paren = level < ctx
         if paren:
+            # The bracket stays where the code around it is: on the line of an
+            # and/or it opens (3.10/3.11 thread one's jumps into the next only
+            # where their lines agree: `x = (\n a or b) and c` keeps two).
             self._open("(")
+            self._brk(node)
         for i, value in enumerate(node.values):
             if i:
                 self._brk(value)

@@ -37,7 +37,7 @@ import sys
 import types
 import warnings
 from dataclasses import dataclass
-from typing import Collection, Dict, List, Optional, Tuple
+from typing import Collection, Dict, List, Optional, Set, Tuple
 
 from ..verify import compare_code
 
@@ -266,7 +266,7 @@ def _code_name(stmt) -> Optional[str]:
 _ATTRIBUTE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*[A-Za-z_]\w*\s*\(")
 
 
-def import_context(text: str, record, namespace=None) -> str:
+def import_context(text: str, record, namespace=None, method_names=None) -> str:
     """Module-level imports binding each global name whose attribute the
     text calls (``import sys as torch`` for ``torch.abs(x)``), or "".
 
@@ -276,22 +276,63 @@ def import_context(text: str, record, namespace=None) -> str:
     gives it one where the names none of its code objects binds are imports
     (with ``namespace``, the function's globals: those holding a module).
 
+    The compiler asks the module, not the function: where the module imports
+    ``torch`` at its top, a function's own ``import torch`` is called so too.
+    ``method_names``, the names the original calls methods of
+    (:func:`method_called_names`), makes the guess go by the original:
+    every other name whose attribute the text calls, the function's own
+    included, is taken for an import.
+
     >>> from depyf.bytecode import as_record
     >>> def f(x):
     ...     return torch.abs(x) + x.m()
     >>> import_context("def f(x):\\n    return torch.abs(x) + x.m()\\n", as_record(f))
     'import sys as torch\\n'
+    >>> def g(x):
+    ...     import torch
+    ...     return torch.abs(x) + log.warn(x)
+    >>> text = "def g(x):\\n    import torch\\n    return torch.abs(x) + log.warn(x)\\n"
+    >>> import_context(text, as_record(g)), import_context(text, as_record(g), method_names={"log"})
+    ('import sys as log\\n', 'import sys as torch\\n')
     """
     names = set(_ATTRIBUTE_CALL.findall(text))
     if not names:
         return ""
-    for code in record.walk():
-        names.difference_update(code.varnames, code.cellvars, code.freevars)
+    if method_names is None:
+        for code in record.walk():
+            names.difference_update(code.varnames, code.cellvars, code.freevars)
+    else:
+        names.difference_update(method_names)
     if namespace is not None:
         names = {n for n in names if n not in namespace or isinstance(namespace[n], types.ModuleType)}
     if not names:
         return ""
     return "import " + ", ".join("sys as %s" % name for name in sorted(names)) + "\n"
+
+
+#: what loads a name whose attribute a LOAD_METHOD then loads
+_NAME_LOADS = frozenset({"LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF",
+                         "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"})
+
+
+def method_called_names(record) -> Set[str]:
+    """The names some code object of ``record`` calls a method of, as the
+    normalised ops say (``LOAD_METHOD`` just after the name's load): names
+    the compiler did not take for imports.
+
+    >>> from depyf.bytecode import as_record
+    >>> def f(x):
+    ...     return log.warn(x.m()), torch.abs(*x)
+    >>> sorted(method_called_names(as_record(f)))
+    ['log', 'x']
+    """
+    from ..bytecode.normalize import normalize
+    found: Set[str] = set()
+    for code in record.walk():
+        ops = normalize(code).ops
+        found.update(a.arg for a, b in zip(ops, ops[1:])
+                     if b.name == "LOAD_METHOD" and a.name in _NAME_LOADS and isinstance(a.arg, str))
+    return found
 
 
 def best_of(first: List[ObjectCheck], second: List[ObjectCheck]) -> List[ObjectCheck]:

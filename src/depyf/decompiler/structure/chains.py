@@ -51,8 +51,18 @@ def read_chain(w, m: StackMachine, i: int, hi: int, prior=()):
             segments.append(Segment(None, j, op, None))
             start = j + 1
             continue
-        while j < hi and w.ops[j].name not in CONDITIONAL:
+        while j < hi:
             op = w.ops[j]
+            if op.name in CONDITIONAL:
+                if len(sub.stack) <= len(m.stack) + 1 or sub.stmts:
+                    break
+                # A conditional expression inside the operand, values waiting
+                # under its test (`a or b[0 if c else 1]`).
+                try:
+                    j = w.value_ifexp(sub, j, hi)
+                except DecompileFailure:
+                    return segments, start
+                continue
             if op.name in VALUE_BOOLOPS and len(sub.stack) > len(m.stack):
                 # An and/or inside the operand (`a[:n or None] and b`).
                 try:

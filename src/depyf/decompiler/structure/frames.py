@@ -270,6 +270,24 @@ class FrameStack:
                 return frame.join
         return None
 
+    def final_join(self, end: int, stop: Optional[int] = None) -> int:
+        """Where a branch ending at ``end`` leads in the end: its join, that
+        join's own join, and so on (up to ``stop``, if it comes); ``end`` itself
+        where no branch ends there. A branch may end where it joins (a match
+        statement's last case runs on to the statement's end): the chase stops
+        where it has been.
+
+        >>> frames = FrameStack()
+        >>> with frames.push(BranchFrame(end=6, join=8)), frames.push(BranchFrame(end=8, join=8)):
+        ...     frames.final_join(6), frames.final_join(7)
+        (8, 7)
+        """
+        seen = {end}
+        while end != stop and (on := self.join_at(end)) is not None and on not in seen:
+            seen.add(on)
+            end = on
+        return end
+
     @property
     def plain_runs(self) -> bool:
         """No frame asks for each op to be looked at."""

@@ -354,11 +354,7 @@ def _clause_exit_copy(w, then_start, else_start, hi):
                   and w.clause_exit_at(k) == (exit_, jump)), None)
     if start is None:
         return None
-    end = hi
-    join = w.frames.join_at(end)
-    while join is not None:
-        end = join
-        join = w.frames.join_at(end)
+    end = w.frames.final_join(hi)
     if end >= stop:
         return start
     leave = w.clause_exit_at(end) if end < w.n else None
@@ -495,9 +491,7 @@ def _copied_exit(w, lo: int, k: int, hi: int, dest: Optional[int] = None) -> int
     code at ``dest``), when that code ends in a return with no jump before
     it (a copy keeps the ops and the lines); else 0."""
     if dest is None:
-        dest = hi
-        while (on := w.frames.join_at(dest)) is not None:
-            dest = on
+        dest = w.frames.final_join(hi)
     end = dest
     ops = w.ops
     while end < w.n and end - dest < 8 and ops[end].target is None \

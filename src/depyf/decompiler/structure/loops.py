@@ -349,9 +349,15 @@ def _empty_display(value) -> bool:
 def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
     """3.12+ inlines comprehensions: an empty display sits under the iterator
     and the loop appends to it. (A ``<listcomp>`` code object's own loop over
-    ``.0`` looks the same but is the comprehension itself.)"""
+    ``.0`` looks the same but is the comprehension itself: its display is
+    marked too, and not inlined.) What adds to a marked display builds the
+    comprehension (expressions' ``_append``)."""
     it = iterator.iterable
     if isinstance(it, ast.Name) and it.id == ".0":
+        if m.stack and _empty_display(m.stack[-1]):
+            # (the code object's result: an element's own display, `[f(*r, e)
+            # for r in rs]`'s argument list, appends to itself)
+            m.stack[-1].comprehension = True
         return False
     if not m.stack or not _empty_display(m.stack[-1]):
         return False
@@ -366,9 +372,7 @@ def _inlined_comprehension(w, m, i, latch, iterator) -> bool:
 def _copy_of_what_follows(w, lo: int, stop: int, hi: int) -> bool:
     """The ops ``[lo, stop)`` (a break's code, ending in a return) copy, ops
     and lines, those where falling off the block ending at ``hi`` leads."""
-    dest = hi
-    while (on := w.frames.join_at(dest)) is not None:
-        dest = on
+    dest = w.frames.final_join(hi)
     return dest != lo and same_ops(w.ops, lo, dest, stop - lo)
 
 

@@ -759,8 +759,7 @@ class Walker:
 
     def flows_to_next_iteration(self, loop, hi: int) -> bool:
         """Falling off the end of the block ``[.., hi)`` starts the loop's next iteration."""
-        while hi != loop.body_end and (on := self.frames.join_at(hi)) is not None:
-            hi = on         # (the end of an if's branch: on past the else)
+        hi = self.frames.final_join(hi, loop.body_end)     # (an if's branch: on past the else)
         if loop.body_end == hi:
             return True
         nxt = self.ops[hi] if hi < self.n else None
@@ -788,8 +787,38 @@ class Walker:
             values += right.values
         else:
             values.append(right)
-        m.push(ast.BoolOp(op=kind(), values=values))
+        node = ast.BoolOp(op=kind(), values=values)
+        if op.line is not None:
+            # (its jumps have the line where it starts: in the line-faithful
+            # layout the bracket of a first operand in parentheses goes there)
+            node.lineno = op.line
+        m.push(node)
         return end
+
+
+    def value_ifexp(self, m: StackMachine, i: int, hi: int) -> int:
+        """``a if c else b`` as a value inside an expression read op by op (a
+        test's operand: `x or y[0 if c else 1]`), its test's jump at ``i`` with
+        the test on ``m``'s stack: the expression pushed on ``m``, and where
+        its branches join. The true branch ends in a jump over the false one.
+
+        (Raises :class:`DecompileFailure` for any other shape.)"""
+        test, after, target, _ = chains.read_condition(self, m, i, hi)
+        over = self.ops[target - 1] if after < target <= hi else None
+        if over is None or over.name != "JUMP" or over.target is None \
+                or not target < over.target.index <= hi or self.is_loop_jump(over):
+            raise DecompileFailure("no conditional expression at offset %d" % self.ops[i].offset)
+        join = over.target.index
+        values = []
+        for lo, end in ((after, target - 1), (target, join)):
+            branch = StackMachine(self.ctx, m.stack)
+            self.run(branch, lo, end)
+            if branch.stmts or len(branch.stack) != len(m.stack) + 1 \
+                    or any(a is not b for a, b in zip(branch.stack, m.stack)):
+                raise DecompileFailure("conditional expression branch is not an expression")
+            values.append(branch.value(branch.stack[-1]))
+        m.push(ast.IfExp(test=test, body=values[0], orelse=values[1]))
+        return join
 
 
 def _check_stack_kept(m, stack, reason):

@@ -621,6 +621,20 @@ if a or (b if c else 1):
          '3.10 3.11 3.12 3.13 3.14 3.15',
          'a conditional expression with a constant branch as an operand of an if test\'s or: '
          'the compiler folds the constant into a jump to the body, no operand value is left'),
+    Case('tp_bracketed_and_first_in_an_or_over_lines', """\
+needs = (
+    query.device.type == "cuda"
+    and (
+        kwargs.get("gqa", False)
+        or query.shape[-1] != value.shape[-1]
+        or (mask is not None and mask.is_floating_point())
+    )
+) or (mask is not None and has_batch(mask))
+""", '3.14 3.15',
+         'an or whose first operand, an and, opens a bracket on the line above it (transformers\' '
+         'exporter): 3.10/3.11 thread the and\'s jump into the or\'s where their lines agree, and '
+         'the and was written without the bracket (fixed: a bracket opens on the and/or\'s line); '
+         '3.14+ (like 3.8/3.9) threads the inner jumps past the or: and/or jumps out of its block'),
     Case('if_or_pass', """\
 if y or x:
     pass
@@ -632,30 +646,35 @@ if y or x:
 for [] in a:
     pass
 """,
-         '3.10 3.11 3.12 3.13 3.14 3.15',
+         '',
          'an empty list as a for target (`for [] in a`, UNPACK_SEQUENCE 0) is not written '
-         'back: fallback'),
+         'back: fallback'
+         ' (fixed: a target with nothing to fill is complete at once)'),
     Case('empty_list_with_target', """\
 with a as []:
     pass
 """,
-         '3.10 3.11 3.12 3.13 3.14 3.15',
-         'an empty list as a with target (`as []`) is not written back: fallback'),
+         '',
+         'an empty list as a with target (`as []`) is not written back: fallback'
+         ' (fixed: a target with nothing to fill is complete at once)'),
     Case('empty_tuple_with_target', """\
 with a as (), b:
     pass
 """,
-         '3.10 3.11 3.12 3.13 3.14 3.15',
-         'an empty tuple as a with target (`as ()`) is not written back: fallback'),
+         '',
+         'an empty tuple as a with target (`as ()`) is not written back: fallback'
+         ' (fixed: a target with nothing to fill is complete at once)'),
     Case('empty_tuple_for_target', """\
 for () in a:
     pass
 """,
-         '3.10 3.11 3.12 3.13 3.14 3.15',
-         'an empty tuple as a for target (`for () in a`) is not written back: fallback'),
+         '',
+         'an empty tuple as a for target (`for () in a`) is not written back: fallback'
+         ' (fixed: a target with nothing to fill is complete at once)'),
     Case('empty_list_assign_target', '[] = a\n',
-         '3.10 3.11 3.12 3.13 3.14 3.15',
-         'an empty list as an assignment target (`[] = a`) is not written back'),
+         '',
+         'an empty list as an assignment target (`[] = a`) is not written back'
+         ' (fixed: a target with nothing to fill is complete at once)'),
     Case('while_body_always_leaves_break_in_handler', """\
 while x:
     try:

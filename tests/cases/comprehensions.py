@@ -155,3 +155,8 @@ def starred_call_in_generator(rows, extra):
 
 def starred_call_in_nested_loops(table, extra):
     return [combine(*cell, extra) for row in table for cell in row if cell]
+
+
+# An empty target binds nothing (UNPACK_SEQUENCE 0): it is complete at once.
+def empty_target(rows, extra):
+    return [extra for [] in rows]

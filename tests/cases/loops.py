@@ -542,3 +542,16 @@ def settle_each(nodes, unsettled, settle, give_up, fallback, done):
         else:
             fallback(node)
         done(node)
+
+
+def empty_target_loop(rows):
+    count = 0
+    for () in rows:
+        count += 1
+    return count
+
+
+def empty_target_assignments(empty, pair):
+    () = empty
+    first, () = pair
+    return first

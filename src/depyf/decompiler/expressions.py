@@ -1072,8 +1072,12 @@ def definition(m, target, value):
 def _fill_slot(m, slot: UnpackSlot, target, op):
     owner = slot.owner
     owner.slots[slot.index] = target
-    if not owner.complete():
-        return
+    if owner.complete():
+        _target_complete(m, owner, op)
+
+
+def _target_complete(m, owner, op):
+    """Every slot of ``owner`` filled: its target goes where its value does."""
     tuple_target = owner.as_target()
     if owner.parent is not None:
         _fill_slot(m, owner.parent, tuple_target, op)
@@ -1279,6 +1283,10 @@ def _push_unpack(m, value, n, star, op):
         m.push(value)    # stays until its target is complete
     else:
         owner = UnpackTarget(value, [None] * n, star, parent, op.line)
+    if n == 0:
+        # (`for [] in xs`, `() = x`: nothing to fill, complete at once)
+        _target_complete(m, owner, op)
+        return
     for i in reversed(range(n)):
         m.push(UnpackSlot(owner, i))
 

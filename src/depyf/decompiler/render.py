@@ -1268,9 +1268,25 @@ class _Renderer:
             if i:
                 self._brk(value)
                 self._ws(" %s " % word)
-            self._expr(value, level + 1)
+                self._expr(value, level + 1)
+            elif self._opens_above(node, value):
+                # Its jumps' line is above its first operand's: the source
+                # opened a bracket there (`x = (\n a and b) or c`).
+                self._open("(")
+                self._expr(value, level + 1)
+                self._close(")")
+            else:
+                self._expr(value, level + 1)
         if paren:
             self._close(")")
+
+    def _opens_above(self, node, first) -> bool:
+        """In the line-faithful layout, ``node`` (an and/or whose jumps gave it
+        a line) starts on a line above the one its first operand goes to."""
+        if not self.faithful or self._nobreak:
+            return False
+        line, below = _lineno(node), _lineno(first)
+        return line is not None and below is not None and below > line
 
     def x_BinOp(self, node, ctx) -> None:
         symbol, level = _BINOP[type(node.op).__name__]

@@ -184,3 +184,15 @@ class ModuleRenamed(dict):
 class QualnameRenamed:
     __qualname__ = 'Other'
     size = 1
+
+
+class AnnotatedMethods:
+    """3.14 gives each annotated method an ``__annotate__`` that closes over
+    the class namespace (``__classdict__``): no name a ``nonlocal`` declares."""
+    size: int = 0
+
+    def __init__(self, flags: int) -> None:
+        self.flags = flags
+
+    def __enter__(self) -> None:
+        pass

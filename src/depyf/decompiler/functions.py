@@ -154,7 +154,10 @@ class CodeDecompiler:
         if self.kind != "function" or not free:
             return []
         used = {op.arg for op in func.ops if "DEREF" in op.name or "CLOSURE" in op.name}
-        return [v for v in free if v not in used and v.isidentifier() and v != "__class__"]
+        # (the compiler's own cells, `__class__`, 3.12+'s `__classdict__`, are
+        # no names a nonlocal may declare)
+        return [v for v in free if v not in used and v.isidentifier()
+                and not (v.startswith("__") and v.endswith("__"))]
 
     # -- nested code objects ---------------------------------------------------------------
 

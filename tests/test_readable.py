@@ -567,6 +567,23 @@ def test_a_test_of_values_whose_truth_runs_no_code_goes():
     """, keep={"a"})) == ["a and None", "return a"]
 
 
+def test_a_nonlocal_of_a_name_nothing_uses_goes():
+    # Dynamo's code for a closure keeps free variables its graph made
+    # unneeded; the faithful form declares them (to stay a closure), the
+    # readable form has nothing to say about them. One the code stores stays.
+    assert body_of(rewrite("""
+        def f(a):
+            nonlocal func, count
+            count = a
+            return a
+    """, keep={"a", "count"})) == ["nonlocal count", "count = a", "return a"]
+    assert body_of(rewrite("""
+        def f(a):
+            nonlocal func
+            return a
+    """, keep={"a"})) == ["return a"]
+
+
 def test_store_to_a_users_name_stays():
     text = rewrite("""
         def f(x):

@@ -35,6 +35,7 @@ changes anything), then :func:`~.cleanup.fold_negated_tests` (``not a is b``
 is ``a is not b``) and :func:`~.naming.name_values`:
 
 * :func:`~.cleanup.drop_temporary_deletes`: ``del tmp_N`` goes;
+* :func:`~.cleanup.drop_unused_nonlocals`: ``nonlocal`` of a name nothing uses goes;
 * :func:`~.cleanup.drop_dead_stores`: stores nobody reads go (also later);
 * :func:`~.lists.follow_local_lists`: Dynamo's list juggling followed to its end;
 * :func:`~.cleanup.drop_unused_walrus`: ``(t := v)`` nobody reads is ``v``;
@@ -72,8 +73,8 @@ from dataclasses import dataclass, field
 from typing import Collection, Mapping, Optional, Sequence
 
 from .cleanup import (declare_unbound_cells, drop_dead_stores, drop_no_op_statements,
-                      drop_temporary_deletes, drop_unused_walrus, flatten_star_displays,
-                      fold_negated_tests)
+                      drop_temporary_deletes, drop_unused_nonlocals, drop_unused_walrus,
+                      flatten_star_displays, fold_negated_tests)
 from .facts import Facts
 from .inline import inline_single_use, propagate_copies
 from .lists import follow_local_lists
@@ -82,6 +83,7 @@ from .shared import hoist_shared_walrus, repeat_module_dict_reads
 
 #: each pass, with the node classes it works on (None: any body)
 PASSES = ((drop_temporary_deletes, (ast.Delete,)),
+          (drop_unused_nonlocals, (ast.Nonlocal,)),
           # (early too: Dynamo's dead list displays go before the list pass would walk for them)
           (drop_dead_stores, (ast.Assign,)),
           (follow_local_lists, (ast.List,)),

@@ -49,6 +49,34 @@ def drop_temporary_deletes(facts: Facts) -> bool:
     return bool(decided)
 
 
+def drop_unused_nonlocals(facts: Facts) -> bool:
+    """A ``nonlocal`` of a name the function neither reads nor writes goes:
+    Dynamo's code for a closure keeps free variables its graph made unneeded,
+    and the faithful form declares them so that the text stays a closure.
+
+    Before::                            After::
+
+        def wrapper(self, x):               def wrapper(self, x):
+            nonlocal func                       return __compiled_fn_1(x)
+            return __compiled_fn_1(x)
+
+    A name the function stores or loads keeps its declaration.
+    """
+    changed = False
+    for stmt in facts.statements():
+        if type(stmt) is not ast.Nonlocal:
+            continue
+        used = [name for name in stmt.names if facts.names(name)]
+        if len(used) == len(stmt.names):
+            continue
+        if used:
+            facts.swap(stmt, ast.Nonlocal(names=used, lineno=getattr(stmt, "lineno", 1)))
+        else:
+            facts.remove(stmt)
+        changed = True
+    return changed
+
+
 def _surely_bound(facts: Facts, name: str, stmt: ast.stmt) -> bool:
     """Did a store of ``name`` run before ``stmt`` on every path: a store by
     an assignment earlier in its block or in a block around it, with no loop

@@ -567,6 +567,29 @@ def test_a_test_of_values_whose_truth_runs_no_code_goes():
     """, keep={"a"})) == ["a and None", "return a"]
 
 
+class _Odd:
+    """An object Dynamo may put among a code object's constants: its truth
+    and its negation run code."""
+
+    def __bool__(self):
+        return True
+
+    def __neg__(self):
+        return self
+
+
+def test_an_operator_on_an_object_constant_may_run_code():
+    # `not c` and `-c` of a constant of a builtin type do nothing a reader
+    # could see and go; of an object that defines them, they run its code
+    fn = ast.parse("def f(a):\n    not 0\n    -0\n    not 0\n    -1.5\n    return a\n").body[0]
+    odd = _Odd()
+    fn.body[0].value.operand.value = odd
+    fn.body[1].value.operand.value = odd
+    make_readable(fn, Readable(keep={"a"}))
+    kept = [type(stmt.value.op).__name__ for stmt in fn.body if isinstance(stmt, ast.Expr)]
+    assert kept == ["Not", "USub"], ast.dump(fn)
+
+
 def test_a_nonlocal_of_a_name_nothing_uses_goes():
     # Dynamo's code for a closure keeps free variables its graph made
     # unneeded; the faithful form declares them (to stay a closure), the

@@ -70,6 +70,23 @@ def plain_truth(node: ast.expr) -> bool:
         isinstance(node, ast.Constant) and type(node.value) in _PLAIN_CONSTANTS)
 
 
+def plain_unary(node: ast.UnaryOp) -> bool:
+    """``node`` runs no code: ``not`` of what :func:`plain_truth` accepts, a
+    sign on a number of a builtin type, ``~`` on an int. (An object Dynamo put
+    among the constants may define ``__bool__`` or ``__neg__``.)
+
+    >>> plain_unary(ast.UnaryOp(ast.USub(), ast.Constant(1.5))), plain_unary(ast.UnaryOp(ast.Invert(), ast.Constant(1.5)))
+    (True, False)
+    """
+    if type(node.op) is ast.Not:
+        return plain_truth(node.operand)
+    operand = node.operand
+    if type(operand) is not ast.Constant:
+        return False
+    kinds = (int,) if type(node.op) is ast.Invert else (int, float, complex)
+    return type(operand.value) in kinds
+
+
 def is_dict_of_module(node: ast.expr) -> bool:
     """``m.__dict__['_modules']`` (or ``_parameters``, ``_buffers``): the
     spelling of ``m._modules`` Dynamo uses where ``m`` has attributes of its own."""
@@ -397,7 +414,7 @@ class Evaluation:
 
     def e_UnaryOp(self, node, out, lazy):
         self.e(node.operand, out, lazy)
-        if not isinstance(node.operand, ast.Constant):
+        if not plain_unary(node):
             out.append(Step(node, CODE, lazy))
 
     def e_BoolOp(self, node, out, lazy):

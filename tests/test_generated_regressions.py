@@ -635,6 +635,44 @@ needs = (
          'exporter): 3.10/3.11 thread the and\'s jump into the or\'s where their lines agree, and '
          'the and was written without the bracket (fixed: a bracket opens on the and/or\'s line); '
          '3.14+ (like 3.8/3.9) threads the inner jumps past the or: and/or jumps out of its block'),
+    Case('tp_return_through_a_finally_holding_a_with', """\
+def create(x, lock):
+    try:
+        return x
+    finally:
+        with lock:
+            pass
+""",
+         '3.10 3.11 3.12 3.13 3.14 3.15',
+         'return from a try whose finally body holds a with (huggingface_hub\'s sandbox): the '
+         'copy of the finally body on the return\'s way out is under the with\'s own handler, '
+         'not taken for the copy, and the RETURN_VALUE after it is walked with an empty stack '
+         '(stack underflow: fallback)'),
+    Case('tp_while_true_if_continue_else_break', """\
+def f(word, x):
+    if word is None:
+        while True:
+            if x:
+                continue
+            else:
+                break
+""",
+         '3.10 3.11 3.12 3.13',
+         'while True whose body is `if x: continue else: break` (transformers\' hp_naming): '
+         'written `while x: pass`, the same behaviour, which 3.10-3.13 compile as a loop with '
+         'its test at both ends'),
+    Case('tp_bare_return_in_an_if_in_a_with', """\
+def f(lock, x):
+    with lock:
+        if x:
+            x
+            return
+        x
+""",
+         '3.10 3.11 3.12 3.13 3.14 3.15',
+         'a bare return in an if in a with, last in the function (huggingface_hub): '
+         'normalising drops the NOP that holds the return\'s line, and the branch is taken for '
+         'the with\'s own closing copy (if/else)'),
     Case('if_or_pass', """\
 if y or x:
     pass

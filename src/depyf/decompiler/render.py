@@ -86,6 +86,11 @@ WRAP = 100
 _NAME = ast.Name
 
 
+def _bracketed_boolop(node: ast.BoolOp, ctx) -> bool:
+    """An and/or written where ``ctx`` binds tighter: in brackets."""
+    return _BOOLOP[type(node.op).__name__][1] < ctx
+
+
 def _lineno(node) -> Optional[int]:
     value = getattr(node, "lineno", None)
     if type(value) is int:      # the usual case, checked first: this runs for every node
@@ -970,7 +975,7 @@ class _Renderer:
         if self.faithful and not self._nobreak:
             target = getattr(node, "lineno", None)
             if target is not None and (type(target) is not int or target > len(self._lines) + 1) \
-                    and not (cls is ast.BoolOp and _BOOLOP[type(node.op).__name__][1] < ctx):
+                    and not (cls is ast.BoolOp and _bracketed_boolop(node, ctx)):
                 self._brk(node)     # (an and/or in brackets breaks inside them: x_BoolOp)
         if cls is _NAME:    # (x_Name's usual case, inlined: a third of all nodes are names)
             text = node.id
@@ -1257,7 +1262,7 @@ class _Renderer:
 
     def x_BoolOp(self, node, ctx) -> None:
         word, level = _BOOLOP[type(node.op).__name__]
-        paren = level < ctx
+        paren = _bracketed_boolop(node, ctx)
         if paren:
             # The bracket stays where the code around it is: on the line of an
             # and/or it opens (3.10/3.11 thread one's jumps into the next only

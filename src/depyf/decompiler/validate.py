@@ -310,9 +310,9 @@ def import_context(text: str, record, namespace=None, method_names=None) -> str:
     return "import " + ", ".join("sys as %s" % name for name in sorted(names)) + "\n"
 
 
-#: what loads a name whose attribute a LOAD_METHOD then loads
-_NAME_LOADS = frozenset({"LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF",
-                         "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"})
+#: what loads a name whose attribute a LOAD_METHOD then loads (normalised
+#: spellings: 3.12+'s LOAD_FAST_CHECK and 3.14's LOAD_FAST_BORROW arrive as LOAD_FAST)
+_NAME_LOADS = frozenset({"LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF"})
 
 
 def method_called_names(record) -> Set[str]:

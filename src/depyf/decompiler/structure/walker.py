@@ -795,7 +795,6 @@ class Walker:
         m.push(node)
         return end
 
-
     def value_ifexp(self, m: StackMachine, i: int, hi: int) -> int:
         """``a if c else b`` as a value inside an expression read op by op (a
         test's operand: `x or y[0 if c else 1]`), its test's jump at ``i`` with

@@ -271,15 +271,16 @@ def test_meta_json_is_json_with_a_line_per_entry():
 
 
 def test_a_compile_differing_only_in_numbered_names_reuses_the_text():
-    # Dynamo numbers its graphs and resume functions anew at every compile: a
+    # Dynamo numbers its graphs, resume functions and builtins dicts anew at every compile: a
     # second compile of one frame with the same code decompiles to the first's
     # text with those names (and the function's own) changed.
     source = ("def f(x):\n"
               "    y = __compiled_fn_3_0a1b2c3d_0a1b_0a1b_0a1b_0a1b2c3d4e5f(x)\n"
+              "    __builtins_dict___2['print'](y)\n"
               "    return __resume_at_20_4(y[0], 1.0, g)\n")
     first = compile(source, "<f>", "exec").co_consts[0]
     renamed = {"__compiled_fn_3_0a1b2c3d_0a1b_0a1b_0a1b_0a1b2c3d4e5f": "__compiled_fn_9",
-               "__resume_at_20_4": "__resume_at_20_11"}
+               "__resume_at_20_4": "__resume_at_20_11", "__builtins_dict___2": "__builtins_dict___8"}
     second = first.replace(co_names=tuple(renamed.get(n, n) for n in first.co_names))
     assert fullcode.shape_key(first) == fullcode.shape_key(second)
     text, problem = fullcode.safe_decompile(first, "t0")

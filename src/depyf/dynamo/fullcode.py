@@ -14,6 +14,7 @@ import types
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..bytecode.code import parameters
+from ..decompiler.readable.effects import BUILTINS_DICT
 
 FAILURE_STUB = "depyf could not decompile"
 
@@ -77,23 +78,25 @@ RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
 #: a module Dynamo loads where the frame's globals lack it under its own name,
 #: installed as ___module_<its name's last part>_<its id>_c<Dynamo's compile counter>
 MODULE_BY_ID = re.compile(r"^___module_(\w+?)_(\d+)_c\d+$")
+#: names whose number is Dynamo's counter, not part of what the code does
+_NUMBERED = (COMPILED_FN, RESUME, MODULE_BY_ID, BUILTINS_DICT)
 
 
 def shape_key(code: types.CodeType) -> Optional[bytes]:
     """All that decompiling ``code`` reads, but for the names Dynamo numbers
-    anew at every compile (its graphs and resume functions): two compiles of
-    one frame that differ only there (a resume function compiled again for
-    other guards, a recompile of an already dynamic frame) decompile alike,
-    and one's text serves the other, renamed (:func:`renamed_text`). None
-    where a constant has no such form (an object Dynamo put in co_consts).
+    anew at every compile (its graphs, resume functions, modules it installed
+    by id and builtins dicts): two compiles of one frame that differ only
+    there (a resume function compiled again for other guards, a recompile of
+    an already dynamic frame) decompile alike, and one's text serves the
+    other, renamed (:func:`renamed_text`). None where a constant has no such
+    form (an object Dynamo put in co_consts).
 
     >>> a = compile("__compiled_fn_1(x)", "<s>", "eval")
     >>> shape_key(a) == shape_key(a.replace(co_names=("__compiled_fn_7", "x")))
     True
     """
     import marshal
-    names = tuple("#" if COMPILED_FN.match(n) or RESUME.match(n) or MODULE_BY_ID.match(n) else n
-                  for n in code.co_names)
+    names = tuple("#" if any(p.match(n) for p in _NUMBERED) else n for n in code.co_names)
     try:
         return marshal.dumps(code.replace(co_names=names))
     except ValueError:

@@ -73,21 +73,25 @@ def _next_move(ops: List[Op]) -> Optional[tuple]:
     follows the first op after it that does not fall through (the loop's jump
     back, the end of an ``if``'s body)."""
     index = {op: i for i, op in enumerate(ops)}
+    candidates = []
+    for i, op in enumerate(ops):
+        if op.target is None:
+            continue
+        t = index.get(op.target)
+        if t is None or t <= i + 1 or ops[t - 1].name in NO_FALLTHROUGH:
+            continue
+        candidates.append((op, t))
+    if not candidates:      # (compiled code: the op before a join is reached)
+        return None
+    # (the ways into each op, asked only of the candidates: most code has none)
     entries: Dict[Op, List[Op]] = {}
     for op in ops:
         if op.target is not None:
             entries.setdefault(op.target, []).append(op)
         if op.handler is not None:
             entries.setdefault(op.handler.target, []).append(op)
-    candidates = []
-    for i, op in enumerate(ops):
-        if op.target is None:
-            continue
-        t = index.get(op.target)
-        if t is None or t <= i + 1 or ops[t - 1].name in NO_FALLTHROUGH or entries[op.target] != [op]:
-            continue
-        candidates.append((op, t))
-    if not candidates:      # (compiled code: the op before a join is reached)
+    candidates = [(op, t) for op, t in candidates if entries[op.target] == [op]]
+    if not candidates:
         return None
     reached = _reached(ops, index)
     for jump, t in candidates:

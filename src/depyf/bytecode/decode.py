@@ -290,6 +290,8 @@ def _decode_into(bc: Bytecode) -> None:
                     argval = names[arg]
                 elif how == 4:
                     argval = flagged[arg]
+                elif how == 5:
+                    argval = arg
                 else:
                     argval = resolve(resolver, arg, i, size // 2 - 1)
             except IndexError:
@@ -564,5 +566,7 @@ _KINDS = ("none", "int", "const", "name", "global", "attr", "super_attr", "local
 #: argument kind -> the _Resolver method that resolves it (looked up once, not per code object)
 _RESOLVERS = {kind: getattr(_Resolver, "_" + kind) for kind in _KINDS}
 #: argument kinds resolved by indexing a tuple -> the number _decode_into tests for:
-#: 1 constants, 2 names, 3 locals, 4 names twice over (a flag in the low bit)
-_LOOKUPS = {"const": 1, "name": 2, "local": 3, "global": 4, "attr": 4}
+#: 1 constants, 2 names, 3 locals, 4 names twice over (a flag in the low bit);
+#: 5 the argument itself (counts, flags: no resolver call for the commonest rest)
+_LOOKUPS = {"const": 1, "name": 2, "local": 3, "global": 4, "attr": 4,
+            "int": 5, "is_op": 5, "contains_op": 5, "make_function": 5}

@@ -46,6 +46,10 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
     | _MATCH_START
 
 
+#: the ops _tests_ahead looks for: conditional jumps and the pattern tests
+#: (every MATCH_ op, the only names with that prefix)
+_TESTS = frozenset(CONDITIONAL) | _MATCH_START | {"MATCH_KEYS"}
+
 _NOT_PLAIN = _STEP_SPECIAL | WITH_STARTS
 #: op names the set-up of Walker looks for
 _LOOKED_AT = _NOT_PLAIN | _BLOCK_SETUP | {"RETURN_VALUE"}
@@ -428,8 +432,7 @@ class Walker:
         its decompile time)."""
         tests = self._test_indices
         if tests is None:
-            tests = self._test_indices = [op.index for op in self.ops
-                                          if op.name in CONDITIONAL or op.name.startswith("MATCH_")]
+            tests = self._test_indices = [op.index for op in self.ops if op.name in _TESTS]
         k = bisect.bisect_left(tests, i)
         return k < len(tests) and tests[k] < hi
 

@@ -19,6 +19,7 @@ from .conditionals import CONDITIONAL
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from ...bytecode.ir import NO_FALLTHROUGH, Op
+from ...bytecode.versions import SUPPORTED, get_table
 from ..cfg import build_cfg, reachable_ops
 from .except_star import unbinds_before_jump
 from .exceptions import Regions, copied_at, finally_end, flow_from, try_statement
@@ -47,8 +48,10 @@ _STEP_SPECIAL = frozenset({"END", "RERAISE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FAL
 
 
 #: the ops _tests_ahead looks for: conditional jumps and the pattern tests
-#: (every MATCH_ op, the only names with that prefix)
-_TESTS = frozenset(CONDITIONAL) | _MATCH_START | {"MATCH_KEYS"}
+#: (every MATCH_ op of any version's table)
+_TESTS = frozenset(CONDITIONAL) | frozenset(
+    name for version in SUPPORTED for name in get_table(version).opcode_by_name
+    if name.startswith("MATCH_"))
 
 _NOT_PLAIN = _STEP_SPECIAL | WITH_STARTS
 #: op names the set-up of Walker looks for

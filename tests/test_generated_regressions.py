@@ -659,8 +659,9 @@ def f(word, x):
 """,
          '3.10 3.11 3.12 3.13',
          'while True whose body is `if x: continue else: break` (transformers\' hp_naming): '
-         'written `while x: pass`, the same behaviour, which 3.10-3.13 compile as a loop with '
-         'its test at both ends'),
+         'was written `while x: pass`, which 3.10-3.13 compile as a loop with its test at both '
+         'ends (fixed: the `while True:` line\'s NOP says there is no test at the top); now '
+         '`while True: if not x: break`, equivalent (validation passes) but another jump layout'),
     Case('tp_bare_return_in_an_if_in_a_with', """\
 def f(lock, x):
     with lock:

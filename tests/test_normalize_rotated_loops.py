@@ -428,3 +428,32 @@ def test_real_loops_decompile_to_the_same_code(version, tmp_path):
     report = decompile_report(compiled(version, tmp_path))
     assert report.fallbacks == [] and report.unverified is None
     assert {verdict for _, verdict in report.verdicts} == {"identical"}, report.verdicts
+
+
+WHILE_TRUE_IF_FIRST = '''\
+def f(word, x):
+    if word is None:
+        while True:
+            if x:
+                continue
+            else:
+                break
+'''
+
+
+@pytest.mark.parametrize("version", ROTATING, ids=lambda v: "%d.%d" % v)
+def test_while_true_whose_body_starts_with_an_if_stays_while_true(version, tmp_path):
+    # (transformers' hp_naming) The if's jumps look like a test at the loop's
+    # top; the NOP of the `while True:` line says there is none.
+    python = find_interpreter(version)
+    if python is None:
+        pytest.skip("no Python %d.%d interpreter" % version)
+    source, pyc = tmp_path / "m.py", tmp_path / "m.pyc"
+    source.write_text(WHILE_TRUE_IF_FIRST)
+    subprocess.run([python, "-c", "import py_compile, sys; "
+                    "py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)",
+                    str(source), str(pyc)], check=True)
+    report = decompile_report(read_pyc(str(pyc)).code)
+    assert report.fallbacks == [], report.source
+    assert {verdict for _, verdict in report.verdicts} <= {"identical", "equivalent"}, report.verdicts
+    assert "while True:" in report.source and "while x" not in report.source

@@ -100,6 +100,9 @@ class Function:
     #: (a ``break`` whose jump to the next op the compiler dropped, 3.10+;
     #: see ``normalize.jumps_to_line_nops``)
     line_nop_jumps: dict = field(default_factory=dict)
+    #: id of a jump back to a loop top's NOP -> the NOP's line: the loop is
+    #: ``while True:`` (3.10-3.13; see ``normalize.while_true_lines``)
+    while_true_lines: dict = field(default_factory=dict)
     #: id of a try body's first op -> the line of the ``try:`` before it, where
     #: that is a line of its own (3.14+: see normalize.try_line_nops)
     try_lines: dict = field(default_factory=dict)

@@ -1655,6 +1655,33 @@ def jumps_to_line_nops(func: Function, table: VersionTable) -> None:
                     func.line_nop_jumps[id(o)] = op.line
 
 
+def while_true_lines(func: Function, table: VersionTable) -> None:
+    """3.10-3.13 test ``while x:`` at both ends of the loop, and ``while
+    True:`` leaves only a NOP of its line at the loop's top (``drop_noise``
+    drops it). A loop jumping back to such a NOP is ``while True:`` even
+    where its body starts with an ``if`` whose jumps look like a test at
+    the top (``if x: continue`` / ``else: break``). Record the NOP's line
+    for each jump back to it (``Function.while_true_lines``) where the op
+    after it is on another line (the jumps, not that op: a loop first in the
+    body starts there too)::
+
+        L: NOP (line 3); LOAD_FAST x (line 4); ...; JUMP_BACKWARD L  -> while_true_lines[JUMP_BACKWARD] = 3
+
+    (Run before ``drop_noise``.)
+    """
+    func.reindex()
+    ops = func.ops
+    tops = {id(op): op.line for i, op in enumerate(ops[:-1])
+            if op.name == "NOP" and op.line is not None
+            and ops[i + 1].line is not None and ops[i + 1].line != op.line}
+    if not tops:
+        return
+    for o in ops:
+        if o.name in _NO_FALLTHROUGH_DECODED and o.target is not None \
+                and id(o.target) in tops and o.target.index < o.index:
+            func.while_true_lines[id(o)] = tops[id(o.target)]
+
+
 def nested_loop_tops(func: Function, table: VersionTable) -> None:
     """3.14+ tests a while loop at its top, so a loop whose body starts with
     another while loop has both loops' jumps back land one op apart: the outer
@@ -2012,7 +2039,7 @@ PASS_FUNCTIONS.update({
         call_ex_kwargs_slot, with_specials, inlined_builtin_calls, closing_jumps_back,
         dead_loop_tails, closure_loads, unthread_short_circuit_pops, unfolded_not_jumps,
         iterator_pairs, annotation_marks, adjacent_jumps, lazy_imports, try_line_nops,
-        nested_loop_tops, unrotated_loops, jumps_into_dead_code)
+        nested_loop_tops, while_true_lines, unrotated_loops, jumps_into_dead_code)
 })
 
 #: 3.8-3.10's block set-ups and 3.8's finally ops: what the passes rebuilding them as
@@ -2070,6 +2097,7 @@ NEEDS: Dict[str, frozenset] = {
     "jumps_to_line_nops": frozenset({"NOP"}),
     "nested_loop_tops": frozenset({"NOP"}),
     "try_line_nops": frozenset({"NOP"}),
+    "while_true_lines": frozenset({"NOP"}),
     "unthread_short_circuit_pops": frozenset({"COPY"}),
     "unfolded_not_jumps": frozenset({"COMPARE_OP", "IS_OP", "CONTAINS_OP"}),
     # (the jumps back they read or put back: no loop, none)
@@ -2102,8 +2130,9 @@ _LINK_COPIES = frozenset({"COPY", "DUP_TOP"}) | _BLOCK_SETUPS | _FINALLY_38
 _COMMON = ["split_superinstructions", "rename", "binary_ops", "compare_ops", "drop_noise"]
 #: 3.10 on: the compiler copies small exit blocks
 _COPIED_EXITS = ["merge_copied_exits"]
-#: 3.10 on: NOPs keep the lines of dropped jumps (before _COMMON's drop_noise)
-_LINE_NOPS = ["jumps_to_line_nops"]
+#: 3.10 on: NOPs keep the lines of dropped jumps and of ``while True:`` (before
+#: _COMMON's drop_noise)
+_LINE_NOPS = ["jumps_to_line_nops", "while_true_lines"]
 #: 3.10 on: Dynamo's idioms no compiler writes (its code is decompiled on those)
 _GENERATED = ["popped_branch_constants", "jumps_into_dead_code"]
 #: 3.10 on: the compiler copies a while loop's test to the bottom of its body
@@ -2155,7 +2184,8 @@ PASSES = {
 #: 3.14 and 3.15: their new spellings first (each brings its idiom to 3.13's
 #: form, on the decoded names), then 3.13's passes; not ``copied_returns``:
 #: with RETURN_CONST gone, every ``return <constant>`` is what it looks for;
-#: not ``unrotated_loops``: a while loop is tested at its top only
+#: not ``unrotated_loops`` and ``while_true_lines``: a while loop is tested at
+#: its top only, and ``nested_loop_tops`` keeps the NOPs that tell loops apart
 _FROM_314 = ["small_ints", "common_constants", "with_specials", "inlined_builtin_calls",
              "call_ex_kwargs_slot", "annotation_marks", "try_line_nops", "nested_loop_tops"]
 _AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditional_jumps",
@@ -2163,7 +2193,8 @@ _AFTER_314 = {"backward_conditional_jumps": ("adjacent_jumps", "backward_conditi
               "short_circuit_jumps": ("unthread_short_circuit_pops", "short_circuit_jumps"),
               "bool_conversions": ("bool_conversions", "unfolded_not_jumps")}
 PASSES[(3, 14)] = _FROM_314 + [
-    name for name in PASSES[(3, 13)] if name not in ("copied_returns", "unrotated_loops")
+    name for name in PASSES[(3, 13)]
+    if name not in ("copied_returns", "unrotated_loops", "while_true_lines")
     for name in _AFTER_314.get(name, (name,))]
 #: 3.15: its iterator pairs made one item first, on the decoded ops (the stack
 #: effects it follows are the decoded names')

@@ -165,7 +165,7 @@ SEMANTIC_PASSES = frozenset({
     "unthread_continues", "unthread_if_ends", "unthread_or_jumps",
     # change no op, only record layout facts
     "cold_handlers", "dead_ways_out", "else_after_handlers", "jumps_to_line_nops",
-    "try_line_nops",
+    "try_line_nops", "while_true_lines",
     # a value's bool() spelt as two nots; a jump's own truth test dropped
     "bool_conversions",
     # up to 3.10's stack shuffles spelt as 3.11's COPY and SWAP (the same stack

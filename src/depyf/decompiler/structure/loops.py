@@ -543,6 +543,9 @@ def _top_test(w, m, i, latch):
             j += 1
         if j >= latch or len(sub.stack) != len(m.stack) + 1:
             return [], i, None
+        top_line = w.func.while_true_lines.get(id(w.ops[latch]))
+        if top_line is not None and w.ops[j].line != top_line:
+            return [], i, None      # (``while True:``, an if first in its body)
         first = chains.segment(operand(sub), i, w.ops[j])
         segments = [first]
         after = j + 1

@@ -16,6 +16,7 @@ from depyf.bytecode.pyc import read_pyc
 from depyf.bytecode.rotated_loops import unrotated_loops
 from depyf.decompiler.api import decompile_report
 from depyf.verify.interpreters import find_interpreter
+from test_generated_regressions import CASES
 
 ROTATING = [(3, 10), (3, 11), (3, 12), (3, 13)]
 
@@ -393,12 +394,12 @@ def while_true_around(lines, it):
 '''
 
 
-def compiled(version, tmp_path):
+def compiled(version, tmp_path, text=SOURCE):
     python = find_interpreter(version)
     if python is None:
         pytest.skip("no Python %d.%d interpreter" % version)
     source, pyc = tmp_path / "m.py", tmp_path / "m.pyc"
-    source.write_text(SOURCE)
+    source.write_text(text)
     subprocess.run([python, "-c", "import py_compile, sys; "
                     "py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)",
                     str(source), str(pyc)], check=True)
@@ -430,30 +431,13 @@ def test_real_loops_decompile_to_the_same_code(version, tmp_path):
     assert {verdict for _, verdict in report.verdicts} == {"identical"}, report.verdicts
 
 
-WHILE_TRUE_IF_FIRST = '''\
-def f(word, x):
-    if word is None:
-        while True:
-            if x:
-                continue
-            else:
-                break
-'''
-
 
 @pytest.mark.parametrize("version", ROTATING, ids=lambda v: "%d.%d" % v)
 def test_while_true_whose_body_starts_with_an_if_stays_while_true(version, tmp_path):
-    # (transformers' hp_naming) The if's jumps look like a test at the loop's
-    # top; the NOP of the `while True:` line says there is none.
-    python = find_interpreter(version)
-    if python is None:
-        pytest.skip("no Python %d.%d interpreter" % version)
-    source, pyc = tmp_path / "m.py", tmp_path / "m.pyc"
-    source.write_text(WHILE_TRUE_IF_FIRST)
-    subprocess.run([python, "-c", "import py_compile, sys; "
-                    "py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)",
-                    str(source), str(pyc)], check=True)
-    report = decompile_report(read_pyc(str(pyc)).code)
+    # (transformers' hp_naming, a regression case) The if's jumps look like a
+    # test at the loop's top; the NOP of the `while True:` line says there is none.
+    case = next(c for c in CASES if c.name == "tp_while_true_if_continue_else_break")
+    report = decompile_report(compiled(version, tmp_path, case.source))
     assert report.fallbacks == [], report.source
     assert {verdict for _, verdict in report.verdicts} <= {"identical", "equivalent"}, report.verdicts
     assert "while True:" in report.source and "while x" not in report.source

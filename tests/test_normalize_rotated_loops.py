@@ -431,7 +431,6 @@ def test_real_loops_decompile_to_the_same_code(version, tmp_path):
     assert {verdict for _, verdict in report.verdicts} == {"identical"}, report.verdicts
 
 
-
 @pytest.mark.parametrize("version", ROTATING, ids=lambda v: "%d.%d" % v)
 def test_while_true_whose_body_starts_with_an_if_stays_while_true(version, tmp_path):
     # (transformers' hp_naming, a regression case) The if's jumps look like a

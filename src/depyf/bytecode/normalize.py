@@ -1655,6 +1655,14 @@ def jumps_to_line_nops(func: Function, table: VersionTable) -> None:
                     func.line_nop_jumps[id(o)] = op.line
 
 
+def jumps_back(func: Function) -> List[Op]:
+    """The decoded ops of ``func`` that jump back unconditionally (a loop's
+    latch, a ``continue``), its ops indexed first."""
+    func.reindex()
+    return [o for o in func.ops if o.name in _NO_FALLTHROUGH_DECODED and o.target is not None
+            and o.target.index < o.index]
+
+
 def while_true_lines(func: Function, table: VersionTable) -> None:
     """3.10-3.13 test ``while x:`` at both ends of the loop, and ``while
     True:`` leaves only a NOP of its line at the loop's top (``drop_noise``
@@ -1669,16 +1677,14 @@ def while_true_lines(func: Function, table: VersionTable) -> None:
 
     (Run before ``drop_noise``.)
     """
-    func.reindex()
     ops = func.ops
     tops = {id(op): op.line for i, op in enumerate(ops[:-1])
             if op.name == "NOP" and op.line is not None
             and ops[i + 1].line is not None and ops[i + 1].line != op.line}
     if not tops:
         return
-    for o in ops:
-        if o.name in _NO_FALLTHROUGH_DECODED and o.target is not None \
-                and id(o.target) in tops and o.target.index < o.index:
+    for o in jumps_back(func):
+        if id(o.target) in tops:
             func.while_true_lines[id(o)] = tops[id(o.target)]
 
 
@@ -1695,11 +1701,8 @@ def nested_loop_tops(func: Function, table: VersionTable) -> None:
 
     (Run before ``drop_noise``.)
     """
-    func.reindex()
     ops = func.ops
-    back_to = {id(o.target) for o in ops
-               if o.name in _NO_FALLTHROUGH_DECODED and o.target is not None
-               and o.target.index < o.index}
+    back_to = {id(o.target) for o in jumps_back(func)}
     for i, op in enumerate(ops[:-1]):
         if op.name == "NOP" and id(op) in back_to and id(ops[i + 1]) in back_to:
             op.name = "LOOP_TOP"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Mapping, Tuple
 
-from .readable.blocks import NODE_FIELDS, bodies, header
+from .readable.blocks import bodies, header, subnodes
 
 #: nodes whose insides are other code objects' instructions (whose offsets
 #: would collide with the function's own)
@@ -71,23 +71,7 @@ def _header_offsets(stmt: ast.stmt) -> List[int]:
     at = getattr(stmt, "_at", None)
     # (an if's mark is a tuple: the offsets of its jumps)
     out = list(at) if type(at) is tuple else [at] if at is not None else []
-    fields_of = NODE_FIELDS
-    AST = ast.AST
-    # (what subnodes(part, _OTHER_CODE) lists, read as it is walked: no list of
-    # the nodes, no second look at each; the order does not matter to the caller)
-    todo = header(stmt)         # (a simple statement is its own header)
-    while todo:
-        node = todo.pop()
-        if node is not stmt:
-            at = getattr(node, "_at", None)
-            if at is not None:
-                out.append(at)
-        if isinstance(node, _OTHER_CODE):
-            continue
-        for field in fields_of[type(node)]:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                todo += [item for item in value if isinstance(item, AST)]
-            elif isinstance(value, AST):
-                todo.append(value)
+    for part in header(stmt):       # (a simple statement is its own header)
+        out += [node._at for node in subnodes(part, _OTHER_CODE)
+                if node is not stmt and getattr(node, "_at", None) is not None]
     return out

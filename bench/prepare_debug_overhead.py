@@ -23,6 +23,11 @@ file costs there is printed with the table: on a virtual machine's disk it
 ranged from 30 to 370 us a file between folders of one file system (an
 ext4 under /tmp with much churn), and a round of dumps creates ~90 files.
 
+Each program's block ends before the half-second quiet spell after which a
+session writes its guards and full code (``depyf.dynamo.quiet``): they are
+written at the block's end, one function after another, as after any burst
+of compiles; "depyf own" counts that work too, on whichever thread it ran.
+
 Every run starts after a full garbage collection (untimed). Of torch's own
 time, about a third is ``profile_guard_manager``, which flushes the CPU
 caches at every compile to time the guards: depyf's work in its hooks starts

@@ -58,7 +58,8 @@ def test_prepare_debug_inside_a_backend_each_compile(tmp_path):
     assert "def __guard_0_for_g(L, G):" in full and "def __guard_1_for_g(L, G):" in full
 
 
-NO_EXIT = '''import os, sys, torch, depyf
+NO_EXIT = '''import os, sys, time, torch, depyf
+from depyf.dynamo.quiet import QUIET
 def g(x, y):
     return (x.sin() + y).relu().sum()
 cm = depyf.prepare_debug(sys.argv[1])
@@ -66,12 +67,19 @@ cm.__enter__()
 f = torch.compile(g, backend="eager")
 f(torch.randn(8), torch.randn(8))
 f(torch.randn(3, 2), torch.randn(3, 2))
-os._exit(0)      # no __exit__, no atexit
 '''
 
 
-def test_every_compile_is_on_disk_without_exit(tmp_path):
-    (tmp_path / "prog.py").write_text(NO_EXIT)
+# How a process that never leaves the block ends: killed (os._exit, no atexit)
+# after a moment's quiet, which the quiet writer waits for (depyf.dynamo.quiet),
+# or leaving at once the ordinary way, without the block's __exit__.
+ENDINGS = {"killed_after_a_quiet_spell": "time.sleep(3 * QUIET)\nos._exit(0)\n",
+           "exits_at_once": "sys.exit(0)\n"}
+
+
+@pytest.mark.parametrize("ending", sorted(ENDINGS))
+def test_every_compile_is_on_disk_without_exit(tmp_path, ending):
+    (tmp_path / "prog.py").write_text(NO_EXIT + ENDINGS[ending])
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
     env.pop("DEPYF_DUMP_DIR", None)
     res = subprocess.run([sys.executable, "prog.py", "d2"], cwd=str(tmp_path), env=env,

@@ -11,6 +11,7 @@ import re
 import runpy
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -385,15 +386,28 @@ def test_transformed_text_that_does_not_compile_becomes_a_stand_in(tmp_path):
 
 @pytest.mark.torch
 def test_a_compiles_files_are_on_disk_when_its_code_runs(tmp_path):
-    # Written in a row once the compile's guards are (not at the block's end):
-    # a program that runs on for hours shows its dump as it goes.
+    # Written once the compile's guards are and a quiet spell has passed, not at
+    # the block's end: a program that runs on for hours shows its dump as it goes.
     torch = pytest.importorskip("torch")
     import depyf
+    from depyf.dynamo.quiet import QUIET
     seen = []
+    fn = "test_a_compiles_files_are_on_disk_when_its_code_runs__f"
+
+    def listing(wanted):
+        """The folder once ``wanted(names)`` holds, or after ten quiet spells."""
+        end = time.monotonic() + 10 * QUIET
+        while True:
+            names = set(os.listdir(tmp_path))
+            if wanted(names) or time.monotonic() > end:
+                return names
+            time.sleep(0.02)
 
     @torch._dynamo.disable
     def look():
+        # at once: the transformed code and the graph; the rest after the quiet spell
         seen.append(set(os.listdir(tmp_path)))
+        seen.append(listing(lambda names: "full_code_for_%s.py" % fn in names))
 
     def f(x):
         y = x + 1
@@ -403,16 +417,17 @@ def test_a_compiles_files_are_on_disk_when_its_code_runs(tmp_path):
     try:
         with depyf.prepare_debug(str(tmp_path)):
             torch.compile(f, backend="eager")(torch.ones(2))
-            seen.append(set(os.listdir(tmp_path)))
+            seen.append(listing(lambda names: any(
+                n.startswith("full_code_for_") and "_resume_in_f_at_" in n for n in names)))
+            full = _read(str(tmp_path), "full_code_for_%s.py" % fn)
     finally:
         torch._dynamo.reset()
-    first, after = seen
-    fn = "test_a_compiles_files_are_on_disk_when_its_code_runs__f"
-    assert {"__transformed_code_0_for_%s.py" % fn, "__compiled_fn_1.dynamo_graph.py",
-            "full_code_for_%s.py" % fn, "__meta_for_%s.json" % fn} <= first, first
+    at_once, first, after = seen
+    assert {"__transformed_code_0_for_%s.py" % fn, "__compiled_fn_1.dynamo_graph.py"} <= at_once, at_once
+    assert {"full_code_for_%s.py" % fn, "__meta_for_%s.json" % fn} <= first, first
     resumed = [n for n in after - first if n.startswith("full_code_for_") and "_resume_in_f_at_" in n]
     assert resumed and "__compiled_fn_2.dynamo_graph.py" in after, sorted(after)
-    assert "def __guard_0_for_%s(" % fn in _read(str(tmp_path), "full_code_for_%s.py" % fn)
+    assert "def __guard_0_for_%s(" % fn in full
 
 
 @pytest.mark.torch

@@ -364,8 +364,9 @@ def _root(record) -> str:
 
 
 _GC_LOCK = threading.Lock()
-_gc_depth = 0
+_gc_depth = 0           # blocks open, in all threads
 _gc_saved = None
+_gc_here = threading.local()        # (its depth: blocks open in this thread)
 
 
 class _RareGc:
@@ -382,18 +383,35 @@ class _RareGc:
                 if _gc_saved[0]:        # 0 means the caller turned collection off
                     gc.set_threshold(max(_gc_saved[0], 50000), *_gc_saved[1:])
             _gc_depth += 1
+            _gc_here.depth = getattr(_gc_here, "depth", 0) + 1
         return None
 
     def __exit__(self, *exc):
         global _gc_depth
         with _GC_LOCK:
             _gc_depth -= 1
+            _gc_here.depth -= 1
             if _gc_depth == 0:
                 gc.set_threshold(*_gc_saved)
         return False
 
 
 _RARE_GC = _RareGc()
+
+
+def _gc_after_fork_in_child() -> None:
+    # Forked while another thread (depyf's quiet writer) was inside rare_gc: the
+    # child has only the forking thread, so the lock that thread may have held
+    # is made anew and the threshold is put back unless this thread raised it.
+    global _GC_LOCK, _gc_depth
+    _GC_LOCK = threading.Lock()
+    raised, _gc_depth = _gc_depth, getattr(_gc_here, "depth", 0)
+    if raised and not _gc_depth:
+        gc.set_threshold(*_gc_saved)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_gc_after_fork_in_child)
 
 
 def rare_gc() -> _RareGc:

@@ -231,7 +231,7 @@ def _make_filter(original, users: List[logging.Handler]):
             return None
         if name == GUARDS_READY:
             # Nobody reads the tree's text (printing it costs more than rendering it):
-            # the sessions take the tree itself, to write the guards at once.
+            # the sessions take the tree itself, to render the guards from it.
             manager = guard_manager_of(kwargs.get("payload_fn"))
             if manager is not None:
                 _give(users, Event(kind=GUARDS, compile_id=current_compile_id(), attempt=0,

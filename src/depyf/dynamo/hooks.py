@@ -11,14 +11,18 @@ Two hooks do the recording while the context is open:
 
 A compile's guards exist only after the bytecode hook returns. Dynamo's
 record of the finished guard tree (which the trace filter takes without
-printing the tree) is the moment the compile is done: its guards are rendered
-then and ``full_code_for_<fn>.py`` and ``__meta_for_<fn>.json`` written, so
-that a process that never leaves the block (a crash, ``os._exit``, a server's
-``__enter__()`` at start-up) keeps every compile's files. Where that record
-does not reach depyf (another reader of the whole trace, an older torch),
-guards are taken from the cache entry at the next compile and at exit. Graph
-files are written as torch reports them (a backward graph Inductor compiles at
-the first ``backward()`` comes late).
+printing the tree) is the moment the compile is done: the session holds the
+tree then, and its guards are rendered and ``full_code_for_<fn>.py`` and
+``__meta_for_<fn>.json`` written after a quiet spell (:mod:`.quiet`: half a
+second with no compile finishing, or the block's end, or the interpreter's
+exit), so that a process that never leaves the block (a server's
+``__enter__()`` at start-up, then ``os._exit`` or a crash) keeps the files of
+every compile half a second behind it, and a burst of compiles renders its guards one after
+another, on warm caches. Where that record does not reach depyf (another
+reader of the whole trace, an older torch), guards are taken from the cache
+entry at the next compile and at exit. Graph files are written as torch
+reports them (a backward graph Inductor compiles at the first ``backward()``
+comes late).
 
 Entered inside a backend (``with prepare_debug(d): return compile_fx(gm, x)``,
 as vLLM does), the session joins the compile in progress: it keeps listening
@@ -39,6 +43,7 @@ import atexit
 import contextlib
 import json
 import linecache
+import os
 import re
 import threading
 import time
@@ -53,6 +58,7 @@ from .artifacts import GUARDS, STARTED, Event, TraceCapture, stale, user_part
 from .breakpoints import Breakpoints
 from ..decompiler.api import rare_gc
 from .dump import DumpDir, as_python, identifier
+from .quiet import LATER
 from .sessions import active_sessions
 from .untraced import keep_dynamo_out
 from .warning import DepyfWarning
@@ -149,9 +155,10 @@ class Session:
         self._sources: Dict[int, tuple] = {}                # id(code) -> (code, text, problem)
         self._shapes: Dict[bytes, tuple] = {}               # shape -> (co_names, name, text, problem)
         self._warned = set()
-        self._depth = 0
-        self.own_seconds = 0.0          # CPU time spent in depyf's hooks and at exit
+        self._local = threading.local()     # (its depth: how deep in _guarded this thread is)
+        self.own_seconds = 0.0          # CPU time spent in depyf's hooks, its quiet writes and at exit
         self._lock = threading.RLock()
+        _live_sessions.add(self)
         self._handle = None
         self._handle_missing = False
         self._capture: Optional[TraceCapture] = None
@@ -186,6 +193,9 @@ class Session:
         # already, whose transformed code and guards come after the block ends.
         self._joined = torch_compat.current_compile_id()
         keep_dynamo_out()
+        # (the quiet writer renders guards on its own thread: imported here, not there,
+        # where an import could wait on a lock the main thread holds)
+        from . import guards  # noqa: F401
         # depyf.debug(): the code that runs names the dumped files (breakpoints.py)
         self._guarded("breakpoints", self.breakpoints.install)
         torch_compat.warn_missing("prepare_debug", lacking, DepyfWarning, stacklevel=4)
@@ -225,15 +235,18 @@ class Session:
         if self._capture is not None:
             self._capture.uninstall()
             self._capture = None
+        LATER.cancel(self)
         self._guarded("the dump", self.flush, final=True)
         self.dir.close()
         self._guarded("breakpoints", self.breakpoints.uninstall)
 
     # -- failure containment ----------------------------------------------------
     def _guarded(self, who: str, fn, *args, **kwargs):
-        outermost = self._depth == 0
-        self._depth += 1
-        start = time.process_time() if outermost else 0.0
+        # (per thread: the quiet writer's flush may run while a hook does)
+        depth = getattr(self._local, "depth", 0)
+        outermost = depth == 0
+        self._local.depth = depth + 1
+        start = time.thread_time() if outermost else 0.0
         try:
             if outermost:
                 # depyf's work makes short-lived objects; collections they would
@@ -245,9 +258,9 @@ class Session:
             self._warn(who, "%s: %s" % (type(e).__name__, e))
             return None
         finally:
-            self._depth -= 1
+            self._local.depth = depth
             if outermost:
-                self.own_seconds += time.process_time() - start
+                self.own_seconds += time.thread_time() - start
 
     def _warn(self, who: str, why: str, part: str = "") -> None:
         """One warning per function (``who``, its qualname) whatever part failed."""
@@ -465,10 +478,12 @@ class Session:
                     if started is not None and entry.compile_seconds is None:
                         # (torch's own figure, read later, would need the meta file again)
                         entry.compile_seconds = time.time() - started
-                    # The compile is done: its files are written now, so that a
-                    # process that never reaches the block's end loses none of them.
+                    # The compile is done: its files are written after a quiet
+                    # spell (with the other compiles of its burst: see quiet.py),
+                    # so that a process that never reaches the block's end keeps them.
                     entry.guard_manager = event.metadata["manager"]
-                    self._write_function(self._fn_of_cid[cid])
+                    self._fn_of_cid[cid].dirty = True
+                    LATER.request(self, self._write_later)
                 if self._lingering and cid == self._joined:
                     self._finish()
                 return
@@ -590,19 +605,27 @@ class Session:
                                            fullcode.closure_maker(name)}), cached[2]
 
     # -- guards and full code -----------------------------------------------------
-    def flush(self, final: bool = False) -> None:
+    def flush(self, final: bool = False, settled: bool = False) -> None:
         """Read the guards of entries that exist by now and write each changed
         function's ``full_code_for_<fn>.py`` and its meta file;
-        ``final`` also writes what no compile claimed."""
+        ``final`` also writes what no compile claimed; ``settled`` leaves out
+        a function whose latest compile has not handed over its guards yet."""
         with self._lock:
             self._take_compile_times()
             for fn in list(self.functions.values()):
-                if fn.dirty:
+                if fn.dirty and (not settled or all(_settled(e) for e in fn.entries)):
                     self._guarded(_qualname(fn.code), self._write_function, fn)
                 elif fn.times_changed:
                     self._guarded(_qualname(fn.code), self._write_meta, fn)
             if final:
                 self._write_leftovers()
+
+    def _write_later(self) -> None:
+        """The quiet writer's turn (see quiet.py): the compiles done by now."""
+        with self._lock:
+            if not self._finished:
+                # (a compile still going on asks again when its guards come)
+                self._guarded("the dump", self.flush, settled=True)
 
     def _write_function(self, fn: Function) -> None:
         self._read_guards(fn)
@@ -751,6 +774,11 @@ class FolderCarry(NamedTuple):
 _last_sessions: Dict[str, FolderCarry] = {}
 
 
+def _settled(entry: Entry) -> bool:
+    """Whether ``entry``'s guards are rendered, held or known to be lost."""
+    return entry.guard is not None or entry.guard_manager is not None or entry.guard_problem is not None
+
+
 def _still_cached(fn: Function) -> bool:
     """Dynamo's cache for ``fn.code`` still holds one of ``fn``'s entries (no
     reset since: a reset starts the function's entries again from 0)."""
@@ -764,6 +792,21 @@ def _still_cached(fn: Function) -> bool:
 #: bytecode-hook handles of sessions that ended inside the hook, to remove
 #: once Dynamo is done going through its hooks
 _stale_hooks: list = []
+
+
+#: every Session not yet collected, for the reset of their locks in a forked child
+_live_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # The quiet writer's thread may have held a session's lock at the fork: the
+    # child's copy would stay locked for good (a DataLoader worker compiling, say).
+    for session in list(_live_sessions):
+        session._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def remove_stale_hooks() -> None:

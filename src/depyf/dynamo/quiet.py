@@ -1,0 +1,128 @@
+"""Work put off until a quiet spell: one daemon thread for the process.
+
+A compile's guards exist once Dynamo has finished it, right after torch has
+flushed the CPU's caches to time them (``profile_guard_manager``). Rendered
+then, one compile at a time, they cost about twice what they cost one after
+another; and a model's compiles come in bursts (a graph break is followed by
+the compile of its resume function at once). So a session does not write a
+compile's full-code and meta files at the moment the guards come, but asks
+for them here: they are written once no compile has asked for ``QUIET``
+seconds, or when the block ends, or at the interpreter's exit, whichever
+comes first. A process killed (``os._exit``, a signal) within ``QUIET`` of a
+compile loses that compile's full-code and meta files; its transformed code
+is on disk already.
+
+The thread only waits between requests. An action runs on it, outside the
+flusher's lock, so a long one holds nobody but its owner up; one that raises
+is dropped (the owner's own guard reports its failures). A forked child
+starts with nothing pending and without the parent's thread: the parent
+writes what it asked for.
+
+Example::
+
+    >>> later = Quiet(quiet=0.01)
+    >>> done = []
+    >>> later.request("me", lambda: done.append(1))
+    >>> later.run_pending(); done
+    [1]
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import time
+from typing import Callable, Dict, Hashable, Optional
+
+#: seconds without a request before the pending actions run
+QUIET = 0.5
+
+
+class Quiet:
+    """Actions keyed by their owner, all run once ``quiet`` seconds pass
+    without a new request from anyone (or on :meth:`run_pending`)."""
+
+    def __init__(self, quiet: float = QUIET):
+        self.quiet = quiet
+        self._exit_hook = False
+        self._reset()
+
+    def _reset(self) -> None:
+        self._pid = os.getpid()
+        self._cond = threading.Condition(threading.Lock())
+        self._due: Dict[Hashable, Callable[[], None]] = {}
+        self._deadline = 0.0
+        self._thread: Optional[threading.Thread] = None
+
+    def _ours(self) -> bool:
+        if self._pid != os.getpid():
+            self._reset()       # a forked child: the parent's lock and thread are not its own
+            return False
+        return True
+
+    def request(self, owner: Hashable, action: Callable[[], None]) -> None:
+        """Run ``action`` (in place of ``owner``'s pending one) after a quiet spell."""
+        self._ours()
+        with self._cond:
+            self._due[owner] = action
+            # (one deadline for all: a burst of compiles ends for everyone at once)
+            self._deadline = time.monotonic() + self.quiet
+            if self._thread is None:
+                self._start()
+            self._cond.notify()
+
+    def cancel(self, owner: Hashable) -> None:
+        """Forget ``owner``'s pending action (it does the work itself now)."""
+        if self._ours():
+            with self._cond:
+                self._due.pop(owner, None)
+
+    def pending(self, owner: Hashable) -> bool:
+        if not self._ours():
+            return False
+        with self._cond:
+            return owner in self._due
+
+    def run_pending(self) -> None:
+        """Run every pending action now, in this thread (the interpreter's exit)."""
+        if not self._ours():
+            return
+        with self._cond:
+            actions = list(self._due.values())
+            self._due.clear()
+        for action in actions:
+            _run(action)
+
+    def _start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, args=(self._cond,),
+                                        name="depyf-quiet-writer", daemon=True)
+        self._thread.start()
+        if not self._exit_hook:
+            # (atexit runs in the main thread, before the interpreter stops daemon threads)
+            atexit.register(self.run_pending)
+            self._exit_hook = True
+
+    def _loop(self, cond: threading.Condition) -> None:
+        while True:
+            with cond:
+                while not self._due:
+                    cond.wait()
+                wait = self._deadline - time.monotonic()
+                if wait > 0:
+                    cond.wait(wait)
+                    continue
+                actions = list(self._due.values())
+                self._due.clear()
+            for action in actions:
+                _run(action)
+
+
+def _run(action: Callable[[], None]) -> None:
+    try:
+        action()
+    except Exception:       # the owner reports its own failures; the thread goes on
+        pass
+
+
+#: the process's one writer
+LATER = Quiet()

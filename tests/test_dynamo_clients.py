@@ -73,15 +73,21 @@ f(torch.randn(3, 2), torch.randn(3, 2))
 # How a process that never leaves the block ends: killed (os._exit, no atexit)
 # after a moment's quiet, which the quiet writer waits for (depyf.dynamo.quiet),
 # or leaving at once the ordinary way, without the block's __exit__.
-ENDINGS = {"killed_after_a_quiet_spell": "time.sleep(3 * QUIET)\nos._exit(0)\n",
-           "exits_at_once": "sys.exit(0)\n"}
+# With DEPYF_QUIET_SECONDS=0 the files are written at once: killed at once, it keeps them.
+ENDINGS = {"killed_after_a_quiet_spell": ("time.sleep(3 * QUIET)\nos._exit(0)\n", None),
+           "exits_at_once": ("sys.exit(0)\n", None),
+           "killed_at_once_with_no_quiet_spell": ("os._exit(0)\n", "0")}
 
 
 @pytest.mark.parametrize("ending", sorted(ENDINGS))
 def test_every_compile_is_on_disk_without_exit(tmp_path, ending):
-    (tmp_path / "prog.py").write_text(NO_EXIT + ENDINGS[ending])
+    end, quiet = ENDINGS[ending]
+    (tmp_path / "prog.py").write_text(NO_EXIT + end)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
     env.pop("DEPYF_DUMP_DIR", None)
+    env.pop("DEPYF_QUIET_SECONDS", None)
+    if quiet is not None:
+        env["DEPYF_QUIET_SECONDS"] = quiet
     res = subprocess.run([sys.executable, "prog.py", "d2"], cwd=str(tmp_path), env=env,
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]

@@ -150,3 +150,15 @@ def test_a_session_forked_while_the_writer_holds_it_is_usable_in_the_child(tmp_p
         finally:
             leave.set()
             thread.join()
+
+
+def test_no_quiet_spell_runs_the_action_at_once_in_the_callers_thread():
+    later, threads = Quiet(quiet=0), []
+    later.request("a", lambda: threads.append(threading.current_thread()))
+    assert threads == [threading.current_thread()] and not later.pending("a")
+
+
+def test_the_quiet_spell_comes_from_the_environment():
+    from depyf.dynamo.quiet import QUIET_ENV, quiet_seconds
+    assert quiet_seconds({QUIET_ENV: "2.5"}) == 2.5
+    assert quiet_seconds({QUIET_ENV: "-1"}) == quiet_seconds({}) == 0.5

@@ -10,7 +10,8 @@ for them here: they are written once no compile has asked for ``QUIET``
 seconds, or when the block ends, or at the interpreter's exit, whichever
 comes first. A process killed (``os._exit``, a signal) within ``QUIET`` of a
 compile loses that compile's full-code and meta files; its transformed code
-is on disk already.
+is on disk already. ``DEPYF_QUIET_SECONDS=0`` in the environment writes them
+at once instead.
 
 The thread only waits between requests. An action runs on it, outside the
 flusher's lock, so a long one holds nobody but its owner up; one that raises
@@ -34,8 +35,26 @@ import threading
 import time
 from typing import Callable, Dict, Hashable, Optional
 
+#: the environment variable that sets the quiet spell in seconds (0: write at
+#: once, in the thread that asks, as a process that may die any moment wants)
+QUIET_ENV = "DEPYF_QUIET_SECONDS"
+
+
+def quiet_seconds(environ=os.environ, default: float = 0.5) -> float:
+    """Seconds without a request before the pending actions run.
+
+    >>> quiet_seconds({}), quiet_seconds({QUIET_ENV: "0"}), quiet_seconds({QUIET_ENV: "soon"})
+    (0.5, 0.0, 0.5)
+    """
+    try:
+        seconds = float(environ.get(QUIET_ENV, default))
+    except ValueError:
+        return default
+    return seconds if seconds >= 0 else default
+
+
 #: seconds without a request before the pending actions run
-QUIET = 0.5
+QUIET = quiet_seconds()
 
 
 class Quiet:
@@ -63,6 +82,10 @@ class Quiet:
     def request(self, owner: Hashable, action: Callable[[], None]) -> None:
         """Run ``action`` (in place of ``owner``'s pending one) after a quiet spell."""
         self._ours()
+        if self.quiet <= 0:
+            self.cancel(owner)
+            _run(action)
+            return
         with self._cond:
             self._due[owner] = action
             # (one deadline for all: a burst of compiles ends for everyone at once)

@@ -8,6 +8,14 @@ import pytest
 from depyf.dynamo.quiet import Quiet
 
 
+# (these tests fork a process that has threads, on purpose)
+FORKS_WITH_THREADS = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+
+
+def writers():
+    return [t for t in threading.enumerate() if t.name == "depyf-quiet-writer"]
+
+
 def wait_for(predicate, seconds=10.0):
     end = time.monotonic() + seconds
     while not predicate() and time.monotonic() < end:
@@ -77,6 +85,7 @@ def test_an_action_that_raises_does_not_stop_the_writer():
     assert wait_for(lambda: done)
 
 
+@FORKS_WITH_THREADS
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_a_forked_child_starts_with_nothing_pending_and_a_writer_of_its_own():
     later, done = Quiet(quiet=0.05), []
@@ -95,6 +104,7 @@ def test_a_forked_child_starts_with_nothing_pending_and_a_writer_of_its_own():
     assert wait_for(lambda: done == ["parent"])
 
 
+@FORKS_WITH_THREADS
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_a_child_forked_while_another_thread_collects_rarely_gets_its_threshold_back():
     import gc
@@ -125,6 +135,7 @@ def test_a_child_forked_while_another_thread_collects_rarely_gets_its_threshold_
     assert gc.get_threshold() == before
 
 
+@FORKS_WITH_THREADS
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_a_session_forked_while_the_writer_holds_it_is_usable_in_the_child(tmp_path):
     pytest.importorskip("torch")
@@ -162,3 +173,15 @@ def test_the_quiet_spell_comes_from_the_environment():
     from depyf.dynamo.quiet import QUIET_ENV, quiet_seconds
     assert quiet_seconds({QUIET_ENV: "2.5"}) == 2.5
     assert quiet_seconds({QUIET_ENV: "-1"}) == quiet_seconds({}) == 0.5
+
+
+def test_the_thread_ends_when_nothing_is_pending():
+    later, done = Quiet(quiet=0.05), []
+    later.request("a", lambda: done.append(1))
+    assert writers()
+    assert wait_for(lambda: done) and wait_for(lambda: not writers())
+    later.request("b", lambda: done.append(2))      # a new burst, a new thread
+    assert wait_for(lambda: done == [1, 2]) and wait_for(lambda: not writers())
+    later.request("c", lambda: done.append(3))
+    later.cancel("c")
+    assert wait_for(lambda: not writers()) and done == [1, 2]

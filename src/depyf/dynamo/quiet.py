@@ -13,7 +13,7 @@ compile loses that compile's full-code and meta files; its transformed code
 is on disk already. ``DEPYF_QUIET_SECONDS=0`` in the environment writes them
 at once instead.
 
-The thread only waits between requests. An action runs on it, outside the
+The thread lives while something is pending. An action runs on it, outside the
 flusher's lock, so a long one holds nobody but its owner up; one that raises
 is dropped (the owner's own guard reports its failures). A forked child
 starts with nothing pending and without the parent's thread: the parent
@@ -99,6 +99,8 @@ class Quiet:
         if self._ours():
             with self._cond:
                 self._due.pop(owner, None)
+                if not self._due:
+                    self._cond.notify()     # (the thread ends)
 
     def pending(self, owner: Hashable) -> bool:
         if not self._ours():
@@ -128,8 +130,13 @@ class Quiet:
     def _loop(self, cond: threading.Condition) -> None:
         while True:
             with cond:
-                while not self._due:
-                    cond.wait()
+                if not self._due:
+                    # Nothing pending: the thread ends (the next request starts
+                    # another), so that a process forking between bursts forks
+                    # with no thread of depyf's.
+                    if self._cond is cond:
+                        self._thread = None
+                    return
                 wait = self._deadline - time.monotonic()
                 if wait > 0:
                     cond.wait(wait)

@@ -16,9 +16,9 @@ tree then, and its guards are rendered and ``full_code_for_<fn>.py`` and
 ``__meta_for_<fn>.json`` written after a quiet spell (:mod:`.quiet`: half a
 second with no compile finishing, or the block's end, or the interpreter's
 exit), so that a process that never leaves the block (a server's
-``__enter__()`` at start-up, then ``os._exit`` or a crash) keeps the files of
-every compile half a second behind it, and a burst of compiles renders its guards one after
-another, on warm caches. Where that record does not reach depyf (another
+``__enter__()`` at start-up, then ``os._exit`` or a crash) keeps the files
+of every compile half a second behind it, and a burst of compiles renders
+its guards one after another, on warm caches. Where that record does not reach depyf (another
 reader of the whole trace, an older torch), guards are taken from the cache
 entry at the next compile and at exit. Graph files are written as torch
 reports them (a backward graph Inductor compiles at the first ``backward()``
@@ -613,7 +613,9 @@ class Session:
         with self._lock:
             self._take_compile_times()
             for fn in list(self.functions.values()):
-                if fn.dirty and (not settled or all(_settled(e) for e in fn.entries)):
+                if settled and not all(_settled(e) for e in fn.entries):
+                    continue
+                if fn.dirty:
                     self._guarded(_qualname(fn.code), self._write_function, fn)
                 elif fn.times_changed:
                     self._guarded(_qualname(fn.code), self._write_meta, fn)

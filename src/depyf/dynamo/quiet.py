@@ -13,8 +13,8 @@ compile loses that compile's full-code and meta files; its transformed code
 is on disk already. ``DEPYF_QUIET_SECONDS=0`` in the environment writes them
 at once instead.
 
-The thread lives while something is pending. An action runs on it, outside the
-flusher's lock, so a long one holds nobody but its owner up; one that raises
+The thread lives while something is pending. An action runs on it, outside
+the writer's lock, so a long one holds nobody but its owner up; one that raises
 is dropped (the owner's own guard reports its failures). A forked child
 starts with nothing pending and without the parent's thread: the parent
 writes what it asked for.

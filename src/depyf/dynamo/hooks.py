@@ -18,11 +18,11 @@ second with no compile finishing, or the block's end, or the interpreter's
 exit), so that a process that never leaves the block (a server's
 ``__enter__()`` at start-up, then ``os._exit`` or a crash) keeps the files
 of every compile half a second behind it, and a burst of compiles renders
-its guards one after another, on warm caches. Where that record does not reach depyf (another
-reader of the whole trace, an older torch), guards are taken from the cache
-entry at the next compile and at exit. Graph files are written as torch
-reports them (a backward graph Inductor compiles at the first ``backward()``
-comes late).
+its guards one after another, on warm caches. Where that record does not
+reach depyf (another reader of the whole trace, an older torch), guards are
+taken from the cache entry at the next compile and at exit. Graph files are
+written as torch reports them (a backward graph Inductor compiles at the
+first ``backward()`` comes late).
 
 Entered inside a backend (``with prepare_debug(d): return compile_fx(gm, x)``,
 as vLLM does), the session joins the compile in progress: it keeps listening

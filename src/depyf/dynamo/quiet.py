@@ -33,7 +33,7 @@ import atexit
 import os
 import threading
 import time
-from typing import Callable, Dict, Hashable, Optional
+from typing import Callable, Dict, Hashable, List, Optional
 
 #: the environment variable that sets the quiet spell in seconds (0: write at
 #: once, in the thread that asks, as a process that may die any moment wants)
@@ -84,7 +84,7 @@ class Quiet:
         self._ours()
         if self.quiet <= 0:
             self.cancel(owner)
-            _run(action)
+            _run([action])
             return
         with self._cond:
             self._due[owner] = action
@@ -103,6 +103,7 @@ class Quiet:
                     self._cond.notify()     # (the thread ends)
 
     def pending(self, owner: Hashable) -> bool:
+        """Whether ``owner`` has an action waiting."""
         if not self._ours():
             return False
         with self._cond:
@@ -113,45 +114,48 @@ class Quiet:
         if not self._ours():
             return
         with self._cond:
-            actions = list(self._due.values())
-            self._due.clear()
-        for action in actions:
-            _run(action)
+            actions = self._take()
+        _run(actions)
+
+    def _take(self) -> List[Callable[[], None]]:
+        """The pending actions, forgotten (the caller holds the lock)."""
+        actions = list(self._due.values())
+        self._due.clear()
+        return actions
 
     def _start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, args=(self._cond,),
-                                        name="depyf-quiet-writer", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name="depyf-quiet-writer", daemon=True)
         self._thread.start()
         if not self._exit_hook:
             # (atexit runs in the main thread, before the interpreter stops daemon threads)
             atexit.register(self.run_pending)
             self._exit_hook = True
 
-    def _loop(self, cond: threading.Condition) -> None:
+    def _loop(self) -> None:
+        # (a forked child makes its lock anew, but never runs this thread: the
+        # lock it waits on is always the writer's own)
         while True:
-            with cond:
+            with self._cond:
                 if not self._due:
                     # Nothing pending: the thread ends (the next request starts
                     # another), so that a process forking between bursts forks
                     # with no thread of depyf's.
-                    if self._cond is cond:
-                        self._thread = None
+                    self._thread = None
                     return
                 wait = self._deadline - time.monotonic()
                 if wait > 0:
-                    cond.wait(wait)
+                    self._cond.wait(wait)
                     continue
-                actions = list(self._due.values())
-                self._due.clear()
-            for action in actions:
-                _run(action)
+                actions = self._take()
+            _run(actions)
 
 
-def _run(action: Callable[[], None]) -> None:
-    try:
-        action()
-    except Exception:       # the owner reports its own failures; the thread goes on
-        pass
+def _run(actions: List[Callable[[], None]]) -> None:
+    for action in actions:
+        try:
+            action()
+        except Exception:       # the owner reports its own failures; the thread goes on
+            pass
 
 
 #: the process's one writer

@@ -127,11 +127,29 @@ def _from_repr(value, module: str, qualname: str) -> Optional[str]:
 
 
 def _literal(node: ast.expr) -> bool:
-    try:
-        ast.literal_eval(node)
+    """What ``ast.literal_eval`` accepts (a walk of our own: literal_eval's
+    nested functions are a reference cycle at every call)."""
+    kind = type(node)
+    if kind is ast.Constant:
         return True
-    except ValueError:
-        return False
+    if kind in (ast.Tuple, ast.List, ast.Set):
+        return all(_literal(e) for e in node.elts)
+    if kind is ast.Dict:
+        return all(k is not None and _literal(k) for k in node.keys) and all(_literal(v) for v in node.values)
+    if kind is ast.Call:        # set()
+        return isinstance(node.func, ast.Name) and node.func.id == "set" and not node.args \
+            and not node.keywords
+    if kind is ast.UnaryOp:
+        return type(node.op) in (ast.UAdd, ast.USub) and _number(node.operand)
+    if kind is ast.BinOp:       # a complex number: 1+2j
+        return type(node.op) in (ast.Add, ast.Sub) and (
+            _number(node.left) or type(node.left) is ast.UnaryOp and _literal(node.left)) \
+            and _number(node.right) and type(node.right.value) is complex
+    return False
+
+
+def _number(node: ast.expr) -> bool:
+    return type(node) is ast.Constant and type(node.value) in (int, float, complex)
 
 
 def _dotted(node: ast.expr) -> Optional[str]:
@@ -192,24 +210,31 @@ def name_constants(tree: ast.AST) -> List[Tuple[str, str]]:
     """Replace, in ``tree``, each constant that has no literal but a
     :func:`definition` by a name; returns (name, definition) pairs, one per
     distinct definition, in order of first use."""
-    found: Dict[str, str] = {}       # definition -> name
-    names: Dict[str, str] = {}       # name -> definition
+    namer = _Namer()
+    namer.visit(tree)
+    return list(namer.names.items())
 
-    class Namer(ast.NodeTransformer):
-        def visit_Constant(self, node):
-            if has_literal(node.value):
-                return node
-            text = definition(node.value)
-            if text is None:
-                return node
-            name = found.get(text)
-            if name is None:
-                base = name = name_for(text)
-                n = 1
-                while name in names:
-                    n += 1
-                    name = "%s_%d" % (base, n)
-                found[text], names[name] = name, text
-            return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
-    Namer().visit(tree)
-    return list(names.items())
+
+class _Namer(ast.NodeTransformer):
+    """What :func:`name_constants` does. (A class of the module: one made at
+    each call is a reference cycle, left for the garbage collector.)"""
+
+    def __init__(self):
+        self.found: Dict[str, str] = {}       # definition -> name
+        self.names: Dict[str, str] = {}       # name -> definition
+
+    def visit_Constant(self, node):
+        if has_literal(node.value):
+            return node
+        text = definition(node.value)
+        if text is None:
+            return node
+        name = self.found.get(text)
+        if name is None:
+            base = name = name_for(text)
+            n = 1
+            while name in self.names:
+                n += 1
+                name = "%s_%d" % (base, n)
+            self.found[text], self.names[name] = name, text
+        return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)

@@ -93,11 +93,17 @@ def annotation_expr(value) -> ast.expr:
 
 
 def _is_literal(value) -> bool:
+    if type(value) in _ROUND_TRIP:
+        return True     # (literal_eval, asked of every default, leaves a reference cycle behind)
     try:
         back = ast.literal_eval(repr(value))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return False
     return type(back) is type(value) and back == value
+
+
+#: the types whose repr always reads back as an equal value of the same type
+_ROUND_TRIP = frozenset({str, bytes, int, bool, type(None)})
 
 
 def enclosing_scopes(record, obj, node: ast.stmt) -> List[ast.stmt]:

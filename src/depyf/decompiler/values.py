@@ -109,17 +109,7 @@ def resolve_dead_slots(target: ast.expr) -> ast.expr:
     """3.13 drops a store that a later one in the same target list overwrites:
     give each dropped slot the first name stored after it (any would do)."""
     order = []
-
-    def walk(node, parent, index):
-        if isinstance(node, ast.Starred):
-            walk(node.value, node, None)
-        elif isinstance(node, (ast.Tuple, ast.List)):
-            for i, elt in enumerate(node.elts):
-                walk(elt, node, i)
-        else:
-            order.append((node, parent, index))
-
-    walk(target, None, None)
+    _target_slots(target, None, None, order)
     for k, (node, parent, index) in enumerate(order):
         if node is not DEAD:
             continue
@@ -132,6 +122,20 @@ def resolve_dead_slots(target: ast.expr) -> ast.expr:
         else:
             parent.elts[index] = name
     return target
+
+
+
+def _target_slots(node, parent, index, order: list) -> None:
+    """Appends (slot, the node holding it, its index there) for each slot of a
+    target list, left to right. (A function of the module: a nested one that
+    calls itself is a reference cycle, left for the garbage collector.)"""
+    if isinstance(node, ast.Starred):
+        _target_slots(node.value, node, None, order)
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for i, elt in enumerate(node.elts):
+            _target_slots(elt, node, i, order)
+    else:
+        order.append((node, parent, index))
 
 
 @dataclass

@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from typing import Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -96,7 +97,10 @@ class Facts:
         self._seen = None
         self.scope = Scope(self.fn, self.keep, self._loads, self._stores, self._deletes,
                            self._nested, self._every, self._globals, self._nonlocals)
-        self.steps = Evaluation(self.scope, self.binding_value)
+        # (the tables, not a bound method of these facts: the facts hold the
+        # evaluation, and a cycle would leave the whole tree to the collector)
+        self.steps = Evaluation(self.scope, functools.partial(
+            _binding_value, self.scope, self.by_name, self._binder))
 
     def _visit(self, block: List[ast.stmt], owner: Optional[ast.stmt]) -> None:
         for stmt in block:
@@ -258,10 +262,7 @@ class Facts:
     def binding_value(self, name: str) -> Optional[ast.expr]:
         """The value of the one store of ``name`` (``name = v`` or ``(name := v)``),
         if it is stored once and never deleted."""
-        if self.scope.stores[name] != 1 or self.scope.deletes[name]:
-            return None
-        binding = self.binding(name)
-        return binding.value if binding is not None else None
+        return _binding_value(self.scope, self.by_name, self._binder, name)
 
     def binder_of(self, store: ast.Name):
         """The ``Assign`` (``store`` one of its targets) or walrus that stores ``store``, or None."""
@@ -270,10 +271,7 @@ class Facts:
     def binding(self, name: str):
         """The ``Assign`` (``name`` one of its targets) or walrus that is the one
         store of ``name``, or None."""
-        stores = self.stores(name)
-        if len(stores) != 1:
-            return None
-        return self._binder.get(stores[0])
+        return _binding(self.by_name, self._binder, name)
 
     def site(self, stmt: ast.stmt) -> Site:
         return self.sites[stmt]
@@ -521,6 +519,21 @@ def _collect(block: List[ast.stmt], out: List[ast.stmt]) -> None:
         if type(stmt) not in _BODILESS:
             for inner in bodies(stmt):
                 _collect(inner, out)
+
+
+def _binding(by_name: Dict[str, List[ast.Name]], binder: Dict[ast.Name, ast.AST], name: str):
+    """:meth:`Facts.binding` from the tables it reads."""
+    stores = [n for n in by_name.get(name, ()) if isinstance(n.ctx, ast.Store)]
+    return binder.get(stores[0]) if len(stores) == 1 else None
+
+
+def _binding_value(scope: Scope, by_name: Dict[str, List[ast.Name]], binder: Dict[ast.Name, ast.AST],
+                   name: str) -> Optional[ast.expr]:
+    """:meth:`Facts.binding_value` from the tables it reads."""
+    if scope.stores[name] != 1 or scope.deletes[name]:
+        return None
+    binding = _binding(by_name, binder, name)
+    return binding.value if binding is not None else None
 
 
 def scope_of(fn: ast.FunctionDef, keep: Collection[str] = ()) -> Scope:

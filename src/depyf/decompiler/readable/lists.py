@@ -74,20 +74,24 @@ class State:
 
     def copy(self) -> "State":
         memo: Dict[int, TrackedList] = {}
-
-        def dup(value):
-            if isinstance(value, TrackedList):
-                if id(value) not in memo:
-                    memo[id(value)] = new = TrackedList([])
-                    new.items = [dup(v) for v in value.items]
-                return memo[id(value)]
-            return value
         out = State()
-        out.env = {k: dup(v) for k, v in self.env.items()}
+        out.env = {k: _dup(v, memo) for k, v in self.env.items()}
         out.stale = set(self.stale)
         out.written = dict(self.written)
         out.escaped = {id(memo[i]) for i in self.escaped if i in memo}
         return out
+
+
+def _dup(value, memo: Dict[int, TrackedList]):
+    """``value`` with each tracked list in it copied once (``memo``: id of a
+    list -> its copy). (Not a closure of State.copy: one that calls itself is
+    a reference cycle, left for the garbage collector.)"""
+    if isinstance(value, TrackedList):
+        if id(value) not in memo:
+            memo[id(value)] = new = TrackedList([])
+            new.items = [_dup(v, memo) for v in value.items]
+        return memo[id(value)]
+    return value
 
 
 def follow_local_lists(facts: Facts) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from typing import Dict, Optional
+from typing import Dict, Optional, Set
 
 from .effects import MODULE_DICTS
 from .facts import Facts
@@ -33,30 +33,10 @@ def name_values(facts: Facts) -> bool:
                      key=_natural)
     # (names given up here may be taken again: every one is renamed at once below)
     scope.every_name.difference_update(renamed)
-    pending = set(renamed)
-    renames: Dict[str, str] = {}
-
-    def new_name(name: str) -> Optional[str]:
-        """The name ``name`` ends up with: a value made from a temporary is
-        described by that temporary's new name (``item()`` is
-        ``item_result``), so a temporary's is settled first; None for one
-        whose name is not settled yet (a cycle) or says nothing."""
-        if name in renames:
-            return renames[name]
-        if name not in pending:
-            return None if GENERIC.match(name) else name
-        pending.discard(name)
-        passed = _passed_as(facts, name)
-        if passed is not None and not scope.is_free(passed):
-            passed = None       # (the function's own parameter, say: a suffix would say less)
-        base = passed or _read_from(facts, name, new_name) or "value"
-        if hasattr(builtins, base):
-            base = "builtin_" + base        # (the builtin's own name would shadow it)
-        renames[name] = scope.fresh(base)
-        return renames[name]
-
+    namer = _Namer(facts, set(renamed))
     for name in renamed:
-        new_name(name)
+        namer.new_name(name)
+    renames = namer.renames
     nodes = {old: facts.by_name.pop(old, []) for old in renames}
     for old, new in renames.items():
         for node in nodes[old]:
@@ -65,6 +45,36 @@ def name_values(facts: Facts) -> bool:
     if renames:
         facts.edited()
     return bool(renames)
+
+
+class _Namer:
+    """The new names of the temporaries ``pending`` (a class, not a closure
+    that calls itself: that would be a reference cycle holding the facts,
+    left for the garbage collector)."""
+
+    def __init__(self, facts: Facts, pending: Set[str]):
+        self.facts, self.pending = facts, pending
+        self.renames: Dict[str, str] = {}
+
+    def new_name(self, name: str) -> Optional[str]:
+        """The name ``name`` ends up with: a value made from a temporary is
+        described by that temporary's new name (``item()`` is
+        ``item_result``), so a temporary's is settled first; None for one
+        whose name is not settled yet (a cycle) or says nothing."""
+        renames, scope = self.renames, self.facts.scope
+        if name in renames:
+            return renames[name]
+        if name not in self.pending:
+            return None if GENERIC.match(name) else name
+        self.pending.discard(name)
+        passed = _passed_as(self.facts, name)
+        if passed is not None and not scope.is_free(passed):
+            passed = None       # (the function's own parameter, say: a suffix would say less)
+        base = passed or _read_from(self.facts, name, self.new_name) or "value"
+        if hasattr(builtins, base):
+            base = "builtin_" + base        # (the builtin's own name would shadow it)
+        renames[name] = scope.fresh(base)
+        return renames[name]
 
 
 def _passed_as(facts: Facts, name: str) -> Optional[str]:

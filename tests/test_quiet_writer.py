@@ -73,6 +73,14 @@ def test_run_pending_runs_them_now_in_the_callers_thread():
     assert threads == [threading.current_thread()] and not later.pending("a")
 
 
+def test_run_pending_lets_the_waiting_thread_end():
+    later, done = Quiet(quiet=60), []
+    later.request("a", lambda: done.append(1))
+    time.sleep(0.2)         # the writer's thread waits out the spell by now
+    later.run_pending()
+    assert done == [1] and wait_for(lambda: not writers(), 2.0)
+
+
 def test_an_action_that_raises_does_not_stop_the_writer():
     later, done = Quiet(quiet=0.05), []
 

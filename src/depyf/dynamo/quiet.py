@@ -115,6 +115,7 @@ class Quiet:
             return
         with self._cond:
             actions = self._take()
+            self._cond.notify()     # (the thread, waiting out the spell, ends)
         _run(actions)
 
     def _take(self) -> List[Callable[[], None]]:

@@ -9,8 +9,6 @@ faithful or readable, leaves no cyclic garbage.
 """
 import ast
 import gc
-import sys
-import textwrap
 
 import pytest
 
@@ -19,8 +17,6 @@ from depyf.decompiler.api import decompile_report
 from depyf.decompiler.readable import Readable, make_readable
 from depyf.decompiler.readable.facts import scope_of
 from depyf.dynamo import fullcode
-
-HOST = sys.version_info[:2]
 
 
 def cyclic_garbage(work) -> int:
@@ -120,7 +116,7 @@ def dynamo_like(a, b):
 
 
 def test_a_readable_decompilation_with_its_line_map_leaves_no_cycles():
-    code = compile(textwrap.dedent(DYNAMO_SHAPED), "<dynamo>", "exec").co_consts[0]
+    code = compile(DYNAMO_SHAPED, "<dynamo>", "exec").co_consts[0]
     hints = Readable(keep={"a", "b"})
     for each in (code, dynamo_like.__code__):
         assert cyclic_garbage(lambda: fullcode.safe_decompile(

@@ -124,7 +124,6 @@ def resolve_dead_slots(target: ast.expr) -> ast.expr:
     return target
 
 
-
 def _target_slots(node, parent, index, order: list) -> None:
     """Appends (slot, the node holding it, its index there) for each slot of a
     target list, left to right. (A function of the module: a nested one that

@@ -259,11 +259,6 @@ class Facts:
         self._every |= free
 
     # -- where things are ---------------------------------------------------------------
-    def binding_value(self, name: str) -> Optional[ast.expr]:
-        """The value of the one store of ``name`` (``name = v`` or ``(name := v)``),
-        if it is stored once and never deleted."""
-        return _binding_value(self.scope, self.by_name, self._binder, name)
-
     def binder_of(self, store: ast.Name):
         """The ``Assign`` (``store`` one of its targets) or walrus that stores ``store``, or None."""
         return self._binder.get(store)
@@ -286,7 +281,7 @@ class Facts:
         return [n for n in self.by_name.get(name, ()) if isinstance(n.ctx, ast.Load)]
 
     def stores(self, name: str) -> List[ast.Name]:
-        return [n for n in self.by_name.get(name, ()) if isinstance(n.ctx, ast.Store)]
+        return _stores(self.by_name, name)
 
     def statements(self) -> List[ast.stmt]:
         """Every statement of the body (nested bodies included), in text order
@@ -521,15 +516,22 @@ def _collect(block: List[ast.stmt], out: List[ast.stmt]) -> None:
                 _collect(inner, out)
 
 
+def _stores(by_name: Dict[str, List[ast.Name]], name: str) -> List[ast.Name]:
+    """:meth:`Facts.stores` from the table it reads."""
+    return [n for n in by_name.get(name, ()) if isinstance(n.ctx, ast.Store)]
+
+
 def _binding(by_name: Dict[str, List[ast.Name]], binder: Dict[ast.Name, ast.AST], name: str):
     """:meth:`Facts.binding` from the tables it reads."""
-    stores = [n for n in by_name.get(name, ()) if isinstance(n.ctx, ast.Store)]
+    stores = _stores(by_name, name)
     return binder.get(stores[0]) if len(stores) == 1 else None
 
 
 def _binding_value(scope: Scope, by_name: Dict[str, List[ast.Name]], binder: Dict[ast.Name, ast.AST],
                    name: str) -> Optional[ast.expr]:
-    """:meth:`Facts.binding_value` from the tables it reads."""
+    """The value of the one store of ``name`` (``name = v`` or ``(name := v)``),
+    if it is stored once and never deleted: what the facts' evaluation asks
+    (see :meth:`Facts.rebuild`)."""
     if scope.stores[name] != 1 or scope.deletes[name]:
         return None
     binding = _binding(by_name, binder, name)

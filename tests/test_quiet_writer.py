@@ -193,3 +193,19 @@ def test_the_thread_ends_when_nothing_is_pending():
     later.request("c", lambda: done.append(3))
     later.cancel("c")
     assert wait_for(lambda: not writers()) and done == [1, 2]
+
+
+def test_requests_in_a_burst_do_not_wake_the_waiting_writer():
+    # Each wake-up costs the writer's thread a turn of the interpreter lock, in
+    # the middle of the compiles: a burst moves the deadline later, which the
+    # thread finds out when the earlier one passes.
+    later, done = Quiet(quiet=0.3), []
+    later.request("a", lambda: done.append("a"))
+    wakeups = []
+    notify = later._cond.notify
+    later._cond.notify = lambda *args: (wakeups.append(1), notify(*args))[-1]
+    for owner in "bcdefgh":
+        later.request(owner, lambda owner=owner: done.append(owner))
+    assert wakeups == []
+    assert wait_for(lambda: len(done) == 8)
+    assert wait_for(lambda: not writers())

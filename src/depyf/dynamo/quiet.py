@@ -90,9 +90,11 @@ class Quiet:
             self._due[owner] = action
             # (one deadline for all: a burst of compiles ends for everyone at once)
             self._deadline = time.monotonic() + self.quiet
+            # A waiting thread is not woken: the deadline only moves later, which
+            # it finds when the earlier one passes. (Woken at each compile, it took a
+            # turn of the interpreter's lock each time: a third of its CPU time.)
             if self._thread is None:
                 self._start()
-            self._cond.notify()
 
     def cancel(self, owner: Hashable) -> None:
         """Forget ``owner``'s pending action (it does the work itself now)."""

@@ -40,10 +40,10 @@ from .conditionals import CONDITIONAL, folds_a_not, negate
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from .exceptions import finally_end
-from .frames import BranchFrame
+from .frames import BranchFrame, WithFrame
 from .joins import if_join
 from . import loops
-from .signatures import NAME_STORES, STATEMENT_OPS, same_ops, walrus_store
+from .signatures import NAME_STORES, STATEMENT_OPS, names, same_ops, walrus_store
 from ..spill import spill_before_branches
 
 
@@ -507,6 +507,12 @@ def _copied_exit(w, lo: int, k: int, hi: int, dest: Optional[int] = None) -> int
         # (the copy starts no statement: a with's exit after a return value;
         # an if's test with an empty body, its jump threaded to the
         # original, ends one)
+        return 0
+    if any(type(f) is WithFrame and names(ops, start, start + len(f.copy)) == f.copy
+           for f in w.frames.copies):
+        # A with's exit call is never copied (it is too long, and has the with's
+        # line): one starting the copy is a bare ``return``'s own way out of the
+        # with, which the block after the with also ends in.
         return 0
     # (A clause's POP_EXCEPT on its way out takes the line of the code before.)
     if any(a.name != b.name or a.arg != b.arg or a.target is not None

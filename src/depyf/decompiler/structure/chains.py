@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import ast
 
-from .conditionals import CONDITIONAL, VALUE_BOOLOPS, Segment, longest_chain, negate, operand
+from .conditionals import (CONDITIONAL, VALUE_BOOLOPS, Segment, deciding, longest_chain, negate,
+                           operand)
 from ..expressions import StackMachine
 from ..failure import DecompileFailure
 from .signatures import exit_block, walrus_store
@@ -175,7 +176,7 @@ def read_condition(w, m: StackMachine, i: int, hi: int):
             s.alias = None
         k, test, after = _chain(w, segments[:k], segments[k].start, hi)
     segments = segments[:k]
-    last = segments[-1]
+    last = deciding(segments)
     target = last.target
     line = m.start_line if m.start_line is not None else jump.line
     m.start_line = None

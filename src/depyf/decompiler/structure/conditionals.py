@@ -90,8 +90,10 @@ def longest_chain(segments: List[Segment], after: int, accept=None):
     """
     for k in range(len(segments), 0, -1):
         fallthrough = _label(segments, k, after)
-        last = segments[k - 1]
-        if last.unconditional or (accept is not None and not accept(last)):
+        last = deciding(segments[:k])
+        if last is None or (accept is not None and not accept(last)):
+            continue
+        if last is not segments[k - 1] and segments[k - 1].jump.target.index != fallthrough:
             continue
         try:
             return k, parse_chain(segments[:k], fallthrough, last.target, last.sense), fallthrough
@@ -99,6 +101,17 @@ def longest_chain(segments: List[Segment], after: int, accept=None):
             if k == 1:
                 raise
     raise DecompileFailure("empty condition chain")
+
+
+def deciding(segments: List[Segment]) -> Optional[Segment]:
+    """The segment whose jump says where the chain goes when it jumps: the
+    last one, or the one before the jump that ends the chain when it ends
+    with a conditional expression whose else is a constant (see
+    :func:`_parse_constant_else`); None where there is none."""
+    last = segments[-1] if segments else None
+    if last is not None and last.unconditional:
+        last = segments[-2] if len(segments) > 1 and not segments[-2].unconditional else None
+    return last
 
 
 def _label(segments, k, fallthrough):
@@ -111,26 +124,47 @@ def _parse(segs, lo, hi, fallthrough, target, cond) -> ast.expr:
         if seg.target != target or seg.unconditional:
             raise DecompileFailure("condition segment jumps elsewhere")
         return seg.expr if seg.sense == cond else negate(seg.expr)
-    if segs[lo].unconditional or segs[hi - 1].unconditional:
-        raise DecompileFailure("condition starts or ends with a jump")
-    ifexp = _parse_ifexp(segs, lo, hi, fallthrough, target, cond)
-    if ifexp is not None:
-        return ifexp
+    if segs[lo].unconditional:
+        raise DecompileFailure("condition starts with a jump")
+    # (ending with one, it can only be a conditional expression's whose else
+    # is a constant: tried once no and/or has read the operands otherwise)
+    folded = segs[hi - 1].unconditional
+    if not folded:
+        ifexp = _parse_ifexp(segs, lo, hi, fallthrough, target, cond)
+        if ifexp is not None:
+            return ifexp
     end = _label(segs, hi, fallthrough)
     for m in range(lo + 1, hi):
-        inner = {_label(segs, k, fallthrough) for k in range(lo + 1, m + 1)}
-        jumps = {segs[k].target for k in range(lo, m)}
-        # All operands jump to `target` when they equal `cond`: `and` (cond False) / `or`.
-        if segs[m - 1].target == target and jumps <= inner | {target}:
-            first = _parse(segs, lo, m, _label(segs, m, fallthrough), target, cond)
-            rest = _parse(segs, m, hi, fallthrough, target, cond)
-            return _boolop(ast.And if not cond else ast.Or, first, rest)
-        # Operands fall out to the end when they equal `not cond`; the last one jumps.
-        if end != target and segs[m - 1].target == end and jumps <= inner | {end}:
-            first = _parse(segs, lo, m, _label(segs, m, fallthrough), end, not cond)
-            rest = _parse(segs, m, hi, fallthrough, target, cond)
-            return _boolop(ast.And if cond else ast.Or, first, rest)
+        try:
+            found = _split(segs, lo, m, hi, end, fallthrough, target, cond)
+        except DecompileFailure:
+            if not folded:
+                raise
+            continue        # (another split may leave the constant's else whole)
+        if found is not None:
+            return found
+    if folded:
+        ifexp = _parse_constant_else(segs, lo, hi, fallthrough, target, cond)
+        if ifexp is not None:
+            return ifexp
     raise DecompileFailure("condition chain has no boolean form")
+
+
+def _split(segs, lo, m, hi, end, fallthrough, target, cond) -> Optional[ast.BoolOp]:
+    """The and/or of ``segs[lo:m]`` and ``segs[m:hi]``, when their jumps make one, else None."""
+    inner = {_label(segs, k, fallthrough) for k in range(lo + 1, m + 1)}
+    jumps = {segs[k].target for k in range(lo, m)}
+    # All operands jump to `target` when they equal `cond`: `and` (cond False) / `or`.
+    if segs[m - 1].target == target and jumps <= inner | {target}:
+        first = _parse(segs, lo, m, _label(segs, m, fallthrough), target, cond)
+        rest = _parse(segs, m, hi, fallthrough, target, cond)
+        return _boolop(ast.And if not cond else ast.Or, first, rest)
+    # Operands fall out to the end when they equal `not cond`; the last one jumps.
+    if end != target and segs[m - 1].target == end and jumps <= inner | {end}:
+        first = _parse(segs, lo, m, _label(segs, m, fallthrough), end, not cond)
+        rest = _parse(segs, m, hi, fallthrough, target, cond)
+        return _boolop(ast.And if cond else ast.Or, first, rest)
+    return None
 
 
 def _parse_ifexp(segs, lo, hi, fallthrough, target, cond):
@@ -141,24 +175,58 @@ def _parse_ifexp(segs, lo, hi, fallthrough, target, cond):
         jump = segs[k]
         if not jump.unconditional or jump.jump.target.index != end:
             continue
-        orelse_start = _label(segs, k + 1, fallthrough)
-        # Inside the body, landing on END is falling out of it (onto the JUMP).
-        saved = [(s, s.alias) for s in segs[lo:k]]
-        try:
-            for s in segs[lo + 1:k]:
-                if s.target == end:
-                    s.alias = jump.start
-            for j in range(lo + 1, k):
-                try:
-                    test = _parse(segs, lo, j, _label(segs, j, fallthrough), orelse_start, False)
-                    body = _parse(segs, j, k, jump.start, target, cond)
-                    orelse = _parse(segs, k + 1, hi, fallthrough, target, cond)
-                except DecompileFailure:
-                    continue
-                return _as_jump_value(ast.IfExp(test=test, body=body, orelse=orelse), cond)
-        finally:
-            for s, alias in saved:
-                s.alias = alias
+        found = _ifexp(segs, lo, k, fallthrough, target, cond, _label(segs, k + 1, fallthrough),
+                       lambda: _parse(segs, k + 1, hi, fallthrough, target, cond))
+        if found is not None:
+            return _as_jump_value(found, cond)
+    return None
+
+
+def _parse_constant_else(segs, lo, hi, fallthrough, target, cond):
+    """``t; POP_JUMP_IF_FALSE END; <b jumps>; JUMP END; END:`` is the condition
+    ``b if t else C``, ``C`` a constant whose truth lets the chain fall through:
+    the compiler folds a constant branch into a jump, here none (where its
+    value falls through, the test's false jump lands where the body's does).
+    Which constant it was is gone; ``True`` (``False``) compiles the same.
+
+    Example: ``if a or (b if c else 1): X`` (jump to E when false)::
+
+        a; POP_JUMP_IF_TRUE X           `a or ...`
+        c; POP_JUMP_IF_FALSE X          the test, its else folded away
+        b; POP_JUMP_IF_FALSE E          the body
+        JUMP X                          the body's end
+        X: ...                          -> `a or (b if c else True)`
+    """
+    end = _label(segs, hi, fallthrough)
+    if segs[hi - 1].jump.target.index != end or end == target:
+        return None
+    return _ifexp(segs, lo, hi - 1, fallthrough, target, cond, end,
+                  lambda: ast.Constant(value=not cond))
+
+
+def _ifexp(segs, lo, k, fallthrough, target, cond, orelse_start, orelse) -> Optional[ast.IfExp]:
+    """``body if test else orelse()``: the test ``segs[lo:j]`` jumps to
+    ``orelse_start`` when false, the body ``segs[j:k]`` ends with the JUMP
+    ``segs[k]``, for the first ``j`` that reads so."""
+    jump = segs[k]
+    end = jump.jump.target.index
+    # Inside the body, landing on END is falling out of it (onto the JUMP).
+    saved = [(s, s.alias) for s in segs[lo:k]]
+    try:
+        for s in segs[lo + 1:k]:
+            if s.target == end:
+                s.alias = jump.start
+        for j in range(lo + 1, k):
+            try:
+                test = _parse(segs, lo, j, _label(segs, j, fallthrough), orelse_start, False)
+                body = _parse(segs, j, k, jump.start, target, cond)
+                other = orelse()
+            except DecompileFailure:
+                continue
+            return ast.IfExp(test=test, body=body, orelse=other)
+    finally:
+        for s, alias in saved:
+            s.alias = alias
     return None
 
 

@@ -37,7 +37,7 @@ from ..astcompat import at
 from ..cfg import EXCEPTION
 from . import chains
 from .comprehensions import COMPREHENSION_ADDS, COMPREHENSION_NAMES, build_comprehension
-from .conditionals import CONDITIONAL, VALUE_BOOLOPS, longest_chain, negate, operand
+from .conditionals import CONDITIONAL, VALUE_BOOLOPS, deciding, longest_chain, negate, operand
 from ..expressions import ForTarget, StackMachine
 from ..failure import DecompileFailure
 from .exceptions import flow_from
@@ -463,7 +463,7 @@ def while_loop(w, m, i, latch, hi, line) -> int:
         # `while cond:` tested at the top (3.8/3.9), or `while True:`.
         segments, after, test = _top_test(w, m, i, body_end)
         if segments:
-            last = segments[-1]
+            last = deciding(segments)
             exit_ = last.target
             test = test if not last.sense else negate(test)
             body_start = after

@@ -221,9 +221,10 @@ def f(b):
          'an expression statement `x if None else 127` still loads 127; depyf drops the '
          'statement as if it had no effect'),
     Case('assert_ifexp_message', 'assert b, (c if a else a) not in 117\n',
-         '3.10 3.12 3.13 3.14 3.15',
+         '',
          'an assert whose message is a conditional expression inside a comparison is written '
-         'as an if/raise with a wrong jump layout'),
+         'as an if/raise with a wrong jump layout (fixed with raise_call_of_an_ifexp: the '
+         'message\'s tail, up to the raise, is copied into both branches)'),
     Case('ifexp_statement', '0 if x else x\n',
          '',
          'a conditional expression used as a statement is written as an if/else statement, '
@@ -676,6 +677,27 @@ def f(lock, x):
          'normalising drops the NOP that holds the return\'s line, and the branch was taken for '
          'the with\'s own closing copy (if/else) (fixed: a with\'s exit call is never a copy '
          'of the closing block)'),
+    Case('raise_call_of_an_ifexp', """\
+def g(obj):
+    raise ValueError(a if m else b)
+""", '',
+         'raise of a call whose argument is a conditional expression: 3.10 and 3.12+ copy the '
+         'call and the raise into both branches, written as an if with the callable spilled '
+         '(fallback after validation; fixed: the copied tail may end in a raise, as in a return)'),
+    Case('raise_from_call_of_an_ifexp', """\
+def g(obj):
+    raise E(a if m else b) from c
+""", '', 'the same with a cause'),
+    Case('tp_generator_raises_a_call_of_an_ifexp', """\
+def _iter(obj):
+    if c(obj):
+        yield obj
+    elif obj is None:
+        return
+    else:
+        raise ValueError("x" + (". A: " + m if m else ""))
+""", '', "a generator whose else raises a call of a conditional expression (torch.autograd."
+         "function's _iter_filter): the same copy"),
     Case('if_or_pass', """\
 if y or x:
     pass

@@ -69,7 +69,7 @@ def if_statement(w, m, test, then_start, else_start, hi, line) -> int:
     if else_start <= then_start:
         raise DecompileFailure("backward conditional jump outside a loop")
     else_start = _else_start_in_block(w, then_start, else_start, hi)
-    if len(m.stack) > m.base and w.ops[else_start - 1].name == "RETURN_VALUE":
+    if len(m.stack) > m.base and w.ops[else_start - 1].name in _COPIED_EXITS:
         end = _ifexp_with_copied_tail(w, m, test, then_start, else_start, hi)
         if end is not None:
             return end
@@ -398,10 +398,15 @@ def _assert_statement(w, m, test, then_start, else_start, hi, line):
     return after
 
 
+#: the ops that end a small block the compiler copies into the branches before it
+_COPIED_EXITS = frozenset({"RETURN_VALUE", "RAISE_VARARGS"})
+
+
 def _ifexp_with_copied_tail(w, m, test, then_start, else_start, hi):
     """``return (x, a if c else b)``: 3.10+ copies the code after a conditional
     expression (``BUILD_TUPLE; RETURN_VALUE``) into both branches (and into the
-    branches of one nested in the else). Values already on the stack show it is
+    branches of one nested in the else); 3.10 and 3.12+ so copy ``raise E(a if c
+    else b)``'s ``CALL 1; RAISE_VARARGS 1``. Values already on the stack show it is
     an expression; run the copied tail once."""
     end = _copied_tail_region_end(w, else_start, hi)
     if end is None:
@@ -437,15 +442,15 @@ def _ifexp_with_copied_tail(w, m, test, then_start, else_start, hi):
 
 def _copied_tail_region_end(w, lo, hi):
     """Where the else branch of such an expression ends: the first return
-    after every conditional jump in it has landed."""
+    (or raise) after every conditional jump in it has landed."""
     pending = lo
     for p in range(lo, hi):
         op = w.ops[p]
         if op.name in CONDITIONAL:
             pending = max(pending, op.target.index)
-        elif op.target is not None or op.name == "RAISE_VARARGS":
+        elif op.target is not None:
             return None
-        elif op.name == "RETURN_VALUE" and p >= pending:
+        elif op.name in _COPIED_EXITS and p >= pending:
             return p + 1
     return None
 

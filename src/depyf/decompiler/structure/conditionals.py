@@ -126,8 +126,8 @@ def _parse(segs, lo, hi, fallthrough, target, cond) -> ast.expr:
         return seg.expr if seg.sense == cond else negate(seg.expr)
     if segs[lo].unconditional:
         raise DecompileFailure("condition starts with a jump")
-    # (ending with one, it can only be a conditional expression's whose else
-    # is a constant: tried once no and/or has read the operands otherwise)
+    # (a chain ending with a jump can only end with a conditional expression
+    # whose else is a constant: tried once no and/or reads the operands)
     folded = segs[hi - 1].unconditional
     if not folded:
         ifexp = _parse_ifexp(segs, lo, hi, fallthrough, target, cond)

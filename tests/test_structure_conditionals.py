@@ -4,6 +4,8 @@ import ast
 
 from depyf.decompiler.structure.conditionals import Segment, deciding, longest_chain, negate, parse_chain
 
+from structure_ops import assemble, source, structure
+
 
 def expr(text):
     return ast.parse(text, mode="eval").body
@@ -31,32 +33,47 @@ def test_de_morgan_where_it_leaves_fewer_nots():
     assert ast.unparse(negate(expr("not a and not b"))) == "a or b"
 
 
-class _Jump:
-    """What a segment reads of its jump op: where it lands."""
+#: ``if a or (b if c else 1): x = 1``: the constant branch is folded into the
+#: jump of ``c``, which lands on the body like the JUMP ending ``b``'s branch
+FOLDED_ELSE = """
+1     LOAD_NAME a
+      POP_JUMP_IF_TRUE -> body
+      LOAD_NAME c
+      POP_JUMP_IF_FALSE -> body
+      LOAD_NAME b
+      POP_JUMP_IF_FALSE -> out
+      JUMP -> body
+body: 2 LOAD_CONST 1
+      STORE_NAME x
+out:  LOAD_CONST None
+      RETURN_VALUE
+"""
 
-    def __init__(self, index):
-        self.target = self
-        self.index = index
 
-
-def segment(name, start, to, sense):
-    return Segment(expr(name) if name else None, start, _Jump(to), sense)
+def folded_else_segments(jump_past=False):
+    """The segments of FOLDED_ELSE's test (``jump_past``: with the body's JUMP
+    landing past the code after the chain, where the false way goes)."""
+    ops = assemble(FOLDED_ELSE)
+    if jump_past:
+        ops[6].target = ops[9]
+    return [Segment(expr("a"), 0, ops[1], True), Segment(expr("c"), 2, ops[3], False),
+            Segment(expr("b"), 4, ops[5], False), Segment(None, 6, ops[6], None)]
 
 
 def test_a_conditional_expression_whose_else_is_a_folded_constant():
-    # `if a or (b if c else 1): X`: the constant branch is folded into the
-    # jump of `c`, which lands on X like the JUMP ending the body.
-    segments = [segment("a", 0, 7, True), segment("c", 2, 7, False),
-                segment("b", 4, 11, False), segment(None, 6, 7, None)]
-    assert ast.unparse(parse_chain(segments, 7, 11, False)) == "a or (b if c else True)"
+    segments = folded_else_segments()
+    assert ast.unparse(parse_chain(segments, 7, 9, False)) == "a or (b if c else True)"
     # (the chain is read whole, and goes where `b`'s jump does)
     k, test, after = longest_chain(segments, 7)
     assert (k, ast.unparse(test), after) == (4, "a or (b if c else True)", 7)
     assert deciding(segments) is segments[2]
+    assert structure(FOLDED_ELSE, names=("a", "b", "c", "x")) == source("""
+        if a or (b if c else True):
+            x = 1
+        return None""")
 
 
 def test_a_chain_ending_in_a_jump_elsewhere_is_not_a_folded_constant():
     # The body's JUMP goes past the code after the chain: no constant else reads so.
-    segments = [segment("c", 0, 7, False), segment("b", 2, 11, False), segment(None, 4, 9, None)]
-    k, test, after = longest_chain(segments, 7)
-    assert k < 3
+    k, test, after = longest_chain(folded_else_segments(jump_past=True), 7)
+    assert k < 4

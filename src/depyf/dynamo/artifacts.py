@@ -223,7 +223,10 @@ def _make_filter(original, users: List[logging.Handler]):
     from torch._logging._internal import trace_log
 
     def trace_structured(name, metadata_fn=dict, **kwargs):
-        if not users or any(h not in users and not _test_capture(h) for h in trace_log.handlers):
+        handlers = trace_log.handlers
+        # (the common case first: a session's handler alone, at each of ~100 records a compile)
+        alone = len(handlers) == 1 and handlers[0] in users
+        if not alone and (not users or any(h not in users and not _test_capture(h) for h in handlers)):
             return original(name, metadata_fn, **kwargs)
         if name == COMPILE_START:
             _give(users, Event(kind=STARTED, compile_id=current_compile_id(), attempt=0,

@@ -91,8 +91,13 @@ def feature(name: str):
     <function register_bytecode_hook at ...>
     """
     spec = FEATURES[name]
+    # (looked up in sys.modules first: the trace filter asks at every record,
+    # and import_module's own checks cost more than the look-up)
+    module = sys.modules.get(spec.module)
     try:
-        return getattr(importlib.import_module(spec.module), spec.name)
+        if module is None:
+            module = importlib.import_module(spec.module)
+        return getattr(module, spec.name)
     except (ImportError, AttributeError):
         return None
 

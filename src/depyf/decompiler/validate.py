@@ -4,7 +4,9 @@ Every code object of the original is matched with the one the decompiled text
 compiles to (by the path of :func:`depyf.verify.compare_code.collect`) and
 judged by :mod:`depyf.verify.compare_code`: *identical* by the strict rule, or
 *equivalent* (the same control-flow graph up to block order and branch
-polarity). The caller (:func:`depyf.decompiler.api.decompile_report`) has the
+polarity; for live code, where that fails, the same effects in the same
+order on every path, :mod:`depyf.verify.effect_trace`: how the faithful
+text of Dynamo's code passes). The caller (:func:`depyf.decompiler.api.decompile_report`) has the
 fallback write the objects that are neither, so that what is printed never
 behaves differently.
 
@@ -39,7 +41,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Collection, Dict, List, Optional, Set, Tuple
 
-from ..verify import compare_code
+from ..verify import compare_code, effect_trace
 
 #: What the decompiled text is compiled as: no file of the user's has this name.
 CANDIDATE_FILENAME = "<depyf validation>"
@@ -125,9 +127,13 @@ class Original:
         theirs = compare_code.collect(module)[1]
         found = find_path(theirs, path)
         theirs = compare_code.subtable(theirs, found, root) if found is not None else {}
-        return [ObjectCheck(o["path"], o["equal"], o["equivalent"],
-                            o["kind"] == "missing object", o["diff"], o["kind"])
-                for o in compare_code.compare_tables(order, mine, theirs, skip)]
+        checks = []
+        for o in compare_code.compare_tables(order, mine, theirs, skip):
+            equivalent = o["equivalent"] or (
+                o["kind"] not in _NOT_COMPARED and _same_effects(mine.get(o["path"]), theirs.get(o["path"])))
+            checks.append(ObjectCheck(o["path"], o["equal"], equivalent,
+                                      o["kind"] == "missing object", o["diff"], o["kind"]))
+        return checks
 
     def _check_there(self, text) -> List[ObjectCheck]:
         from ..verify.roundtrip import TargetError, get_session
@@ -142,6 +148,20 @@ class Original:
             raise NotCompiled(result.compile_error or "?")
         return [ObjectCheck(o.path, o.equal, o.equal or o.equivalent,
                             o.kind == "missing object", o.diff, o.kind) for o in result.objects]
+
+
+#: kinds of difference that leave nothing to run side by side
+_NOT_COMPARED = frozenset(["missing object", "fallback", "no candidate"])
+
+
+def _same_effects(mine, theirs) -> bool:
+    """Both objects' code, run symbolically, does the same things in the same
+    order (:mod:`depyf.verify.effect_trace`): the faithful text of code no
+    compiler wrote (Dynamo's, which keeps values on the stack where the text
+    names them) is equivalent without compiling to the same instructions."""
+    if not isinstance(mine, compare_code.CodeEntry) or not isinstance(theirs, compare_code.CodeEntry):
+        return False
+    return effect_trace.equivalent(mine.code, theirs.code)
 
 
 class Unavailable(Exception):

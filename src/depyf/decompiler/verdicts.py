@@ -2,7 +2,8 @@
 of code no interpreter could check.
 
 Each code object of a decompilation is *identical* to its original by the
-strict rule, *equivalent* to it (the same control flow), written by the
+strict rule, *equivalent* to it (the same control flow, or the same effects in the same
+order with temporaries of its own), written by the
 *fallback*, or *unverified* (no interpreter of its version to check against):
 :mod:`depyf.decompiler.validate` decides which.
 

@@ -107,10 +107,9 @@ def _equivalent(original, candidate):
 
 
 def _signature(code):
-    flags = code.co_flags & (0x04 | 0x08)
-    count = (code.co_argcount + code.co_kwonlyargcount + bool(flags & 0x04) + bool(flags & 0x08))
+    """What a caller sees: argument counts, ``*``/``**`` and the parameters' names."""
     return (code.co_argcount, getattr(code, "co_posonlyargcount", 0), code.co_kwonlyargcount,
-            flags, code.co_varnames[:count])
+            code.co_flags & (0x04 | 0x08), _params(code))
 
 
 def _same_paths(a, b, budget):

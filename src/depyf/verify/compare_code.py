@@ -165,16 +165,17 @@ def arg_text(argval, argrepr):
     return "%r (%s)" % (argval, argrepr)
 
 
-def _kept(code):
+def _kept(code, instructions=None):
     """(opname, offset, argtext, jump target offset) of every instruction the
-    rule counts.
+    rule counts (of ``instructions``, ``dis.get_instructions(code)`` as a
+    list, when the caller has them).
 
     A jump's argtext is left None here; :func:`canonical_instructions` fills
     it once all offsets are known. Fused pairs come out as two halves at the
     same offset.
     """
     rows = []
-    for ins in dis.get_instructions(code):
+    for ins in instructions if instructions is not None else dis.get_instructions(code):
         opname = SAME_AS.get(ins.opname, ins.opname)
         if opname in SKIPPED:
             continue
@@ -221,7 +222,7 @@ def _handlers(code, offsets):
     return out
 
 
-def canonical_rows(code, class_body=False):
+def canonical_rows(code, class_body=False, instructions=None):
     """The instructions the strict rule compares, as ``(opname, argtext,
     handler, target)`` rows: ``argtext`` None and ``target`` the index of the
     row jumped to for a jump, else ``target`` None; ``handler`` the
@@ -234,7 +235,7 @@ def canonical_rows(code, class_body=False):
         >>> canonical_rows(compile("x = 1", "<s>", "exec"))[-2:]  # doctest: +SKIP
         [('STORE_NAME', 'x', None, None), ('RETURN_CONST', 'NoneType:None', None, None)]
     """
-    rows = _kept(code)
+    rows = _kept(code, instructions)
     offsets = [r[1] for r in rows]
     handlers = _handlers(code, offsets)
     out = []
@@ -507,13 +508,20 @@ class CodeEntry(object):
     computed when first asked for. Indexing gives ``(code, header,
     instructions, child_paths)``, the table's entries of old."""
 
-    __slots__ = ("code", "class_body", "children", "_header", "_rows", "_instructions")
+    __slots__ = ("code", "class_body", "children", "_header", "_rows", "_instructions", "_dis")
 
     def __init__(self, code, class_body, children):
         self.code = code
         self.class_body = class_body
         self.children = children
-        self._header = self._rows = self._instructions = None
+        self._header = self._rows = self._instructions = self._dis = None
+
+    @property
+    def dis(self):
+        """``dis.get_instructions(code)`` as a list (made once: it is dear)."""
+        if self._dis is None:
+            self._dis = list(dis.get_instructions(self.code))
+        return self._dis
 
     @property
     def header(self):
@@ -524,7 +532,7 @@ class CodeEntry(object):
     @property
     def rows(self):
         if self._rows is None:
-            self._rows = canonical_rows(self.code, self.class_body)
+            self._rows = canonical_rows(self.code, self.class_body, self.dis)
         return self._rows
 
     @property

@@ -78,16 +78,17 @@ class Unmodelled(Exception):
     """Something the model does not run: equivalence stays unproven."""
 
 
-def equivalent(original, candidate):
+def equivalent(original, candidate, instructions=(None, None)):
     """Whether ``candidate`` does what ``original`` does (see the module's
-    docstring); False also where the model cannot tell."""
+    docstring); False also where the model cannot tell. ``instructions``:
+    each one's ``dis.get_instructions`` as a list, where the caller has them."""
     try:
-        return _equivalent(original, candidate)
+        return _equivalent(original, candidate, instructions)
     except (Unmodelled, IndexError, KeyError, TypeError, ValueError, RecursionError):
         return False
 
 
-def _equivalent(original, candidate):
+def _equivalent(original, candidate, instructions=(None, None)):
     if VERSION not in MODELLED:
         raise Unmodelled("the instructions of Python %d.%d" % VERSION)
     for code in (original, candidate):
@@ -101,8 +102,8 @@ def _equivalent(original, candidate):
         return False
     real = frozenset(original.co_varnames) | frozenset(original.co_cellvars)
     budget = [MAX_PATHS, MAX_STEPS]
-    a = _Run(_Program(original), real, budget)
-    b = _Run(_Program(candidate), real, budget)
+    a = _Run(_Program(original, instructions[0]), real, budget)
+    b = _Run(_Program(candidate, instructions[1]), real, budget)
     return _same_paths(a, b, budget)
 
 
@@ -135,9 +136,11 @@ def _same_paths(a, b, budget):
 class _Program:
     """A code object's instructions, with jumps as indices."""
 
-    def __init__(self, code):
+    def __init__(self, code, instructions=None):
         self.code = code
-        self.ins = [i for i in dis.get_instructions(code) if i.opname not in _SKIP]
+        if instructions is None:
+            instructions = dis.get_instructions(code)
+        self.ins = [i for i in instructions if i.opname not in _SKIP]
         self.at = {i.offset: k for k, i in enumerate(self.ins)}
         self.cells = frozenset(code.co_cellvars) | frozenset(code.co_freevars)
         self.nested = {}

@@ -6,6 +6,10 @@ Each case is two functions, written so that the original's code keeps on the
 stack what the candidate names (its names are not the original's: they are
 the candidate's temporaries), and the traps are what a wrong step would do.
 """
+import json
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -302,3 +306,21 @@ def test_slices_and_items():
             x[1:2] = stack_0
             del x[0]
     """)
+
+
+@pytest.mark.torch
+def test_dynamos_transformed_code_and_mutants_of_its_text():
+    """On Dynamo's code of the test programs: most faithful texts are
+    equivalent, and every text with two statements holding calls swapped, or
+    one dropped, is refused."""
+    pytest.importorskip("torch")
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.join(os.path.dirname(here), "src")
+    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, os.path.join(here, "effect_trace_dynamo.py")],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert counts["equivalent"] >= 0.75 * counts["functions"], counts
+    assert counts["mutants"] >= 100 and counts["accepted"] == [], counts
+    assert counts["refused"] == counts["mutants"], counts

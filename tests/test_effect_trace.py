@@ -324,3 +324,10 @@ def test_dynamos_transformed_code_and_mutants_of_its_text():
     assert counts["equivalent"] >= 0.75 * counts["functions"], counts
     assert counts["mutants"] >= 100 and counts["accepted"] == [], counts
     assert counts["refused"] == counts["mutants"], counts
+
+
+@needs_model
+def test_docstring_examples():
+    import doctest
+    result = doctest.testmod(effect_trace)
+    assert result.attempted and not result.failed, result

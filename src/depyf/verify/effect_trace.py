@@ -13,7 +13,10 @@ symbolically, path by path, and compares what each *does*:
   list built and mutated, a truth test, a raise) is an *effect*, recorded in
   order with its operands;
 * an operand is a value: a parameter's initial value, a constant, a tuple or
-  slice of values, or the result of an earlier effect (by its position);
+  slice of values, a list or function made here (making one runs no code: a
+  list is named by the order in which effects first use it, a function by its
+  code's place among the nested code objects, which validation compares on
+  their own), or the result of an earlier effect (by its position);
 * the stack and the candidate's own locals (names the original does not
   have: the decompiler's temporaries) only carry values: storing to them and
   loading from them is no effect.
@@ -25,7 +28,7 @@ temporary holds its value until it is reassigned or the function returns)
 and which locals a frame shows to ``locals()`` or a debugger.
 
 The model is small and closed: an instruction it does not know, a loop, an
-exception handler, a generator, a nested function made, or more paths than
+exception handler, a generator or coroutine, or more paths than
 :data:`MAX_PATHS` leave the question unanswered (``False``): never a guess.
 
 Example::

@@ -331,3 +331,22 @@ def test_docstring_examples():
     import doctest
     result = doctest.testmod(effect_trace)
     assert result.attempted and not result.failed, result
+
+
+@needs_model
+def test_a_method_call_is_the_call_of_the_attribute_read():
+    assert same("""
+        def f(x, a):
+            return x.m(a)
+    """, """
+        def f(x, a):
+            stack_0 = x.m
+            return stack_0(a)
+    """)
+    assert not same("""
+        def f(x, a):
+            return x.m(a)
+    """, """
+        def f(x, a):
+            return x.m(a, x)
+    """)

@@ -161,7 +161,7 @@ def _same_effects(mine, theirs) -> bool:
     names them) is equivalent without compiling to the same instructions."""
     if not isinstance(mine, compare_code.CodeEntry) or not isinstance(theirs, compare_code.CodeEntry):
         return False
-    return effect_trace.equivalent(mine.code, theirs.code, (mine.dis, theirs.dis))
+    return effect_trace.equivalent(mine.code, theirs.code, (mine.disassembled, theirs.disassembled))
 
 
 class Unavailable(Exception):

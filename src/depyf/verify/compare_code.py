@@ -508,20 +508,20 @@ class CodeEntry(object):
     computed when first asked for. Indexing gives ``(code, header,
     instructions, child_paths)``, the table's entries of old."""
 
-    __slots__ = ("code", "class_body", "children", "_header", "_rows", "_instructions", "_dis")
+    __slots__ = ("code", "class_body", "children", "_header", "_rows", "_instructions", "_disassembled")
 
     def __init__(self, code, class_body, children):
         self.code = code
         self.class_body = class_body
         self.children = children
-        self._header = self._rows = self._instructions = self._dis = None
+        self._header = self._rows = self._instructions = self._disassembled = None
 
     @property
-    def dis(self):
+    def disassembled(self):
         """``dis.get_instructions(code)`` as a list (made once: it is dear)."""
-        if self._dis is None:
-            self._dis = list(dis.get_instructions(self.code))
-        return self._dis
+        if self._disassembled is None:
+            self._disassembled = list(dis.get_instructions(self.code))
+        return self._disassembled
 
     @property
     def header(self):
@@ -532,7 +532,7 @@ class CodeEntry(object):
     @property
     def rows(self):
         if self._rows is None:
-            self._rows = canonical_rows(self.code, self.class_body, self.dis)
+            self._rows = canonical_rows(self.code, self.class_body, self.disassembled)
         return self._rows
 
     @property

@@ -69,8 +69,12 @@ _ATTR_METHOD_BIT = VERSION >= (3, 12)
 _NULL_FIRST = VERSION < (3, 13)
 #: 3.13+: COMPARE_OP's bit 4 (``bool(<)``) converts its result to a bool
 _COMPARE_BOOL_BIT = VERSION >= (3, 13)
+#: 3.11+: CALL_FUNCTION_EX's callable takes two slots (one NULL), as CALL's does
+_EX_CALLABLE_SLOTS = 2 if VERSION >= (3, 11) else 1
 #: 3.14+: CALL_FUNCTION_EX always has a slot for its keywords (NULL: none)
 _EX_KEYWORD_SLOT = VERSION >= (3, 14)
+#: 3.10: MAKE_FUNCTION pops the qualified name above the code
+_QUALNAME_OPERAND = VERSION < (3, 11)
 #: 3.14+: an item is read by BINARY_OP's ``[]``
 _SUBSCRIPT_BINARY_OP = "[]"
 
@@ -231,7 +235,8 @@ class _Run:
         """The truth of ``value``: a test of a truth already taken runs nothing."""
         if value[0] in ("truth", "pure-bool"):
             return value
-        return ("truth",) + tuple(self.effect("TRUTH", value)[0][1:])
+        _, k, _ = self.effect("TRUTH", value)[0]
+        return ("truth", k, 0)
 
     # -- the walk ------------------------------------------------------------
     def run(self):
@@ -252,13 +257,14 @@ class _Run:
             if end is not None:
                 return end
 
-    def goto(self, offset):
+    def ahead(self, offset):
+        """The index of the instruction at ``offset``, which must lie ahead."""
         k = self.program.at.get(offset)
         if k is None:
             k = self.program.index_of(offset)
         if k < self.pc:
             raise Unmodelled("a loop")
-        self.pc = k
+        return k
 
 
 def _params(code):
@@ -398,9 +404,16 @@ def _load_name_like(run, i):
 
 
 def _load_attr(run, i):
-    obj = run.pop()
-    name = i.argval
-    if obj[0] == "function" and name == "__closure__" and not (_ATTR_METHOD_BIT and i.arg & 1):
+    _attribute(run, run.pop(), i.argval, bool(_ATTR_METHOD_BIT and i.arg & 1))
+
+
+def _load_method(run, i):
+    _attribute(run, run.pop(), i.argval, True)
+
+
+def _attribute(run, obj, name, method):
+    """Push ``obj.name`` (with the NULL of a method load where ``method``)."""
+    if obj[0] == "function" and name == "__closure__" and not method:
         # (a function made here: its cells, read without running code)
         cells = obj[1 + _CELLS]
         return run.push(_const(None) if cells is None else cells)
@@ -408,17 +421,7 @@ def _load_attr(run, i):
         value = ("list-method", name, obj)      # (an exact list's method: found without running code)
     else:
         value = run.effect("LOAD_ATTR", name, obj)[0]
-    _push_callable(run, value, _ATTR_METHOD_BIT and i.arg & 1)
-
-
-def _load_method(run, i):
-    obj = run.pop()
-    name = i.argval
-    if obj in run.lists and name in _LIST_METHODS:
-        value = ("list-method", name, obj)
-    else:
-        value = run.effect("LOAD_ATTR", name, obj)[0]
-    _push_callable(run, value, True)
+    _push_callable(run, value, method)
 
 
 def _store_attr(run, i):
@@ -594,8 +597,8 @@ _CELLS = 3
 
 
 def _make_function(run, i):
-    if VERSION < (3, 11):
-        run.pop()               # (3.10: the qualified name, a constant)
+    if _QUALNAME_OPERAND:
+        run.pop()               # (a constant)
     code = run.pop()
     if code[0] != "code":
         raise Unmodelled("a function of an unknown code")
@@ -679,7 +682,7 @@ def _call_function_ex(run, i):
     else:
         kwargs = run.pop() if i.arg & 1 else None
     args = run.pop()
-    slots = run.pop(2) if VERSION >= (3, 11) else [run.pop()]
+    slots = run.pop(_EX_CALLABLE_SLOTS)
     fn = [s for s in slots if s is not NULL]
     if len(fn) != 1:
         raise Unmodelled("a call with a bound self")
@@ -701,13 +704,13 @@ def _raise_varargs(run, i):
 
 
 def _jump(run, i):
-    run.goto(i.argval)
+    run.pc = run.ahead(i.argval)
 
 
 def _pop_jump(when):
     def branch(run, i):
         test = run.truth(run.pop())
-        jump = _target(run, i)
+        jump = run.ahead(i.argval)
         return ("branch", test) + ((jump, run.pc) if when else (run.pc, jump))
     return branch
 
@@ -715,18 +718,9 @@ def _pop_jump(when):
 def _pop_jump_none(none):
     def branch(run, i):
         test = ("pure-bool", "is", 0, run.pop(), _const(None))
-        jump = _target(run, i)
+        jump = run.ahead(i.argval)
         return ("branch", test) + ((jump, run.pc) if none else (run.pc, jump))
     return branch
-
-
-def _target(run, i):
-    k = run.program.at.get(i.argval)
-    if k is None:
-        k = run.program.index_of(i.argval)
-    if k < run.pc:
-        raise Unmodelled("a loop")
-    return k
 
 
 _LIST_METHODS = frozenset(["append", "extend"])

@@ -65,8 +65,7 @@ def main(argv=None) -> int:
     import depyf
     import dynamo_programs as programs
 
-    default = [n for n, (_, backend) in programs.PROGRAMS.items()
-               if backend != "inductor" and n not in programs.AROUND and n not in programs.PREPARE_ARGS]
+    default = programs.plain_programs()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--programs", default=",".join(default))

@@ -301,6 +301,13 @@ AROUND = {"toy_example_broken": disk_full, "toy_example_old_torch": old_torch}
 SINGLE_RUN = {"inductor_small"}
 
 
+def plain_programs():
+    """The programs Dynamo compiles with no Inductor (gcc's time) and nothing
+    set up around them or passed to prepare_debug: each program's own shape once."""
+    return [name for name, (_, backend) in PROGRAMS.items()
+            if backend != "inductor" and name not in AROUND and name not in PREPARE_ARGS]
+
+
 @contextlib.contextmanager
 def run_decompiled(session):
     """Make Dynamo run the transformed code as depyf decompiled it (compiled

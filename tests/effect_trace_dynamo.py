@@ -27,10 +27,8 @@ def transformed_codes():
     handle = torch._dynamo.convert_frame.register_bytecode_hook(
         lambda code, new: made.append((code.co_name, new)))
     try:
-        for name, (program, backend) in programs.PROGRAMS.items():
-            # (Inductor's: gcc's time for the same transformed code as aot_eager's)
-            if backend == "inductor" or name in programs.AROUND or name in programs.PREPARE_ARGS:
-                continue
+        for name in programs.plain_programs():
+            program, backend = programs.PROGRAMS[name]
             torch._dynamo.reset()
             torch.manual_seed(0)
             program(backend)

@@ -167,9 +167,9 @@ class _Program:
 class _Run:
     """One path of a program: its stack, its variables and its effects."""
 
-    def __init__(self, program, real, budget, pc=0):
+    def __init__(self, program, real, budget):
         self.program, self.real, self.budget = program, real, budget
-        self.pc = pc
+        self.pc = 0
         self.stack = []
         self.variables = {}
         for name in _params(program.code):

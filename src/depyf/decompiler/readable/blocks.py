@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .scope import SCOPES
 
@@ -171,10 +171,19 @@ def clone(node):
 _SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
 
 
-def replace_node(root: ast.AST, old: ast.AST, new: ast.AST) -> bool:
+def replace_node(root: ast.AST, old: ast.AST, new: ast.AST) -> Optional[List[ast.AST]]:
     """Put ``new`` where ``old`` (by identity) is under ``root``, not looking
-    into nested scopes; True if found."""
+    into nested scopes; the nodes from ``root`` down to the one that held
+    ``old`` (what the change is inside of), or None where ``old`` is not there.
+
+    >>> call = ast.parse("f(g(x), y)", mode="eval").body
+    >>> [type(n).__name__ for n in replace_node(call, call.args[0].args[0], ast.Name("z"))]
+    ['Call', 'Call']
+    >>> ast.unparse(call)
+    'f(g(z), y)'
+    """
     todo = [root]
+    above: Dict[ast.AST, ast.AST] = {}      # node -> the node holding it
     fields_of = NODE_FIELDS
     while todo:
         node = todo.pop()
@@ -184,17 +193,28 @@ def replace_node(root: ast.AST, old: ast.AST, new: ast.AST) -> bool:
             value = getattr(node, field, None)
             if value is old:
                 setattr(node, field, new)
-                return True
+                return _chain(above, node)
             if type(value) is list:
-                for i, item in enumerate(value):
-                    if item is old:
-                        value[i] = new
-                        return True
+                if old in value:        # (by identity, in C: AST nodes equal only themselves)
+                    value[value.index(old)] = new
+                    return _chain(above, node)
+                for item in value:
                     if item is not None:
+                        above[item] = node
                         todo.append(item)
             elif value is not None:
+                above[value] = node
                 todo.append(value)
-    return False
+    return None
+
+
+def _chain(above: Dict[ast.AST, ast.AST], node: ast.AST) -> List[ast.AST]:
+    chain = [node]
+    while node in above:
+        node = above[node]
+        chain.append(node)
+    chain.reverse()
+    return chain
 
 
 #: the classes of :data:`~.scope.SCOPES`, for a look-up by class

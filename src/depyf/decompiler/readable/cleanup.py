@@ -83,8 +83,9 @@ def _surely_bound(facts: Facts, name: str, stmt: ast.stmt) -> bool:
     around it?"""
     if facts.inside(stmt, LOOPS):
         return False
-    # (block, index of the statement holding ``stmt`` there)
-    before = [(site.block, site.index) for site in facts.enclosing(stmt)]
+    # (block, text order of the statement holding ``stmt`` there: in one block
+    # the order of two statements is that of their indices, looked up, not searched)
+    before = [(site.block, facts.order(site.stmt)) for site in facts.enclosing(stmt)]
     for store in facts.stores(name):
         holder = facts.statement_of(store)
         if not (isinstance(holder, ast.Assign) and any(t is store for t in holder.targets)):
@@ -92,8 +93,8 @@ def _surely_bound(facts: Facts, name: str, stmt: ast.stmt) -> bool:
             if not (isinstance(walrus, ast.NamedExpr) and any(
                     s.node is walrus and not s.lazy for s in facts.statement_steps(holder))):
                 continue        # a store in a part of an expression that may not run
-        where = facts.site(holder)
-        if any(where.block is block and where.index < index for block, index in before):
+        where, at = facts.site(holder).block, facts.order(holder)
+        if any(where is block and at < place for block, place in before):
             return True
     return False
 

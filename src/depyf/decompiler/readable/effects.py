@@ -37,6 +37,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import operator
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
@@ -113,6 +114,9 @@ class Step:
                                     " writes %s" % sorted(self.writes) if self.writes else "")
 
 
+_KIND, _READS, _WRITES = (operator.attrgetter(name) for name in ("kind", "reads", "writes"))
+
+
 def kind_of(steps: Iterable[Step]) -> int:
     kind = PURE     # (the strongest kind, PURE for none: a loop, with no generator to make)
     for step in steps:
@@ -140,15 +144,36 @@ class Effect:
 
     @classmethod
     def of(cls, steps: Iterable[Step]) -> "Effect":
+        steps = steps if type(steps) is list else list(steps)
+        if not steps:
+            return cls()
+        # (the loops in C: what runs before a graph call's last arguments is
+        # hundreds of steps, asked for each argument moved into it)
+        return cls(max(map(_KIND, steps)), _NONE.union(*map(_READS, steps)),
+                   _NONE.union(*map(_WRITES, steps)), False)
+
+    @classmethod
+    def union(cls, effects: Iterable["Effect"]) -> "Effect":
+        """``a | b | ...`` in one merge: a chain of ``|`` copies the names
+        gathered so far at each step, which grows with the square of the
+        code between a value and its use.
+
+        >>> quiet, reads_b = Effect.of([Step(None, QUIET)]), Effect.of([Step(None, PURE, reads=frozenset("b"))])
+        >>> both = Effect.union([quiet, NOTHING, reads_b])
+        >>> KIND_NAMES[both.kind], sorted(both.reads)
+        ('quiet', ['b'])
+        """
         kind, reads, writes, empty = PURE, set(), set(), True
-        for step in steps:
+        for effect in effects:
+            if effect.empty:
+                continue
             empty = False
-            if step.kind > kind:
-                kind = step.kind
-            if step.reads:
-                reads.update(step.reads)
-            if step.writes:
-                writes.update(step.writes)
+            if effect.kind > kind:
+                kind = effect.kind
+            if effect.reads:
+                reads |= effect.reads
+            if effect.writes:
+                writes |= effect.writes
         return cls(kind, frozenset(reads), frozenset(writes), empty)
 
     def __or__(self, other: "Effect") -> "Effect":
@@ -207,6 +232,9 @@ class Evaluation:
         # only a name nobody here uses, or one already local)
         self._reads: Dict[str, Tuple[int, FrozenSet[str]]] = {}
         self._modules: Dict[str, bool] = {}     # name -> is_dynamo_module(name), likewise
+        #: item -> (lazy, its steps): the steps of a call's arguments and a
+        #: display's items, remembered while this is set (see :meth:`item`)
+        self.memo: Optional[Dict[ast.AST, Tuple[bool, List[Step]]]] = None
         cls = type(self)
         if cls._EXPRESSIONS is None:
             cls._EXPRESSIONS, cls._STATEMENTS = {}, {}
@@ -266,6 +294,26 @@ class Evaluation:
     def e(self, node, out: List[Step], lazy: bool) -> None:
         if node is not None:
             self._expressions.get(type(node), Evaluation._e_unknown)(self, node, out, lazy)
+
+    def item(self, node, out: List[Step], lazy: bool) -> None:
+        """:meth:`e` of an argument or a display's item, remembered in
+        :attr:`memo` where one is set. A graph call takes a model's hundreds
+        of parameters; the passes move each into it in turn, and each move
+        asks for the call's steps again: the items not moved are looked up,
+        not evaluated again. Whoever edits under an item forgets it (and the
+        items around it): :meth:`~.facts.Facts.replace` and its kin do."""
+        memo = self.memo
+        if memo is None or type(node) is ast.Constant:     # (a constant has no steps)
+            self.e(node, out, lazy)
+            return
+        hit = memo.get(node)
+        if hit is not None and hit[0] == lazy:
+            out += hit[1]
+            return
+        steps: List[Step] = []
+        self.e(node, steps, lazy)
+        memo[node] = (lazy, steps)
+        out += steps
 
     def _e_unknown(self, node, out, lazy):
         for child in ast.iter_child_nodes(node):
@@ -347,9 +395,9 @@ class Evaluation:
     def e_Call(self, node, out, lazy):
         self.e(node.func, out, lazy)
         for arg in node.args:
-            self.e(arg, out, lazy)
+            self.item(arg, out, lazy)
         for kw in node.keywords:
-            self.e(kw.value, out, lazy)
+            self.item(kw.value, out, lazy)
             if kw.arg is None:
                 out.append(Step(kw, CODE, lazy))      # ** reads a mapping's keys
         out.append(Step(node, QUIET if self.is_marker(node.func) else CODE, lazy))
@@ -376,7 +424,7 @@ class Evaluation:
             self.unpack(node, out, lazy)
             return
         for elt in node.elts:
-            self.e(elt, out, lazy)
+            self.item(elt, out, lazy)
 
     e_Tuple = e_List
 
@@ -387,14 +435,14 @@ class Evaluation:
 
     def e_Set(self, node, out, lazy):
         for elt in node.elts:
-            self.e(elt, out, lazy)
+            self.item(elt, out, lazy)
         if not all(isinstance(e, ast.Constant) for e in node.elts):
             out.append(Step(node, CODE, lazy))     # hashing
 
     def e_Dict(self, node, out, lazy):
         for key, value in zip(node.keys, node.values):
             self.e(key, out, lazy)
-            self.e(value, out, lazy)
+            self.item(value, out, lazy)
         if not all(isinstance(k, ast.Constant) and type(k.value) in (str, int) for k in node.keys):
             out.append(Step(node, CODE, lazy))
 

@@ -26,7 +26,7 @@ from typing import Collection, Dict, FrozenSet, List, Mapping, Optional, Sequenc
 
 from ..astcompat import bound_name
 from .blocks import BRANCHES, NODE_FIELDS, SIMPLE, bodies, clone, header, replace_node, subnodes
-from .effects import NOTHING, Effect, Evaluation, Step
+from .effects import Effect, Evaluation, Step
 from .scope import SCOPES, Scope, free_names, own_children
 
 
@@ -90,6 +90,12 @@ class Facts:
         self._statements: Optional[List[ast.stmt]] = None
         self._steps: Dict[ast.stmt, List[Step]] = {}
         self._effects: Dict[ast.stmt, Effect] = {}
+        #: the steps of items (arguments, displays' items) of the statements'
+        #: steps, kept across edits of other items (see Evaluation.item)
+        self._item_steps: Dict[ast.AST, Tuple[bool, List[Step]]] = {}
+        #: stmt -> (steps it had before values moved into it, the first step
+        #: of each node there, how many of those steps are still its own)
+        self._kept: Dict[ast.stmt, Tuple[List[Step], Dict[ast.AST, int], int]] = {}
         counters = {ast.Load: self._loads, ast.Store: self._stores, ast.Del: self._deletes}
         self._tables = (self.census, self.held, self._binder, self.owners, self.by_name, self._every, counters)
         self._seen: Optional[Set[ast.AST]] = set()
@@ -346,29 +352,57 @@ class Facts:
         nobody reads its name, or keep its value.)"""
         steps = self._steps.get(stmt)
         if steps is None:
-            steps = self._steps[stmt] = self.steps.statement(stmt)
+            evaluation = self.steps
+            evaluation.memo = self._item_steps
+            try:
+                steps = self._steps[stmt] = evaluation.statement(stmt)
+            finally:
+                evaluation.memo = None
         return steps
 
     def edited(self, stmt: Optional[ast.stmt] = None) -> None:
         """Forget what an edit of ``stmt`` (None: of anything) may have
         changed; passes that change nodes in place, without the edit methods,
         call it."""
+        self._item_steps.clear()        # (which items changed is not known)
+        self._edited(stmt)
+
+    def _edited(self, stmt: Optional[ast.stmt]) -> None:
+        """:meth:`edited` for the edit methods, which know what they changed:
+        the items they edited inside are forgotten by :meth:`_replaced`."""
         self._statements = None
         self._order = None
         if stmt is None:
             self._steps.clear()
             self._effects.clear()
+            self._kept.clear()
             return
         self._changed(stmt)
 
     def _changed(self, stmt: Optional[ast.stmt]) -> None:
         """Forget the steps (and effects) of ``stmt`` and of the statements around it."""
-        steps, effects, sites = self._steps, self._effects, self.sites
+        steps, effects, kept, sites = self._steps, self._effects, self._kept, self.sites
         while stmt is not None:
             steps.pop(stmt, None)
             effects.pop(stmt, None)
+            kept.pop(stmt, None)
             site = sites.get(stmt)
             stmt = site.owner if site is not None else None
+
+    def steps_before(self, stmt: ast.stmt, node: ast.AST) -> Optional[List[Step]]:
+        """``prefix(self.statement_steps(stmt), node)``, without evaluating
+        ``stmt`` again where values moved into it only after ``node``: a
+        graph call's arguments are moved into it from the last one back, and
+        what runs before an argument is what ran before it then."""
+        kept = self._kept.get(stmt)
+        if kept is not None:
+            steps, first, limit = kept
+            at = first.get(node)
+            if at is not None and at < limit:
+                # (a node's steps come after those of the nodes under it: the
+                # steps before ``limit`` belong to nothing the moves changed)
+                return None if steps[at].lazy else steps[:at]
+        return prefix(self.statement_steps(stmt), node)
 
     def statement_effect(self, stmt: ast.stmt) -> Effect:
         """:class:`Effect` of ``stmt``'s steps (forgotten with them)."""
@@ -385,24 +419,32 @@ class Facts:
         ``node`` is not evaluated exactly once there (a short-circuit
         operand, a lambda's body)."""
         first = self.site(path[0]).index
-        out = NOTHING
-        for stmt in block[start:first]:
-            out = out | self.statement_effect(stmt)
+        effect = self.statement_effect
+        parts = [effect(stmt) for stmt in block[start:first]]
         for outer, inner in zip(path, path[1:]):
-            out = out | Effect.of(self.steps.expression(outer.test))
+            parts.append(Effect.of(self.steps.expression(outer.test)))
             site = self.site(inner)
-            for stmt in site.block[:site.index]:
-                out = out | self.statement_effect(stmt)
-        before = prefix(self.statement_steps(path[-1]), node)
+            parts += [effect(stmt) for stmt in site.block[:site.index]]
+        before = self.steps_before(path[-1], node)
         if before is None:
             return None
-        return out | Effect.of(before), len(path) > 1
+        parts.append(Effect.of(before))
+        return Effect.union(parts), len(path) > 1
 
     # -- edits that keep the facts current ------------------------------------------------
+    def _replaced(self, stmt: ast.stmt, old: ast.AST, new: ast.AST) -> None:
+        """Put ``new`` where ``old`` is in ``stmt``, and forget the steps of
+        the items it is inside of (the others' stay right)."""
+        around = replace_node(stmt, old, new)
+        if around is None:
+            raise ValueError("node not in its statement")
+        forget = self._item_steps.pop
+        for node in around:
+            forget(node, None)
+
     def replace(self, stmt: ast.stmt, old: ast.expr, new: ast.expr) -> None:
         """Put ``new`` where ``old`` is in ``stmt``'s own expressions."""
-        if not replace_node(stmt, old, new):
-            raise ValueError("node not in its statement")
+        self._replaced(stmt, old, new)
         self._uncount(old, stmt)
         self._count(new, stmt)
         self._changed(stmt)
@@ -411,8 +453,7 @@ class Facts:
         """``(t := value)`` in ``stmt``'s own expressions becomes ``value``: only
         the walrus and its target are uncounted, the value's nodes staying in
         the same statement (what :meth:`replace` would uncount and count again)."""
-        if not replace_node(stmt, walrus, walrus.value):
-            raise ValueError("node not in its statement")
+        self._replaced(stmt, walrus, walrus.value)
         self._uncount(walrus.target, stmt)
         self.census[ast.NamedExpr] -= 1
         self.held[ast.NamedExpr].pop(walrus, None)
@@ -425,8 +466,8 @@ class Facts:
         statement, nothing else about them does (so only the binding's own
         target, the read and the ``Assign`` are uncounted)."""
         value = binding.value
-        if not replace_node(stmt, use, value):
-            raise ValueError("node not in its statement")
+        fresh, kept = self._steps.get(stmt), self._kept.get(stmt)
+        self._replaced(stmt, use, value)
         site = self.site(binding)
         site.block.pop(site.index)
         self._uncount(use, stmt)
@@ -456,9 +497,15 @@ class Facts:
                     todo += child
                 elif child is not None:
                     todo.append(child)
-        self.edited(binding)
+        self._edited(binding)
         self.sites.pop(binding, None)
         self._changed(stmt)
+        # The steps before the read the value took the place of are still
+        # ``stmt``'s (see steps_before).
+        if fresh is not None:
+            kept = (fresh, _first_steps(fresh), len(fresh))
+        if kept is not None and kept[1].get(use) is not None:
+            self._kept[stmt] = (kept[0], kept[1], min(kept[2], kept[1][use]))
 
     def remove(self, stmt: ast.stmt) -> None:
         """Take simple statement ``stmt`` out of its block (``pass`` if it was alone)."""
@@ -474,14 +521,14 @@ class Facts:
         for inner in bodies(stmt):
             for s in inner:
                 self._forget(s)
-        self.edited(stmt)
+        self._edited(stmt)
         self.sites.pop(stmt, None)
 
     def insert(self, block: List[ast.stmt], at: int, stmt: ast.stmt, owner: Optional[ast.stmt]) -> None:
         block.insert(at, stmt)
         self.sites[stmt] = Site(block, owner, stmt)
         self._note_statement(stmt, +1)
-        self.edited(stmt)
+        self._edited(stmt)
 
     def insert_before(self, anchor: ast.stmt, stmt: ast.stmt) -> None:
         site = self.site(anchor)
@@ -570,6 +617,14 @@ def _children(node: ast.AST) -> List[ast.AST]:
         else:
             out.append(value)
     return out
+
+
+def _first_steps(steps: List[Step]) -> Dict[ast.AST, int]:
+    """Each node -> the index of its first step in ``steps``."""
+    first: Dict[ast.AST, int] = {}
+    for i in range(len(steps) - 1, -1, -1):
+        first[steps[i].node] = i
+    return first
 
 
 def prefix(steps: List[Step], node: ast.AST) -> Optional[List[Step]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Set
+from typing import Optional, Set
 
 from .blocks import clone, subnodes
 from .effects import CODE, MODULE_DICTS, Effect, commute, is_dict_of_module
@@ -73,8 +73,13 @@ def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
         return False
     changed = False
     reads = Effect.of(facts.steps.expression(walrus.value))
-    for use in facts.loads(name):
-        between = _after_walrus(facts, stmt, walrus, use)
+    # In text order, so that what runs between the walrus and each use is
+    # summed up once along its block (a model's submodule dict read is used
+    # by each of its hundreds of parameters).
+    uses = sorted(facts.loads(name), key=lambda use: facts.order(facts.statement_of(use)))
+    along = _Along(facts, facts.site(stmt).block, facts.site(stmt).index + 1)
+    for use in uses:
+        between = _after_walrus(facts, stmt, walrus, use, along)
         if between is None or between.kind == CODE or not commute(reads, between):
             continue
         facts.replace(facts.statement_of(use), use, clone(walrus.value))
@@ -85,9 +90,31 @@ def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
     return changed
 
 
-def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.Name):
+class _Along:
+    """The effect of a block's statements from ``start`` up to a place that
+    only moves on: each statement is added once, when the place passes it
+    (after any edit of it: a use is edited only once its place is reached)."""
+
+    def __init__(self, facts: Facts, block, start: int):
+        self.facts, self.block, self.end = facts, block, start
+        self.effect = Effect.union([])
+
+    def up_to(self, end: int) -> Optional[Effect]:
+        """The effect of ``block[start:end]``; None where ``end`` is behind."""
+        if end < self.end:
+            return None
+        effect = self.facts.statement_effect
+        self.effect = Effect.union([self.effect] + [effect(s) for s in self.block[self.end:end]])
+        self.end = end
+        return self.effect
+
+
+def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.Name,
+                  along: Optional[_Along] = None):
     """The steps after ``walrus`` stores and before ``use`` is read, when
-    ``use`` comes later in ``stmt``'s block (or in ``stmt`` itself); else None."""
+    ``use`` comes later in ``stmt``'s block (or in ``stmt`` itself); else None.
+    ``along``: the effect of ``stmt``'s block after it, so far (uses come in
+    text order)."""
     own = facts.statement_steps(stmt)
     at = next((i for i, s in enumerate(own) if s.node is walrus), None)
     if at is None or own[at].lazy:
@@ -101,10 +128,18 @@ def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.
     path = facts.path_to(use_stmt, site.block)
     if path is None or facts.site(path[0]).index <= site.index:
         return None
-    found = facts.between(site.block, site.index + 1, path, use)
-    if found is None or found[1]:
+    if len(path) > 1:
+        return None         # (in a branch: not repeated there, found[1] below)
+    ranged = along.up_to(facts.site(use_stmt).index) if along is not None else None
+    if ranged is None:
+        found = facts.between(site.block, site.index + 1, path, use)
+        if found is None or found[1]:
+            return None
+        return Effect.of(own[at + 1:]) | found[0]
+    before = facts.steps_before(use_stmt, use)
+    if before is None:
         return None
-    return Effect.of(own[at + 1:]) | found[0]
+    return Effect.union([Effect.of(own[at + 1:]), ranged, Effect.of(before)])
 
 
 def _walruses(facts: Facts):

@@ -1,10 +1,15 @@
 """Overhead of depyf.prepare_debug on torch.compile's cold compile.
 
 Each test program of tests/dynamo_programs.py is compiled from cold
-(``torch._dynamo.reset()`` first) and run, once plainly and once under
-``prepare_debug``, one after the other, in ``--repeat`` rounds of all the
-programs in one process; the table
-gives the best time of each and their ratio (goal: below 1.10). The first,
+(``torch._dynamo.reset()`` first) and run, once plainly, once with depyf's
+trace handler alone and once under ``prepare_debug``, one after the other,
+in ``--repeat`` rounds of all the programs in one process; the table gives
+the best time of each and their ratio (goal: below 1.10). The three runs of
+a program take turns at going first (round r starts with the (r mod 3)-th):
+the run after another program's dump finds the heap and the CPU's caches in
+another state than the run after a plain compile, and a fixed order gave
+that place to the plain run every time. The
+default of 6 rounds puts each run in each place twice. The first,
 untimed round warms torch's own lazy imports so that they count for neither.
 "depyf own" is the CPU time spent inside depyf's hooks and at the context's
 exit (``Session.own_seconds``): on a busy machine the difference of two
@@ -35,7 +40,7 @@ cold each time (1.5-2x its time in a warm loop).
 
 Run from the project root with a torch installed::
 
-    PYTHONPATH=src python bench/prepare_debug_overhead.py [--repeat 3] [--programs toy_example,mlp_train] [--faithful]
+    PYTHONPATH=src python bench/prepare_debug_overhead.py [--repeat 6] [--programs toy_example,mlp_train] [--faithful]
 
 Inductor programs are left out unless named: their time is gcc's, and the FX
 graph cache would make every round after the first a warm one.
@@ -55,6 +60,7 @@ import warnings
 # CPU time of this process: on a shared machine wall time mostly measures the
 # neighbours. (Inductor's compile workers are other processes: wall time there.)
 CLOCK = time.process_time
+MODES = ["plain", "trace", "prepare_debug"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -67,7 +73,7 @@ def main(argv=None) -> int:
 
     default = programs.plain_programs()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=6)
     parser.add_argument("--programs", default=",".join(default))
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of CPU time")
     parser.add_argument("--faithful", action="store_true",
@@ -123,11 +129,18 @@ def main(argv=None) -> int:
         for r in range(args.repeat):
             for name in names:
                 plain, traced, dumped, own = runs[name]
-                plain.append(once(name, None)[0])
-                traced.append(once(name, "trace")[0])
-                seconds, inside = once(name, os.path.join(scratch, str(r), name))
-                dumped.append(seconds)
-                own.append(inside)
+                # The three runs take turns at going first: a run right after
+                # another program's dump (or its own) may find the heap and the
+                # caches in another state, and no mode is to have that place always.
+                for mode in MODES[r % 3:] + MODES[:r % 3]:
+                    if mode == "plain":
+                        plain.append(once(name, None)[0])
+                    elif mode == "trace":
+                        traced.append(once(name, "trace")[0])
+                    else:
+                        seconds, inside = once(name, os.path.join(scratch, str(r), name))
+                        dumped.append(seconds)
+                        own.append(inside)
         rows = []
         for name in names:
             plain, traced, dumped, own = runs[name]

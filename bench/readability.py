@@ -55,7 +55,7 @@ SRC = os.path.join(ROOT, "src")
 # compile code of their own; the special ones repeat the toy example) and the demo.
 PROGRAMS = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
             "side_effects", "module_state", "closures", "module_hooks", "attention", "grad_mode_break",
-            "inductor_small", "demo"]
+            "wrapped_forward", "inductor_small", "demo"]
 GRAPH_OUT = re.compile(r"^graph_out_\d+$")
 TRANSFORMED = re.compile(r"^__transformed_code_\d+_for_(\w+)$")
 

@@ -9,6 +9,7 @@ warnings depyf gave. tests/test_dynamo_dump.py checks the rest on disk.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -218,6 +219,32 @@ def grad_mode_break(backend):
     return [t for _ in range(3) for t in g(torch.randn(3, requires_grad=True), 2)]
 
 
+def _keeps_kwargs(fn):
+    """A decorator of the kind Hugging Face puts on ``forward``
+    (``deprecate_kwarg``, ``can_return_tuple``): the frame Dynamo compiles is
+    the wrapper, which reaches the module as ``args[0]``."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+class WrappedForward(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4))
+        self.head = nn.Linear(4, 2)
+
+    @_keeps_kwargs
+    def forward(self, x):
+        return self.head(torch.relu(self.inner(x)))
+
+
+def wrapped_forward(backend):
+    g = torch.compile(WrappedForward(), backend=backend)
+    return [g(torch.randn(3, 4)) for _ in range(2)]
+
+
 def inductor_small(backend):
     # One graph, forward and backward, through Inductor (C++ code).
     f = torch.compile(lambda x: (x.sin() * 2).sum(), backend="inductor")
@@ -289,6 +316,7 @@ PROGRAMS = {
     "module_hooks": (module_hooks, "eager"),
     "attention": (attention, "aot_eager"),
     "grad_mode_break": (grad_mode_break, "eager"),
+    "wrapped_forward": (wrapped_forward, "eager"),
     # Compiled once only (the C++ compile is slow): results are compared by the others.
     "inductor_small": (inductor_small, "inductor"),
     "toy_example_broken": (toy_example, "eager"),
@@ -339,8 +367,17 @@ def run_decompiled(session):
         name = entry.names(fn.name)["transformed"]
         path = session.dir.file(name + ".py")
         with open(path) as f:
-            module = compile(f.read(), path, "exec")
+            text = f.read()
+        module = compile(text, path, "exec")
         made = find(module, name)
+        if made is not None and made.co_freevars != new_code.co_freevars:
+            # The readable form declares no free variable nothing reads
+            # (drop_unused_nonlocals), and torch takes back only code of the
+            # closure's shape: the declaration comes back for the run, which
+            # it cannot change.
+            missing = [v for v in new_code.co_freevars if v not in made.co_freevars]
+            module = compile(_declare_free(text, name, missing), path, "exec")
+            made = find(module, name)
         namespace = module_globals(code)
         if made is None or namespace is None:
             return None
@@ -362,6 +399,18 @@ def run_decompiled(session):
         yield
     finally:
         handle.remove()
+
+
+def _declare_free(text, name, freevars):
+    """``text`` with ``nonlocal`` of ``freevars`` first in ``def name``'s body."""
+    lines = text.splitlines(True)
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def %s(" % name))
+    while not lines[at].rstrip().endswith(":"):
+        at += 1
+    body = next(line for line in lines[at + 1:] if line.strip())
+    indent = body[:len(body) - len(body.lstrip())]
+    lines.insert(at + 1, "%snonlocal %s\n" % (indent, ", ".join(freevars)))
+    return "".join(lines)
 
 
 def _run(program, backend):

@@ -26,7 +26,7 @@ FAILURE_STUB = "depyf could not decompile"
 
 NAMES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
          "side_effects", "module_state", "closures", "module_hooks", "attention", "grad_mode_break",
-         "inductor_small"]
+         "wrapped_forward", "inductor_small"]
 SPECIAL = ["toy_example_broken", "toy_example_old_torch", "toy_example_log_bytecode"]
 KNOWN_STUBS = set()
 FALLBACK_MARKER = "depyf: unstructured fallback"
@@ -271,7 +271,8 @@ def test_log_bytecode(runs):
 # code does what Dynamo's does. Both forms: the readable one the dump shows,
 # and the faithful one (prepare_debug(faithful=True)).
 BEHAVES = ["toy_example", "toy_example_aot", "mlp_train", "graph_breaks", "recompiles", "constants",
-           "side_effects", "module_state", "closures", "module_hooks", "attention", "grad_mode_break"]
+           "side_effects", "module_state", "closures", "module_hooks", "attention", "grad_mode_break",
+           "wrapped_forward"]
 DECOMPILED_FAULTS = {}
 
 
@@ -301,6 +302,21 @@ def test_decompiled_code_behaves_like_dynamos(decompiled_runs, name, form):
     run = decompiled_runs[form][name]
     assert run["error"] is None and run["same"], run["error"]
     assert run["swapped"] >= 1, "no cache entry ran depyf's code"
+
+
+@pytest.mark.torch
+def test_a_wrapped_forward_reads_its_parameters_through_args(runs):
+    """A forward behind a ``*args`` decorator (Hugging Face's pattern) reaches
+    its module as ``args[0]``: its parameters are read where the graph call
+    takes them, as a plain forward's are through ``self``, with no shared
+    dict reads left in names of their own."""
+    [path] = glob.glob(os.path.join(runs["wrapped_forward"]["dump"], "__transformed_code_0_for_*.py"))
+    with open(path) as f:
+        text = f.read()
+    call = text[text.index("graph_out_0 = "):text.index("return graph_out_0")]
+    assert "args[0]._modules['inner']._modules['0']._parameters['weight']" in call, text
+    assert "args[0]._modules['head']._parameters['bias']" in call, text
+    assert not re.search(r"^\s+\w+ = args\[0\]", text, re.M), text
 
 
 TOY_READABLE = """

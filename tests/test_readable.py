@@ -267,18 +267,33 @@ def test_copy_of_a_parameter_is_the_parameter():
     assert "tmp_4" not in text and "g(call_size_result, x)" in text, text
 
 
-def test_module_dict_reads_repeat_when_no_code_runs_between():
+# A wrapper's transformed code (``def wrapper(*args, **kwargs)``, as Hugging
+# Face's decorators make) reaches the module as ``args[0]``: an item of a tuple
+# only this frame holds, read as freely as ``self``.
+@pytest.mark.parametrize("params, module", [("self, x", "self"), ("*args, **kwargs", "args[0]")])
+def test_module_dict_reads_repeat_when_no_code_runs_between(params, module):
     text = rewrite("""
-        def f(self, x):
-            stack_1 = (tmp_4 := (tmp_3 := self._modules)['norm']._parameters)['weight']
+        def f(%s):
+            stack_1 = (tmp_4 := (tmp_3 := %s._modules)['norm']._parameters)['weight']
             stack_2 = tmp_4['bias']
             __import_utils.exit()
             return g(stack_1, stack_2)
-    """, keep={"self", "x"})
-    assert body_of(text) == ["norm_weight = self._modules['norm']._parameters['weight']",
-                             "norm_bias = self._modules['norm']._parameters['bias']",
+    """ % (params, module), keep={"self", "x", "args", "kwargs"})
+    assert body_of(text) == ["norm_weight = %s._modules['norm']._parameters['weight']" % module,
+                             "norm_bias = %s._modules['norm']._parameters['bias']" % module,
                              "__import_utils.exit()",
                              "return g(norm_weight, norm_bias)"], text
+
+
+def test_module_dict_reads_through_a_rebound_args_are_shared():
+    # once the frame stores to ``args``, ``args[0]`` is whatever it holds then
+    text = rewrite("""
+        def f(*args, **kwargs):
+            stack_1 = (tmp_4 := (tmp_3 := args[0]._modules)['norm']._parameters)['weight']
+            args = h()
+            return g(stack_1, tmp_4['bias'], tmp_3)
+    """, keep={"args", "kwargs"})
+    assert "args[0]._modules['norm']._parameters['bias']" not in text, text
 
 
 def _steps_shown(steps):

@@ -22,7 +22,11 @@ and has the same effects, except for:
    dicts (and of their items) may be repeated rather than shared, and may
    move past Dynamo's pregraph markers (``record_pregraph_bytecode_enter``
    and ``_exit``: they time the bytecode that loads a graph's inputs, and
-   touch nothing the program sees), as other reads that run no code may.
+   touch nothing the program sees), as other reads that run no code may;
+   the module is ``self`` or any other name, or an item of the frame's own
+   ``*args`` tuple (``args[0]``, where a decorator's wrapper is compiled);
+4. *a free variable nothing reads* is not declared (``nonlocal``): the
+   function's code has fewer free variables, and nothing runs differently.
 
 The order and number of every other call, attribute and subscript access,
 store (to anything but a temporary) and raise stay as they are. A step is

@@ -9,7 +9,7 @@ from typing import Dict, Optional, Set
 from .effects import MODULE_DICTS
 from .facts import Facts
 from .inline import callee_name
-from .shared import is_module_dict_read, is_module_object
+from .shared import is_module_dict_read, is_module_object, plain_varargs
 
 #: names that say nothing: the decompiler's and Dynamo's temporaries, and this package's own
 GENERIC = re.compile(r"^(stack|tmp|item|value)(_\d+)?$")
@@ -101,7 +101,7 @@ def _passed_as(facts: Facts, name: str) -> Optional[str]:
 def _read_from(facts: Facts, name: str, name_of=None) -> Optional[str]:
     binding = facts.binding(name)
     if binding is not None:
-        return describe(binding.value, name_of)
+        return describe(binding.value, name_of, plain_varargs(facts))
     stores = facts.stores(name)
     if len(stores) == 1:
         holder = facts.statement_of(stores[0])
@@ -119,10 +119,12 @@ def _loop_target_name(loop: ast.For, store: ast.Name) -> Optional[str]:
     return None
 
 
-def describe(node: ast.expr, name_of=None) -> Optional[str]:
+def describe(node: ast.expr, name_of=None, varargs: Optional[str] = None) -> Optional[str]:
     """A name for the value of ``node``: the attribute or key it reads, the
     function it calls. ``name_of(name)`` is what a name read there stands
     for (None: nothing that says what it is); by default the name itself.
+    ``varargs``: the frame's ``*args``, whose items may be modules
+    (:func:`~.shared.is_module_object`).
 
     >>> import ast
     >>> describe(ast.parse("self._modules['norm']._parameters['weight']", mode="eval").body)
@@ -130,7 +132,7 @@ def describe(node: ast.expr, name_of=None) -> Optional[str]:
     >>> describe(ast.parse("utils.record_enter()", mode="eval").body)
     'record_enter_result'
     """
-    if is_module_dict_read(node) or (is_module_object(node) and not isinstance(node, ast.Name)):
+    if is_module_dict_read(node, varargs) or (is_module_object(node, varargs) and not isinstance(node, ast.Name)):
         return _module_path_name(node)
     if isinstance(node, ast.Attribute):
         return _clean(node.attr)
@@ -139,12 +141,12 @@ def describe(node: ast.expr, name_of=None) -> Optional[str]:
         if isinstance(key, str) and _clean(key):
             return _clean(key)
         base = _word(node.value.id, name_of) if isinstance(node.value, ast.Name) \
-            else describe(node.value, name_of)
+            else describe(node.value, name_of, varargs)
         if isinstance(key, int) and base:
             return "%s_%d" % (base, key) if key >= 0 else base + "_last"
         return None
     if isinstance(node, ast.Call):
-        called = describe(node.func, name_of) if not isinstance(node.func, ast.Name) \
+        called = describe(node.func, name_of, varargs) if not isinstance(node.func, ast.Name) \
             else _word(node.func.id, name_of)
         return called + "_result" if called else None
     if isinstance(node, ast.Name):
@@ -164,6 +166,9 @@ def _module_path_name(node: ast.expr) -> Optional[str]:
     keys = []
     root = node
     while not isinstance(root, ast.Name):
+        if isinstance(root, ast.Subscript) and isinstance(root.value, ast.Name) and type(root.slice.value) is int:
+            root = root.value       # (the frame's args[0]: the module's path starts after it)
+            break
         if isinstance(root, ast.Subscript) and root.slice.value not in MODULE_DICTS:
             keys.append(root.slice.value)       # (not the key of m.__dict__['_modules'])
         root = root.value

@@ -10,30 +10,46 @@ from .effects import CODE, MODULE_DICTS, Effect, commute, is_dict_of_module
 from .facts import Facts, first_step_of
 
 
-def is_module_object(node: ast.expr) -> bool:
-    """A name, or a submodule read from ``_modules``: ``self._modules['norm']``."""
+def is_module_object(node: ast.expr, varargs: Optional[str] = None) -> bool:
+    """A name, an item of the frame's ``*args`` tuple named ``varargs``
+    (``args[0]``: a wrapper's module), or a submodule read from
+    ``_modules``: ``self._modules['norm']``."""
     if isinstance(node, ast.Name):
         return True
+    if (varargs is not None and isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+            and node.value.id == varargs and isinstance(node.slice, ast.Constant)
+            and type(node.slice.value) is int):
+        return True
     return (isinstance(node, ast.Subscript) and _is_str(node.slice)
-            and _module_dict(node.value) == "_modules")
+            and _module_dict(node.value, varargs) == "_modules")
 
 
-def _module_dict(node: ast.expr):
+def _module_dict(node: ast.expr, varargs: Optional[str] = None):
     """Which of a module object's own dicts ``node`` reads (``m._modules``,
     ``m.__dict__['_modules']``), or None."""
-    if isinstance(node, ast.Attribute) and node.attr in MODULE_DICTS and is_module_object(node.value):
+    if isinstance(node, ast.Attribute) and node.attr in MODULE_DICTS and is_module_object(node.value, varargs):
         return node.attr
-    if is_dict_of_module(node) and is_module_object(node.value.value):
+    if is_dict_of_module(node) and is_module_object(node.value.value, varargs):
         return node.slice.value
     return None
 
 
-def is_module_dict_read(node: ast.expr) -> bool:
+def is_module_dict_read(node: ast.expr, varargs: Optional[str] = None) -> bool:
     """``m._parameters``, ``m._parameters['weight']``, ``m._modules['norm']``...
-    of a module object ``m``: reads the contract lets repeat."""
-    if _module_dict(node) is not None:
+    of a module object ``m`` (see :func:`is_module_object`): reads the
+    contract lets repeat."""
+    if _module_dict(node, varargs) is not None:
         return True
-    return isinstance(node, ast.Subscript) and _is_str(node.slice) and _module_dict(node.value) is not None
+    return isinstance(node, ast.Subscript) and _is_str(node.slice) and _module_dict(node.value, varargs) is not None
+
+
+def plain_varargs(facts: Facts) -> Optional[str]:
+    """The name of the frame's ``*args`` tuple where the frame never rebinds
+    it (then ``args[0]`` is one object for the frame's life), else None."""
+    vararg = facts.scope.fn.args.vararg
+    if vararg is None or facts.scope.stores[vararg.arg] or facts.scope.deletes[vararg.arg]:
+        return None
+    return vararg.arg
 
 
 def _is_str(node: ast.expr) -> bool:
@@ -68,7 +84,7 @@ def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
         return False
     name = walrus.target.id
     if not (facts.scope.is_temporary(name) and facts.scope.stores[name] == 1
-            and is_module_dict_read(walrus.value)
+            and is_module_dict_read(walrus.value, plain_varargs(facts))
             and not any(isinstance(n, ast.NamedExpr) for n in subnodes(walrus.value))):
         return False
     changed = False

@@ -293,3 +293,24 @@ def test_a_compile_differing_only_in_numbered_names_reuses_the_text():
     assert fullcode.shape_key(one) != fullcode.shape_key(first)
     # an object no source can hold gives no key (no reuse)
     assert fullcode.shape_key(first.replace(co_consts=first.co_consts + (object(),))) is None
+
+
+def test_a_constant_no_literal_writes_counts_by_its_definition():
+    # Dynamo puts objects in co_consts (a torch.device in every real model's
+    # code): a recompile with an equal one reuses the text; another value, or
+    # the definition's own text as a plain constant in its place, does not
+    import fractions
+    code = compile("def f(x):\n    return __compiled_fn_3(x, 0)\n", "<f>", "exec").co_consts[0]
+
+    def holding(value, name="__compiled_fn_3"):
+        return code.replace(co_consts=tuple(value if c == 0 else c for c in code.co_consts),
+                            co_names=tuple(name if n.startswith("__compiled_fn") else n for n in code.co_names))
+
+    third = fractions.Fraction(1, 3)
+    assert fullcode.shape_key(holding(third)) is not None
+    assert fullcode.shape_key(holding(third)) == fullcode.shape_key(holding(fractions.Fraction(2, 6), "__compiled_fn_8"))
+    assert fullcode.shape_key(holding(fractions.Fraction(1, 4))) != fullcode.shape_key(holding(third))
+    from depyf.decompiler.constants import definition
+    assert fullcode.shape_key(holding(definition(third))) != fullcode.shape_key(holding(third))
+    text, problem = fullcode.safe_decompile(holding(third), "t0")
+    assert problem is None and "Fraction(1, 3)" in text

@@ -88,8 +88,9 @@ def shape_key(code: types.CodeType) -> Optional[bytes]:
     by id and builtins dicts): two compiles of one frame that differ only
     there (a resume function compiled again for other guards, a recompile of
     an already dynamic frame) decompile alike, and one's text serves the
-    other, renamed (:func:`renamed_text`). None where a constant has no such
-    form (an object Dynamo put in co_consts).
+    other, renamed (:func:`renamed_text`). A constant no literal writes (a
+    ``torch.device`` Dynamo put in co_consts) counts by the definition the
+    text gives it; None where one has none (no text is shared then).
 
     >>> a = compile("__compiled_fn_1(x)", "<s>", "eval")
     >>> shape_key(a) == shape_key(a.replace(co_names=("__compiled_fn_7", "x")))
@@ -97,10 +98,46 @@ def shape_key(code: types.CodeType) -> Optional[bytes]:
     """
     import marshal
     names = tuple("#" if any(p.match(n) for p in _NUMBERED) else n for n in code.co_names)
+    renamed = code.replace(co_names=names)
     try:
-        return marshal.dumps(code.replace(co_names=names))
+        return marshal.dumps(renamed)
+    except ValueError:
+        pass
+    # (where each stand-in is goes into the key too: no constant of the code
+    # itself can be taken for one)
+    odd: List[tuple] = []
+    stood_in = _standing_in(renamed, (), odd)
+    if stood_in is None:
+        return None
+    try:
+        return marshal.dumps((stood_in, tuple(odd)))
     except ValueError:
         return None
+
+
+def _standing_in(code: types.CodeType, path: tuple, odd: List[tuple]) -> Optional[types.CodeType]:
+    """``code`` with each constant marshal cannot write replaced by its
+    definition's text (noted in ``odd`` with where it was); None where one
+    has no definition."""
+    import marshal
+    from ..decompiler.constants import definition
+    consts = []
+    for k, value in enumerate(code.co_consts):
+        if isinstance(value, types.CodeType):
+            value = _standing_in(value, path + (k,), odd)
+            if value is None:
+                return None
+        else:
+            try:
+                marshal.dumps(value)
+            except ValueError:
+                text = definition(value)
+                if text is None:
+                    return None
+                odd.append(path + (k,))
+                value = text
+        consts.append(value)
+    return code.replace(co_consts=tuple(consts))
 
 
 def hints_key(readable) -> tuple:

@@ -300,10 +300,11 @@ def test_a_constant_no_literal_writes_counts_by_its_definition():
     # code): a recompile with an equal one reuses the text; another value, or
     # the definition's own text as a plain constant in its place, does not
     import fractions
-    code = compile("def f(x):\n    return __compiled_fn_3(x, 0)\n", "<f>", "exec").co_consts[0]
+    # (a string stands in for the object: small ints are no constants on 3.14)
+    code = compile("def f(x):\n    return __compiled_fn_3(x, 'odd')\n", "<f>", "exec").co_consts[0]
 
     def holding(value, name="__compiled_fn_3"):
-        return code.replace(co_consts=tuple(value if c == 0 else c for c in code.co_consts),
+        return code.replace(co_consts=tuple(value if c == "odd" else c for c in code.co_consts),
                             co_names=tuple(name if n.startswith("__compiled_fn") else n for n in code.co_names))
 
     third = fractions.Fraction(1, 3)

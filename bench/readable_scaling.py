@@ -31,14 +31,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 def transformed_code(blocks: int):
     """(original code, the code Dynamo made of it) for a stack of ``blocks`` blocks."""
     import torch
-    from torch._dynamo import convert_frame  # noqa: F401 - (the hook's module, loaded)
+    from depyf.dynamo import torch_compat
     layers = []
     for _ in range(blocks):
         layers += [torch.nn.Linear(8, 8), torch.nn.LayerNorm(8)]
     model = torch.nn.Sequential(*layers)
     made = []
-    handle = torch._dynamo.convert_frame.register_bytecode_hook(
-        lambda code, new_code: made.append((code, new_code)))
+    # (where this torch keeps its bytecode hook: depyf's one table of torch's names)
+    handle = torch_compat.feature("bytecode_hook")(lambda code, new_code: made.append((code, new_code)))
     try:
         torch._dynamo.reset()
         torch.compile(model, backend="eager")(torch.randn(2, 8))

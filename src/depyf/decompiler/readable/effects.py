@@ -373,7 +373,7 @@ class Evaluation:
         if isinstance(node.value, ast.Name):
             name = node.value.id
             if type(key.value) is int and self.scope.kind_of(name) == "local" and (
-                    GRAPH_OUTPUT.match(name) or self._is_varargs(name)):
+                    GRAPH_OUTPUT.match(name) or name == self.scope.plain_varargs()):
                 return PURE     # an item of a tuple only this frame holds
             if BUILTINS_DICT.match(name) and type(key.value) is str:
                 return QUIET
@@ -386,11 +386,6 @@ class Evaluation:
             if base.attr == "__closure__" and isinstance(base.value, ast.Lambda) and key.value == 0:
                 return PURE
         return CODE
-
-    def _is_varargs(self, name: str) -> bool:
-        vararg = self.scope.fn.args.vararg
-        return (vararg is not None and vararg.arg == name and not self.scope.stores[name]
-                and not self.scope.deletes[name])
 
     def e_Call(self, node, out, lazy):
         self.e(node.func, out, lazy)

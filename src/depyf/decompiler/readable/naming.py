@@ -9,7 +9,7 @@ from typing import Dict, Optional, Set
 from .effects import MODULE_DICTS
 from .facts import Facts
 from .inline import callee_name
-from .shared import is_module_dict_read, is_module_object, plain_varargs
+from .shared import is_module_dict_read, is_module_object
 
 #: names that say nothing: the decompiler's and Dynamo's temporaries, and this package's own
 GENERIC = re.compile(r"^(stack|tmp|item|value)(_\d+)?$")
@@ -101,7 +101,7 @@ def _passed_as(facts: Facts, name: str) -> Optional[str]:
 def _read_from(facts: Facts, name: str, name_of=None) -> Optional[str]:
     binding = facts.binding(name)
     if binding is not None:
-        return describe(binding.value, name_of, plain_varargs(facts))
+        return describe(binding.value, name_of, facts.scope.plain_varargs())
     stores = facts.stores(name)
     if len(stores) == 1:
         holder = facts.statement_of(stores[0])

@@ -21,7 +21,7 @@ import ast
 import builtins
 import keyword
 import re
-from typing import Collection, Dict, List, Set
+from typing import Collection, Dict, List, Optional, Set
 
 from ..astcompat import bound_name
 
@@ -71,6 +71,15 @@ class Scope:
 
     def is_temporary(self, name: str) -> bool:
         return name in self.temporaries
+
+    def plain_varargs(self) -> Optional[str]:
+        """The name of the frame's ``*args`` tuple where the frame never
+        rebinds it (then ``args[0]`` is one object for the frame's life, read
+        without running code), else None."""
+        vararg = self.fn.args.vararg
+        if vararg is None or self.stores[vararg.arg] or self.deletes[vararg.arg]:
+            return None
+        return vararg.arg
 
     def is_free(self, name: str) -> bool:
         """May ``name`` be bound anew here: no one in the function uses it, and

@@ -6,7 +6,7 @@ import ast
 from typing import Optional, Set
 
 from .blocks import clone, subnodes
-from .effects import CODE, MODULE_DICTS, Effect, commute, is_dict_of_module
+from .effects import CODE, MODULE_DICTS, NOTHING, Effect, commute, is_dict_of_module
 from .facts import Facts, first_step_of
 
 
@@ -43,15 +43,6 @@ def is_module_dict_read(node: ast.expr, varargs: Optional[str] = None) -> bool:
     return isinstance(node, ast.Subscript) and _is_str(node.slice) and _module_dict(node.value, varargs) is not None
 
 
-def plain_varargs(facts: Facts) -> Optional[str]:
-    """The name of the frame's ``*args`` tuple where the frame never rebinds
-    it (then ``args[0]`` is one object for the frame's life), else None."""
-    vararg = facts.scope.fn.args.vararg
-    if vararg is None or facts.scope.stores[vararg.arg] or facts.scope.deletes[vararg.arg]:
-        return None
-    return vararg.arg
-
-
 def _is_str(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is str
 
@@ -84,7 +75,7 @@ def _repeat(facts: Facts, walrus: ast.NamedExpr, stmt: ast.stmt) -> bool:
         return False
     name = walrus.target.id
     if not (facts.scope.is_temporary(name) and facts.scope.stores[name] == 1
-            and is_module_dict_read(walrus.value, plain_varargs(facts))
+            and is_module_dict_read(walrus.value, facts.scope.plain_varargs())
             and not any(isinstance(n, ast.NamedExpr) for n in subnodes(walrus.value))):
         return False
     changed = False
@@ -113,7 +104,7 @@ class _Along:
 
     def __init__(self, facts: Facts, block, start: int):
         self.facts, self.block, self.end = facts, block, start
-        self.effect = Effect.union([])
+        self.effect = NOTHING
 
     def up_to(self, end: int) -> Optional[Effect]:
         """The effect of ``block[start:end]``; None where ``end`` is behind."""
@@ -125,8 +116,7 @@ class _Along:
         return self.effect
 
 
-def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.Name,
-                  along: Optional[_Along] = None):
+def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.Name, along: _Along):
     """The steps after ``walrus`` stores and before ``use`` is read, when
     ``use`` comes later in ``stmt``'s block (or in ``stmt`` itself); else None.
     ``along``: the effect of ``stmt``'s block after it, so far (uses come in
@@ -145,15 +135,12 @@ def _after_walrus(facts: Facts, stmt: ast.stmt, walrus: ast.NamedExpr, use: ast.
     if path is None or facts.site(path[0]).index <= site.index:
         return None
     if len(path) > 1:
-        return None         # (in a branch: not repeated there, found[1] below)
-    ranged = along.up_to(facts.site(use_stmt).index) if along is not None else None
-    if ranged is None:
-        found = facts.between(site.block, site.index + 1, path, use)
-        if found is None or found[1]:
-            return None
-        return Effect.of(own[at + 1:]) | found[0]
+        return None         # (in a branch: not repeated there)
+    # (Facts.between's sum, made along the block: uses come in text order,
+    # so ``ranged`` is None for none of them)
+    ranged = along.up_to(facts.site(use_stmt).index)
     before = facts.steps_before(use_stmt, use)
-    if before is None:
+    if ranged is None or before is None:
         return None
     return Effect.union([Effect.of(own[at + 1:]), ranged, Effect.of(before)])
 
